@@ -1,0 +1,55 @@
+import type { Conversation, ConversationSummary, Question } from './model.js';
+
+/** List options of both flavours; an option the chosen flavour lacks is a usage error, not silently ignored. */
+export interface ListOptions {
+  pageSize?: number;
+  /** Legacy: `id`, `-id`, `created_at`, `-created_at`, `updated_at`, `-updated_at`. */
+  sort?: string;
+  /** Legacy only. */
+  id?: string;
+  /** Legacy only. */
+  userId?: number;
+  /** Legacy only; secret. */
+  readToken?: string;
+  starred?: boolean;
+  /** Versioned only: full-text filter on conversation content. */
+  contentQuery?: string;
+  signal?: AbortSignal;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** One interface over both Deep Search API flavours. */
+export interface DeepSearchClient {
+  readonly api: 'legacy' | 'versioned';
+  create(question: string, options?: CallOptions): Promise<Conversation>;
+  get(ref: string, options?: CallOptions): Promise<Conversation>;
+  /** Adds a follow-up question; the conversation goes back to processing. */
+  addQuestion(ref: string, question: string, options?: CallOptions): Promise<AddedQuestion>;
+  /**
+   * Cancels what is processing. The legacy API cancels one question (`questionId`, or else the one
+   * processing); the versioned API cancels the conversation.
+   */
+  cancel(ref: string, questionId?: string, options?: CallOptions): Promise<void>;
+  delete(ref: string, options?: CallOptions): Promise<void>;
+  /** Every conversation over all pages, each once. */
+  list(options?: ListOptions): AsyncIterable<ConversationSummary>;
+  close(): Promise<void>;
+}
+
+/** The legacy API can also read a conversation shared by read token. */
+export interface ReadTokenReader {
+  getByReadToken(readToken: string, options?: CallOptions): Promise<Conversation>;
+}
+
+export const MAX_QUESTION_LENGTH = 100_000;
+
+/** A just-added question: its position is the caller's to know (replies carry none). */
+export type AddedQuestion = Omit<Question, 'index'>;
+
+export function withoutIndex(question: Question): AddedQuestion {
+  const { index: _index, ...rest } = question;
+  return rest;
+}

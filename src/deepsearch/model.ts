@@ -1,0 +1,118 @@
+import { z } from 'zod';
+
+/** Normalized question state, the same for both API flavours. */
+export const QuestionStateSchema = z.enum(['processing', 'completed', 'error', 'canceled']);
+export type QuestionState = z.infer<typeof QuestionStateSchema>;
+
+export const TERMINAL_STATES: ReadonlySet<QuestionState> = new Set(['completed', 'error', 'canceled']);
+
+export const ErrorCodeSchema = z.enum([
+  'TOKEN_LIMIT_EXCEEDED',
+  'QUOTA_EXCEEDED',
+  'ENTITLEMENT_EXCEEDED',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'CANCELED',
+  'UNKNOWN',
+]);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+export const ApiFlavourSchema = z.enum(['legacy', 'versioned']);
+
+/** Legacy `stats`; the versioned API has none, so a versioned question has no stats at all (not zeros). */
+export const StatsSchema = z.object({
+  timeMillis: z.number(),
+  toolCalls: z.number(),
+  totalInputTokens: z.number(),
+  cachedTokens: z.number(),
+  cacheCreationInputTokens: z.number(),
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  totalTokens: z.number(),
+  credits: z.number(),
+});
+export type Stats = z.infer<typeof StatsSchema>;
+
+export const SourceSchema = z.object({ type: z.string(), link: z.string(), label: z.string() });
+export type Source = z.infer<typeof SourceSchema>;
+
+export const QuotaUsageSchema = z.object({
+  totalQuota: z.number(),
+  /** -1 means unlimited. */
+  quotaLimit: z.number(),
+  resetTime: z.string().optional(),
+});
+export type QuotaUsage = z.infer<typeof QuotaUsageSchema>;
+
+export const QuestionErrorSchema = z.object({
+  code: ErrorCodeSchema,
+  /** The server's own kind (legacy) or code (versioned), kept verbatim. */
+  rawCode: z.string(),
+  message: z.string(),
+  title: z.string().optional(),
+  details: z.string().optional(),
+  retryTime: z.string().optional(),
+});
+export type QuestionError = z.infer<typeof QuestionErrorSchema>;
+
+export const QuestionSchema = z.object({
+  /** Legacy question id; the versioned API has none. */
+  id: z.string().optional(),
+  /** Position in the conversation, 0 for the first question. */
+  index: z.number().int(),
+  text: z.string(),
+  state: QuestionStateSchema,
+  /** The server's own status word (legacy `status`, versioned state key). */
+  rawState: z.string(),
+  error: QuestionErrorSchema.optional(),
+  title: z.string().optional(),
+  answer: z.string().optional(),
+  sources: z.array(SourceSchema).optional(),
+  suggestedFollowups: z.array(z.string()).optional(),
+  stats: StatsSchema.optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type Question = z.infer<typeof QuestionSchema>;
+
+export const ConversationSchema = z.object({
+  api: ApiFlavourSchema,
+  /** Legacy numeric id as text, or the versioned resource name; opaque to callers. */
+  ref: z.string(),
+  /** State of the latest question. */
+  state: QuestionStateSchema,
+  title: z.string().optional(),
+  questions: z.array(QuestionSchema),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+  url: z.string().optional(),
+  userId: z.number().optional(),
+  viewerIsOwner: z.boolean().optional(),
+  quotaUsage: QuotaUsageSchema.optional(),
+  /** Secret: grants access to the conversation. Never store, log or print it. */
+  readToken: z.string().optional(),
+  /** Secret for the same reason: it embeds the read token. */
+  shareUrl: z.string().optional(),
+});
+export type Conversation = z.infer<typeof ConversationSchema>;
+
+export const ConversationSummarySchema = z.object({
+  ref: z.string(),
+  title: z.string().optional(),
+  state: QuestionStateSchema.optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+  url: z.string().optional(),
+  userId: z.number().optional(),
+});
+export type ConversationSummary = z.infer<typeof ConversationSummarySchema>;
+
+export function lastQuestion(conversation: Conversation): Question | undefined {
+  return conversation.questions[conversation.questions.length - 1];
+}
+
+/** Drops the secrets so a conversation can be printed or stored. */
+export function withoutSecrets(conversation: Conversation): Conversation {
+  const { readToken: _readToken, shareUrl: _shareUrl, ...rest } = conversation;
+  return rest;
+}

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import type { Conversation, ConversationSummary, Question, QuestionError, QuestionState } from './model.js';
+import { normalizeErrorCode } from './wire.js';
+
+// Wire schemas of the versioned Connect-RPC API, read after snake_case keys were camelized.
+// Loose objects: unknown fields and unknown state keys pass through.
+const OptString = z.string().nullish().transform((v) => v ?? undefined);
+
+const TextPart = z.looseObject({ text: OptString });
+
+const VersionedInput = z.looseObject({ question: TextPart.nullish() });
+
+/** An answer is a list of parts (`markdown.text`); a plain string is read as well. */
+const VersionedAnswer = z.union([
+  z.string(),
+  z.array(z.looseObject({ markdown: TextPart.nullish(), text: OptString })),
+]);
+
+const VersionedError = z.looseObject({ code: OptString, message: OptString, retryTime: OptString });
+
+const VersionedState = z.looseObject({
+  processing: z.unknown().optional(),
+  completed: z.unknown().optional(),
+  canceled: z.unknown().optional(),
+  cancelled: z.unknown().optional(),
+  error: VersionedError.optional(),
+});
+
+export const VersionedQuestionWire = z.looseObject({
+  input: z.array(VersionedInput).nullish(),
+  answer: VersionedAnswer.nullish(),
+  createTime: OptString,
+  updateTime: OptString,
+  title: OptString,
+});
+type VersionedQuestionWire = z.output<typeof VersionedQuestionWire>;
+
+export const VersionedConversationWire = z.looseObject({
+  name: z.string().min(1),
+  state: VersionedState.nullish(),
+  createTime: OptString,
+  updateTime: OptString,
+  title: OptString,
+  url: OptString,
+  questions: z.array(VersionedQuestionWire).nullish(),
+});
+type VersionedConversationWire = z.output<typeof VersionedConversationWire>;
+
+export const VersionedListWire = z.looseObject({
+  conversationSummaries: z
+    .array(
+      z.looseObject({
+        name: z.string().min(1),
+        title: OptString,
+        createTime: OptString,
+        updateTime: OptString,
+        url: OptString,
+      }),
+    )
+    .nullish(),
+  nextPageToken: OptString,
+});
+
+function questionText(wire: VersionedQuestionWire): string {
+  return (wire.input ?? []).map((input) => input.question?.text ?? '').filter(Boolean).join('\n');
+}
+
+function answerText(wire: VersionedQuestionWire): string | undefined {
+  if (wire.answer === undefined || wire.answer === null) return undefined;
+  if (typeof wire.answer === 'string') return wire.answer;
+  const parts = wire.answer.map((part) => part.markdown?.text ?? part.text ?? '').filter((text) => text !== '');
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
+/** The state oneof; a missing state means still processing, an unknown key is kept raw and not terminal. */
+function stateOf(wire: VersionedConversationWire): { state: QuestionState; rawState: string; error?: QuestionError } {
+  const state = wire.state;
+  if (!state) return { state: 'processing', rawState: 'processing' };
+  if (state.error) {
+    const rawCode = state.error.code ?? 'ERROR_UNSPECIFIED';
+    const error: QuestionError = { code: normalizeErrorCode(rawCode), rawCode, message: state.error.message ?? '' };
+    if (state.error.retryTime) error.retryTime = state.error.retryTime;
+    return { state: error.code === 'CANCELED' ? 'canceled' : 'error', rawState: 'error', error };
+  }
+  if (state.canceled !== undefined || state.cancelled !== undefined) {
+    return { state: 'canceled', rawState: 'canceled', error: { code: 'CANCELED', rawCode: 'canceled', message: 'canceled' } };
+  }
+  if (state.completed !== undefined) return { state: 'completed', rawState: 'completed' };
+  if (state.processing !== undefined) return { state: 'processing', rawState: 'processing' };
+  return { state: 'processing', rawState: Object.keys(state)[0] ?? 'processing' };
+}
+
+export function versionedQuestion(wire: VersionedQuestionWire, index: number, state: ReturnType<typeof stateOf>): Question {
+  const question: Question = { index, text: questionText(wire), state: state.state, rawState: state.rawState };
+  if (state.error) question.error = state.error;
+  const answer = answerText(wire);
+  if (answer !== undefined) question.answer = answer;
+  if (wire.title) question.title = wire.title;
+  if (wire.createTime) question.createdAt = wire.createTime;
+  if (wire.updateTime) question.updatedAt = wire.updateTime;
+  return question;
+}
+
+/** A question added to a conversation starts processing. */
+export function addedQuestion(wire: VersionedQuestionWire): Question {
+  return versionedQuestion(wire, -1, { state: 'processing', rawState: 'processing' });
+}
+
+export function versionedConversation(wire: VersionedConversationWire): Conversation {
+  const state = stateOf(wire);
+  const wires = wire.questions ?? [];
+  const done = { state: 'completed', rawState: 'completed' } as const;
+  // The state belongs to the conversation, so to its latest question; earlier ones had ended.
+  const questions = wires.map((q, i) => versionedQuestion(q, i, i === wires.length - 1 ? state : done));
+  const conversation: Conversation = { api: 'versioned', ref: wire.name, state: state.state, questions };
+  if (wire.title) {
+    conversation.title = wire.title;
+    const last = questions[questions.length - 1];
+    if (last && !last.title) last.title = wire.title;
+  }
+  if (wire.createTime) conversation.createdAt = wire.createTime;
+  if (wire.updateTime) conversation.updatedAt = wire.updateTime;
+  if (wire.url) conversation.url = wire.url;
+  return conversation;
+}
+
+export function versionedSummary(wire: NonNullable<z.output<typeof VersionedListWire>['conversationSummaries']>[number]): ConversationSummary {
+  const summary: ConversationSummary = { ref: wire.name };
+  if (wire.title) summary.title = wire.title;
+  if (wire.createTime) summary.createdAt = wire.createTime;
+  if (wire.updateTime) summary.updatedAt = wire.updateTime;
+  if (wire.url) summary.url = wire.url;
+  return summary;
+}

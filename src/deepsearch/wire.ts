@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import { ProtocolError, UsageError, type RequestContext } from '../http/errors.js';
+import { excerpt } from '../http/redact.js';
+import type { Reply } from '../http/transport.js';
+import { MAX_QUESTION_LENGTH } from './client.js';
+import type { ErrorCode } from './model.js';
+
+/** Parses a reply with a wire schema; a missing or mistyped field the client relies on is named in the error. */
+export function parseReply<S extends z.ZodType>(schema: S, json: unknown, ctx: RequestContext, reply: Reply): z.output<S> {
+  const result = schema.safeParse(json);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(reply body)';
+  const problem = issue?.code === 'invalid_type' && /received undefined/.test(issue.message) ? 'is missing' : `is invalid (${issue?.message ?? 'unknown problem'})`;
+  throw new ProtocolError(ctx, `field "${field}" ${problem}`, excerpt(reply.text));
+}
+
+export function checkQuestionText(text: string): void {
+  if (text.trim() === '') throw new UsageError('the question is empty; give the text of a question');
+  if (text.length > MAX_QUESTION_LENGTH) {
+    throw new UsageError(`the question has ${text.length} characters; the service accepts at most ${MAX_QUESTION_LENGTH}`);
+  }
+}
+
+/** Maps a server's error kind or code (either flavour, any spelling) to a normalized code. */
+export function normalizeErrorCode(raw: string): ErrorCode {
+  const key = raw.toLowerCase().replace(/^error_/, '').replace(/[^a-z]/g, '');
+  if (key.includes('tokenlimit')) return 'TOKEN_LIMIT_EXCEEDED';
+  if (key.includes('quota')) return 'QUOTA_EXCEEDED';
+  if (key.includes('entitlement')) return 'ENTITLEMENT_EXCEEDED';
+  if (key.includes('ratelimit')) return 'RATE_LIMITED';
+  if (key.includes('cancel')) return 'CANCELED';
+  if (key.includes('internal')) return 'INTERNAL';
+  return 'UNKNOWN';
+}
+
+/** Reads protobuf-JSON tolerant of snake_case: servers and proxies differ, the client reads both. */
+export function camelizeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelizeKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    const camel = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    // An explicit camelCase key wins over its snake_case twin.
+    if (!(camel in out) || camel === key) out[camel] = camelizeKeys(inner);
+  }
+  return out;
+}

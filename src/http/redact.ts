@@ -1,0 +1,28 @@
+// Secrets must never reach logs, errors, the database or CSV: every text that leaves the transport passes here.
+const PATTERNS: ReadonlyArray<[RegExp, string]> = [
+  [/\b(token|bearer)\s+[A-Za-z0-9._~+/=-]{6,}/gi, '$1 [REDACTED]'],
+  [/\bsgp_[A-Za-z0-9_]+/g, 'sgp_[REDACTED]'],
+  [/("?(?:read_?token|readToken|access_?token|accessToken|token)"?\s*[:=]\s*"?)[^"\s&,}]+/gi, '$1[REDACTED]'],
+  [/(\/deepsearch\/)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '$1[REDACTED]'],
+  [/([?&](?:filter_read_token|token|access_token)=)[^&#\s]+/gi, '$1[REDACTED]'],
+];
+
+const known = new Set<string>();
+
+/** Registers a secret seen at run time (a configured token, a read token) so it is redacted verbatim too. */
+export function registerSecret(secret: string | undefined): void {
+  if (secret && secret.length >= 4) known.add(secret);
+}
+
+export function redact(text: string): string {
+  let out = text;
+  for (const secret of known) out = out.split(secret).join('[REDACTED]');
+  for (const [re, replacement] of PATTERNS) out = out.replace(re, replacement);
+  return out;
+}
+
+/** A redacted, single-line excerpt of a reply body for error messages. */
+export function excerpt(body: string, max = 300): string {
+  const flat = redact(body).replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

@@ -1,0 +1,257 @@
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  AbortedError,
+  ConnectionError,
+  HttpStatusError,
+  OutcomeUnknownError,
+  ProtocolError,
+  type RequestContext,
+} from './errors.js';
+import { excerpt, redact } from './redact.js';
+import {
+  RetryPolicySchema,
+  backoffDelay,
+  isNotSentCode,
+  isRetryableStatus,
+  parseRetryAfter,
+  type RetryPolicy,
+} from './retry-policy.js';
+
+export interface TransportOptions {
+  /** Base URL of the instance, without a trailing slash. */
+  endpoint: string;
+  /** Headers sent on every request (credentials, user agent, extra headers). */
+  headers: Record<string, string>;
+  /** Timeout of one attempt, from sending to the end of the body (ms). */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Most connections kept open to the origin. */
+  connections?: number;
+  /** Source of jitter; injectable so tests are deterministic. */
+  random?: () => number;
+  /** Called before each retry wait (for logs and progress). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface RetryInfo {
+  context: RequestContext;
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface RequestSpec {
+  operation: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path below the endpoint, beginning with `/`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** True for requests that create something: retried only when the server provably did not act. */
+  creates?: boolean;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  attempts: number;
+}
+
+export interface StreamReply {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** One keep-alive pool per origin, one retry policy, typed errors: the only way dsbench talks HTTP. */
+export class Transport {
+  readonly endpoint: string;
+  private readonly dispatcher: Agent;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly random: () => number;
+  private readonly onRetry: ((info: RetryInfo) => void) | undefined;
+
+  constructor(options: TransportOptions) {
+    this.endpoint = options.endpoint.replace(/\/+$/, '');
+    this.headers = options.headers;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.policy = RetryPolicySchema.parse(options.retry ?? {});
+    this.random = options.random ?? Math.random;
+    this.onRetry = options.onRetry;
+    this.dispatcher = new Agent({
+      connections: options.connections ?? 64,
+      keepAliveTimeout: 10_000,
+      // Timeouts are ours (per attempt), so undici's own must not fire first.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  }
+
+  /** Sends a request and returns a 2xx reply with its whole body; anything else throws a typed error. */
+  async request(spec: RequestSpec): Promise<Reply> {
+    return this.withRetries(spec, async (res, attempts) => ({
+      status: res.statusCode,
+      headers: flattenHeaders(res.headers),
+      text: await res.body.text(),
+      attempts,
+    }));
+  }
+
+  /** Like `request`, and parses the body as JSON. */
+  async requestJson(spec: RequestSpec): Promise<{ reply: Reply; json: unknown }> {
+    const reply = await this.request(spec);
+    if (reply.text.trim() === '') return { reply, json: {} };
+    try {
+      return { reply, json: JSON.parse(reply.text) };
+    } catch {
+      throw new ProtocolError(contextOf(spec), `the body is not JSON (HTTP ${reply.status})`, excerpt(reply.text));
+    }
+  }
+
+  /**
+   * Opens a streaming GET and returns once a 2xx status arrived, body unread. The per-attempt timeout
+   * covers only the wait for the status: the caller owns stall and overall timeouts of the body.
+   */
+  async stream(spec: RequestSpec): Promise<StreamReply> {
+    return this.withRetries(
+      spec,
+      async (res) => ({ status: res.statusCode, headers: flattenHeaders(res.headers), body: res.body }),
+      true,
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  private async withRetries<T>(
+    spec: RequestSpec,
+    onSuccess: (res: Dispatcher.ResponseData, attempts: number) => Promise<T>,
+    releaseTimeoutOnHeaders = false,
+  ): Promise<T> {
+    const ctx = contextOf(spec);
+    const creates = spec.creates ?? false;
+    for (let attempt = 1; ; attempt++) {
+      if (spec.signal?.aborted) throw new AbortedError(`${ctx.operation} aborted`);
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(), spec.timeoutMs ?? this.timeoutMs);
+      const signal = spec.signal ? AbortSignal.any([spec.signal, timeout.signal]) : timeout.signal;
+      let retryReason: string;
+      let retryAfterMs: number | undefined;
+      try {
+        const res = await request(this.url(spec), {
+          dispatcher: this.dispatcher,
+          method: spec.method,
+          headers: this.headersFor(spec),
+          body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+          signal,
+        });
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          if (releaseTimeoutOnHeaders) clearTimeout(timer);
+          return await onSuccess(res, attempt);
+        }
+        const text = await res.body.text();
+        const headers = flattenHeaders(res.headers);
+        if (!isRetryableStatus(res.statusCode, creates) || attempt >= this.policy.maxAttempts) {
+          throw new HttpStatusError(ctx, res.statusCode, serverMessage(text, headers), excerpt(text), attempt);
+        }
+        retryAfterMs = parseRetryAfter(headers['retry-after']);
+        if (retryAfterMs !== undefined && retryAfterMs > this.policy.maxDelayMs) {
+          throw new HttpStatusError(
+            ctx,
+            res.statusCode,
+            `${serverMessage(text, headers)} (Retry-After ${Math.ceil(retryAfterMs / 1000)} s exceeds the retry delay cap of ${Math.ceil(this.policy.maxDelayMs / 1000)} s)`,
+            excerpt(text),
+            attempt,
+          );
+        }
+        retryReason = `HTTP ${res.statusCode}`;
+      } catch (error) {
+        if (error instanceof HttpStatusError || error instanceof ProtocolError) throw error;
+        if (spec.signal?.aborted) throw new AbortedError(`${ctx.operation} aborted`);
+        const timedOut = timeout.signal.aborted;
+        const code = timedOut ? 'TIMEOUT' : errorCode(error);
+        const detail = timedOut
+          ? `no complete reply within ${spec.timeoutMs ?? this.timeoutMs} ms`
+          : redact(error instanceof Error ? error.message : String(error));
+        const notSent = isNotSentCode(code);
+        if (creates && !notSent) throw new OutcomeUnknownError(ctx, code, detail, { cause: error });
+        if (attempt >= this.policy.maxAttempts) throw new ConnectionError(ctx, code, detail, attempt, { cause: error });
+        retryReason = code;
+      } finally {
+        if (!releaseTimeoutOnHeaders) clearTimeout(timer);
+      }
+      const delayMs = retryAfterMs ?? backoffDelay(attempt, this.policy, this.random);
+      this.onRetry?.({ context: ctx, attempt, delayMs, reason: retryReason });
+      try {
+        await sleep(delayMs, undefined, spec.signal ? { signal: spec.signal } : undefined);
+      } catch {
+        throw new AbortedError(`${ctx.operation} aborted`);
+      }
+    }
+  }
+
+  private url(spec: RequestSpec): string {
+    const url = new URL(this.endpoint + spec.path);
+    for (const [key, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  private headersFor(spec: RequestSpec): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...spec.headers };
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    return headers;
+  }
+}
+
+function contextOf(spec: RequestSpec): RequestContext {
+  return { operation: spec.operation, method: spec.method, endpoint: spec.path };
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers)) {
+    if (value !== undefined) out[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function errorCode(error: unknown): string {
+  if (error instanceof undiciErrors.UndiciError) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    return cause?.code ?? error.code;
+  }
+  const err = error as { code?: string; cause?: { code?: string } };
+  return err.code ?? err.cause?.code ?? 'ECONNECTION';
+}
+
+/** The server's own words: a JSON `message`, an HTML page's title, or the first line of plain text. */
+function serverMessage(text: string, headers: Record<string, string>): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  try {
+    const parsed = JSON.parse(trimmed) as { message?: unknown; error?: unknown; code?: unknown };
+    const message = typeof parsed.message === 'string' ? parsed.message : typeof parsed.error === 'string' ? parsed.error : '';
+    const code = typeof parsed.code === 'string' ? `${parsed.code}: ` : '';
+    if (message) return redact(code + message);
+  } catch {
+    // not JSON: fall through to text forms
+  }
+  if ((headers['content-type'] ?? '').includes('html') || /^<(!doctype|html)/i.test(trimmed)) {
+    const title = /<title>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim();
+    return `non-JSON error page${title ? ` "${redact(title)}"` : ''} (from a proxy?)`;
+  }
+  return excerpt(trimmed.split('\n')[0] ?? '', 200);
+}

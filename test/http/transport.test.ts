@@ -1,0 +1,222 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ConnectionError,
+  HttpStatusError,
+  OutcomeUnknownError,
+  ProtocolError,
+  AbortedError,
+} from '../../src/http/errors.js';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { Transport, type RetryInfo } from '../../src/http/transport.js';
+import { closedPort, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer | undefined;
+let transport: Transport | undefined;
+
+afterEach(async () => {
+  await transport?.close();
+  await server?.close();
+  server = undefined;
+  transport = undefined;
+});
+
+function make(url: string, extra: Partial<ConstructorParameters<typeof Transport>[0]> = {}, retries: RetryInfo[] = []) {
+  transport = new Transport({
+    endpoint: url,
+    headers: { authorization: 'token sgp_secret_value_123' },
+    retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 50 },
+    random: () => 0.5,
+    onRetry: (info) => retries.push(info),
+    ...extra,
+  });
+  return transport;
+}
+
+describe('Transport', () => {
+  it('sends JSON with the configured headers and returns the parsed reply', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    const { json } = await make(server.url).requestJson({ operation: 'op', method: 'POST', path: '/x', body: { a: 1 }, query: { q: 'v', skip: undefined } });
+    expect(json).toEqual({ ok: true });
+    const got = server.received[0]!;
+    expect(got.url).toBe('/x?q=v');
+    expect(got.body).toBe('{"a":1}');
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers.accept).toBe('application/json');
+    expect(got.headers.authorization).toBe('token sgp_secret_value_123');
+  });
+
+  it.each([429, 502, 503, 504])('retries HTTP %i on a read and then succeeds', async (status) => {
+    server = await startServer((_req, res, _body, n) => {
+      if (n < 3) res.writeHead(status).end('busy');
+      else res.writeHead(200).end('{}');
+    });
+    const retries: RetryInfo[] = [];
+    await make(server.url, {}, retries).request({ operation: 'op', method: 'GET', path: '/' });
+    expect(server.received).toHaveLength(3);
+    expect(retries.map((r) => r.reason)).toEqual([`HTTP ${status}`, `HTTP ${status}`]);
+  });
+
+  it('does not retry 500 or 400, and the error carries status, endpoint, redacted excerpt and exit code', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"boom with token sgp_abcdef123456"}');
+    });
+    const error = await make(server.url).request({ operation: 'legacy.get', method: 'GET', path: '/.api/thing/1?filter_read_token=abc' }).catch((e) => e);
+    expect(error).toBeInstanceOf(HttpStatusError);
+    expect(server.received).toHaveLength(1);
+    expect(error.status).toBe(500);
+    expect(error.exitCode).toBe(ExitCode.unreachable);
+    expect(error.message).toContain('legacy.get (GET /.api/thing/1');
+    expect(error.message).toContain('boom with token [REDACTED]');
+    expect(error.message).not.toContain('sgp_abcdef123456');
+    expect(error.bodyExcerpt).not.toContain('sgp_abcdef123456');
+  });
+
+  it('gives up after maxAttempts and says how many attempts were made', async () => {
+    server = await startServer((_req, res) => res.writeHead(503).end('down'));
+    const error = await make(server.url).request({ operation: 'op', method: 'GET', path: '/' }).catch((e) => e);
+    expect(error).toBeInstanceOf(HttpStatusError);
+    expect(server.received).toHaveLength(4);
+    expect(error.message).toContain('after 4 attempts');
+  });
+
+  it('honours Retry-After in seconds and as an HTTP date', async () => {
+    server = await startServer((_req, res, _body, n) => {
+      if (n === 1) res.writeHead(429, { 'retry-after': '0.02' }).end();
+      else if (n === 2) res.writeHead(429, { 'retry-after': new Date(Date.now() + 1000).toUTCString() }).end();
+      else res.writeHead(200).end('{}');
+    });
+    const retries: RetryInfo[] = [];
+    await make(server.url, { retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5000 } }, retries).request({ operation: 'op', method: 'GET', path: '/' });
+    expect(retries[0]!.delayMs).toBe(20);
+    // An HTTP date has one-second resolution: the wait is up to a second, never the backoff.
+    expect(retries[1]!.delayMs).toBeGreaterThan(0);
+    expect(retries[1]!.delayMs).toBeLessThanOrEqual(1000);
+  });
+
+  it('does not wait for a Retry-After longer than the delay cap', async () => {
+    server = await startServer((_req, res) => res.writeHead(429, { 'retry-after': '3600' }).end('slow down'));
+    const error = await make(server.url).request({ operation: 'op', method: 'GET', path: '/' }).catch((e) => e);
+    expect(error).toBeInstanceOf(HttpStatusError);
+    expect(server.received).toHaveLength(1);
+    expect(error.message).toContain('Retry-After 3600 s exceeds');
+  });
+
+  it('uses full-jitter exponential backoff capped by maxDelayMs', async () => {
+    server = await startServer((_req, res) => res.writeHead(502).end());
+    const retries: RetryInfo[] = [];
+    await make(server.url, { retry: { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 30 }, random: () => 0.999 }, retries)
+      .request({ operation: 'op', method: 'GET', path: '/' })
+      .catch(() => undefined);
+    expect(retries.map((r) => r.delayMs)).toEqual([9, 19, 29, 29]);
+  });
+
+  it('retries a create on 429 and 503, where the server provably did not act', async () => {
+    server = await startServer((_req, res, _body, n) => {
+      if (n === 1) res.writeHead(429).end();
+      else if (n === 2) res.writeHead(503).end();
+      else res.writeHead(200).end('{"id":1}');
+    });
+    const { json } = await make(server.url).requestJson({ operation: 'create', method: 'POST', path: '/', body: {}, creates: true });
+    expect(json).toEqual({ id: 1 });
+    expect(server.received).toHaveLength(3);
+  });
+
+  it.each([502, 504])('does not retry a create on HTTP %i (the server may have acted)', async (status) => {
+    server = await startServer((_req, res) => res.writeHead(status).end());
+    const error = await make(server.url).request({ operation: 'create', method: 'POST', path: '/', body: {}, creates: true }).catch((e) => e);
+    expect(error).toBeInstanceOf(HttpStatusError);
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('reports an unknown outcome, without retrying, when the connection breaks after a create was sent', async () => {
+    server = await startServer((req) => req.socket.destroy());
+    const error = await make(server.url).request({ operation: 'legacy.create', method: 'POST', path: '/c', body: { question: 'q' }, creates: true }).catch((e) => e);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.message).toContain('outcome is unknown');
+    expect(error.exitCode).toBe(ExitCode.unreachable);
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('retries a read whose connection was reset', async () => {
+    server = await startServer((req, res, _body, n) => {
+      if (n === 1) req.socket.destroy();
+      else res.writeHead(200).end('{}');
+    });
+    await make(server.url).request({ operation: 'op', method: 'GET', path: '/' });
+    expect(server.received).toHaveLength(2);
+  });
+
+  it('retries a create when the connection is refused, then reports the endpoint as unreachable', async () => {
+    const url = await closedPort();
+    const retries: RetryInfo[] = [];
+    const error = await make(url, {}, retries).request({ operation: 'create', method: 'POST', path: '/', body: {}, creates: true }).catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.code).toBe('ECONNREFUSED');
+    expect(error.exitCode).toBe(ExitCode.unreachable);
+    expect(retries).toHaveLength(3);
+    expect(error.message).toContain('could not reach the instance');
+  });
+
+  it('times out one attempt and retries a read; a create that timed out has an unknown outcome', async () => {
+    server = await startServer(() => {
+      // never answers
+    });
+    const read = await make(server.url, { timeoutMs: 30, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 } })
+      .request({ operation: 'op', method: 'GET', path: '/' })
+      .catch((e) => e);
+    expect(read).toBeInstanceOf(ConnectionError);
+    expect(read.code).toBe('TIMEOUT');
+    expect(server.received).toHaveLength(2);
+    const create = await transport!.request({ operation: 'create', method: 'POST', path: '/', body: {}, creates: true, timeoutMs: 30 }).catch((e) => e);
+    expect(create).toBeInstanceOf(OutcomeUnknownError);
+    expect(server.received).toHaveLength(3);
+  });
+
+  it('turns a non-JSON proxy error page into a readable message', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' }).end('<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>');
+    });
+    const error = await make(server.url, { retry: { maxAttempts: 1 } }).request({ operation: 'op', method: 'GET', path: '/p' }).catch((e) => e);
+    expect(error).toBeInstanceOf(HttpStatusError);
+    expect(error.message).toContain('non-JSON error page "502 Bad Gateway"');
+  });
+
+  it('keeps a plain-text 401 body as the message and says what to do', async () => {
+    server = await startServer((_req, res) => res.writeHead(401, { 'content-type': 'text/plain' }).end('Invalid access token.\n'));
+    const error = await make(server.url).request({ operation: 'op', method: 'GET', path: '/' }).catch((e) => e);
+    expect(error.status).toBe(401);
+    expect(error.message).toContain('Invalid access token.');
+    expect(error.message).toContain('SRC_ACCESS_TOKEN');
+    expect(error.exitCode).toBe(ExitCode.unreachable);
+  });
+
+  it('rejects a 2xx body that is not JSON with a protocol error', async () => {
+    server = await startServer((_req, res) => res.writeHead(200).end('<html>login</html>'));
+    const error = await make(server.url).requestJson({ operation: 'op', method: 'GET', path: '/' }).catch((e) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error.message).toContain('not JSON');
+  });
+
+  it('stops at once when the caller aborts, also during a backoff wait', async () => {
+    server = await startServer((_req, res) => res.writeHead(503, { 'retry-after': '1' }).end());
+    const controller = new AbortController();
+    const pending = make(server.url, { retry: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 5000 } })
+      .request({ operation: 'op', method: 'GET', path: '/', signal: controller.signal })
+      .catch((e) => e);
+    while (server.received.length === 0) await new Promise((r) => setImmediate(r));
+    controller.abort();
+    expect(await pending).toBeInstanceOf(AbortedError);
+  });
+
+  it('keeps connections alive between requests to one origin', async () => {
+    server = await startServer((_req, res) => res.writeHead(200).end('{}'));
+    const t = make(server.url);
+    for (let i = 0; i < 10; i++) await t.request({ operation: 'op', method: 'GET', path: '/' });
+    const ports = new Set(server.received.map((r) => r.remotePort));
+    expect(server.received).toHaveLength(10);
+    // A socket may not be back in the pool by the next request, so allow a second one, not ten.
+    expect(ports.size).toBeLessThanOrEqual(2);
+  });
+});
