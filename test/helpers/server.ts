@@ -18,7 +18,7 @@ export interface TestServer {
 
 /** A real HTTP server on port 0 whose handler may misbehave on purpose; it records what it received. */
 export async function startServer(
-  handler: (req: IncomingMessage, res: ServerResponse, body: string, n: number) => void | Promise<void>,
+  handler: (req: IncomingMessage, res: ServerResponse, body: string, n: number) => unknown,
 ): Promise<TestServer> {
   const received: Received[] = [];
   const sockets = new Set<Socket>();

@@ -1,0 +1,111 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { createClient, type DeepSearchClient } from '../deepsearch/index.js';
+import { withoutSecrets, type Conversation, type Question } from '../deepsearch/model.js';
+import { fixedSchedule, waitForQuestion } from '../deepsearch/wait.js';
+import { UsageError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+import type { GlobalArgs } from './global-options.js';
+import { formatQuestion } from './format.js';
+import { openTarget } from './target.js';
+
+interface AskArgs extends GlobalArgs {
+  question: string;
+  followup: string[];
+  timeout: number;
+  pollInterval?: number | undefined;
+}
+
+interface Turn {
+  question: Question;
+  timedOut: boolean;
+  polls: number;
+  wallMs: number;
+}
+
+export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
+  command: 'ask <question>',
+  describe: 'Ask one conversation (and its follow-ups) and print the answer, sources and stats',
+  builder: (y: Argv<GlobalArgs>) =>
+    y
+      .positional('question', { type: 'string', demandOption: true, describe: 'The question' })
+      .option('followup', { type: 'string', array: true, default: [] as string[], describe: 'A follow-up, asked after the previous answer ends (repeatable)' })
+      .option('timeout', { type: 'number', default: 300, describe: 'Seconds to wait for each answer before cancelling it' })
+      .option('poll-interval', { type: 'number', describe: 'Seconds between polls (default 3; 0.2 on the embedded emulator)' })
+      .check((argv) => {
+        if (!(argv.timeout > 0)) throw new UsageError('--timeout must be a positive number of seconds');
+        if (argv.pollInterval != null && !(Number(argv.pollInterval) > 0)) throw new UsageError('--poll-interval must be a positive number of seconds');
+        return true;
+      }) as unknown as Argv<AskArgs>,
+  handler: async (argv: ArgumentsCamelCase<AskArgs>) => {
+    const target = await openTarget(argv.endpoint);
+    const client = createClient(target.connection, argv.api);
+    try {
+      const intervalMs = (argv.pollInterval ?? (target.emulated ? 0.2 : 3)) * 1000;
+      const { conversation, turns } = await ask(client, [argv.question, ...argv.followup], intervalMs, argv.timeout * 1000);
+      const last = turns[turns.length - 1];
+      if (argv.json) process.stdout.write(`${JSON.stringify(jsonOutput(conversation, turns, target.emulated), null, 2)}\n`);
+      else process.stdout.write(textOutput(conversation, turns));
+      if (!last || last.timedOut || last.question.state !== 'completed') process.exitCode = ExitCode.expectationsFailed;
+    } finally {
+      await client.close();
+      await target.close();
+    }
+  },
+};
+
+/** Asks the first question, then each follow-up once the previous answer has ended; stops at the first that did not complete. */
+async function ask(client: DeepSearchClient, texts: string[], intervalMs: number, timeoutMs: number) {
+  const [first, ...followups] = texts as [string, ...string[]];
+  let conversation = await client.create(first);
+  const turns: Turn[] = [];
+  for (let index = 0; ; index++) {
+    const waited = await waitForQuestion(client, conversation.ref, index, { schedule: fixedSchedule(intervalMs), timeoutMs });
+    conversation = waited.conversation;
+    if (waited.timedOut) await client.cancel(conversation.ref, waited.question?.id);
+    const question = waited.question ?? { index, text: texts[index] ?? '', state: 'processing' as const, rawState: 'unlisted' };
+    turns.push({ question, timedOut: waited.timedOut, polls: waited.polls, wallMs: Math.round(waited.wallMs) });
+    const next = followups[index];
+    if (next === undefined || waited.timedOut || question.state !== 'completed') break;
+    await client.addQuestion(conversation.ref, next);
+  }
+  return { conversation, turns };
+}
+
+function jsonOutput(conversation: Conversation, turns: Turn[], emulated: boolean) {
+  const turnJson = turns.map((t) => ({
+    index: t.question.index,
+    question: t.question.text,
+    state: t.timedOut ? 'timeout' : t.question.state,
+    errorCode: t.question.error?.code ?? null,
+    rawErrorCode: t.question.error?.rawCode ?? null,
+    errorMessage: t.question.error?.message ?? null,
+    title: t.question.title ?? null,
+    answer: t.question.answer ?? null,
+    sources: t.question.sources ?? null,
+    suggestedFollowups: t.question.suggestedFollowups ?? null,
+    stats: t.question.stats ?? null,
+    polls: t.polls,
+    wallMs: t.wallMs,
+  }));
+  const last = turnJson[turnJson.length - 1];
+  const safe = withoutSecrets(conversation);
+  return {
+    api: safe.api,
+    [safe.api === 'legacy' ? 'id' : 'name']: safe.ref,
+    emulated,
+    ...last,
+    quotaUsage: safe.quotaUsage ?? null,
+    turns: turnJson,
+  };
+}
+
+function textOutput(conversation: Conversation, turns: Turn[]): string {
+  const header = `Conversation ${conversation.ref} (${conversation.api} API)\n`;
+  const body = turns.map((t) => formatQuestion(t.question, { timedOut: t.timedOut, polls: t.polls, wallMs: t.wallMs })).join('\n');
+  const quota = conversation.quotaUsage
+    ? `\nQuota: ${conversation.quotaUsage.totalQuota} used of ${conversation.quotaUsage.quotaLimit < 0 ? 'unlimited' : conversation.quotaUsage.quotaLimit}` +
+      (conversation.quotaUsage.resetTime ? `, resets ${conversation.quotaUsage.resetTime}` : '') +
+      '\n'
+    : '';
+  return header + body + quota;
+}

@@ -1,0 +1,36 @@
+import type { Question, Stats } from '../deepsearch/model.js';
+
+export interface TurnInfo {
+  timedOut?: boolean;
+  polls?: number;
+  wallMs?: number;
+}
+
+/** A question as a terminal reader wants it: state, title, answer, sources, stats. */
+export function formatQuestion(question: Question, info: TurnInfo = {}): string {
+  const lines: string[] = [];
+  const state = info.timedOut ? 'timed out (cancelled)' : question.state;
+  lines.push(`\n## Q${question.index + 1}: ${question.text}`, `State: ${state}${question.error ? ` — ${question.error.code} (${question.error.rawCode}): ${question.error.message}` : ''}`);
+  if (question.title) lines.push(`Title: ${question.title}`);
+  if (question.answer) lines.push('', question.answer.trimEnd(), '');
+  if (question.sources && question.sources.length > 0) {
+    lines.push('Sources:');
+    for (const source of question.sources) lines.push(`  - ${source.label} (${source.link})`);
+  }
+  if (question.suggestedFollowups && question.suggestedFollowups.length > 0) {
+    lines.push('Suggested follow-ups:');
+    for (const followup of question.suggestedFollowups) lines.push(`  - ${followup}`);
+  }
+  if (question.stats) lines.push(formatStats(question.stats));
+  const observed = [info.wallMs !== undefined && `wall ${(info.wallMs / 1000).toFixed(1)} s (observed)`, info.polls !== undefined && `${info.polls} polls`].filter(Boolean);
+  if (observed.length > 0) lines.push(observed.join(', '));
+  return `${lines.join('\n')}\n`;
+}
+
+export function formatStats(stats: Stats): string {
+  return (
+    `Stats: ${(stats.timeMillis / 1000).toFixed(1)} s server time, ${stats.toolCalls} tool calls, ` +
+    `${stats.totalTokens} tokens (input ${stats.totalInputTokens}: prompt ${stats.promptTokens}, cached ${stats.cachedTokens}, ` +
+    `cache creation ${stats.cacheCreationInputTokens}; completion ${stats.completionTokens}), ${stats.credits} credits`
+  );
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { UsageError } from '../http/errors.js';
+
+const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
+
+/**
+ * A duration with units, largest first, each at most once: `500ms`, `90s`, `5m`, `1h`, `1m30s`, `1.5h`.
+ * The `(?!s)` keeps the minutes group from eating the `m` of `ms`. Also emitted into the JSON Schema.
+ */
+const DURATION_PATTERN = new RegExp(`^(?=\\d)(?:${NUMBER}h)?(?:${NUMBER}m(?!s))?(?:${NUMBER}s)?(?:${NUMBER}ms)?$`);
+
+const UNIT_MS = [3_600_000, 60_000, 1_000, 1] as const;
+
+export const DURATION_HELP = 'a number of seconds (90) or a string with units: 500ms, 90s, 5m, 1h, 1m30s';
+
+/** Milliseconds of a duration given as seconds (number) or text with units; undefined when it is not a positive duration. */
+export function durationToMs(value: number | string): number | undefined {
+  let ms: number;
+  if (typeof value === 'number') {
+    ms = value * 1000;
+  } else {
+    const match = DURATION_PATTERN.exec(value);
+    if (!match) return undefined;
+    ms = UNIT_MS.reduce((sum, unit, i) => sum + Number(match[i + 1] ?? 0) * unit, 0);
+  }
+  const rounded = Math.round(ms);
+  return Number.isFinite(rounded) && rounded > 0 ? rounded : undefined;
+}
+
+/** For command-line flags: a duration in milliseconds, or a UsageError naming where the bad value came from. */
+export function parseDuration(value: string, source: string): number {
+  const trimmed = value.trim();
+  const ms = durationToMs(/^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed);
+  if (ms === undefined) throw new UsageError(`${source}: "${value}" is not a positive duration; use ${DURATION_HELP}`);
+  return ms;
+}
+
+function badDuration(input: unknown): string {
+  return `${JSON.stringify(input)} is not a positive duration; use ${DURATION_HELP}`;
+}
+
+/** Suite duration: seconds or text in the file, milliseconds after parsing. */
+export const DurationSchema = z
+  .union([
+    z.number().positive({ error: (issue) => badDuration(issue.input) }),
+    z.string().regex(DURATION_PATTERN, { error: (issue) => badDuration(issue.input) }),
+  ], { error: (issue) => badDuration(issue.input) })
+  .transform((value, ctx) => {
+    const ms = durationToMs(value);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: badDuration(value), input: value });
+      return z.NEVER;
+    }
+    return ms;
+  });

@@ -1,0 +1,48 @@
+import { performance } from 'node:perf_hooks';
+
+/**
+ * Virtual time runs 1/timeScale times faster than real time, so a long answer can be
+ * rehearsed in milliseconds while every timestamp and duration on the wire stays realistic.
+ */
+export class VirtualClock {
+  private readonly realStart: number;
+
+  constructor(
+    readonly timeScale: number,
+    readonly startMs: number,
+    private readonly realNow: () => number = () => performance.now(),
+  ) {
+    this.realStart = realNow();
+  }
+
+  /** Current virtual time, whole epoch ms. */
+  now(): number {
+    return Math.floor(this.startMs + this.toVirtualMs(this.realNow() - this.realStart));
+  }
+
+  /** Real ms that a virtual duration takes. */
+  toRealMs(virtualMs: number): number {
+    return virtualMs * this.timeScale;
+  }
+
+  /** Virtual ms that a real duration stands for. */
+  toVirtualMs(realMs: number): number {
+    return realMs / this.timeScale;
+  }
+}
+
+/** Legacy API timestamps: whole seconds, `YYYY-MM-DDTHH:MM:SSZ`. */
+export function isoSeconds(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** Versioned API timestamps: RFC 3339 with milliseconds, as protobuf-JSON writes them. */
+export function isoMillis(ms: number): string {
+  return new Date(Math.floor(ms)).toISOString();
+}
+
+/** Start of the UTC month after `ms`. */
+export function nextMonthStart(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}

@@ -1,0 +1,210 @@
+import type { Corpus, Repository } from './corpus.js';
+import { languageOf } from './languages.js';
+import type { Pattern, Query } from './query.js';
+import { findRanges, lineStarts, splitByLine, type Range } from './ranges.js';
+import * as skipped from './skipped.js';
+import type { Skipped } from './skipped.js';
+import type { CorpusFile } from './walk.js';
+
+export interface ContentHit {
+  type: 'content';
+  repo: Repository;
+  path: string;
+  language: string;
+  text: string;
+  lineStarts: number[];
+  /** Counted units: whole ranges for chunk matches, per-line pieces for line matches. */
+  ranges: Range[];
+  /** Where the pattern matches the path too, if it does. */
+  pathRanges: Range[] | null;
+}
+
+export interface PathHit {
+  type: 'path';
+  repo: Repository;
+  path: string;
+  language: string;
+  pathRanges: Range[] | null;
+}
+
+export interface RepoHit {
+  type: 'repo';
+  repo: Repository;
+  nameRanges: Range[] | null;
+}
+
+export type Hit = ContentHit | PathHit | RepoHit;
+
+/** The server's counting rule: a content match counts its ranges, a path or repo match counts one. */
+export function hitCount(hit: Hit): number {
+  return hit.type === 'content' ? hit.ranges.length : 1;
+}
+
+export interface SearchSettings {
+  /** Whether results become chunk matches; decides the counted units of content hits. */
+  chunkMatches: boolean;
+  /** Limit when the query has no count: filter. */
+  defaultLimit: number;
+  /** Timeout when the query has no timeout: filter. */
+  defaultTimeoutMs: number;
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+/** repo: repository results; path: file paths only; content: contents; content-or-path: contents, else the path. */
+type Mode = 'repo' | 'path' | 'content' | 'content-or-path';
+
+/** How many files are read ahead while the current one is matched. */
+const READ_AHEAD = 8;
+
+/**
+ * One run of a query over a corpus. `hits()` yields results as they are found, enforcing the count
+ * limit (the hit that crosses it is cut to fit), the timeout and the archived/fork policy; the public
+ * fields describe the run so far and are final once `hits()` has ended.
+ */
+export class SearchRun {
+  matchCount = 0;
+  repositoriesCount = 0;
+  excludedArchived = 0;
+  excludedForks = 0;
+  limitHit = false;
+  timedOut = false;
+  readonly skipped: Skipped[] = [];
+  private readonly limit: number;
+  private readonly deadline: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly corpus: Corpus,
+    private readonly query: Query,
+    private readonly settings: SearchSettings,
+  ) {
+    this.now = settings.now ?? Date.now;
+    this.limit = query.count === 'all' ? Infinity : (query.count ?? settings.defaultLimit);
+    this.deadline = this.now() + (query.timeoutMs ?? settings.defaultTimeoutMs);
+  }
+
+  async *hits(): AsyncGenerator<Hit> {
+    const repos = await this.selectRepositories();
+    const mode = this.mode();
+    for (const repo of repos) {
+      if (this.stopped()) return;
+      if (mode === 'repo') {
+        const nameRanges = this.query.pattern ? findRanges(this.query.pattern, repo.name) : null;
+        const hit: RepoHit = { type: 'repo', repo, nameRanges };
+        if ((nameRanges || !this.query.pattern) && this.admit(hit)) yield hit;
+        continue;
+      }
+      for await (const [file, text] of this.candidates(repo, mode !== 'path')) {
+        if (this.stopped()) return;
+        const hit = text === undefined ? this.pathHit(repo, file) : this.contentHit(repo, file, text, mode);
+        if (hit && this.admit(hit)) yield hit;
+      }
+    }
+  }
+
+  private mode(): Mode {
+    const { type, pattern, file, notFile, lang, notLang } = this.query;
+    if (type === 'repo') return 'repo';
+    if (type === 'path' || !pattern) {
+      const fileScoped = file.length + notFile.length + lang.length + notLang.length > 0;
+      return type !== undefined || fileScoped ? 'path' : 'repo';
+    }
+    return type === 'file' ? 'content' : 'content-or-path';
+  }
+
+  private async selectRepositories(): Promise<Repository[]> {
+    const { repo, notRepo, archived, fork } = this.query;
+    const selected: Repository[] = [];
+    for (const r of await this.corpus.repositories()) {
+      if (!repo.every((re) => re.test(r.name)) || notRepo.some((re) => re.test(r.name))) continue;
+      if (r.archived && archived === 'no') this.excludedArchived++;
+      else if (r.fork && fork === 'no') this.excludedForks++;
+      else if ((archived !== 'only' || r.archived) && (fork !== 'only' || r.fork)) selected.push(r);
+    }
+    if (this.excludedArchived > 0) this.skipped.push(skipped.excludedArchive(this.excludedArchived));
+    if (this.excludedForks > 0) this.skipped.push(skipped.excludedForks(this.excludedForks));
+    this.repositoriesCount = selected.length;
+    return selected;
+  }
+
+  /** Files passing the file and language filters, with their text when wanted, read a few ahead. */
+  private async *candidates(repo: Repository, withText: boolean): AsyncGenerator<[CorpusFile, string | undefined]> {
+    const source = this.filtered(repo);
+    const pending: Promise<[CorpusFile, string | undefined]>[] = [];
+    try {
+      for (;;) {
+        while (pending.length < (withText ? READ_AHEAD : 1)) {
+          const next = await source.next();
+          if (next.done) break;
+          const file = next.value;
+          pending.push(withText ? this.corpus.readText(repo, file).then((text) => [file, text ?? '']) : Promise.resolve([file, undefined]));
+        }
+        const head = pending.shift();
+        if (!head) return;
+        yield await head;
+      }
+    } finally {
+      await source.return(undefined);
+    }
+  }
+
+  private async *filtered(repo: Repository): AsyncGenerator<CorpusFile> {
+    const { file, notFile, lang, notLang } = this.query;
+    for await (const f of this.corpus.files(repo)) {
+      if (!file.every((re) => re.test(f.path)) || notFile.some((re) => re.test(f.path))) continue;
+      if (lang.length + notLang.length > 0) {
+        const language = languageOf(f.path);
+        if (!lang.every((l) => l === language) || notLang.includes(language)) continue;
+      }
+      yield f;
+    }
+  }
+
+  private pathHit(repo: Repository, file: CorpusFile): PathHit | undefined {
+    const pathRanges = this.query.pattern ? findRanges(this.query.pattern, file.path) : null;
+    if (this.query.pattern && !pathRanges) return undefined;
+    return { type: 'path', repo, path: file.path, language: languageOf(file.path), pathRanges };
+  }
+
+  private contentHit(repo: Repository, file: CorpusFile, text: string, mode: Mode): Hit | undefined {
+    const pattern = this.query.pattern as Pattern;
+    const found = findRanges(pattern, text);
+    if (!found) return mode === 'content-or-path' ? this.pathHit(repo, file) : undefined;
+    const starts = lineStarts(text);
+    const ranges = this.settings.chunkMatches ? found : splitByLine(text, starts, found);
+    const pathRanges = mode === 'content-or-path' ? findRanges(pattern, file.path) : null;
+    // A file matched without anything to highlight (e.g. only through NOT) is one path result.
+    if (ranges.length === 0) return { type: 'path', repo, path: file.path, language: languageOf(file.path), pathRanges };
+    return { type: 'content', repo, path: file.path, language: languageOf(file.path), text, lineStarts: starts, ranges, pathRanges };
+  }
+
+  /** Counts a hit against the limit, cutting a content hit to fit; false when the limit was already reached. */
+  private admit(hit: Hit): boolean {
+    if (this.matchCount >= this.limit) {
+      this.hitLimit();
+      return false;
+    }
+    const room = this.limit - this.matchCount;
+    if (hit.type === 'content' && hit.ranges.length > room) {
+      hit.ranges = hit.ranges.slice(0, room);
+      this.hitLimit();
+    }
+    this.matchCount += hitCount(hit);
+    return true;
+  }
+
+  private hitLimit(): void {
+    if (this.limitHit) return;
+    this.limitHit = true;
+    this.skipped.push(skipped.matchLimit(this.limit));
+  }
+
+  private stopped(): boolean {
+    if (this.limitHit || this.timedOut || this.settings.signal?.aborted) return true;
+    if (this.now() < this.deadline) return false;
+    this.timedOut = true;
+    this.skipped.push(skipped.timeout(this.query.timeoutMs ?? this.settings.defaultTimeoutMs));
+    return true;
+  }
+}

@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AuthResult } from './auth.js';
+import type { Counters } from './counters.js';
+import { isBeforeAction, writeBeforeActionFault, type FaultPlanner } from './faults.js';
+import { sendText } from './http-io.js';
+import { hasScope, type ErrorWriter, type RouteContext, type Router } from './routes.js';
+
+export const UNMATCHED_OPERATION = 'unmatched';
+
+export interface DispatchDeps {
+  router: Router;
+  authenticate: (header: string | undefined) => AuthResult;
+  faults: FaultPlanner;
+  requests: Counters;
+  faultCounts: Counters;
+  signal: AbortSignal;
+}
+
+const writePlainError: ErrorWriter = (res, status, message) => sendText(res, status, message);
+
+/**
+ * The request pipeline: count, transport fault, frontend auth, method, scope, handler.
+ * Counting comes first so that even a faulted or rejected request shows in the counters.
+ */
+export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+    const match = deps.router.match(req.method ?? 'GET', url.pathname);
+    if (match.kind === 'none') {
+      deps.requests.increment(UNMATCHED_OPERATION);
+      const auth = deps.authenticate(req.headers.authorization);
+      sendText(res, auth.ok ? 404 : auth.status, auth.ok ? '404 page not found' : auth.text);
+      return;
+    }
+    const { route } = match;
+    deps.requests.increment(route.operation);
+    const writeError = (status: number, message: string): void =>
+      (route.errors ?? writePlainError)(res, status, message);
+
+    const fault = deps.faults.next(route.operation);
+    if (fault) deps.faultCounts.increment(`${route.operation}.${fault.kind}`);
+    if (fault?.kind === 'slow' && !(await delay(fault.delayMs, deps.signal))) return;
+    if (fault && isBeforeAction(fault)) {
+      writeBeforeActionFault(res, fault, writeError);
+      return;
+    }
+
+    const auth = deps.authenticate(req.headers.authorization);
+    if (!auth.ok) {
+      sendText(res, auth.status, auth.text);
+      return;
+    }
+    if (match.kind === 'wrong-method') {
+      res.writeHead(405, { Allow: match.allow.join(', ') });
+      res.end();
+      return;
+    }
+    const { user, scopes } = auth.principal;
+    if (route.scope && !hasScope(scopes, route.scope)) {
+      const needed = route.scope === 'read' ? 'externalapi:read or externalapi:write' : 'externalapi:write';
+      writeError(403, `the access token lacks the scope ${needed}`);
+      return;
+    }
+    const afterAction = fault?.kind === 'resetAfterAction' || fault?.kind === 'dropField' ? fault : undefined;
+    const ctx: RouteContext = {
+      user,
+      scopes,
+      operation: route.operation,
+      url,
+      params: match.params,
+      afterAction,
+      signal: deps.signal,
+    };
+    try {
+      await route.handler(req, res, ctx);
+    } catch {
+      if (res.headersSent) res.destroy();
+      else writeError(500, 'internal error');
+    }
+  };
+}
+
+/** False when the emulator stopped during the delay. */
+async function delay(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}

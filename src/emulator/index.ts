@@ -1,0 +1,24 @@
+export { startEmulator, type RunningEmulator, type TokenInfo } from './server.js';
+export {
+  EmulatorOptionsSchema,
+  DEFAULT_USERS,
+  type EmulatorOptions,
+  type ResolvedEmulatorOptions,
+  type EmulatorUser,
+  type Scope,
+} from './options.js';
+export type { AgentSearch, SearchHit, FailureKind } from './agent.js';
+export type { Route, RouteContext, RouteHandler, ErrorWriter } from './routes.js';
+export { FAULT_KINDS, type InjectFault, type AfterActionFault } from './faults.js';
+export { sendJson, sendText } from './http-io.js';
+export { VirtualClock } from './clock.js';
+export type { QuestionRecordView } from './service.js';
+export { NO_TOKEN_TEXT, BAD_TOKEN_TEXT } from './auth.js';
+export { LEGACY_BASE } from './legacy-api.js';
+export { VERSIONED_BASE } from './versioned-api.js';
+export { LegacyConversationSchema, LegacyQuestionSchema, LegacyListSchema } from './legacy-wire.js';
+export {
+  VersionedConversationSchema,
+  VersionedQuestionSchema,
+  ListConversationSummariesResponseSchema,
+} from './versioned-wire.js';

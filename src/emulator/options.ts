@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import type { AgentSearch } from './agent.js';
+import { CorpusOptionsSchema } from './corpus/corpus.js';
+import { StreamFaultOptionsSchema } from './stream/faults.js';
+import type { Route } from './routes.js';
+
+export const SCOPES = ['externalapi:read', 'externalapi:write'] as const;
+export const ScopeSchema = z.enum(SCOPES);
+export type Scope = z.infer<typeof ScopeSchema>;
+
+const probability = z.number().min(0).max(1);
+
+export const TokenGrantSchema = z.object({
+  token: z.string().min(1),
+  scopes: z.array(ScopeSchema),
+});
+
+export const EmulatorUserSchema = z.object({
+  id: z.number().int().positive(),
+  username: z.string().min(1),
+  tokens: z.array(TokenGrantSchema),
+});
+export type EmulatorUser = z.output<typeof EmulatorUserSchema>;
+
+export const DEFAULT_USERS: z.input<typeof EmulatorUserSchema>[] = [
+  {
+    id: 1,
+    username: 'admin',
+    tokens: [
+      { token: 'sgp_emulator_admin_token', scopes: ['externalapi:read', 'externalapi:write'] },
+      // The read-only token belongs to admin so scope tests can read admin's conversations.
+      { token: 'sgp_emulator_readonly_token', scopes: ['externalapi:read'] },
+    ],
+  },
+  {
+    id: 2,
+    username: 'alice',
+    tokens: [{ token: 'sgp_emulator_alice_token', scopes: ['externalapi:read', 'externalapi:write'] }],
+  },
+];
+
+export const TriggersSchema = z.object({
+  tokenLimit: z.string().min(1).default('[[token-limit]]'),
+  internalError: z.string().min(1).default('[[internal-error]]'),
+  quotaExceeded: z.string().min(1).default('[[quota-exceeded]]'),
+  entitlementExceeded: z.string().min(1).default('[[entitlement-exceeded]]'),
+  rateLimited: z.string().min(1).default('[[rate-limited]]'),
+});
+
+export const AgentOptionsSchema = z
+  .object({
+    minMs: z.number().positive().default(1_000),
+    maxMs: z.number().positive().default(300_000),
+    /** Virtual ms after which a question refused up front (quota, entitlement, rate limit) ends. */
+    rejectAfterMs: z.number().min(0).default(1_000),
+    /** Virtual ms added to the end time to form the retry time of a rate-limited question. */
+    rateLimitRetryMs: z.number().min(0).default(60_000),
+    tokenLimitRate: probability.default(0),
+    internalErrorRate: probability.default(0),
+    triggers: TriggersSchema.prefault({}),
+    /** Results asked of the search function per query. */
+    hitsPerQuery: z.number().int().positive().default(5),
+  })
+  .refine((a) => a.minMs <= a.maxMs, { message: 'agent.minMs must not exceed agent.maxMs' })
+  .refine((a) => a.tokenLimitRate + a.internalErrorRate <= 1, {
+    message: 'agent error rates must sum to at most 1',
+  });
+
+export const QuotaOptionsSchema = z.object({
+  /** Credits per user and period; -1 is unlimited. */
+  limit: z.number().int().min(-1).default(-1),
+  /** First reset (ISO 8601); later resets follow monthly. Default: start of the next UTC month. */
+  resetTime: z.iso.datetime({ offset: true }).optional(),
+});
+
+export const FaultRatesSchema = z
+  .object({
+    rate429: probability.default(0),
+    retryAfterSeconds: z.number().int().min(0).default(1),
+    rate500: probability.default(0),
+    rate503: probability.default(0),
+    /** Destroy the socket before the handler acts. */
+    rateReset: probability.default(0),
+    /** HTML 502 page from a proxy in front of the instance. */
+    rateProxy502: probability.default(0),
+    /** Delay the request by slowMs real ms, then handle it normally. */
+    rateSlow: probability.default(0),
+    slowMs: z.number().int().min(0).default(2_000),
+    /** Destroy the socket after the handler acted: the client cannot know the outcome. */
+    rateResetAfterAction: probability.default(0),
+  })
+  .refine(
+    (f) =>
+      f.rate429 + f.rate500 + f.rate503 + f.rateReset + f.rateProxy502 + f.rateSlow + f.rateResetAfterAction <=
+      1,
+    { message: 'fault rates must sum to at most 1' },
+  );
+
+export const EmulatorOptionsSchema = z
+  .object({
+    host: z.string().default('127.0.0.1'),
+    port: z.number().int().min(0).max(65_535).default(0),
+    /** Base of share_url, url and answer links; default the server's own URL. */
+    publicUrl: z.url().optional(),
+    seed: z.union([z.number(), z.string()]).default(1),
+    /** Real ms per virtual ms: 0.001 turns a 30 s answer into 30 ms of real time. */
+    timeScale: z.number().positive().default(1),
+    /** Median of the log-normal processing time of a question, virtual ms. */
+    medianMs: z.number().positive().default(30_000),
+    sigma: z.number().min(0).default(0.8),
+    /** Virtual time at start (ISO 8601); default the real time at start. */
+    startTime: z.iso.datetime({ offset: true }).optional(),
+    users: z.array(EmulatorUserSchema).min(1).default(DEFAULT_USERS),
+    sharingEnabled: z.boolean().default(true),
+    quota: QuotaOptionsSchema.prefault({}),
+    agent: AgentOptionsSchema.prefault({}),
+    faults: FaultRatesSchema.prefault({}),
+    /** The code the stream searches and the agent cites; default dsbench's own node_modules. */
+    corpus: CorpusOptionsSchema.prefault({}),
+    /** Pacing and faults of the search stream. */
+    stream: z
+      .object({
+        flushIntervalMs: z.number().int().positive().default(200),
+        flushBytes: z.number().int().positive().default(32 * 1024),
+        progressIntervalMs: z.number().int().positive().default(5000),
+        faults: StreamFaultOptionsSchema.prefault({}),
+      })
+      .prefault({}),
+    /** Replaces the corpus search the agent cites from (tests use a tiny inline one). */
+    search: z.custom<AgentSearch>((v) => typeof v === 'function', 'search must be a function').optional(),
+    extraRoutes: z.array(z.custom<Route>((v) => typeof v === 'object' && v !== null)).default([]),
+  })
+  .superRefine((o, ctx) => {
+    const ids = new Set<number>();
+    const tokens = new Set<string>();
+    for (const user of o.users) {
+      if (ids.has(user.id)) ctx.addIssue({ code: 'custom', message: `duplicate user id ${user.id}` });
+      ids.add(user.id);
+      for (const grant of user.tokens) {
+        if (tokens.has(grant.token)) ctx.addIssue({ code: 'custom', message: 'duplicate token' });
+        tokens.add(grant.token);
+      }
+    }
+  });
+
+export type EmulatorOptions = z.input<typeof EmulatorOptionsSchema>;
+export type ResolvedEmulatorOptions = z.output<typeof EmulatorOptionsSchema>;
+export type AgentOptions = z.output<typeof AgentOptionsSchema>;
+export type FaultRates = z.output<typeof FaultRatesSchema>;
+export type QuotaOptions = z.output<typeof QuotaOptionsSchema>;

@@ -1,0 +1,97 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AfterActionFault } from './faults.js';
+import type { EmulatorUser, Scope } from './options.js';
+import type { ConversationService } from './service.js';
+
+export interface RouteContext {
+  readonly user: EmulatorUser;
+  readonly scopes: readonly Scope[];
+  readonly operation: string;
+  readonly url: URL;
+  /** Values of the `:name` segments of the route's path. */
+  readonly params: Readonly<Record<string, string>>;
+  /** A fault to apply once the handler acted; `sendJson` honours it. */
+  readonly afterAction: AfterActionFault | undefined;
+  /** Aborted when the emulator stops. */
+  readonly signal: AbortSignal;
+}
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: RouteContext) => void | Promise<void>;
+
+/** Writes an error in the route's own wire format (faults, missing scope, handler crash). */
+export type ErrorWriter = (res: ServerResponse, status: number, message: string) => void;
+
+export interface Route {
+  method: string;
+  /** Exact path, or with `:name` segments, e.g. `/.api/deepsearch/v1/:id`. */
+  path: string;
+  /** Counter name, e.g. `legacy.create`. */
+  operation: string;
+  handler: RouteHandler;
+  /** Checked before the handler: `read` is satisfied by a read or a write scope. */
+  scope?: 'read' | 'write';
+  /** Default: plain text, like the frontend. */
+  errors?: ErrorWriter;
+}
+
+/** What the built-in conversation APIs are made of. */
+export interface ApiDeps {
+  service: ConversationService;
+  /** Base of share URLs and links, without a trailing slash. */
+  publicUrl: string;
+}
+
+export type RouteMatch =
+  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'wrong-method'; route: Route; allow: string[] }
+  | { kind: 'none' };
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+export class Router {
+  private readonly compiled: CompiledRoute[];
+
+  constructor(routes: readonly Route[]) {
+    this.compiled = routes.map(compile);
+  }
+
+  get routes(): Route[] {
+    return this.compiled.map((c) => c.route);
+  }
+
+  match(method: string, pathname: string): RouteMatch {
+    const path = pathname.length > 1 ? pathname.replace(/\/$/, '') : pathname;
+    const onPath = this.compiled.flatMap((c) => {
+      const m = c.pattern.exec(path);
+      if (!m) return [];
+      const params = Object.fromEntries(c.names.map((name, i) => [name, decodeURIComponent(m[i + 1] ?? '')]));
+      return [{ route: c.route, params }];
+    });
+    const first = onPath[0];
+    if (!first) return { kind: 'none' };
+    const exact = onPath.find((m) => m.route.method === method);
+    if (exact) return { kind: 'found', ...exact };
+    return { kind: 'wrong-method', route: first.route, allow: [...new Set(onPath.map((m) => m.route.method))] };
+  }
+}
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(segment.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}$`), names };
+}
+
+export function hasScope(scopes: readonly Scope[], need: 'read' | 'write'): boolean {
+  return scopes.includes('externalapi:write') || (need === 'read' && scopes.includes('externalapi:read'));
+}

@@ -1,0 +1,163 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { FakeAgent } from './agent.js';
+import { createAuthenticator } from './auth.js';
+import { nextMonthStart, VirtualClock } from './clock.js';
+import { Counters } from './counters.js';
+import { createDispatcher, UNMATCHED_OPERATION } from './dispatch.js';
+import { FaultPlanner, type InjectFault } from './faults.js';
+import { legacyRoutes } from './legacy-api.js';
+import {
+  EmulatorOptionsSchema,
+  type EmulatorOptions,
+  type ResolvedEmulatorOptions,
+  type Scope,
+} from './options.js';
+import { QuotaLedger } from './quota.js';
+import { Router } from './routes.js';
+import { ConversationService, type QuestionRecordView } from './service.js';
+import { ConversationStore } from './store.js';
+import { versionedRoutes } from './versioned-api.js';
+import { Corpus, createAgentSearch } from './corpus/index.js';
+import { createStreamHandler, StreamFaultInjector } from './stream/index.js';
+
+export interface TokenInfo {
+  token: string;
+  userId: number;
+  username: string;
+  scopes: readonly Scope[];
+}
+
+export interface RunningEmulator {
+  /** `http://127.0.0.1:PORT` */
+  readonly url: string;
+  readonly port: number;
+  readonly tokens: readonly TokenInfo[];
+  /** The first read-write token of the first user, for quick starts. */
+  readonly adminToken: string;
+  readonly clock: VirtualClock;
+  readonly options: ResolvedEmulatorOptions;
+  /** Requests received per operation (faulted and rejected ones included), e.g. `legacy.create`. */
+  counters(): Record<string, number>;
+  /** Faults applied, keyed `<operation>.<kind>`. */
+  faultCounters(): Record<string, number>;
+  questionRecords(): QuestionRecordView[];
+  /** Makes the next `times` requests of an operation suffer a fault. */
+  injectFault(fault: InjectFault): void;
+  /** Faults of the search stream: `enqueue(kind)` makes the next stream request suffer it. */
+  readonly streamFaults: StreamFaultInjector;
+  readonly corpus: Corpus;
+  /** Closes every socket at once; idempotent. */
+  stop(): Promise<void>;
+}
+
+export async function startEmulator(input: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const options = EmulatorOptionsSchema.parse(input);
+  const corpus = await Corpus.open(options.corpus);
+  const streamFaults = new StreamFaultInjector(options.stream.faults);
+  const streamRoute = {
+    method: 'GET',
+    path: '/.api/search/stream',
+    operation: 'stream.search',
+    handler: createStreamHandler({ ...options.stream, corpus, faults: streamFaults }),
+  };
+  const server = createServer();
+  const sockets = trackSockets(server);
+  const port = await listen(server, options.port, options.host);
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  const publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+
+  const clock = new VirtualClock(options.timeScale, options.startTime ? Date.parse(options.startTime) : Date.now());
+  const quota = new QuotaLedger(
+    options.quota.limit,
+    options.quota.resetTime ? Date.parse(options.quota.resetTime) : nextMonthStart(clock.startMs),
+  );
+  const agent = new FakeAgent({
+    seed: options.seed,
+    medianMs: options.medianMs,
+    sigma: options.sigma,
+    agent: options.agent,
+    search: options.search ?? createAgentSearch(corpus),
+    linkBase: publicUrl,
+  });
+  const service = new ConversationService({
+    store: new ConversationStore(),
+    agent,
+    quota,
+    clock,
+    sharingEnabled: options.sharingEnabled,
+    rateLimitRetryMs: options.agent.rateLimitRetryMs,
+  });
+  const apiDeps = { service, publicUrl };
+  const router = new Router([...legacyRoutes(apiDeps), ...versionedRoutes(apiDeps), streamRoute, ...options.extraRoutes]);
+
+  const requests = new Counters();
+  for (const operation of [...router.routes.map((r) => r.operation), UNMATCHED_OPERATION]) {
+    requests.register(operation);
+  }
+  const faultCounts = new Counters();
+  const faults = new FaultPlanner(options.faults, options.seed);
+  const lifetime = new AbortController();
+  const dispatch = createDispatcher({
+    router,
+    authenticate: createAuthenticator(options.users),
+    faults,
+    requests,
+    faultCounts,
+    signal: lifetime.signal,
+  });
+  server.on('request', (req, res) => {
+    dispatch(req, res).catch(() => res.destroy());
+  });
+
+  const tokens = options.users.flatMap((u) =>
+    u.tokens.map((t) => ({ token: t.token, userId: u.id, username: u.username, scopes: t.scopes })),
+  );
+  const firstUserId = options.users[0]?.id;
+  const adminToken =
+    tokens.find((t) => t.userId === firstUserId && t.scopes.includes('externalapi:write'))?.token ??
+    tokens[0]?.token ??
+    '';
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    tokens,
+    adminToken,
+    clock,
+    options,
+    counters: () => requests.snapshot(),
+    faultCounters: () => faultCounts.snapshot(),
+    questionRecords: () => service.questionRecords(),
+    injectFault: (fault) => faults.inject(fault),
+    streamFaults,
+    corpus,
+    stop: () =>
+      (stopped ??= new Promise<void>((resolve) => {
+        lifetime.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+      })),
+  };
+}
+
+function trackSockets(server: Server): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return sockets;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { Outcome } from './agent.js';
+
+export interface QuestionEnd {
+  atMs: number;
+  outcome: Outcome;
+  /** When the client may try again (quota, entitlement and rate-limit failures). */
+  retryAtMs?: number;
+}
+
+export interface QuestionRecord {
+  readonly id: number;
+  readonly conversationId: number;
+  /** 0-based position in its conversation. */
+  readonly index: number;
+  readonly text: string;
+  readonly createdAtMs: number;
+  /** Sampled processing time, virtual ms. */
+  readonly processingMs: number;
+  /** Set when the agent's run resolved; becomes `end` once virtual time reaches its due time. */
+  ready?: Outcome;
+  end?: QuestionEnd;
+}
+
+export interface ConversationRecord {
+  readonly id: number;
+  readonly userId: number;
+  readonly readToken: string;
+  readonly createdAtMs: number;
+  updatedAtMs: number;
+  starred: boolean;
+  /** Deleted conversations stay as tombstones so list cursors that name them keep working. */
+  deleted: boolean;
+  readonly questions: QuestionRecord[];
+}
+
+/** Ids start where the documented example does; separate sequences keep them from coinciding. */
+const FIRST_CONVERSATION_ID = 140;
+const FIRST_QUESTION_ID = 163;
+
+/** In-memory conversations of all users. */
+export class ConversationStore {
+  private readonly conversations = new Map<number, ConversationRecord>();
+  private nextConversationId = FIRST_CONVERSATION_ID;
+  private nextQuestionId = FIRST_QUESTION_ID;
+
+  createConversation(userId: number, atMs: number): ConversationRecord {
+    const conversation: ConversationRecord = {
+      id: this.nextConversationId++,
+      userId,
+      readToken: randomUUID(),
+      createdAtMs: atMs,
+      updatedAtMs: atMs,
+      starred: false,
+      deleted: false,
+      questions: [],
+    };
+    this.conversations.set(conversation.id, conversation);
+    return conversation;
+  }
+
+  addQuestion(conversation: ConversationRecord, text: string, atMs: number, processingMs: number): QuestionRecord {
+    const question: QuestionRecord = {
+      id: this.nextQuestionId++,
+      conversationId: conversation.id,
+      index: conversation.questions.length,
+      text,
+      createdAtMs: atMs,
+      processingMs,
+    };
+    conversation.questions.push(question);
+    conversation.updatedAtMs = Math.max(conversation.updatedAtMs, atMs);
+    return question;
+  }
+
+  /** A live conversation. */
+  get(id: number): ConversationRecord | undefined {
+    const conversation = this.conversations.get(id);
+    return conversation && !conversation.deleted ? conversation : undefined;
+  }
+
+  /** Any conversation ever created, deleted ones included. */
+  getIncludingDeleted(id: number): ConversationRecord | undefined {
+    return this.conversations.get(id);
+  }
+
+  live(): ConversationRecord[] {
+    return [...this.conversations.values()].filter((c) => !c.deleted);
+  }
+
+  all(): ConversationRecord[] {
+    return [...this.conversations.values()];
+  }
+}
+
+export function lastQuestion(conversation: ConversationRecord): QuestionRecord | undefined {
+  return conversation.questions[conversation.questions.length - 1];
+}
+
+export function isProcessing(conversation: ConversationRecord): boolean {
+  return conversation.questions.some((q) => !q.end);
+}

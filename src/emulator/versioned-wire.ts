@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { isoMillis } from './clock.js';
+import { FAILURES, VERSIONED_ERROR_CODES } from './failures.js';
+import { lastQuestion, type ConversationRecord, type QuestionRecord } from './store.js';
+
+/** Replies are protobuf-JSON: lowerCamelCase, empty fields omitted, RFC 3339 timestamps. */
+const Timestamp = z.iso.datetime();
+
+const Empty = z.strictObject({});
+
+export const VersionedStateSchema = z.union([
+  z.strictObject({ processing: Empty }),
+  z.strictObject({ completed: Empty }),
+  z.strictObject({ canceled: Empty }),
+  z.strictObject({
+    error: z.strictObject({
+      code: z.enum(VERSIONED_ERROR_CODES),
+      message: z.string(),
+      retryTime: Timestamp.optional(),
+    }),
+  }),
+]);
+export type VersionedState = z.infer<typeof VersionedStateSchema>;
+
+const QuestionInputSchema = z.strictObject({ question: z.strictObject({ text: z.string() }) });
+
+export const VersionedQuestionSchema = z.strictObject({
+  input: z.array(QuestionInputSchema),
+  answer: z.array(z.strictObject({ markdown: z.strictObject({ text: z.string() }) })).optional(),
+  createTime: Timestamp,
+});
+export type VersionedQuestion = z.infer<typeof VersionedQuestionSchema>;
+
+export const VersionedConversationSchema = z.strictObject({
+  name: z.string(),
+  state: VersionedStateSchema,
+  createTime: Timestamp,
+  updateTime: Timestamp,
+  title: z.string().optional(),
+  questions: z.array(VersionedQuestionSchema),
+  url: z.url(),
+});
+export type VersionedConversation = z.infer<typeof VersionedConversationSchema>;
+
+export const ConversationSummarySchema = z.strictObject({
+  name: z.string(),
+  title: z.string().optional(),
+  createTime: Timestamp,
+  updateTime: Timestamp,
+  url: z.url(),
+});
+
+/** Both fields are omitted when empty, as protobuf-JSON does. */
+export const ListConversationSummariesResponseSchema = z.strictObject({
+  conversationSummaries: z.array(ConversationSummarySchema).optional(),
+  nextPageToken: z.string().optional(),
+});
+export type ListConversationSummariesResponse = z.infer<typeof ListConversationSummariesResponseSchema>;
+
+// Requests: keys arrive camelCased (see camelizeKeys); unknown keys are dropped.
+
+const QuestionRequestSchema = z.object({
+  input: z
+    .array(z.object({ question: z.object({ text: z.string() }).optional() }))
+    .min(1, 'a question needs at least one input'),
+});
+
+/** protobuf-JSON allows 64-bit and 32-bit integers as strings too. */
+const Int = z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]);
+
+export const CreateConversationRequestSchema = z.object({
+  parent: z.string().optional(),
+  conversation: z.object({
+    questions: z.array(QuestionRequestSchema).length(1, 'a new conversation takes exactly one question'),
+  }),
+});
+
+export const NameRequestSchema = z.object({ name: z.string().min(1, 'name is required') });
+
+export const ListConversationSummariesRequestSchema = z.object({
+  parent: z.string().optional(),
+  pageSize: Int.pipe(z.number().min(0)).optional(),
+  pageToken: z.string().optional(),
+  filters: z.array(z.object({ contentQuery: z.string().optional(), starred: z.boolean().optional() })).optional(),
+});
+
+export const AddConversationQuestionRequestSchema = z.object({
+  parent: z.string().min(1, 'parent is required'),
+  question: QuestionRequestSchema,
+});
+
+export function questionText(question: z.output<typeof QuestionRequestSchema>): string {
+  return question.input.find((i) => i.question !== undefined)?.question?.text ?? '';
+}
+
+export function conversationName(id: number): string {
+  return `users/~self/conversations/${id}`;
+}
+
+/** Link to the conversation in the web client; not a share URL (it carries no read token). */
+export function conversationUrl(publicUrl: string, id: number): string {
+  return `${publicUrl}/deepsearch/conversations/${id}`;
+}
+
+/** The title of the first answered question, as the conversation's title. */
+export function conversationTitle(c: ConversationRecord): string | undefined {
+  for (const q of c.questions) {
+    if (q.end?.outcome.kind === 'completed') return q.end.outcome.answer.title;
+  }
+  return undefined;
+}
+
+export function toVersionedState(c: ConversationRecord): VersionedState {
+  const end = lastQuestion(c)?.end;
+  if (!end) return { processing: {} };
+  if (end.outcome.kind === 'completed') return { completed: {} };
+  const info = FAILURES[end.outcome.failure];
+  if (!info.versionedCode) return { canceled: {} };
+  const error = { code: info.versionedCode, message: info.message };
+  return { error: end.retryAtMs === undefined ? error : { ...error, retryTime: isoMillis(end.retryAtMs) } };
+}
+
+export function toVersionedQuestion(q: QuestionRecord): VersionedQuestion {
+  const input = [{ question: { text: q.text } }];
+  const createTime = isoMillis(q.createdAtMs);
+  const outcome = q.end?.outcome;
+  if (outcome?.kind !== 'completed') return { input, createTime };
+  return { input, answer: [{ markdown: { text: outcome.answer.markdown } }], createTime };
+}
+
+export function toVersionedConversation(c: ConversationRecord, publicUrl: string): VersionedConversation {
+  const title = conversationTitle(c);
+  return {
+    name: conversationName(c.id),
+    state: toVersionedState(c),
+    createTime: isoMillis(c.createdAtMs),
+    updateTime: isoMillis(c.updatedAtMs),
+    ...(title ? { title } : {}),
+    questions: c.questions.map(toVersionedQuestion),
+    url: conversationUrl(publicUrl, c.id),
+  };
+}
+
+export function toSummary(c: ConversationRecord, publicUrl: string): z.infer<typeof ConversationSummarySchema> {
+  const title = conversationTitle(c);
+  return {
+    name: conversationName(c.id),
+    ...(title ? { title } : {}),
+    createTime: isoMillis(c.createdAtMs),
+    updateTime: isoMillis(c.updatedAtMs),
+    url: conversationUrl(publicUrl, c.id),
+  };
+}

@@ -1,0 +1,146 @@
+import type { QuestionError, QuestionState, QuotaUsage, Source, Stats } from '../deepsearch/model.js';
+
+// The runner records through this interface and never speaks SQL; src/store/ implements it.
+// Every call is one short transaction, committed before it returns, so a killed process loses
+// nothing it had already observed. No call carries a token or read token.
+
+export type RunStatus = 'running' | 'completed' | 'aborted' | 'failed';
+
+export interface RunInfo {
+  label: string | undefined;
+  suiteName: string;
+  suitePath: string;
+  /** sha256 of the suite file's bytes. */
+  suiteHash: string;
+  dsbenchVersion: string;
+  /** Options the run was started with (concurrency, repeats, on-quota, ...), secrets excluded. */
+  options: Record<string, unknown>;
+  startedAt: string;
+}
+
+export interface TargetInfo {
+  name: string;
+  url: string;
+  api: 'legacy' | 'versioned';
+  emulated: boolean;
+}
+
+export type ItemKind = 'question' | 'search';
+
+/** One unit of work; `key` is stable across resumes: `<target>/<kind>/<id>/<repeat>`. */
+export interface PlannedItem {
+  key: string;
+  kind: ItemKind;
+  target: string;
+  /** Question id or search id from the suite. */
+  suiteItemId: string;
+  repeat: number;
+  tags: string[];
+}
+
+/** Where an item is; `done` items are never run again on resume. */
+export type ItemStatus = 'pending' | 'running' | 'done' | 'skipped';
+
+/**
+ * How an item ended: a question's final state (`timeout` when dsbench gave up and cancelled it,
+ * `client_error` when a request failed), or a search's verdict.
+ */
+export type ItemOutcome = QuestionState | 'timeout' | 'client_error' | 'skipped' | SearchVerdict;
+
+export type SearchVerdict = 'complete' | 'limit_hit' | 'truncated' | 'error' | 'http_error';
+
+/** A turn is one asked question of a conversation: 0 is the first question, then each follow-up. */
+export type TurnState = QuestionState | 'sending' | 'timeout' | 'client_error';
+
+export interface TurnRecord {
+  state: TurnState;
+  text: string;
+  questionId?: string | undefined;
+  error?: QuestionError | undefined;
+  /** A client-side failure (HTTP status, endpoint), redacted. */
+  clientError?: string | undefined;
+  title?: string | undefined;
+  answer?: string | undefined;
+  sources?: Source[] | undefined;
+  suggestedFollowups?: string[] | undefined;
+  /** Absent (not zero) where the API has none. */
+  stats?: Stats | undefined;
+  /** When the question was sent, and when its end was observed (ISO 8601, local clock). */
+  sentAt?: string | undefined;
+  observedEndAt?: string | undefined;
+  /** Server timestamps as given. */
+  serverCreatedAt?: string | undefined;
+  serverUpdatedAt?: string | undefined;
+  /** Latency from the server (legacy stats.time_millis; versioned createTime to updateTime). */
+  serverMs?: number | undefined;
+  serverMsSource?: 'stats.time_millis' | 'timestamps' | undefined;
+  /** Observed latency from sending to seeing the end: depends on when dsbench polled. */
+  wallMs?: number | undefined;
+  polls: number;
+}
+
+export interface SearchRecord {
+  query: string;
+  params: Record<string, unknown>;
+  verdict: SearchVerdict;
+  matchCount?: number | undefined;
+  counted: number;
+  countedByType: Record<string, number>;
+  repositories: number;
+  files: number;
+  repositoriesCount?: number | undefined;
+  exhaustive?: boolean | undefined;
+  durationMs?: number | undefined;
+  wallMs: number;
+  timeToFirstEventMs?: number | undefined;
+  timeToFirstMatchMs?: number | undefined;
+  skipped: Array<{ reason: string; title?: string | undefined; severity?: string | undefined }>;
+  alert?: string | undefined;
+  error?: string | undefined;
+  httpStatus?: number | undefined;
+}
+
+export interface ExpectationResult {
+  /** e.g. `contains`, `state`, `maxCredits`, `exhaustive`. */
+  name: string;
+  passed: boolean;
+  /** Why it passed or failed, in words: expected and actual. */
+  reason: string;
+  /** Which turn it was checked on, when it is about one turn. */
+  turn?: number | undefined;
+}
+
+/** What a resumed run needs to know about an item. */
+export interface ResumeItem {
+  key: string;
+  status: ItemStatus;
+  outcome?: ItemOutcome | undefined;
+  conversationRef?: string | undefined;
+  turns: Array<{ turn: number; state: TurnState; questionId?: string | undefined; sentAt?: string | undefined }>;
+}
+
+export interface ResumeState {
+  runId: number;
+  status: RunStatus;
+  info: RunInfo;
+  targets: TargetInfo[];
+  items: ResumeItem[];
+}
+
+export interface Recorder {
+  createRun(info: RunInfo, targets: TargetInfo[], items: PlannedItem[]): number;
+  /** Undefined when there is no such run. */
+  loadRun(runId: number): ResumeState | undefined;
+  setRunStatus(runId: number, status: RunStatus, at: string): void;
+  itemStarted(runId: number, key: string, at: string): void;
+  conversationCreated(runId: number, key: string, ref: string, at: string): void;
+  /** Inserts or updates one turn; `sending` is written before the request so a crash leaves a trace. */
+  recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void;
+  quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void;
+  recordSearch(runId: number, key: string, search: SearchRecord): void;
+  recordExpectations(runId: number, key: string, results: ExpectationResult[]): void;
+  itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void;
+  itemSkipped(runId: number, key: string, reason: string, at: string): void;
+  conversationDeleted(runId: number, key: string, at: string): void;
+  close(): void;
+}

@@ -1,0 +1,405 @@
+import Database from 'better-sqlite3';
+import { redact } from '../http/redact.js';
+import type {
+  ExpectationResult,
+  ItemOutcome,
+  ItemStatus,
+  PlannedItem,
+  Recorder,
+  ResumeItem,
+  ResumeState,
+  RunInfo,
+  RunStatus,
+  SearchRecord,
+  TargetInfo,
+  TurnRecord,
+  TurnState,
+} from '../runner/recorder.js';
+import type { QuotaUsage } from '../deepsearch/model.js';
+import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
+
+const { SqliteError } = Database;
+
+type Params = Record<string, string | number | null>;
+type Statement = Database.Statement<[Params]>;
+
+// Every statement is prepared once here: a call does no schema lookups and no SQL parsing.
+function prepareStatements(db: Database.Database) {
+  const s = (sql: string): Statement => db.prepare<Params>(sql);
+  return {
+    insertRun: s(`INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, status)
+      VALUES (@label, @suiteName, @suitePath, @suiteHash, @dsbenchVersion, @optionsJson, @startedAt, 'running')`),
+    insertTarget: s(`INSERT INTO targets (run_id, name, url, api, emulated) VALUES (@runId, @name, @url, @api, @emulated)`),
+    insertItem: s(`INSERT INTO items (run_id, key, position, kind, target, suite_item_id, repeat, tags_json, status)
+      VALUES (@runId, @key, @position, @kind, @target, @suiteItemId, @repeat, @tagsJson, 'pending')`),
+    selectRun: s(`SELECT * FROM runs WHERE id = @runId`),
+    selectTargets: s(`SELECT * FROM targets WHERE run_id = @runId ORDER BY rowid`),
+    selectItems: s(`SELECT key, status, outcome, conversation_ref FROM items WHERE run_id = @runId ORDER BY position`),
+    selectTurns: s(`SELECT item_key, turn, state, question_id, sent_at FROM turns WHERE run_id = @runId ORDER BY item_key, turn`),
+    setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END
+      WHERE id = @runId`),
+    // An item resumed after a crash keeps the time it first started.
+    itemStarted: s(`UPDATE items SET status = 'running', started_at = coalesce(started_at, @at) WHERE run_id = @runId AND key = @key`),
+    conversationCreated: s(`UPDATE items SET conversation_ref = @ref, conversation_created_at = @at WHERE run_id = @runId AND key = @key`),
+    itemEnded: s(`UPDATE items SET status = @status, outcome = @outcome, message = @message, ended_at = @at
+      WHERE run_id = @runId AND key = @key`),
+    conversationDeleted: s(`UPDATE items SET deleted_at = @at WHERE run_id = @runId AND key = @key`),
+    upsertTurn: s(`INSERT INTO turns (run_id, item_key, turn, text, question_id, state, error_code, error_raw_code, error_message,
+        error_title, error_details, error_retry_time, client_error, title, answer, sent_at, observed_end_at, server_created_at,
+        server_updated_at, server_ms, server_ms_source, wall_ms, polls, time_millis, tool_calls, total_input_tokens, cached_tokens,
+        cache_creation_input_tokens, prompt_tokens, completion_tokens, total_tokens, credits)
+      VALUES (@runId, @key, @turn, @text, @questionId, @state, @errorCode, @errorRawCode, @errorMessage, @errorTitle, @errorDetails,
+        @errorRetryTime, @clientError, @title, @answer, @sentAt, @observedEndAt, @serverCreatedAt, @serverUpdatedAt, @serverMs,
+        @serverMsSource, @wallMs, @polls, @timeMillis, @toolCalls, @totalInputTokens, @cachedTokens, @cacheCreationInputTokens,
+        @promptTokens, @completionTokens, @totalTokens, @credits)
+      ON CONFLICT (run_id, item_key, turn) DO UPDATE SET
+        text = excluded.text, state = excluded.state, polls = excluded.polls,
+        question_id = coalesce(excluded.question_id, question_id),
+        error_code = coalesce(excluded.error_code, error_code),
+        error_raw_code = coalesce(excluded.error_raw_code, error_raw_code),
+        error_message = coalesce(excluded.error_message, error_message),
+        error_title = coalesce(excluded.error_title, error_title),
+        error_details = coalesce(excluded.error_details, error_details),
+        error_retry_time = coalesce(excluded.error_retry_time, error_retry_time),
+        client_error = coalesce(excluded.client_error, client_error),
+        title = coalesce(excluded.title, title),
+        answer = coalesce(excluded.answer, answer),
+        sent_at = coalesce(excluded.sent_at, sent_at),
+        observed_end_at = coalesce(excluded.observed_end_at, observed_end_at),
+        server_created_at = coalesce(excluded.server_created_at, server_created_at),
+        server_updated_at = coalesce(excluded.server_updated_at, server_updated_at),
+        server_ms = coalesce(excluded.server_ms, server_ms),
+        server_ms_source = coalesce(excluded.server_ms_source, server_ms_source),
+        wall_ms = coalesce(excluded.wall_ms, wall_ms),
+        time_millis = coalesce(excluded.time_millis, time_millis),
+        tool_calls = coalesce(excluded.tool_calls, tool_calls),
+        total_input_tokens = coalesce(excluded.total_input_tokens, total_input_tokens),
+        cached_tokens = coalesce(excluded.cached_tokens, cached_tokens),
+        cache_creation_input_tokens = coalesce(excluded.cache_creation_input_tokens, cache_creation_input_tokens),
+        prompt_tokens = coalesce(excluded.prompt_tokens, prompt_tokens),
+        completion_tokens = coalesce(excluded.completion_tokens, completion_tokens),
+        total_tokens = coalesce(excluded.total_tokens, total_tokens),
+        credits = coalesce(excluded.credits, credits)`),
+    deleteSources: s(`DELETE FROM sources WHERE run_id = @runId AND item_key = @key AND turn = @turn`),
+    insertSource: s(`INSERT INTO sources (run_id, item_key, turn, position, type, link, label)
+      VALUES (@runId, @key, @turn, @position, @type, @link, @label)`),
+    deleteFollowups: s(`DELETE FROM suggested_followups WHERE run_id = @runId AND item_key = @key AND turn = @turn`),
+    insertFollowup: s(`INSERT INTO suggested_followups (run_id, item_key, turn, position, text)
+      VALUES (@runId, @key, @turn, @position, @text)`),
+    insertQuota: s(`INSERT INTO quota_snapshots (run_id, target, at, total_quota, quota_limit, reset_time)
+      VALUES (@runId, @target, @at, @totalQuota, @quotaLimit, @resetTime)`),
+    upsertSearch: s(`INSERT INTO searches (run_id, item_key, query, params_json, verdict, match_count, counted, counted_by_type_json,
+        repositories, files, repositories_count, exhaustive, duration_ms, wall_ms, time_to_first_event_ms, time_to_first_match_ms,
+        skipped_json, alert, error, http_status)
+      VALUES (@runId, @key, @query, @paramsJson, @verdict, @matchCount, @counted, @countedByTypeJson, @repositories, @files,
+        @repositoriesCount, @exhaustive, @durationMs, @wallMs, @timeToFirstEventMs, @timeToFirstMatchMs, @skippedJson, @alert,
+        @error, @httpStatus)
+      ON CONFLICT (run_id, item_key) DO UPDATE SET
+        query = excluded.query, params_json = excluded.params_json, verdict = excluded.verdict, match_count = excluded.match_count,
+        counted = excluded.counted, counted_by_type_json = excluded.counted_by_type_json, repositories = excluded.repositories,
+        files = excluded.files, repositories_count = excluded.repositories_count, exhaustive = excluded.exhaustive,
+        duration_ms = excluded.duration_ms, wall_ms = excluded.wall_ms, time_to_first_event_ms = excluded.time_to_first_event_ms,
+        time_to_first_match_ms = excluded.time_to_first_match_ms, skipped_json = excluded.skipped_json, alert = excluded.alert,
+        error = excluded.error, http_status = excluded.http_status`),
+    deleteExpectations: s(`DELETE FROM expectations WHERE run_id = @runId AND item_key = @key`),
+    insertExpectation: s(`INSERT INTO expectations (run_id, item_key, position, name, passed, reason, turn)
+      VALUES (@runId, @key, @position, @name, @passed, @reason, @turn)`),
+  };
+}
+
+interface RunRow {
+  id: number;
+  label: string | null;
+  suite_name: string;
+  suite_path: string;
+  suite_hash: string;
+  dsbench_version: string;
+  options_json: string;
+  started_at: string;
+  status: string;
+}
+interface TargetRow {
+  name: string;
+  url: string;
+  api: TargetInfo['api'];
+  emulated: number;
+}
+interface ItemRow {
+  key: string;
+  status: string;
+  outcome: string | null;
+  conversation_ref: string | null;
+}
+interface TurnRow {
+  item_key: string;
+  turn: number;
+  state: string;
+  question_id: string | null;
+  sent_at: string | null;
+}
+
+/**
+ * The runner's recorder over SQLite. Each method is one short transaction, committed when it returns.
+ *
+ * `recordTurn` merges: a field absent from a record keeps what an earlier call wrote for that turn
+ * (an observation is never erased by a later, less complete one); `state`, `text` and `polls` always
+ * take the new value, and sources and suggested follow-ups are replaced whenever a record carries them.
+ */
+export class SqliteRecorder implements Recorder {
+  private readonly s: ReturnType<typeof prepareStatements>;
+  private readonly createRunTx: (info: RunInfo, targets: TargetInfo[], items: PlannedItem[]) => number;
+  private readonly recordTurnTx: (runId: number, key: string, turn: number, record: TurnRecord) => void;
+  private readonly recordExpectationsTx: (runId: number, key: string, results: ExpectationResult[]) => void;
+  private readonly loadRunTx: (runId: number) => ResumeState | undefined;
+
+  constructor(private readonly db: Database.Database) {
+    this.s = prepareStatements(db);
+    // IMMEDIATE: take the write lock up front so the busy timeout applies, rather than failing on upgrade.
+    this.createRunTx = db.transaction(this.insertRun.bind(this)).immediate;
+    this.recordTurnTx = db.transaction(this.writeTurn.bind(this)).immediate;
+    this.recordExpectationsTx = db.transaction(this.writeExpectations.bind(this)).immediate;
+    // Deferred: a read-only snapshot, so run, items and turns agree with each other.
+    this.loadRunTx = db.transaction(this.readRun.bind(this)).deferred;
+  }
+
+  createRun(info: RunInfo, targets: TargetInfo[], items: PlannedItem[]): number {
+    return this.createRunTx(info, targets, items);
+  }
+
+  loadRun(runId: number): ResumeState | undefined {
+    return this.loadRunTx(runId);
+  }
+
+  setRunStatus(runId: number, status: RunStatus, at: string): void {
+    const { changes } = this.s.setRunStatus.run({ runId, status, at });
+    if (changes === 0) throw new Error(`no run ${runId} in the database`);
+  }
+
+  itemStarted(runId: number, key: string, at: string): void {
+    this.updateItem(this.s.itemStarted, { runId, key, at });
+  }
+
+  conversationCreated(runId: number, key: string, ref: string, at: string): void {
+    this.updateItem(this.s.conversationCreated, { runId, key, ref, at });
+  }
+
+  recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void {
+    onPlannedItem(runId, key, () => this.recordTurnTx(runId, key, turn, record));
+  }
+
+  quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void {
+    this.s.insertQuota.run({
+      runId,
+      target,
+      at,
+      totalQuota: quota.totalQuota,
+      quotaLimit: quota.quotaLimit,
+      resetTime: quota.resetTime ?? null,
+    });
+  }
+
+  recordSearch(runId: number, key: string, search: SearchRecord): void {
+    onPlannedItem(runId, key, () => this.writeSearch(runId, key, search));
+  }
+
+  recordExpectations(runId: number, key: string, results: ExpectationResult[]): void {
+    onPlannedItem(runId, key, () => this.recordExpectationsTx(runId, key, results));
+  }
+
+  itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void {
+    this.updateItem(this.s.itemEnded, { runId, key, status: 'done', outcome, message: redacted(message), at });
+  }
+
+  itemSkipped(runId: number, key: string, reason: string, at: string): void {
+    this.updateItem(this.s.itemEnded, { runId, key, status: 'skipped', outcome: 'skipped', message: redacted(reason), at });
+  }
+
+  conversationDeleted(runId: number, key: string, at: string): void {
+    this.updateItem(this.s.conversationDeleted, { runId, key, at });
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private updateItem(statement: Statement, params: Params & { runId: number; key: string }): void {
+    // A silent no-op would hide a runner bug (a key it never planned); say so instead.
+    if (statement.run(params).changes === 0) throw new Error(`no item ${params.key} in run ${params.runId}`);
+  }
+
+  private writeSearch(runId: number, key: string, search: SearchRecord): void {
+    this.s.upsertSearch.run({
+      runId,
+      key,
+      query: search.query,
+      paramsJson: JSON.stringify(withoutSecretKeys(search.params)),
+      verdict: search.verdict,
+      matchCount: search.matchCount ?? null,
+      counted: search.counted,
+      countedByTypeJson: JSON.stringify(search.countedByType),
+      repositories: search.repositories,
+      files: search.files,
+      repositoriesCount: search.repositoriesCount ?? null,
+      exhaustive: bool(search.exhaustive),
+      durationMs: search.durationMs ?? null,
+      wallMs: search.wallMs,
+      timeToFirstEventMs: search.timeToFirstEventMs ?? null,
+      timeToFirstMatchMs: search.timeToFirstMatchMs ?? null,
+      skippedJson: JSON.stringify(search.skipped),
+      alert: search.alert ?? null,
+      error: redacted(search.error),
+      httpStatus: search.httpStatus ?? null,
+    });
+  }
+
+  private insertRun(info: RunInfo, targets: TargetInfo[], items: PlannedItem[]): number {
+    const runId = Number(
+      this.s.insertRun.run({
+        label: info.label ?? null,
+        suiteName: info.suiteName,
+        suitePath: info.suitePath,
+        suiteHash: info.suiteHash,
+        dsbenchVersion: info.dsbenchVersion,
+        optionsJson: JSON.stringify(withoutSecretKeys(info.options)),
+        startedAt: info.startedAt,
+      }).lastInsertRowid,
+    );
+    for (const t of targets) {
+      this.s.insertTarget.run({ runId, name: t.name, url: withoutUrlSecrets(t.url), api: t.api, emulated: t.emulated ? 1 : 0 });
+    }
+    items.forEach((item, position) => {
+      this.s.insertItem.run({
+        runId,
+        key: item.key,
+        position,
+        kind: item.kind,
+        target: item.target,
+        suiteItemId: item.suiteItemId,
+        repeat: item.repeat,
+        tagsJson: JSON.stringify(item.tags),
+      });
+    });
+    return runId;
+  }
+
+  private writeTurn(runId: number, key: string, turn: number, r: TurnRecord): void {
+    this.s.upsertTurn.run({
+      runId,
+      key,
+      turn,
+      text: r.text,
+      questionId: r.questionId ?? null,
+      state: r.state,
+      errorCode: r.error?.code ?? null,
+      errorRawCode: r.error?.rawCode ?? null,
+      errorMessage: r.error?.message ?? null,
+      errorTitle: r.error?.title ?? null,
+      errorDetails: r.error?.details ?? null,
+      errorRetryTime: r.error?.retryTime ?? null,
+      clientError: redacted(r.clientError),
+      title: r.title ?? null,
+      answer: r.answer ?? null,
+      sentAt: r.sentAt ?? null,
+      observedEndAt: r.observedEndAt ?? null,
+      serverCreatedAt: r.serverCreatedAt ?? null,
+      serverUpdatedAt: r.serverUpdatedAt ?? null,
+      serverMs: r.serverMs ?? null,
+      serverMsSource: r.serverMsSource ?? null,
+      wallMs: r.wallMs ?? null,
+      polls: r.polls,
+      timeMillis: r.stats?.timeMillis ?? null,
+      toolCalls: r.stats?.toolCalls ?? null,
+      totalInputTokens: r.stats?.totalInputTokens ?? null,
+      cachedTokens: r.stats?.cachedTokens ?? null,
+      cacheCreationInputTokens: r.stats?.cacheCreationInputTokens ?? null,
+      promptTokens: r.stats?.promptTokens ?? null,
+      completionTokens: r.stats?.completionTokens ?? null,
+      totalTokens: r.stats?.totalTokens ?? null,
+      credits: r.stats?.credits ?? null,
+    });
+    if (r.sources !== undefined) {
+      this.s.deleteSources.run({ runId, key, turn });
+      r.sources.forEach((src, position) => {
+        this.s.insertSource.run({ runId, key, turn, position, type: src.type, link: src.link, label: src.label });
+      });
+    }
+    if (r.suggestedFollowups !== undefined) {
+      this.s.deleteFollowups.run({ runId, key, turn });
+      r.suggestedFollowups.forEach((text, position) => this.s.insertFollowup.run({ runId, key, turn, position, text }));
+    }
+  }
+
+  private writeExpectations(runId: number, key: string, results: ExpectationResult[]): void {
+    this.s.deleteExpectations.run({ runId, key });
+    results.forEach((e, position) => {
+      this.s.insertExpectation.run({
+        runId,
+        key,
+        position,
+        name: e.name,
+        passed: e.passed ? 1 : 0,
+        reason: e.reason,
+        turn: e.turn ?? null,
+      });
+    });
+  }
+
+  private readRun(runId: number): ResumeState | undefined {
+    const run = this.s.selectRun.get({ runId }) as RunRow | undefined;
+    if (!run) return undefined;
+    const targets = (this.s.selectTargets.all({ runId }) as TargetRow[]).map(
+      (t): TargetInfo => ({ name: t.name, url: t.url, api: t.api, emulated: t.emulated === 1 }),
+    );
+    const turnsByItem = new Map<string, ResumeItem['turns']>();
+    for (const t of this.s.selectTurns.all({ runId }) as TurnRow[]) {
+      let list = turnsByItem.get(t.item_key);
+      if (!list) turnsByItem.set(t.item_key, (list = []));
+      list.push({ turn: t.turn, state: t.state as TurnState, questionId: t.question_id ?? undefined, sentAt: t.sent_at ?? undefined });
+    }
+    const items = (this.s.selectItems.all({ runId }) as ItemRow[]).map(
+      (i): ResumeItem => ({
+        key: i.key,
+        status: i.status as ItemStatus,
+        outcome: (i.outcome ?? undefined) as ItemOutcome | undefined,
+        conversationRef: i.conversation_ref ?? undefined,
+        turns: turnsByItem.get(i.key) ?? [],
+      }),
+    );
+    return {
+      runId,
+      status: run.status as RunStatus,
+      info: {
+        label: run.label ?? undefined,
+        suiteName: run.suite_name,
+        suitePath: run.suite_path,
+        suiteHash: run.suite_hash,
+        dsbenchVersion: run.dsbench_version,
+        options: JSON.parse(run.options_json) as Record<string, unknown>,
+        startedAt: run.started_at,
+      },
+      targets,
+      items,
+    };
+  }
+}
+
+// The foreign key on (run, item key) is what catches a key the runner never planned; say which.
+function onPlannedItem(runId: number, key: string, write: () => void): void {
+  try {
+    write();
+  } catch (err) {
+    if (err instanceof SqliteError && err.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+      throw new Error(`no item ${key} in run ${runId}`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+function bool(value: boolean | undefined): number | null {
+  return value === undefined ? null : value ? 1 : 0;
+}
+
+// Client errors and messages are redacted by the runner already; once more costs nothing here.
+function redacted(text: string | undefined): string | null {
+  return text === undefined ? null : redact(text);
+}

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectationSummary, findRun, iterateSearches, iterateTurns, listRuns, parseRunSelector } from '../../src/store/queries.js';
+import { type Store, openStore } from '../../src/store/store.js';
+import { TARGETS, completedTurn, questionItems, runInfo } from './fixtures/sample.js';
+
+let dir: string;
+let store: Store;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsbench-queries-'));
+  store = openStore(path.join(dir, 'dsbench.db'));
+});
+afterEach(() => {
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Run 1 (nightly): three questions (completed, error, pending) and a search; run 2 (nightly) and run 3 (adhoc): empty. */
+function seed(): number {
+  const r = store.recorder;
+  const items = [...questionItems(3), { key: 'prod/search/s1/0', kind: 'search' as const, target: 'prod', suiteItemId: 's1', repeat: 0, tags: ['x'] }];
+  const runId = r.createRun(runInfo(), TARGETS, items);
+  r.recordTurn(runId, items[0]!.key, 0, completedTurn(0));
+  r.recordTurn(runId, items[0]!.key, 1, { ...completedTurn(1), stats: { ...completedTurn(1).stats!, credits: 1 } });
+  r.itemFinished(runId, items[0]!.key, 'completed', 't');
+  r.recordTurn(runId, items[1]!.key, 0, { state: 'error', text: 'q1', polls: 1, error: { code: 'INTERNAL', rawCode: 'boom', message: 'broke' } });
+  r.itemFinished(runId, items[1]!.key, 'error', 't', 'broke');
+  r.recordSearch(runId, items[3]!.key, {
+    query: 'foo',
+    params: {},
+    verdict: 'complete',
+    counted: 5,
+    countedByType: { content: 5 },
+    repositories: 1,
+    files: 2,
+    exhaustive: true,
+    wallMs: 12,
+    skipped: [],
+  });
+  r.itemFinished(runId, items[3]!.key, 'complete', 't');
+  r.recordExpectations(runId, items[0]!.key, [
+    { name: 'contains', passed: true, reason: 'found it' },
+    { name: 'maxCredits', passed: false, reason: 'expected <= 3, got 3.5', turn: 1 },
+  ]);
+  r.recordExpectations(runId, items[1]!.key, [{ name: 'state', passed: false, reason: 'expected completed, got error' }]);
+  r.setRunStatus(runId, 'completed', 'end');
+  r.createRun(runInfo({ startedAt: '2025-01-02T00:00:00Z' }), TARGETS.slice(0, 1), []);
+  r.createRun(runInfo({ label: 'adhoc' }), TARGETS.slice(0, 1), []);
+  return runId;
+}
+
+describe('queries', () => {
+  it('lists runs newest first with targets, outcome counts and credits', () => {
+    const runId = seed();
+    const runs = listRuns(store.db);
+    expect(runs.map((r) => r.id)).toEqual([3, 2, 1]);
+    expect(runs[2]).toEqual({
+      id: runId,
+      label: 'nightly',
+      suiteName: 'smoke',
+      targets: ['emu', 'prod'],
+      startedAt: '2025-01-01T00:00:00.000Z',
+      endedAt: 'end',
+      status: 'completed',
+      items: 4,
+      outcomes: { completed: 1, error: 1, pending: 1, complete: 1 },
+      credits: 3.5,
+    });
+    expect(runs[0]).toMatchObject({ items: 0, outcomes: {}, credits: null, endedAt: null, status: 'running' });
+    expect(listRuns(store.db, { limit: 1 }).map((r) => r.id)).toEqual([3]);
+  });
+
+  it('finds a run by id, latest, or newest with a label', () => {
+    seed();
+    expect(findRun(store.db, 1)!.options).toEqual({ concurrency: 4, repeats: 1 });
+    expect(findRun(store.db, 'latest')!.id).toBe(3);
+    expect(findRun(store.db, 'nightly')!.id).toBe(2);
+    expect(findRun(store.db, 'nope')).toBeUndefined();
+    expect(findRun(store.db, 99)).toBeUndefined();
+    expect(parseRunSelector('12')).toBe(12);
+    expect(parseRunSelector('latest')).toBe('latest');
+    expect(parseRunSelector('v1.2')).toBe('v1.2');
+  });
+
+  it('iterates turns with their items in plan order, stats null when absent', () => {
+    const runId = seed();
+    const turns = [...iterateTurns(store.db, runId)];
+    expect(turns.map((t) => [t.itemKey, t.turn])).toEqual([
+      ['emu/question/q0/0', 0],
+      ['emu/question/q0/0', 1],
+      ['emu/question/q1/0', 0],
+    ]);
+    expect(turns[0]).toMatchObject({ kind: 'question', target: 'emu', suiteItemId: 'q0', tags: ['smoke', 'n0'], outcome: 'completed', credits: 2.5, cachedTokens: 0 });
+    expect(turns[2]).toMatchObject({ state: 'error', errorCode: 'INTERNAL', errorRawCode: 'boom', credits: null, timeMillis: null, totalTokens: null });
+  });
+
+  it('iterates searches and summarizes expectations', () => {
+    const runId = seed();
+    const searches = [...iterateSearches(store.db, runId)];
+    expect(searches).toHaveLength(1);
+    expect(searches[0]).toMatchObject({ itemKey: 'prod/search/s1/0', tags: ['x'], params: {}, countedByType: { content: 5 }, exhaustive: true, skipped: [], matchCount: null });
+    const summary = expectationSummary(store.db, runId);
+    expect(summary).toMatchObject({ total: 3, passed: 1, failed: 2 });
+    expect(summary.byName).toEqual([
+      { name: 'contains', total: 1, passed: 1, failed: 0 },
+      { name: 'maxCredits', total: 1, passed: 0, failed: 1 },
+      { name: 'state', total: 1, passed: 0, failed: 1 },
+    ]);
+    expect(summary.failures.map((f) => [f.suiteItemId, f.name, f.turn])).toEqual([
+      ['q0', 'maxCredits', 1],
+      ['q1', 'state', null],
+    ]);
+    expect(expectationSummary(store.db, 99)).toEqual({ total: 0, passed: 0, failed: 0, byName: [], failures: [] });
+  });
+});

@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/http/errors.js';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { MIGRATIONS, latestVersion } from '../../src/store/migrations.js';
+import { openStore } from '../../src/store/store.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsbench-store-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('openStore', () => {
+  it('creates the folder and the schema, in WAL mode with a busy timeout, NORMAL sync and foreign keys', () => {
+    const file = path.join(dir, 'results', 'nested', 'dsbench.db');
+    const store = openStore(file, { busyTimeoutMs: 1234 });
+    try {
+      expect(fs.existsSync(file)).toBe(true);
+      expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(store.db.pragma('busy_timeout', { simple: true })).toBe(1234);
+      expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
+      expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(store.db.pragma('user_version', { simple: true })).toBe(latestVersion());
+      const tables = store.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(tables).toEqual(
+        ['expectations', 'items', 'quota_snapshots', 'runs', 'searches', 'sources', 'suggested_followups', 'targets', 'turns'].sort(),
+      );
+      expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(store.db.pragma('foreign_key_check')).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('opens an up-to-date database again without touching it', () => {
+    const file = path.join(dir, 'a.db');
+    openStore(file).close();
+    const store = openStore(file);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    store.close();
+    store.close();
+  });
+
+  it('refuses a file that is not a SQLite database with a usage error', () => {
+    const file = path.join(dir, 'notes.db');
+    fs.writeFileSync(file, 'these are not the pages you are looking for '.repeat(100));
+    const err = catchError(() => openStore(file));
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(ExitCode.usage);
+    expect((err as Error).message).toMatch(/not a SQLite database.*--db/);
+  });
+
+  it('says so when the path cannot be opened as a database', () => {
+    expect(() => openStore(dir)).toThrow(/cannot open .* as a database/);
+  });
+
+  it('refuses a database written by a newer dsbench, and leaves it alone', () => {
+    const file = path.join(dir, 'newer.db');
+    const raw = new Database(file);
+    raw.exec('CREATE TABLE future (x)');
+    raw.pragma(`user_version = ${latestVersion() + 3}`);
+    raw.close();
+    const err = catchError(() => openStore(file));
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/newer dsbench \(schema version 4, this dsbench knows up to 1\); upgrade dsbench/);
+    const after = new Database(file);
+    expect(after.pragma('user_version', { simple: true })).toBe(latestVersion() + 3);
+    after.close();
+  });
+
+  it('refuses a SQLite database of some other program rather than writing its tables into it', () => {
+    const file = path.join(dir, 'other.db');
+    const raw = new Database(file);
+    raw.exec('CREATE TABLE contacts (name)');
+    raw.close();
+    expect(() => openStore(file)).toThrow(/not a dsbench one/);
+  });
+});
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected an error');
+}
