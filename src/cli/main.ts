@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { DsbenchError } from '../http/errors.js';
+import { DsbenchError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { redact } from '../http/redact.js';
 import { VERSION } from '../version.js';
 import { askCommand } from './ask.js';
 import { conversationsCommand } from './conversations.js';
 import { emulatorCommand } from './emulator.js';
+import { runCommand } from './run.js';
 import { globalOptions } from './global-options.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -16,11 +17,17 @@ async function main(argv: string[]): Promise<number> {
     .version(VERSION)
     .command(askCommand)
     .command(conversationsCommand)
+    .command(runCommand)
     .command(emulatorCommand)
     .demandCommand(1, 'Give a command; see dsbench --help.')
     .strict()
     .recommendCommands()
-    .fail(false)
+    // With .fail(false) yargs throws a plain Error for bad flags, indistinguishable from an internal
+    // error; a failure with a message and no error object is a usage error, anything else is rethrown.
+    .fail((message, error) => {
+      if (error) throw error;
+      throw new UsageError(`${message}\nRun dsbench --help (or dsbench <command> --help) for usage.`);
+    })
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .epilogue(
       'Environment: SRC_ENDPOINT, SRC_ACCESS_TOKEN, SRC_HEADER_<NAME>, SRC_HEADERS. With no endpoint, dsbench starts its embedded emulator.\n' +

@@ -1,0 +1,155 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { loadSuite } from '../config/load-suite.js';
+import { parseDuration } from '../config/duration.js';
+import { connectionFor } from '../config/credentials.js';
+import { targetsFrom } from '../config/targets.js';
+import { startEmulator, type RunningEmulator } from '../emulator/index.js';
+import { UsageError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
+import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
+import { openStore } from '../store/index.js';
+import type { GlobalArgs } from './global-options.js';
+import { formatRunSummary } from './run-summary.js';
+
+interface RunArgs extends GlobalArgs {
+  suite?: string | undefined;
+  target: string[];
+  db: string;
+  label?: string | undefined;
+  concurrency?: number | undefined;
+  searchConcurrency?: number | undefined;
+  repeats?: number | undefined;
+  resume?: number | undefined;
+  cleanup: boolean;
+  onQuota: 'stop' | 'wait' | 'continue';
+  maxQuotaWait: string;
+  grace: string;
+  quiet: boolean;
+  reporter?: ReporterName | undefined;
+  emulatorTimeScale: number;
+}
+
+const positiveInt = (name: string, value: number | undefined) => {
+  if (value !== undefined && !(Number.isInteger(value) && value > 0)) throw new UsageError(`--${name} must be a positive integer, got ${value}`);
+};
+
+export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
+  command: 'run [suite]',
+  describe: 'Run a suite of questions and searches on one or more instances, recording everything in SQLite',
+  builder: (y: Argv<GlobalArgs>) =>
+    y
+      .positional('suite', { type: 'string', describe: 'Suite file (YAML or JSON); with --resume, defaults to the run\'s own' })
+      .option('target', { type: 'string', array: true, default: [] as string[], describe: 'NAME=URL of an instance (repeatable); token from DSBENCH_TOKEN_<NAME> or SRC_ACCESS_TOKEN' })
+      .option('db', { type: 'string', default: 'results/dsbench.db', describe: 'SQLite database to record into' })
+      .option('label', { type: 'string', describe: 'A name for this run (e.g. nightly-2026-11-21)' })
+      .option('concurrency', { type: 'number', describe: 'Conversations at once per target (default: the suite\'s)' })
+      .option('search-concurrency', { type: 'number', describe: 'Searches at once per target (default: the suite\'s)' })
+      .option('repeats', { type: 'number', describe: 'Repeats of every item (default: the suite\'s)' })
+      .option('resume', { type: 'number', describe: 'Continue an interrupted run by id: finished items stay, running ones are re-polled, never asked again' })
+      .option('cleanup', { type: 'boolean', default: false, describe: 'Delete the conversations the run created once they are recorded' })
+      .option('on-quota', { choices: ['stop', 'wait', 'continue'] as const, default: 'stop' as const, describe: 'When a target reports quota or entitlement exhaustion' })
+      .option('max-quota-wait', { type: 'string', default: '1h', describe: 'Longest wait for a quota reset with --on-quota wait' })
+      .option('grace', { type: 'string', default: '30s', describe: 'After a first Ctrl-C/SIGTERM, how long running questions may finish before they are cancelled' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'No progress display' })
+      .option('reporter', { choices: Object.keys(REPORTERS) as ReporterName[], describe: 'Progress display (default: bar on a terminal, lines otherwise)' })
+      .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
+      .check((argv) => {
+        for (const name of ['concurrency', 'search-concurrency', 'repeats', 'resume'] as const) positiveInt(name, argv[name] as number | undefined);
+        if (!(Number(argv.emulatorTimeScale) > 0)) throw new UsageError('--emulator-time-scale must be positive');
+        if (argv.suite === undefined && argv.resume === undefined) throw new UsageError('give a suite file, e.g. dsbench run suites/smoke.yaml');
+        return true;
+      }) as unknown as Argv<RunArgs>,
+  handler: async (argv: ArgumentsCamelCase<RunArgs>) => {
+    const maxQuotaWaitMs = parseDuration(argv.maxQuotaWait, '--max-quota-wait');
+    const graceMs = parseDuration(argv.grace, '--grace');
+    const store = openStore(argv.db);
+    let emulator: RunningEmulator | undefined;
+    try {
+      const previous = argv.resume !== undefined ? store.recorder.loadRun(argv.resume) : undefined;
+      if (argv.resume !== undefined && !previous) throw new UsageError(`there is no run ${argv.resume} in ${argv.db}; list runs with dsbench runs --db ${argv.db}`);
+      const suite = await loadSuite(argv.suite ?? (previous?.info.suitePath as string));
+      let named = targetsFrom(argv.target, argv.endpoint, process.env);
+      if (previous) named = resumeTargets(previous.targets, named);
+      let targets: RunTarget[];
+      if (named) {
+        targets = named.map((t) => ({ ...t, emulated: false, timeScale: 1 }));
+      } else {
+        emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale });
+        process.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
+        targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
+      }
+      const signals = handleSignals(graceMs);
+      const reporterName = argv.reporter ?? defaultReporter(argv.quiet, Boolean(process.stderr.isTTY));
+      let result: RunResult;
+      try {
+        result = await executeRun({
+          suite,
+          targets,
+          recorder: store.recorder,
+          reporter: REPORTERS[reporterName](),
+          label: argv.label,
+          api: previous?.targets[0]?.api ?? (process.argv.some((a) => a === '--api' || a.startsWith('--api=')) ? argv.api : undefined),
+          concurrency: argv.concurrency,
+          searchConcurrency: argv.searchConcurrency,
+          repeats: argv.repeats ?? (previous?.info.options.repeats as number | undefined),
+          onQuota: argv.onQuota,
+          maxQuotaWaitMs,
+          cleanup: argv.cleanup,
+          resumeRunId: argv.resume,
+          stop: signals.stop,
+          abort: signals.abort,
+        });
+      } finally {
+        signals.dispose();
+      }
+      const emulated = targets.some((t) => t.emulated);
+      process.stdout.write(argv.json ? `${JSON.stringify({ ...result, db: store.path, emulated }, null, 2)}\n` : formatRunSummary(result, store.path, emulated));
+      process.exitCode = result.exitCode;
+    } finally {
+      store.close();
+      await emulator?.stop();
+    }
+  },
+};
+
+/** A resumed run goes back to the instances it used; only tokens are read again from the environment. */
+function resumeTargets(stored: Array<{ name: string; url: string; emulated: boolean }>, given: ReturnType<typeof targetsFrom>) {
+  if (stored.some((t) => t.emulated)) {
+    throw new UsageError('this run used the embedded emulator, which ended with its process, so its conversations cannot be re-polled; start a new run');
+  }
+  return stored.map((t) => {
+    const match = given?.find((g) => g.name === t.name || g.connection.endpoint === t.url);
+    return match ?? targetsFrom([`${t.name}=${t.url}`], undefined, process.env)?.[0] ?? { name: t.name, connection: connectionFor(t.url, undefined, process.env) };
+  });
+}
+
+/**
+ * First SIGINT/SIGTERM: launch nothing more, give running questions the grace period, then cancel them.
+ * A second one exits at once: every state change is already committed, so the database stays consistent.
+ */
+function handleSignals(graceMs: number) {
+  const stop = new AbortController();
+  const abort = new AbortController();
+  let grace: NodeJS.Timeout | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.signal.aborted) {
+      process.stderr.write(`dsbench: second ${signal}: exiting now; resume later with dsbench run --resume <id>\n`);
+      process.exit(ExitCode.aborted);
+    }
+    process.stderr.write(`dsbench: ${signal}: launching nothing more; running questions have ${Math.round(graceMs / 1000)} s to finish, then are cancelled (again to exit at once)\n`);
+    stop.abort();
+    grace = setTimeout(() => abort.abort(), graceMs);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stop: stop.signal,
+    abort: abort.signal,
+    dispose: () => {
+      clearTimeout(grace);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}

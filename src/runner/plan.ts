@@ -1,0 +1,36 @@
+import type { ResolvedQuestion, ResolvedSearch, ResolvedSuite } from '../config/suite.js';
+import type { PlannedItem } from './recorder.js';
+
+export type WorkItem =
+  | (PlannedItem & { kind: 'question'; question: ResolvedQuestion })
+  | (PlannedItem & { kind: 'search'; search: ResolvedSearch });
+
+/** Stable identity of a work item: never a position, so a resumed run finds the same keys. */
+export function itemKey(target: string, kind: 'question' | 'search', id: string, repeat: number): string {
+  return `${target}/${kind}/${id}/${repeat}`;
+}
+
+/**
+ * Suite x targets x repeats. Repeat 0 of every item comes before repeat 1 of any, so a run cut short
+ * still covers the whole suite once.
+ */
+export function planRun(suite: ResolvedSuite, targets: readonly string[], repeatsOverride?: number): WorkItem[] {
+  const items: WorkItem[] = [];
+  const repeatsOf = (own: number) => repeatsOverride ?? own;
+  const most = Math.max(0, ...suite.questions.map((q) => repeatsOf(q.repeats)), ...suite.searches.map((s) => repeatsOf(s.repeats)));
+  for (let repeat = 0; repeat < most; repeat++) {
+    for (const target of targets) {
+      for (const question of suite.questions) {
+        if (repeat >= repeatsOf(question.repeats)) continue;
+        const key = itemKey(target, 'question', question.id, repeat);
+        items.push({ key, kind: 'question', target, suiteItemId: question.id, repeat, tags: question.tags, question });
+      }
+      for (const search of suite.searches) {
+        if (repeat >= repeatsOf(search.repeats)) continue;
+        const key = itemKey(target, 'search', search.id, repeat);
+        items.push({ key, kind: 'search', target, suiteItemId: search.id, repeat, tags: search.tags, search });
+      }
+    }
+  }
+  return items;
+}

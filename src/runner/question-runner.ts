@@ -1,0 +1,281 @@
+import type { ResolvedQuestion } from '../config/suite.js';
+import type { DeepSearchClient } from '../deepsearch/client.js';
+import type { Conversation, Question } from '../deepsearch/model.js';
+import { waitForQuestion } from '../deepsearch/wait.js';
+import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
+import { redact } from '../http/redact.js';
+import { evaluateQuestion } from './expectations.js';
+import type { AdaptivePollSchedule } from './poll-schedule.js';
+import type { ItemOutcome, Recorder, ResumeItem, TurnRecord } from './recorder.js';
+import type { TargetGate } from './target-gate.js';
+
+export interface QuestionContext {
+  runId: number;
+  recorder: Recorder;
+  client: DeepSearchClient;
+  schedule: AdaptivePollSchedule;
+  gate: TargetGate;
+  /** Delete the conversation once its result is recorded. */
+  cleanup: boolean;
+  /** Aborts waiting: what is processing is then cancelled on the server. */
+  signal: AbortSignal;
+  log: (message: string) => void;
+}
+
+export interface QuestionItem {
+  key: string;
+  target: string;
+  question: ResolvedQuestion;
+}
+
+export interface ItemSummary {
+  outcome: ItemOutcome;
+  credits: number;
+  passed: number;
+  failed: number;
+}
+
+const iso = () => new Date().toISOString();
+
+/** Where a resumed item picks up: which turn, and whether that turn was sent, or may have been. */
+interface Start {
+  ref: string | undefined;
+  turns: TurnRecord[];
+  next: number;
+  /** The next turn was sent (or may have been): look before asking it again. */
+  pending: 'poll' | 'maybe-sent' | 'ask';
+  sentAt?: string | undefined;
+}
+
+/**
+ * Runs one conversation: asks the question, then each follow-up after the previous answer ends, polling
+ * on the target's schedule; records every state change as it is observed; cancels on the server a turn
+ * that outlives the item's timeout; evaluates expectations. A resumed item is re-polled by its stored
+ * conversation, never asked again.
+ */
+export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resume?: ResumeItem): Promise<ItemSummary> {
+  const { recorder, runId, client } = ctx;
+  const texts = [item.question.text, ...item.question.followups.map((f) => f.text)];
+  recorder.itemStarted(runId, item.key, iso());
+  const start = startOf(resume, texts);
+  const turns = start.turns;
+  let ref = start.ref;
+  let message: string | undefined;
+  const deadline = performance.now() + item.question.timeoutMs;
+
+  let current = start.next;
+  try {
+    for (; current < texts.length; current++) {
+      const text = texts[current] as string;
+      let sentAt = start.sentAt ?? iso();
+      let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
+      let resumed = current === start.next && start.pending === 'poll';
+      if (current === start.next && start.pending === 'maybe-sent') {
+        const found = await findSent(ctx, item, ref, current, text, start.sentAt);
+        if (found !== undefined) [ref, resumed] = [found, true];
+      }
+      if (!resumed) {
+        sentAt = iso();
+        sentClock = performance.now();
+        recorder.recordTurn(runId, item.key, current, { state: 'sending', text, sentAt, polls: 0 });
+        ref = await send(ctx, item, ref, current, text, sentAt);
+      }
+      const turn = await follow(ctx, item, ref as string, current, text, sentAt, sentClock, deadline);
+      turns[current] = turn;
+      if (turn.state !== 'completed') break;
+    }
+  } catch (error) {
+    const text = texts[current] ?? '';
+    if (error instanceof AbortedError || ctx.signal.aborted) {
+      await cancelOnServer(ctx, ref, item);
+      message = 'cancelled by dsbench: the run was aborted';
+      turns[current] = { state: 'canceled', text, clientError: message, polls: 0 };
+    } else {
+      message = redact(error instanceof Error ? error.message : String(error));
+      if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.gate.fail(message);
+      turns[current] = { state: 'client_error', text, clientError: message, polls: 0 };
+    }
+    recorder.recordTurn(runId, item.key, current, turns[current] as TurnRecord);
+  }
+
+  const asked = turns.filter(Boolean);
+  const outcome = outcomeOf(asked[asked.length - 1]);
+  const results = evaluateQuestion(item.question.expect, item.question.followups, asked);
+  if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
+  recorder.itemFinished(runId, item.key, outcome, iso(), message);
+  if (ctx.cleanup && ref !== undefined) await deleteConversation(ctx, item, ref);
+  return {
+    outcome,
+    credits: asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0),
+    passed: results.filter((r) => r.passed).length,
+    failed: results.filter((r) => !r.passed).length,
+  };
+}
+
+/** An item ends as its last turn did; a turn left sending or processing means a request failed. */
+function outcomeOf(last: TurnRecord | undefined): ItemOutcome {
+  if (!last || last.state === 'sending' || last.state === 'processing') return 'client_error';
+  return last.state;
+}
+
+function startOf(resume: ResumeItem | undefined, texts: string[]): Start {
+  const recorded = resume?.turns ?? [];
+  const turns: TurnRecord[] = [];
+  const last = recorded[recorded.length - 1];
+  if (!last) return { ref: resume?.conversationRef, turns, next: 0, pending: 'ask' };
+  for (const t of recorded.slice(0, -1)) turns[t.turn] = { state: t.state, text: texts[t.turn] ?? '', questionId: t.questionId, polls: 0 };
+  // A turn being sent when the process died may have reached the server: look before asking again.
+  if (last.state === 'sending') return { ref: resume?.conversationRef, turns, next: last.turn, pending: 'maybe-sent', sentAt: last.sentAt };
+  if (last.state === 'processing') return { ref: resume?.conversationRef, turns, next: last.turn, pending: 'poll', sentAt: last.sentAt };
+  turns[last.turn] = { state: last.state, text: texts[last.turn] ?? '', questionId: last.questionId, polls: 0 };
+  return { ref: resume?.conversationRef, turns, next: last.state === 'completed' ? last.turn + 1 : texts.length, pending: 'ask' };
+}
+
+/** Sends turn `index`; returns the conversation's ref. A create whose outcome is unknown is looked for before giving up. */
+async function send(ctx: QuestionContext, item: QuestionItem, ref: string | undefined, index: number, text: string, sentAt: string): Promise<string> {
+  const { recorder, runId, client, signal } = ctx;
+  try {
+    if (index === 0) {
+      const conversation = await client.create(text, { signal });
+      recorder.conversationCreated(runId, item.key, conversation.ref, iso());
+      recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
+      return conversation.ref;
+    }
+    const added = await client.addQuestion(ref as string, text, { signal });
+    recorder.recordTurn(runId, item.key, index, { state: 'processing', text, questionId: added.id, polls: 0 });
+    return ref as string;
+  } catch (error) {
+    if (!(error instanceof OutcomeUnknownError)) throw error;
+    ctx.log(`${item.key}: ${error.message}`);
+    const found = await findSent(ctx, item, ref, index, text, sentAt);
+    if (found === undefined) throw error;
+    return found;
+  }
+}
+
+/**
+ * Looks on the server for a turn that may have been sent: the conversation's questions (a follow-up),
+ * or recent conversations with the same first question created since it was sent (a create).
+ */
+async function findSent(ctx: QuestionContext, item: QuestionItem, ref: string | undefined, index: number, text: string, sentAt: string | undefined): Promise<string | undefined> {
+  const { client, recorder, runId, signal } = ctx;
+  if (index > 0 && ref !== undefined) {
+    const conversation = await client.get(ref, { signal });
+    return conversation.questions[index]?.text === text ? ref : undefined;
+  }
+  if (ref !== undefined) return ref;
+  const since = Date.parse(sentAt ?? '') - 60_000;
+  let looked = 0;
+  for await (const summary of client.list({ pageSize: 20, signal, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) })) {
+    if (++looked > 50) break;
+    if (summary.createdAt !== undefined && Date.parse(summary.createdAt) < since) continue;
+    const conversation = await client.get(summary.ref, { signal });
+    if (conversation.questions[0]?.text === text && conversation.questions.length === 1) {
+      ctx.log(`${item.key}: found conversation ${conversation.ref} sent before the interruption; following it instead of asking again`);
+      recorder.conversationCreated(runId, item.key, conversation.ref, iso());
+      return conversation.ref;
+    }
+  }
+  return undefined;
+}
+
+/** Polls turn `index` until it ends or the item's time is up; records each change of state as it is seen. */
+async function follow(
+  ctx: QuestionContext,
+  item: QuestionItem,
+  ref: string,
+  index: number,
+  text: string,
+  sentAt: string,
+  sentClock: number,
+  deadline: number,
+): Promise<TurnRecord> {
+  const { recorder, runId, client, signal } = ctx;
+  let lastState: string | undefined;
+  const waited = await waitForQuestion(client, ref, index, {
+    schedule: ctx.schedule.schedule(),
+    timeoutMs: Math.max(0, deadline - performance.now()),
+    signal,
+    onPoll: (conversation) => {
+      const question = conversation.questions[index];
+      if (question && question.rawState !== lastState) {
+        lastState = question.rawState;
+        recorder.recordTurn(runId, item.key, index, { ...turnOf(question, conversation, text, sentAt), polls: 0 });
+      }
+    },
+  });
+  const wallMs = Math.round(performance.now() - sentClock);
+  const observedEndAt = iso();
+  if (waited.timedOut) {
+    await cancelOnServer(ctx, ref, item, waited.question?.id);
+    const turn: TurnRecord = {
+      ...(waited.question ? turnOf(waited.question, waited.conversation, text, sentAt) : { text, sentAt }),
+      state: 'timeout',
+      polls: waited.polls,
+      wallMs,
+      observedEndAt,
+      clientError: `no answer within ${Math.round(item.question.timeoutMs / 1000)} s; cancelled on the server`,
+    };
+    recorder.recordTurn(runId, item.key, index, turn);
+    return turn;
+  }
+  const question = waited.question as Question;
+  const turn: TurnRecord = { ...turnOf(question, waited.conversation, text, sentAt), polls: waited.polls, wallMs, observedEndAt };
+  recorder.recordTurn(runId, item.key, index, turn);
+  if (turn.serverMs !== undefined) ctx.schedule.observe(turn.serverMs);
+  if (waited.conversation.quotaUsage) recorder.quotaSnapshot(runId, item.target, waited.conversation.quotaUsage, observedEndAt);
+  if (question.error && (question.error.code === 'QUOTA_EXCEEDED' || question.error.code === 'ENTITLEMENT_EXCEEDED')) {
+    const decision = ctx.gate.onQuotaError(question.error, waited.conversation.quotaUsage);
+    if (decision) ctx.log(decision);
+  }
+  return turn;
+}
+
+function turnOf(question: Question, conversation: Conversation, text: string, sentAt: string): Omit<TurnRecord, 'polls'> {
+  return {
+    state: question.state,
+    text,
+    questionId: question.id,
+    error: question.error,
+    title: question.title,
+    answer: question.answer,
+    sources: question.sources,
+    suggestedFollowups: question.suggestedFollowups,
+    stats: question.stats,
+    sentAt,
+    ...serverTimes(question, conversation),
+  };
+}
+
+/**
+ * Latency as the server measured it, so it does not depend on when dsbench polled: legacy
+ * `stats.time_millis`; otherwise the question's creation to the conversation's last update.
+ */
+function serverTimes(question: Question | undefined, conversation: Conversation): Partial<TurnRecord> {
+  const created = question?.createdAt ?? (question?.index === 0 ? conversation.createdAt : undefined);
+  const updated = question?.updatedAt ?? conversation.updatedAt;
+  const times: Partial<TurnRecord> = { serverCreatedAt: created, serverUpdatedAt: updated };
+  if (!question || question.state === 'processing') return times;
+  if (question.stats && question.stats.timeMillis > 0) return { ...times, serverMs: question.stats.timeMillis, serverMsSource: 'stats.time_millis' };
+  const ms = Date.parse(conversation.updatedAt ?? updated ?? '') - Date.parse(created ?? '');
+  return Number.isFinite(ms) && ms >= 0 ? { ...times, serverMs: ms, serverMsSource: 'timestamps' } : times;
+}
+
+/** Best effort, with its own deadline: the run's signal may already be aborted. */
+async function cancelOnServer(ctx: QuestionContext, ref: string | undefined, item: QuestionItem, questionId?: string): Promise<void> {
+  if (ref === undefined) return;
+  try {
+    await ctx.client.cancel(ref, questionId, { signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    ctx.log(`${item.key}: could not cancel ${ref} on the server: ${error instanceof DsbenchError ? error.message : String(error)}`);
+  }
+}
+
+async function deleteConversation(ctx: QuestionContext, item: QuestionItem, ref: string): Promise<void> {
+  try {
+    await ctx.client.delete(ref, { signal: AbortSignal.timeout(10_000) });
+    ctx.recorder.conversationDeleted(ctx.runId, item.key, iso());
+  } catch (error) {
+    ctx.log(`${item.key}: --cleanup could not delete ${ref}: ${error instanceof DsbenchError ? error.message : String(error)}`);
+  }
+}

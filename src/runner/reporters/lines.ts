@@ -1,0 +1,43 @@
+import type { ItemSummary } from '../question-runner.js';
+import { ProgressState, type Reporter, type RunStart } from './reporter.js';
+
+/** Plain periodic lines, for logs of unattended runs (no TTY). */
+export class LinesReporter implements Reporter {
+  private readonly state = new ProgressState();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    private readonly intervalMs = 10_000,
+  ) {}
+
+  onRunStart(start: RunStart): void {
+    this.state.start(start);
+    this.write(`dsbench: run ${start.runId}: ${start.total} items on ${start.targets.join(', ')}${start.alreadyDone ? ` (${start.alreadyDone} already done)` : ''}`);
+    this.timer = setInterval(() => this.line(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  onItemStart(): void {
+    this.state.itemStarted();
+  }
+
+  onItemEnd(_key: string, summary: ItemSummary): void {
+    this.state.itemEnded(summary);
+  }
+
+  onLog(message: string): void {
+    this.write(`dsbench: ${message}`);
+  }
+
+  onRunEnd(): void {
+    clearInterval(this.timer);
+    this.line();
+  }
+
+  private line(): void {
+    const s = this.state;
+    const eta = s.etaSeconds();
+    this.write(`dsbench: ${s.done}/${s.total} done, ${s.running} running, ${s.errors} errors, ${s.credits} credits${eta !== undefined ? `, ETA ${eta} s` : ''}`);
+  }
+}

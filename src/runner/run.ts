@@ -1,0 +1,240 @@
+import pLimit from 'p-limit';
+import type { LoadedSuite } from '../config/load-suite.js';
+import { headersFor, type Connection } from '../config/credentials.js';
+import { createClient, type DeepSearchClient } from '../deepsearch/index.js';
+import { DsbenchError, HttpStatusError, UsageError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+import { redact } from '../http/redact.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
+import { Transport } from '../http/transport.js';
+import { VERSION } from '../version.js';
+import { planRun, type WorkItem } from './plan.js';
+import { AdaptivePollSchedule } from './poll-schedule.js';
+import { runQuestion, type ItemSummary } from './question-runner.js';
+import type { ItemOutcome, Recorder, ResumeItem, RunStatus, TargetInfo } from './recorder.js';
+import type { Reporter } from './reporters/index.js';
+import { runSearchItem } from './search-runner.js';
+import { TargetGate, type QuotaPolicy } from './target-gate.js';
+
+export interface RunTarget {
+  name: string;
+  connection: Connection;
+  emulated: boolean;
+  /** Real time per server time; below 1 only for an emulator that runs faster, so polling keeps pace. */
+  timeScale: number;
+}
+
+export interface RunOptions {
+  suite: LoadedSuite;
+  targets: RunTarget[];
+  recorder: Recorder;
+  reporter: Reporter;
+  label?: string | undefined;
+  api?: 'legacy' | 'versioned' | undefined;
+  concurrency?: number | undefined;
+  searchConcurrency?: number | undefined;
+  repeats?: number | undefined;
+  onQuota: QuotaPolicy;
+  maxQuotaWaitMs: number;
+  cleanup: boolean;
+  resumeRunId?: number | undefined;
+  /** First signal: launch nothing more. */
+  stop: AbortSignal;
+  /** After the grace period: cancel what is still running. */
+  abort: AbortSignal;
+  retry?: Partial<RetryPolicy> | undefined;
+}
+
+export interface TargetResult {
+  counts: Partial<Record<ItemOutcome | 'pending', number>>;
+  credits: number;
+  passed: number;
+  failed: number;
+  stopped?: string | undefined;
+}
+
+export interface RunResult {
+  runId: number;
+  status: RunStatus;
+  exitCode: ExitCode;
+  targets: Record<string, TargetResult>;
+  expectations: { passed: number; failed: number };
+  wallMs: number;
+}
+
+interface TargetRuntime {
+  target: RunTarget;
+  client: DeepSearchClient;
+  stream: Transport;
+  schedule: AdaptivePollSchedule;
+  gate: TargetGate;
+  questions: ReturnType<typeof pLimit>;
+  searches: ReturnType<typeof pLimit>;
+  result: TargetResult;
+}
+
+/**
+ * Runs a suite on its targets: plans suite x targets x repeats, schedules items under per-target limits,
+ * follows each to its end through the recorder, and decides the run's status and exit code.
+ */
+export async function executeRun(options: RunOptions): Promise<RunResult> {
+  const started = performance.now();
+  const { recorder, reporter, suite } = options;
+  const resolved = suite.resolved;
+  const api = options.api ?? resolved.questions[0]?.api ?? 'versioned';
+  const items = planRun(resolved, options.targets.map((t) => t.name), options.repeats);
+  const { runId, resumed } = openRun(options, items, api);
+  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved)]));
+  const log = (message: string) => reporter.onLog?.(redact(message));
+
+  try {
+    await preflight([...runtimes.values()], resolved.questions.length > 0, log);
+    const pending = items.filter((item) => resumed.get(item.key)?.status !== 'done');
+    reporter.onRunStart?.({ runId, total: items.length, alreadyDone: items.length - pending.length, targets: options.targets.map((t) => t.name) });
+    for (const [key, state] of resumed) {
+      if (state.status === 'done') count(runtimes.get(key.slice(0, key.indexOf('/')))?.result, state.outcome ?? 'completed');
+    }
+    await Promise.all(pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, log })));
+  } finally {
+    reporter.onRunEnd?.();
+    await Promise.all([...runtimes.values()].flatMap((r) => [r.client.close(), r.stream.close()]));
+  }
+
+  const targets = Object.fromEntries([...runtimes].map(([name, r]) => [name, { ...r.result, ...(r.gate.stopped && { stopped: r.gate.stopped.reason }) }]));
+  const passed = Object.values(targets).reduce((sum, t) => sum + t.passed, 0);
+  const failed = Object.values(targets).reduce((sum, t) => sum + t.failed, 0);
+  const exitCode = exitCodeOf(options, [...runtimes.values()], failed);
+  const status: RunStatus = options.stop.aborted || exitCode === ExitCode.aborted ? 'aborted' : exitCode === ExitCode.unreachable ? 'failed' : 'completed';
+  recorder.setRunStatus(runId, status, new Date().toISOString());
+  return { runId, status, exitCode, targets, expectations: { passed, failed }, wallMs: Math.round(performance.now() - started) };
+}
+
+function openRun(options: RunOptions, items: WorkItem[], api: 'legacy' | 'versioned'): { runId: number; resumed: Map<string, ResumeItem> } {
+  const { recorder, suite } = options;
+  if (options.resumeRunId === undefined) {
+    const targets: TargetInfo[] = options.targets.map((t) => ({ name: t.name, url: t.connection.endpoint, api, emulated: t.emulated }));
+    const runOptions = {
+      api,
+      concurrency: options.concurrency ?? suite.resolved.concurrency,
+      searchConcurrency: options.searchConcurrency ?? suite.resolved.searchConcurrency,
+      repeats: options.repeats,
+      onQuota: options.onQuota,
+      maxQuotaWaitMs: options.maxQuotaWaitMs,
+      cleanup: options.cleanup,
+    };
+    const info = {
+      label: options.label,
+      suiteName: suite.resolved.name,
+      suitePath: suite.path,
+      suiteHash: suite.sha256,
+      dsbenchVersion: VERSION,
+      options: runOptions,
+      startedAt: new Date().toISOString(),
+    };
+    return { runId: recorder.createRun(info, targets, items), resumed: new Map() };
+  }
+  const state = recorder.loadRun(options.resumeRunId);
+  if (!state) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
+  if (state.status === 'completed') throw new UsageError(`run ${state.runId} completed; there is nothing to resume`);
+  if (state.info.suiteHash !== suite.sha256) {
+    throw new UsageError(`the suite ${suite.path} changed since run ${state.runId} started; resuming would mix results of two suites. Start a new run instead`);
+  }
+  const planned = new Set(items.map((i) => i.key));
+  const unknown = state.items.find((i) => !planned.has(i.key));
+  if (unknown || state.items.length !== items.length) {
+    throw new UsageError(`run ${state.runId} planned other items (targets or --repeats differ: ${unknown?.key ?? 'count differs'}); resume with the same --target and --repeats`);
+  }
+  recorder.setRunStatus(state.runId, 'running', new Date().toISOString());
+  return { runId: state.runId, resumed: new Map(state.items.map((i) => [i.key, i])) };
+}
+
+function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versioned', resolved: LoadedSuite['resolved']): TargetRuntime {
+  const concurrency = options.concurrency ?? resolved.concurrency;
+  const searchConcurrency = options.searchConcurrency ?? resolved.searchConcurrency;
+  const transportOptions = { ...(options.retry && { retry: options.retry }), connections: concurrency + 2 };
+  const poll = resolved.questions[0]?.poll ?? { strategy: 'adaptive' as const, intervalMs: 3000, minMs: 1000, maxMs: 15_000 };
+  return {
+    target,
+    client: createClient(target.connection, api, transportOptions),
+    stream: new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream'), connections: searchConcurrency + 1, ...(options.retry && { retry: options.retry }) }),
+    schedule: new AdaptivePollSchedule(poll, target.timeScale),
+    gate: new TargetGate(target.name, options.onQuota, options.maxQuotaWaitMs),
+    questions: pLimit(concurrency),
+    searches: pLimit(searchConcurrency),
+    result: { counts: {}, credits: 0, passed: 0, failed: 0 },
+  };
+}
+
+/** One cheap authenticated read per target: a refused token or an unreachable instance stops that target at once. */
+async function preflight(runtimes: TargetRuntime[], hasQuestions: boolean, log: (m: string) => void): Promise<void> {
+  if (!hasQuestions) return;
+  await Promise.all(
+    runtimes.map(async (r) => {
+      try {
+        for await (const _ of r.client.list({ pageSize: 1, signal: AbortSignal.timeout(30_000) })) break;
+      } catch (error) {
+        if (error instanceof HttpStatusError && error.status !== 401 && error.status !== 403) return;
+        const reason = `target ${r.target.name} (${r.target.connection.endpoint}): ${error instanceof Error ? error.message : String(error)}`;
+        r.gate.fail(reason);
+        log(`${reason}; its items are skipped`);
+      }
+    }),
+  );
+}
+
+interface LaunchContext {
+  options: RunOptions;
+  runId: number;
+  log: (m: string) => void;
+}
+
+async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext): Promise<void> {
+  const limit = item.kind === 'question' ? r.questions : r.searches;
+  await limit(async () => {
+    const { options, runId, log } = ctx;
+    // Items not launched before a stop stay pending, so a resume runs them.
+    if (options.stop.aborted) return count(r.result, 'pending');
+    const stop = await r.gate.admit(options.stop);
+    if (options.stop.aborted) return count(r.result, 'pending');
+    if (stop) {
+      options.recorder.itemSkipped(runId, item.key, stop.reason, new Date().toISOString());
+      return count(r.result, 'skipped');
+    }
+    options.reporter.onItemStart?.(item.key);
+    let summary: ItemSummary;
+    try {
+      summary =
+        item.kind === 'question'
+          ? await runQuestion(
+              { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, cleanup: options.cleanup, signal: options.abort, log },
+              { key: item.key, target: item.target, question: item.question },
+              resume,
+            )
+          : await runSearchItem({ runId, recorder: options.recorder, transport: r.stream, gate: r.gate, signal: options.abort, log }, { key: item.key, search: item.search });
+    } catch (error) {
+      // The recorder or a bug: say which item, keep the rest of the run going.
+      const message = error instanceof DsbenchError ? error.message : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+      log(`${item.key}: ${message}`);
+      summary = { outcome: 'client_error', credits: 0, passed: 0, failed: 0 };
+    }
+    count(r.result, summary.outcome);
+    r.result.credits += summary.credits;
+    r.result.passed += summary.passed;
+    r.result.failed += summary.failed;
+    options.reporter.onItemEnd?.(item.key, summary);
+  });
+}
+
+function count(result: TargetResult | undefined, outcome: ItemOutcome | 'pending'): void {
+  if (result) result.counts[outcome] = (result.counts[outcome] ?? 0) + 1;
+}
+
+/** The most severe class wins: aborted by signal, unreachable or refused, stopped by quota policy, expectations. */
+function exitCodeOf(options: RunOptions, runtimes: TargetRuntime[], failedExpectations: number): ExitCode {
+  if (options.stop.aborted) return ExitCode.aborted;
+  const stops = runtimes.map((r) => r.gate.stopped).filter((s) => s !== undefined);
+  if (stops.some((s) => s.exitCode === ExitCode.unreachable)) return ExitCode.unreachable;
+  if (runtimes.some((r) => (r.result.counts.client_error ?? 0) > 0)) return ExitCode.unreachable;
+  if (stops.length > 0) return ExitCode.aborted;
+  return failedExpectations > 0 ? ExitCode.expectationsFailed : ExitCode.ok;
+}

@@ -1,0 +1,70 @@
+import type { ResolvedSearch } from '../config/suite.js';
+import type { Transport } from '../http/transport.js';
+import { runSearch, type SearchResult } from '../stream/index.js';
+import { evaluateSearch } from './expectations.js';
+import type { ItemSummary } from './question-runner.js';
+import type { Recorder, SearchRecord } from './recorder.js';
+import type { TargetGate } from './target-gate.js';
+
+export interface SearchContext {
+  runId: number;
+  recorder: Recorder;
+  transport: Transport;
+  gate: TargetGate;
+  signal: AbortSignal;
+  log: (message: string) => void;
+}
+
+export interface SearchItem {
+  key: string;
+  search: ResolvedSearch;
+}
+
+const iso = () => new Date().toISOString();
+
+/** Runs one streaming search and records its tally and verdict; a failed search is a verdict, not an exception. */
+export async function runSearchItem(ctx: SearchContext, item: SearchItem): Promise<ItemSummary> {
+  const { recorder, runId, search } = { ...ctx, search: item.search };
+  recorder.itemStarted(runId, item.key, iso());
+  const params = {
+    query: search.query,
+    ...(search.patternType !== undefined && { patternType: search.patternType }),
+    ...(search.chunkMatches !== undefined && { chunkMatches: search.chunkMatches }),
+    ...(search.contextLines !== undefined && { contextLines: search.contextLines }),
+    ...(search.maxLineLength !== undefined && { maxLineLen: search.maxLineLength }),
+    ...(search.display !== undefined && { display: search.display }),
+  };
+  const result = await runSearch(ctx.transport, params, { timeoutMs: search.timeoutMs, signal: ctx.signal });
+  const record = searchRecord(search.query, params, result);
+  recorder.recordSearch(runId, item.key, record);
+  if (result.httpStatus === 401 || result.httpStatus === 403) ctx.gate.fail(record.error ?? `HTTP ${result.httpStatus}`);
+  const results = evaluateSearch(search.expect, record);
+  if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
+  recorder.itemFinished(runId, item.key, result.verdict, iso(), result.failure?.message);
+  return { outcome: result.verdict, credits: 0, passed: results.filter((r) => r.passed).length, failed: results.filter((r) => !r.passed).length };
+}
+
+export function searchRecord(query: string, params: Record<string, unknown>, result: SearchResult): SearchRecord {
+  const alert = result.alerts[0];
+  const errors = [...result.errors, ...(result.failure ? [result.failure.message] : [])];
+  return {
+    query,
+    params,
+    verdict: result.verdict,
+    matchCount: result.matchCount,
+    counted: result.counted,
+    countedByType: result.countedByType,
+    repositories: result.repositories,
+    files: result.files,
+    repositoriesCount: result.repositoriesCount,
+    exhaustive: result.exhaustive,
+    durationMs: result.durationMs,
+    wallMs: result.wallMs,
+    timeToFirstEventMs: result.timeToFirstEventMs,
+    timeToFirstMatchMs: result.timeToFirstMatchMs,
+    skipped: result.skipped.map((s) => ({ reason: s.reason, title: s.title, severity: s.severity })),
+    alert: alert ? [alert.title, alert.description].filter(Boolean).join(': ') : undefined,
+    error: errors.length > 0 ? errors.join('; ') : undefined,
+    httpStatus: result.httpStatus,
+  };
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { EventConsumer } from '../../src/stream/consume.js';
+import { EventDecoder, MAX_EVENT_BYTES } from '../../src/stream/decoder.js';
+import type { SearchResult } from '../../src/stream/result.js';
+import { Tally } from '../../src/stream/tally.js';
+import { contentMatch, exhaustiveFilters, finalProgress, pathMatch, prng, progress, randomCuts, sse } from './fixtures.js';
+
+/** Decodes the pieces in order, as the pump would hand them over. */
+function decode(pieces: Buffer[]): SearchResult {
+  const tally = new Tally({ keepMatches: 2, maxDistinct: 1000 });
+  const consumer = new EventConsumer(tally);
+  const decoder = new EventDecoder((name, data) => consumer.event(name, data));
+  for (const piece of pieces) decoder.feed(piece);
+  tally.end();
+  return tally.result();
+}
+
+function cutAt(bytes: Buffer, cuts: number[]): Buffer[] {
+  const pieces: Buffer[] = [];
+  let from = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    pieces.push(bytes.subarray(from, cut));
+    from = cut;
+  }
+  return pieces;
+}
+
+/** The result without its clock readings, which differ from run to run. */
+function timeless(r: SearchResult): Omit<SearchResult, 'wallMs' | 'timeToFirstEventMs' | 'timeToFirstMatchMs'> {
+  const { wallMs: _w, timeToFirstEventMs: _e, timeToFirstMatchMs: _m, ...rest } = r;
+  return rest;
+}
+
+const stream = Buffer.from(
+  sse('matches', [contentMatch('github.com/é/中', 'dir/ü😀.go', [2, 1]), pathMatch('github.com/é/中', 'dir/ü😀.go')]) +
+    sse('progress', progress(4)) +
+    sse('matches', [contentMatch('github.com/ascii/x', 'main.go', [1]), pathMatch('github.com/é/中', 'other.txt')]) +
+    sse('filters', [{ value: 'lang:go', label: 'Gö 语言', count: 3, exhaustive: true, kind: 'lang' }]) +
+    sse('progress', finalProgress(6)) +
+    sse('alert', { title: 'Überraschung 😀', description: 'ß', proposedQueries: [{ query: 'lang:go ü', description: 'é' }] }) +
+    sse('done', {}),
+);
+
+describe('EventDecoder + EventConsumer', () => {
+  const whole = decode([stream]);
+
+  it('decodes the whole stream', () => {
+    expect(whole.done).toBe(true);
+    expect(whole.counted).toBe(6);
+    expect(whole.countedByType).toEqual({ content: 4, path: 2 });
+    expect(whole.repositories).toBe(2);
+    expect(whole.files).toBe(3);
+    expect(whole.filters[0]!.label).toBe('Gö 语言');
+    expect(whole.alerts[0]).toEqual({ title: 'Überraschung 😀', description: 'ß', proposedQueries: [{ query: 'lang:go ü', description: 'é' }] });
+    expect(whole.matches![0]!.repository).toBe('github.com/é/中');
+    expect(whole.matches![1]!.path).toBe('dir/ü😀.go');
+    expect(whole.eventCount).toBe(7);
+    expect(whole.errors).toEqual([]);
+  });
+
+  it('gives the same result when the bytes are cut at any single position', () => {
+    for (let cut = 1; cut < stream.length; cut++) {
+      expect(timeless(decode(cutAt(stream, [cut]))), `cut at ${cut}`).toEqual(timeless(whole));
+    }
+  });
+
+  it('gives the same result for random multi-way cuts and for one byte at a time', () => {
+    const random = prng(7);
+    for (let i = 0; i < 200; i++) expect(timeless(decode(cutAt(stream, randomCuts(stream.length, 12, random))))).toEqual(timeless(whole));
+    expect(timeless(decode(cutAt(stream, Array.from({ length: stream.length - 1 }, (_, i) => i + 1))))).toEqual(timeless(whole));
+  });
+
+  it('ignores a UTF-8 byte-order mark and events after done', () => {
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), stream, Buffer.from(sse('matches', [pathMatch('r', 'late')]))]);
+    expect(timeless(decode([withBom]))).toEqual(timeless(whole));
+  });
+
+  it('counts through the JSON.parse fallback what the scanner leaves to it', () => {
+    const deep = `[{"type":"path","repository":"r","path":"p","x":${'['.repeat(40)}${']'.repeat(40)}}]`;
+    const r = decode([Buffer.from(sse('matches', deep) + sse('done', {}))]);
+    expect(r.countedByType).toEqual({ path: 1 });
+    expect(r.files).toBe(1);
+    expect(r.errors).toEqual([]);
+  });
+
+  it('stops at an event larger than 10 MB', () => {
+    const decoder = new EventDecoder(() => undefined);
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    expect(decoder.feed(Buffer.from('event: matches\ndata: '))).toBe(true);
+    let fed = 0;
+    while (decoder.feed(chunk)) fed += chunk.length;
+    expect(fed).toBeLessThanOrEqual(MAX_EVENT_BYTES);
+    expect(fed).toBeGreaterThan(MAX_EVENT_BYTES - 2 * chunk.length);
+    expect(decoder.tooLarge).toBe(true);
+  });
+});
