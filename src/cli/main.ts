@@ -9,6 +9,7 @@ import { askCommand } from './ask.js';
 import { conversationsCommand } from './conversations.js';
 import { emulatorCommand } from './emulator.js';
 import { runCommand } from './run.js';
+import { searchCommand } from './search.js';
 import { globalOptions } from './global-options.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -18,6 +19,7 @@ async function main(argv: string[]): Promise<number> {
     .command(askCommand)
     .command(conversationsCommand)
     .command(runCommand)
+    .command(searchCommand)
     .command(emulatorCommand)
     .demandCommand(1, 'Give a command; see dsbench --help.')
     .strict()

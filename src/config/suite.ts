@@ -118,8 +118,8 @@ export const PollSchema = z
     strategy: z
       .enum(['adaptive', 'fixed'])
       .default('adaptive')
-      .describe('adaptive: start at interval and adapt between min and max; fixed: always wait interval.'),
-    interval: duration('Wait between polls (strategy fixed), or the first wait (adaptive). Parsed to intervalMs.').prefault('3s'),
+      .describe('adaptive: learn the answer-time distribution and poll less where answers are unlikely, with the mean detection lag of a fixed poll every interval; fixed: always wait interval.'),
+    interval: duration('Wait between polls (fixed); for adaptive, the fixed poll whose mean detection lag it matches with fewer requests. Parsed to intervalMs.').prefault('3s'),
     min: duration('Shortest wait between polls. Parsed to minMs.').prefault('1s'),
     max: duration('Longest wait between polls. Parsed to maxMs.').prefault('15s'),
   })

@@ -42,6 +42,7 @@ export async function waitForQuestion(
   let polls = 0;
   for (;;) {
     if (options.signal?.aborted) throw new AbortedError(`waiting for ${ref} aborted`);
+    const pollStarted = performance.now();
     const conversation = await client.get(ref, options.signal ? { signal: options.signal } : {});
     polls++;
     options.onPoll?.(conversation);
@@ -51,8 +52,10 @@ export async function waitForQuestion(
       return { conversation, question, polls, timedOut: false, wallMs: elapsed };
     }
     if (elapsed >= options.timeoutMs) return { conversation, question, polls, timedOut: true, wallMs: elapsed };
-    // The last wait is shortened so that one final poll happens right at the timeout.
-    const delay = Math.min(options.schedule(polls, elapsed), options.timeoutMs - elapsed);
+    // Intervals run start to start, so a slow reply does not stretch them; the last wait is shortened
+    // so that one final poll happens right at the timeout.
+    const next = pollStarted - started + options.schedule(polls, pollStarted - started);
+    const delay = Math.max(0, Math.min(next, options.timeoutMs) - elapsed);
     try {
       await sleep(delay, undefined, options.signal ? { signal: options.signal } : undefined);
     } catch {

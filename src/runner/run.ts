@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { LoadedSuite } from '../config/load-suite.js';
 import { headersFor, type Connection } from '../config/credentials.js';
@@ -80,6 +81,8 @@ interface TargetRuntime {
 export async function executeRun(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const { recorder, reporter, suite } = options;
+  // Every running item listens on these two signals at once: many listeners are expected, not a leak.
+  setMaxListeners(0, options.stop, options.abort);
   const resolved = suite.resolved;
   const api = options.api ?? resolved.questions[0]?.api ?? 'versioned';
   const items = planRun(resolved, options.targets.map((t) => t.name), options.repeats);

@@ -1,0 +1,11 @@
+import { spawnSync } from 'node:child_process';
+
+// `npm run bench`: every benchmark, one after another, each in its own process so none disturbs another.
+const benches = ['bench/stream/index.ts', 'bench/runner/index.ts', 'bench/report/index.ts'];
+let failed = false;
+for (const bench of benches) {
+  process.stderr.write(`\n== ${bench}\n`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', bench, ...process.argv.slice(2)], { stdio: 'inherit' });
+  failed ||= result.status !== 0;
+}
+process.exitCode = failed ? 1 : 0;

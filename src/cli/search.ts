@@ -1,0 +1,92 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { headersFor } from '../config/credentials.js';
+import { parseDuration } from '../config/duration.js';
+import { ExitCode } from '../http/exit-codes.js';
+import { Transport } from '../http/transport.js';
+import { runSearch, type SearchResult } from '../stream/index.js';
+import type { GlobalArgs } from './global-options.js';
+import { openTarget } from './target.js';
+
+interface SearchArgs extends GlobalArgs {
+  query: string;
+  cm: boolean;
+  cl?: number | undefined;
+  display?: number | undefined;
+  maxLineLen?: number | undefined;
+  patternType?: 'standard' | 'keyword' | 'regexp' | undefined;
+  timeout: string;
+  stallTimeout: string;
+}
+
+export const searchCommand: CommandModule<GlobalArgs, SearchArgs> = {
+  command: 'search <query>',
+  describe: 'Run one streaming search and print its exhaustive count and verdict',
+  builder: (y: Argv<GlobalArgs>) =>
+    y
+      .positional('query', { type: 'string', demandOption: true, describe: 'Query, e.g. "fetch count:all"' })
+      .option('cm', { type: 'boolean', default: false, describe: 'Chunk matches instead of line matches' })
+      .option('cl', { type: 'number', describe: 'Lines of context around a chunk match (with --cm)' })
+      .option('display', { type: 'number', describe: 'Most matches the server sends in full (-1: no limit); counting goes on' })
+      .option('max-line-len', { type: 'number', describe: 'Longest line of chunk-match context (-1: no limit)' })
+      .option('pattern-type', { choices: ['standard', 'keyword', 'regexp'] as const, describe: 'How the query is read, unless it has patternType:' })
+      .option('timeout', { type: 'string', default: '10m', describe: 'Longest the whole search may take' })
+      .option('stall-timeout', { type: 'string', default: '30s', describe: 'Longest silence of the stream before giving up' }) as unknown as Argv<SearchArgs>,
+  handler: async (argv: ArgumentsCamelCase<SearchArgs>) => {
+    const timeoutMs = parseDuration(argv.timeout, '--timeout');
+    const stallTimeoutMs = parseDuration(argv.stallTimeout, '--stall-timeout');
+    const target = await openTarget(argv.endpoint);
+    const transport = new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream') });
+    try {
+      const result = await runSearch(
+        transport,
+        {
+          query: argv.query,
+          ...(argv.cm && { chunkMatches: true }),
+          ...(argv.cl !== undefined && { contextLines: argv.cl }),
+          ...(argv.display !== undefined && { display: argv.display }),
+          ...(argv.maxLineLen !== undefined && { maxLineLen: argv.maxLineLen }),
+          ...(argv.patternType !== undefined && { patternType: argv.patternType }),
+        },
+        { timeoutMs, stallTimeoutMs },
+      );
+      process.stdout.write(argv.json ? `${JSON.stringify(jsonOf(result), null, 2)}\n` : textOf(result));
+      process.exitCode = exitCodeOf(result);
+    } finally {
+      await transport.close();
+      await target.close();
+    }
+  },
+};
+
+function jsonOf(result: SearchResult) {
+  return { ...result, alert: result.alerts[0] ?? null, error: [...result.errors, result.failure?.message].filter(Boolean).join('; ') || null };
+}
+
+/** The platform CLI's manner: `N[+] results in T from M repositories`, then skipped reasons and alerts. */
+function textOf(result: SearchResult): string {
+  const lines: string[] = [];
+  const ran = result.matchCount !== undefined || result.counted > 0;
+  if (result.verdict !== 'http_error' && (ran || result.verdict !== 'error')) {
+    const count = result.matchCount ?? result.counted;
+    const plus = result.verdict === 'complete' ? '' : '+';
+    const repos = result.repositoriesCount ?? result.repositories;
+    const seconds = ((result.durationMs ?? result.wallMs) / 1000).toFixed(2);
+    lines.push(`${count.toLocaleString('en-US')}${plus} results in ${seconds}s from ${repos} repositories (verdict: ${result.verdict})`);
+    if (result.matchCount !== undefined && result.counted !== result.matchCount) {
+      lines.push(`  received ${result.counted.toLocaleString('en-US')} of them${result.displayLimited ? ' (display limit)' : ''}`);
+    }
+  }
+  for (const s of result.skipped) lines.push(`Skipped: ${s.title}${s.suggested ? ` (try ${s.suggested.queryExpression})` : ''}`);
+  for (const a of result.alerts) lines.push(`Alert: ${a.title}${a.description ? ` — ${a.description}` : ''}`);
+  for (const e of result.errors) lines.push(`Error: ${e}`);
+  if (result.failure) lines.push(`Failed: ${result.failure.message}`);
+  lines.push(`wall ${(result.wallMs / 1000).toFixed(2)}s, first match after ${result.timeToFirstMatchMs !== undefined ? `${Math.round(result.timeToFirstMatchMs)} ms` : '—'}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** A query the server could not run is the user's to fix; a failed exchange carries its own code. */
+function exitCodeOf(result: SearchResult): number {
+  if (result.failure) return result.failure.exitCode;
+  if (result.verdict === 'error') return ExitCode.usage;
+  return ExitCode.ok;
+}
