@@ -1,5 +1,6 @@
 import { connectionFor, connectionFromEnv, type Connection } from '../config/credentials.js';
 import { startEmulator } from '../emulator/index.js';
+import { UsageError } from '../http/errors.js';
 
 export interface Target {
   connection: Connection;
@@ -15,11 +16,22 @@ const EMBEDDED_TIME_SCALE = 0.1;
 export async function openTarget(endpointFlag: string | undefined, env = process.env): Promise<Target> {
   const connection = connectionFromEnv(env, endpointFlag);
   if (connection) return { connection, emulated: false, close: async () => {} };
-  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', timeScale: EMBEDDED_TIME_SCALE });
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', timeScale: embeddedTimeScale(env) });
   process.stderr.write(`dsbench: no --endpoint or SRC_ENDPOINT given: using the embedded emulator at ${emulator.url} (answers are emulated)\n`);
   return {
     connection: connectionFor(emulator.url, emulator.adminToken, {}),
     emulated: true,
     close: () => emulator.stop(),
   };
+}
+
+/** `DSBENCH_EMULATOR_TIME_SCALE` overrides the embedded emulator's pace (tests make answers near-instant). */
+function embeddedTimeScale(env: Record<string, string | undefined>): number {
+  const raw = env.DSBENCH_EMULATOR_TIME_SCALE;
+  if (raw === undefined || raw.trim() === '') return EMBEDDED_TIME_SCALE;
+  const scale = Number(raw);
+  if (!(Number.isFinite(scale) && scale > 0)) {
+    throw new UsageError(`DSBENCH_EMULATOR_TIME_SCALE: "${raw}" is not a positive number (real time per emulated time, e.g. 0.01)`);
+  }
+  return scale;
 }

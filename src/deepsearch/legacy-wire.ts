@@ -124,7 +124,9 @@ export function legacyConversation(wire: LegacyConversationWire): Conversation {
   const questions = wire.questions.map(legacyQuestion);
   const last = questions[questions.length - 1];
   const conversation: Conversation = { api: 'legacy', ref: wire.id, state: last?.state ?? 'processing', questions };
-  if (last?.title) conversation.title = last.title;
+  // The latest title names the conversation, so a failed follow-up (which has none) does not blank it.
+  const titled = questions.findLast((q) => q.title);
+  if (titled?.title) conversation.title = titled.title;
   if (wire.created_at) conversation.createdAt = wire.created_at;
   if (wire.updated_at) conversation.updatedAt = wire.updated_at;
   if (typeof wire.user_id === 'number') conversation.userId = wire.user_id;

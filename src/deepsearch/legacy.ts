@@ -16,6 +16,12 @@ import { checkQuestionText, parseReply } from './wire.js';
 const BASE = '/.api/deepsearch/v1';
 const SORTS = new Set(['id', '-id', 'created_at', '-created_at', 'updated_at', '-updated_at']);
 const DEFAULT_PAGE_SIZE = 50;
+/**
+ * Sort sent when the caller names none. The server's default (`-updated_at`) pages by a key that changes
+ * while conversations are processing, so a conversation updated between two pages can be skipped; ids
+ * never change, so `-id` (newest first) lists every conversation once.
+ */
+const DEFAULT_SORT = '-id';
 
 /** Client of the legacy REST API (`/.api/deepsearch/v1`). */
 export class LegacyClient implements DeepSearchClient, ReadTokenReader {
@@ -128,7 +134,7 @@ export class LegacyClient implements DeepSearchClient, ReadTokenReader {
         filter_is_starred: options.starred,
         page_first: pageSize,
         page_after: after,
-        sort: options.sort,
+        sort: options.sort ?? DEFAULT_SORT,
       },
       ...signal(options),
     };

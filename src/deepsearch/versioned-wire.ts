@@ -115,8 +115,10 @@ export function versionedConversation(wire: VersionedConversationWire): Conversa
   const conversation: Conversation = { api: 'versioned', ref: wire.name, state: state.state, questions };
   if (wire.title) {
     conversation.title = wire.title;
-    const last = questions[questions.length - 1];
-    if (last && !last.title) last.title = wire.title;
+    // The title is the conversation's: it names its question only when that is the only one and it
+    // was answered (a failed question has no title, and a follow-up does not get the first one's).
+    const only = questions.length === 1 ? questions[0] : undefined;
+    if (only && only.state === 'completed' && !only.title) only.title = wire.title;
   }
   if (wire.createTime) conversation.createdAt = wire.createTime;
   if (wire.updateTime) conversation.updatedAt = wire.updateTime;

@@ -11,8 +11,19 @@ export function parseReply<S extends z.ZodType>(schema: S, json: unknown, ctx: R
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(reply body)';
-  const problem = issue?.code === 'invalid_type' && /received undefined/.test(issue.message) ? 'is missing' : `is invalid (${issue?.message ?? 'unknown problem'})`;
+  // Judged from the reply itself: a union (such as a numeric-or-string id) reports a missing field only as "Invalid input".
+  const missing = issue !== undefined && issue.path.length > 0 && valueAt(json, issue.path) === undefined;
+  const problem = missing ? 'is missing' : `is invalid (${issue?.message ?? 'unknown problem'})`;
   throw new ProtocolError(ctx, `field "${field}" ${problem}`, excerpt(reply.text));
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let node = value;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
 }
 
 export function checkQuestionText(text: string): void {

@@ -41,10 +41,11 @@ export class HttpStatusError extends DsbenchError {
   readonly attempts: number;
 
   constructor(ctx: RequestContext, status: number, serverMessage: string, bodyExcerpt: string, attempts: number) {
+    const hint = hintForStatus(status);
     super(
-      `${where(ctx)} failed with HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}` +
+      `${where(ctx)} failed with HTTP ${status}${serverMessage ? `: ${serverMessage.replace(/[.\s]+$/, '')}` : ''}` +
         (attempts > 1 ? ` (after ${attempts} attempts)` : '') +
-        hintForStatus(status),
+        (hint ? `. ${hint}` : ''),
       exitCodeForStatus(status),
     );
     this.status = status;
@@ -65,15 +66,15 @@ function exitCodeForStatus(status: number): ExitCode {
 function hintForStatus(status: number): string {
   switch (status) {
     case 401:
-      return '. Check SRC_ACCESS_TOKEN (or DSBENCH_TOKEN_<NAME>) for this endpoint.';
+      return 'Check SRC_ACCESS_TOKEN (or DSBENCH_TOKEN_<NAME>) for this endpoint.';
     case 403:
-      return '. The token lacks a permission: the versioned API needs scope externalapi:read for reads and externalapi:write for writes.';
+      return 'The token lacks a permission: the versioned API needs scope externalapi:read for reads and externalapi:write for writes.';
     case 404:
-      return '. Check the conversation id or name, and that --api matches what the instance serves.';
+      return 'Check the conversation id or name, and that --api matches what the instance serves.';
     case 429:
-      return '. The instance is rate limiting: lower the concurrency or raise the retry limits.';
+      return 'The instance is rate limiting: lower the concurrency or raise the retry limits.';
     default:
-      return status >= 500 ? '. The instance or a proxy in front of it failed; try again later.' : '';
+      return status >= 500 ? 'The instance or a proxy in front of it failed; try again later.' : '';
   }
 }
 

@@ -170,7 +170,7 @@ export class Transport {
           throw new HttpStatusError(
             ctx,
             res.statusCode,
-            `${serverMessage(text, headers)} (Retry-After ${Math.ceil(retryAfterMs / 1000)} s exceeds the retry delay cap of ${Math.ceil(this.policy.maxDelayMs / 1000)} s)`,
+            `${serverMessage(text, headers)} (Retry-After ${seconds(retryAfterMs)} exceeds the retry delay cap of ${seconds(this.policy.maxDelayMs)})`,
             excerpt(text),
             attempt,
           );
@@ -214,6 +214,10 @@ export class Transport {
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     return headers;
   }
+}
+
+function seconds(ms: number): string {
+  return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Number((ms / 1000).toFixed(3))} s`;
 }
 
 function contextOf(spec: RequestSpec): RequestContext {
