@@ -123,11 +123,7 @@ export class Transport {
    * covers only the wait for the status: the caller owns stall and overall timeouts of the body.
    */
   async stream(spec: RequestSpec): Promise<StreamReply> {
-    return this.withRetries(
-      spec,
-      async (res) => ({ status: res.statusCode, headers: flattenHeaders(res.headers), body: res.body }),
-      true,
-    );
+    return this.withRetries(spec, async (res) => ({ status: res.statusCode, headers: flattenHeaders(res.headers), body: res.body }));
   }
 
   async close(): Promise<void> {
@@ -137,7 +133,6 @@ export class Transport {
   private async withRetries<T>(
     spec: RequestSpec,
     onSuccess: (res: Dispatcher.ResponseData, attempts: number) => Promise<T>,
-    releaseTimeoutOnHeaders = false,
   ): Promise<T> {
     const ctx = contextOf(spec);
     const creates = spec.creates ?? false;
@@ -156,10 +151,9 @@ export class Transport {
           body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
           signal,
         });
-        if (res.statusCode >= 200 && res.statusCode < 300) {
-          if (releaseTimeoutOnHeaders) clearTimeout(timer);
-          return await onSuccess(res, attempt);
-        }
+        // A whole body is read inside the attempt's timeout; a stream's body is returned unread, so its
+        // timeout ends with the headers (the caller owns the body's own timeouts).
+        if (res.statusCode >= 200 && res.statusCode < 300) return await onSuccess(res, attempt);
         const text = await res.body.text();
         const headers = flattenHeaders(res.headers);
         if (!isRetryableStatus(res.statusCode, creates) || attempt >= this.policy.maxAttempts) {
@@ -189,7 +183,7 @@ export class Transport {
         if (attempt >= this.policy.maxAttempts) throw new ConnectionError(ctx, code, detail, attempt, { cause: error });
         retryReason = code;
       } finally {
-        if (!releaseTimeoutOnHeaders) clearTimeout(timer);
+        clearTimeout(timer);
       }
       const delayMs = retryAfterMs ?? backoffDelay(attempt, this.policy, this.random);
       this.onRetry?.({ context: ctx, attempt, delayMs, reason: retryReason });

@@ -1,11 +1,8 @@
 // The CLI as a user runs it: a child process against an emulator started in this test process (and
 // once against its own embedded emulator). Exit codes, JSON and text output, error messages, secrets.
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { prepareCli, type Cli, type Run } from '../helpers/cli.js';
 import { closedPort } from '../helpers/server.js';
 import {
   ADMIN,
@@ -20,86 +17,8 @@ import {
   raw,
 } from '../helpers/emulator.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The source files the CLI loads: static, side-effect and dynamic relative imports, from src/cli/main.ts. */
-function cliSources(): string[] {
-  const seen = new Set<string>();
-  const pending = [path.join(ROOT, 'src/cli/main.ts')];
-  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)\.js['"]/g)) {
-      pending.push(path.resolve(path.dirname(file), `${match[1]}.ts`));
-    }
-  }
-  return [...seen];
-}
-
-/** Where this run transpiles the CLI: inside node_modules so the output resolves the dependencies. */
-const OUT = path.join(ROOT, 'node_modules', '.cache', 'dsbench-cli-test', String(process.pid));
-
-/**
- * How to start the CLI. Every run is a node process, so start-up dominates: the current sources are
- * transpiled once with esbuild (about 0.2 s for the whole CLI) and run as plain JavaScript, which starts
- * in well under the time `node --import tsx` takes (its loader costs about 0.3 s of CPU per process)
- * and, unlike dist/, is never stale. Without esbuild (a dependency of tsx), tsx is used.
- */
-async function cliCommand(): Promise<string[]> {
-  try {
-    const esbuild = await import('esbuild');
-    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    mkdirSync(OUT, { recursive: true });
-    // src/version.ts reads ../package.json; named otherwise than dsbench, so the emulator's corpus is
-    // still the project's own node_modules (it looks for the package root by name).
-    writeFileSync(path.join(OUT, 'package.json'), JSON.stringify({ name: 'dsbench-cli-test', version: pkg.version, type: 'module', private: true }));
-    await esbuild.build({
-      entryPoints: cliSources(),
-      outdir: path.join(OUT, 'src'),
-      outbase: path.join(ROOT, 'src'),
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      logLevel: 'silent',
-    });
-    return [path.join(OUT, 'src/cli/main.js')];
-  } catch {
-    return ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts')];
-  }
-}
-
-let CLI: string[] = [];
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Everything any run printed, for the secrets check at the end. */
-const printed: string[] = [];
-
-/** Runs dsbench with a clean environment (no SRC_*, no CI) plus `env`. */
-function dsbench(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 15_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      printed.push(stdout, stderr);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+let cli: Cli;
+const dsbench = (args: string[], env: Record<string, string> = {}) => cli.run(args, env);
 
 function json(run: Run): any {
   try {
@@ -115,11 +34,11 @@ const asAdmin = { SRC_ACCESS_TOKEN: ADMIN };
 const POLL = ['--poll-interval', '0.01'];
 
 beforeAll(async () => {
-  [CLI, fast, slow] = await Promise.all([cliCommand(), emulator(FAST), emulator(SLOW)]);
+  [cli, fast, slow] = await Promise.all([prepareCli(), emulator(FAST), emulator(SLOW)]);
 });
 afterAll(async () => {
   await closeAll();
-  rmSync(OUT, { recursive: true, force: true });
+  cli.dispose();
 });
 
 // Each run is a node process (about half a second of CPU): few runs, in parallel.
@@ -331,8 +250,8 @@ describe('dsbench CLI output', () => {
       }
     }
     expect(readTokens.length).toBeGreaterThan(5);
-    expect(printed.length).toBeGreaterThan(25);
-    const all = printed.join('\n');
+    expect(cli.printed.length).toBeGreaterThan(25);
+    const all = cli.printed.join('\n');
     expect(all).not.toContain(ADMIN);
     expect(all).not.toContain(ALICE);
     for (const token of readTokens) expect(all).not.toContain(token);
