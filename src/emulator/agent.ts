@@ -1,4 +1,13 @@
-import { composeAnswer, deriveQueries, type Answer } from './answer.js';
+import {
+  composeAnswer,
+  keywordQuery,
+  mainHit,
+  planResearch,
+  targetQuery,
+  type Answer,
+  type KeywordFinding,
+  type TargetFinding,
+} from './answer.js';
 import type { AgentOptions } from './options.js';
 import { createRng, hashSeed, type Rng } from './random.js';
 import { computeUsage, zeroUsage, type Usage } from './usage.js';
@@ -10,8 +19,20 @@ export interface SearchHit {
   preview: string;
 }
 
-/** Code search the agent uses for its facts; the integrator plugs in a corpus search. */
-export type AgentSearch = (query: string, limit: number) => Promise<SearchHit[]>;
+/**
+ * Code search the agent uses for its facts; the integrator plugs in a corpus search. Queries are in the
+ * instance's query language: a bare term (`RetryHandler`) when nothing scopes the question, otherwise
+ * with `repo:^…$ archived:yes fork:yes` and, for a look inside one file, `file:^…$` filters.
+ */
+export interface AgentSearch {
+  (query: string, limit: number): Promise<SearchHit[]>;
+  /**
+   * Full names of the searchable repositories, so the agent can tell which ones a question names
+   * (`undici`, `@types/node`, `github.com/npm/undici`) and scope its searches to them. Without it no
+   * question is scoped.
+   */
+  repositories?: () => Promise<string[]>;
+}
 
 export type FailureKind =
   | 'token-limit'
@@ -42,20 +63,26 @@ export interface AgentConfig {
   linkBase: string;
 }
 
-const QUERIES_PER_QUESTION = 3;
-
 /** A deterministic stand-in for the instance's agentic search. */
 export class FakeAgent {
-  /** How often each question text was asked, so repeats get their own but reproducible samples. */
+  /** How often each conversation (earlier questions and this one) was asked, so repeats get their own but reproducible samples. */
   private readonly asked = new Map<string, number>();
+  private repositoryNames?: Promise<string[]>;
 
   constructor(private readonly config: AgentConfig) {}
 
-  /** Quota is the service's to judge; triggers and error rates are decided here. */
-  start(text: string, quotaExhausted: boolean): AgentRun {
-    const occurrence = this.asked.get(text) ?? 0;
-    this.asked.set(text, occurrence + 1);
-    const rng = createRng(hashSeed(this.config.seed, text, occurrence));
+  /**
+   * Starts answering `text`, asked after `history` (the conversation's earlier questions, oldest first).
+   * The same seed and the same conversation give the same processing time and outcome. Quota is the
+   * service's to judge; triggers and error rates are decided here.
+   */
+  start(text: string, history: readonly string[], quotaExhausted: boolean): AgentRun {
+    const key = [...history, text].join('\u0000');
+    const occurrence = this.asked.get(key) ?? 0;
+    this.asked.set(key, occurrence + 1);
+    // A first question keeps the seed of a conversation-less agent; a follow-up's depends on what preceded it.
+    const seed = history.length === 0 ? hashSeed(this.config.seed, text, occurrence) : hashSeed(this.config.seed, text, occurrence, ...history);
+    const rng = createRng(seed);
     const { agent, medianMs, sigma } = this.config;
     const sampled = Math.round(Math.min(agent.maxMs, Math.max(agent.minMs, rng.logNormal(medianMs, sigma))));
     const failureDraw = rng.next();
@@ -65,7 +92,8 @@ export class FakeAgent {
       const usage = zeroUsage(agent.rejectAfterMs);
       return { processingMs: agent.rejectAfterMs, outcome: Promise.resolve({ kind: 'failed', failure: refusal, usage }) };
     }
-    return { processingMs: sampled, outcome: this.research(text, sampled, this.midRunFailure(text, failureDraw), rng) };
+    const failure = this.midRunFailure(text, failureDraw);
+    return { processingMs: sampled, outcome: this.research(text, history, sampled, failure, rng) };
   }
 
   /** Failures decided before any work: nothing is searched and nothing is charged. */
@@ -86,32 +114,77 @@ export class FakeAgent {
     return undefined;
   }
 
+  /**
+   * The agent's tool calls: first the identifiers and paths the conversation names, then the
+   * question's keywords, inside the file that defines its subject when one was found, else across the
+   * scope. Every search counts as a tool call, failed ones included.
+   */
   private async research(
     text: string,
+    history: readonly string[],
     timeMillis: number,
     failure: FailureKind | undefined,
     rng: Rng,
   ): Promise<Outcome> {
-    const queries = deriveQueries(text, QUERIES_PER_QUESTION);
-    const internal: Outcome = { kind: 'failed', failure: 'internal', usage: zeroUsage(timeMillis, queries.length) };
+    const { search, linkBase } = this.config;
+    const limit = this.config.agent.hitsPerQuery;
+    let searches = 0;
+    let failed = 0;
+    const run = async (query: string): Promise<SearchHit[]> => {
+      searches++;
+      try {
+        return await search(query, limit);
+      } catch {
+        failed++;
+        return [];
+      }
+    };
     try {
+      const plan = planResearch(text, history, await this.repositories());
+      // Scoped searches are quick and run one after another, each with the machine to itself, so they
+      // finish within their work budget; whole-corpus ones have a small budget and run together, so a
+      // question that names no repository costs about one search's time per step.
+      const each = <T, R>(scoped: boolean, items: readonly T[], f: (item: T) => Promise<R>): Promise<R[]> =>
+        scoped ? sequentially(items, f) : Promise.all(items.map(f));
+      const scoped = plan.repositories.length > 0;
+      const targets: TargetFinding[] = await each(scoped, plan.targets, async (target) => ({
+        target,
+        hits: await run(targetQuery(plan, target)),
+      }));
+      const within = targets.map(mainHit).find((m) => m !== undefined)?.hit;
+      const keywords: KeywordFinding[] = await each(scoped || within !== undefined, plan.keywords, async (keyword) => ({
+        keyword,
+        hits: await run(keywordQuery(plan, keyword, within)),
+        within,
+      }));
       // A failing tool call is something an agent works around; only a search that never works is fatal.
-      const results = await Promise.allSettled(
-        queries.map(async (q) => this.config.search(q, this.config.agent.hitsPerQuery)),
-      );
-      if (results.length > 0 && results.every((r) => r.status === 'rejected')) return internal;
-      const hits = dedupe(results.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])));
-      const base = { timeMillis, toolCalls: queries.length, hits: hits.length, questionChars: text.length };
+      if (searches > 0 && failed === searches) return { kind: 'failed', failure: 'internal', usage: zeroUsage(timeMillis, searches) };
+      const hits = dedupe([...targets, ...keywords].flatMap((f) => f.hits)).length;
+      const base = { timeMillis, toolCalls: searches, hits, questionChars: text.length };
       if (failure) {
         // The run spent tokens before failing, so it reports and is charged for them.
         return { kind: 'failed', failure, usage: computeUsage({ ...base, outputChars: 0 }, rng) };
       }
-      const answer = composeAnswer(text, queries, hits, this.config.linkBase);
+      const answer = composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });
       return { kind: 'completed', answer, usage: computeUsage({ ...base, outputChars: answer.markdown.length }, rng) };
     } catch {
-      return internal;
+      return { kind: 'failed', failure: 'internal', usage: zeroUsage(timeMillis, searches) };
     }
   }
+
+  /** The corpus's repository names, asked once; none when the search cannot tell (or fails to). */
+  private repositories(): Promise<string[]> {
+    this.repositoryNames ??= Promise.resolve()
+      .then(() => this.config.search.repositories?.() ?? [])
+      .catch(() => []);
+    return this.repositoryNames;
+  }
+}
+
+async function sequentially<T, R>(items: readonly T[], f: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await f(item));
+  return results;
 }
 
 function dedupe(hits: SearchHit[]): SearchHit[] {

@@ -1,4 +1,6 @@
 import type { SearchHit } from './agent.js';
+import { definitionScore } from './corpus/agent.js';
+import { escapeRegExp } from './corpus/query.js';
 
 export interface Source {
   type: 'Repository';
@@ -13,38 +15,213 @@ export interface Answer {
   followups: [string, string];
 }
 
+/** Words that never become keyword searches (identifiers and repository names are judged apart). */
 const STOP_WORDS = new Set(
   (
-    'about also and are can could does did for from has have how into its not of on or the ' +
-    'that their then there these this those to was what when where which while who why will ' +
-    'with would implemented implement defined define used use uses using work works code file ' +
-    'files function functions find show explain repository repo'
+    'about after again all also and any are because been before being between both but can could does did doing ' +
+    'done each else even every for from get gets got had has have having her here how into its just like make makes ' +
+    'many more most much must not now of off once only other our out over own same should some such than that the ' +
+    'their them then there these they this those through too under until upon very was way were what when where ' +
+    'which while who whom whose why will with within without would you your ' +
+    'implemented implement implements implementation defined define defines definition used use uses using work works ' +
+    'code codebase file files function functions method methods class classes find show explain describe tell ' +
+    'repository repositories repo repos handled handle handles happen happens located live lives look looks ' +
+    'called call calls part parts thing things please give list exist exists'
   ).split(' '),
 );
 
-const MAX_LISTED_HITS = 8;
+/** Nouns after which a word names a symbol ("the Database class", "the parse function"). */
+const KIND_NOUNS = new Set([
+  'class', 'function', 'method', 'interface', 'type', 'enum', 'struct', 'constant', 'variable', 'hook', 'component',
+  'decorator', 'macro', 'constructor', 'module', 'trait', 'symbol', 'property', 'field',
+]);
+
+/**
+ * Repository short names that are also everyday words: they scope a question only when written as a
+ * full name (`github.com/types/node`) or `owner/name` (`@types/node`).
+ */
+const GENERIC_NAMES = new Set([
+  'node', 'types', 'type', 'spec', 'expect', 'runner', 'snapshot', 'spy', 'utils', 'util', 'mocker', 'once', 'buffer',
+  'pump', 'bindings', 'inherits', 'core', 'common', 'shared', 'test', 'tests', 'docs', 'config', 'server', 'client',
+  'api', 'app', 'lib', 'cli', 'web', 'main', 'src', 'tools', 'build', 'runtime', 'compiler', 'parser', 'events',
+]);
+
+const FILE_EXTENSION = /\.(?:[cm]?[jt]sx?|json|md|mdx|py|go|rs|c|cc|cpp|h|hpp|java|kt|rb|php|cs|swift|ya?ml|toml|css|s[ac]ss|html|sh|txt|lock|proto|sql|gyp|gypi)$/i;
+
+const MAX_TARGETS = 2;
+const MAX_KEYWORDS = 3;
+const MAX_OTHER_PLACES = 4;
+const MAX_KEYWORD_HITS = 3;
 const MAX_TITLE_CHARS = 60;
 
-/** Identifiers (camelCase, snake_case, dotted or path-like) first, then longer words. */
-export function deriveQueries(question: string, max: number): string[] {
-  const words = question
-    .replace(/\[\[[^\]]*\]\]/g, ' ')
-    .match(/[A-Za-z_$][\w$.\/-]*/g);
+/** Something the question names that is searched for as written: a symbol or a file path. */
+export interface Target {
+  kind: 'identifier' | 'path';
+  text: string;
+}
+
+export interface ResearchPlan {
+  /** Repositories every search is scoped to (full names): the question's own, else the latest earlier ones. */
+  repositories: string[];
+  /** Identifiers and paths, searched first; the question's own, else the latest earlier question's. */
+  targets: Target[];
+  /** Other words of the question: a camelCase join of two adjacent ones first, then the longest. */
+  keywords: string[];
+  /** What the earlier questions contributed, for the answer to say so. */
+  fromHistory: { repositories: string[]; targets: boolean };
+}
+
+interface Analysis {
+  repositories: string[];
+  targets: Target[];
+  keywords: string[];
+}
+
+/**
+ * Reads a question in its conversation. The repositories it names scope every search; when it names
+ * none, those of the latest earlier question that named some do (a follow-up stays on the subject).
+ * Identifiers and paths likewise come from the question, else from the latest earlier question that
+ * had some (a follow-up says "it"). Keywords come from the question alone.
+ */
+export function planResearch(question: string, history: readonly string[], repositoryNames: readonly string[]): ResearchPlan {
+  const resolve = repositoryResolver(repositoryNames);
+  const own = analyse(question, resolve);
+  const earlier = history.map((h) => analyse(h, resolve)).reverse();
+  const inheritedRepositories = own.repositories.length === 0 ? (earlier.find((a) => a.repositories.length > 0)?.repositories ?? []) : [];
+  const inheritedTargets = own.targets.length === 0 ? (earlier.find((a) => a.targets.length > 0)?.targets ?? []) : [];
+  return {
+    repositories: own.repositories.length > 0 ? own.repositories : inheritedRepositories,
+    targets: own.targets.length > 0 ? own.targets : inheritedTargets,
+    keywords: own.keywords,
+    fromHistory: { repositories: inheritedRepositories, targets: inheritedTargets.length > 0 },
+  };
+}
+
+function analyse(question: string, resolve: (word: string) => string[]): Analysis {
+  const words = questionWords(question);
+  const repositories: string[] = [];
+  const strong: Target[] = [];
+  const weak: Target[] = [];
+  const keywords: Array<{ word: string; order: number }> = [];
   const seen = new Set<string>();
-  const candidates: Array<{ word: string; identifier: boolean; order: number }> = [];
-  for (const raw of words ?? []) {
-    const word = raw.replace(/[.\/-]+$/, '');
-    const lower = word.toLowerCase();
-    if (word.length < 3 || STOP_WORDS.has(lower) || seen.has(lower)) continue;
-    seen.add(lower);
-    const identifier = /[a-z][A-Z]|[_.$\/]/.test(word);
-    candidates.push({ word, identifier, order: candidates.length });
+  words.forEach((w, i) => {
+    const named = resolve(w.text);
+    if (named.length > 0) {
+      for (const r of named) if (!repositories.includes(r)) repositories.push(r);
+      return;
+    }
+    // A decorator (`@Injectable`) names the symbol after the at sign.
+    if (/^@[A-Za-z_$][\w$]*$/.test(w.text)) w = { text: w.text.slice(1), marked: true };
+    const key = w.text.toLowerCase();
+    // Product names such as "Node.js" are neither files nor symbols.
+    if (seen.has(key) || /^[A-Z][A-Za-z]*\.js$/.test(w.text)) return;
+    if (isPath(w)) {
+      seen.add(key);
+      strong.push({ kind: 'path', text: w.text });
+    } else if (isIdentifier(w)) {
+      seen.add(key);
+      strong.push({ kind: 'identifier', text: w.text });
+    } else if (/^[A-Za-z][\w-]*$/.test(w.text) && w.text.length >= 3 && !STOP_WORDS.has(key) && !KIND_NOUNS.has(key)) {
+      seen.add(key);
+      if (KIND_NOUNS.has(words[i + 1]?.text.toLowerCase() ?? '')) weak.push({ kind: 'identifier', text: w.text });
+      else keywords.push({ word: key, order: i });
+    }
+  });
+  // Two adjacent keywords may name a symbol together: "status codes" is likely `statusCodes` in code.
+  const compound = keywords
+    .filter((k, i) => keywords[i + 1]?.order === k.order + 1)
+    .map((k) => `${k.word}${capitalise(keywords[keywords.indexOf(k) + 1]!.word)}`)
+    .filter((c) => /^[a-z]+[A-Z][a-z]+$/.test(c) && !strong.concat(weak).some((t) => t.text.toLowerCase() === c.toLowerCase()))
+    .slice(0, 1);
+  keywords.sort((a, b) => b.word.length - a.word.length || a.order - b.order);
+  return {
+    repositories,
+    targets: [...strong, ...weak].slice(0, MAX_TARGETS),
+    keywords: [...compound, ...keywords.slice(0, MAX_KEYWORDS).map((k) => k.word)],
+  };
+}
+
+interface Word {
+  text: string;
+  /** Written as `code` or as a call `name()`. */
+  marked: boolean;
+}
+
+function questionWords(question: string): Word[] {
+  const words: Array<Word & { at: number }> = [];
+  const text = question.replace(/\[\[[^\]]*\]\]/g, ' ').replace(/`([^`\n]+)`/g, (span, inner: string, at: number) => {
+    const code = inner.trim().replace(/\(\)$/, '');
+    if (/^[A-Za-z_$@][\w$@.\/-]*$/.test(code)) words.push({ text: code, marked: true, at });
+    return ' '.repeat(span.length);
+  });
+  for (const m of text.matchAll(/[A-Za-z_$@][\w$@.\/-]*(\(\))?/g)) {
+    const word = m[0].replace(/\(\)$/, '').replace(/[.\/@-]+$/, '');
+    if (word !== '') words.push({ text: word, marked: m[1] !== undefined, at: m.index });
   }
-  candidates.sort(
-    (a, b) =>
-      Number(b.identifier) - Number(a.identifier) || b.word.length - a.word.length || a.order - b.order,
-  );
-  return candidates.slice(0, max).map((c) => c.word);
+  return words.sort((a, b) => a.at - b.at).map(({ text: t, marked }) => ({ text: t, marked }));
+}
+
+function capitalise(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+function isPath(w: Word): boolean {
+  if (!FILE_EXTENSION.test(w.text) || /^[@.]/.test(w.text)) return false;
+  return w.text.includes('/') || w.text.slice(0, w.text.lastIndexOf('.')).length >= 2;
+}
+
+function isIdentifier(w: Word): boolean {
+  const t = w.text;
+  if (!/^[A-Za-z_$][\w$.]*$/.test(t) || t.endsWith('.')) return false;
+  if (w.marked) return true;
+  if (/[a-z0-9][A-Z]/.test(t) || t.includes('$')) return true;
+  if (/[A-Za-z0-9]_[A-Za-z0-9]|^_+[A-Za-z]/.test(t)) return true;
+  // Dotted (`z.object`, `Promise.all`), not an abbreviation like "e.g".
+  return /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(t) && (t.split('.').pop() ?? '').length >= 2 && !/^(?:e\.g|i\.e|etc|vs)$/i.test(t);
+}
+
+/** Maps a word to the repositories it names: full name, `owner/name` or `@owner/name`, or short name. */
+function repositoryResolver(names: readonly string[]): (word: string) => string[] {
+  const exact = new Map<string, string>();
+  const short = new Map<string, string[]>();
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    exact.set(lower, name);
+    const parts = lower.split('/');
+    if (parts.length >= 3) exact.set(parts.slice(-2).join('/'), name);
+    const last = parts[parts.length - 1]!;
+    short.set(last, [...(short.get(last) ?? []), name]);
+  }
+  return (word) => {
+    const lower = word.toLowerCase();
+    const full = exact.get(lower) ?? exact.get(lower.replace(/^@/, ''));
+    if (full && lower.includes('/')) return [full];
+    // As a package is written, or capitalised at the start of a sentence; "TypeScript" is the language.
+    const written = word === lower || word === capitalise(lower);
+    if (!written || GENERIC_NAMES.has(lower) || STOP_WORDS.has(lower)) return [];
+    return short.get(lower) ?? [];
+  };
+}
+
+/** Filters that scope a search to repositories, archived ones and forks included; "" for no scope. */
+export function scopeFilter(repositories: readonly string[]): string {
+  if (repositories.length === 0) return '';
+  const names = repositories.map(escapeRegExp);
+  const pattern = names.length === 1 ? names[0]! : `(?:${names.join('|')})`;
+  return `repo:^${pattern}$ archived:yes fork:yes `;
+}
+
+export function targetQuery(plan: ResearchPlan, target: Target): string {
+  const scope = scopeFilter(plan.repositories);
+  return target.kind === 'path' ? `${scope}file:(?:^|/)${escapeRegExp(target.text)}$` : `${scope}${target.text}`;
+}
+
+/** A keyword is looked up in the file that defines the question's subject when there is one, else in scope. */
+export function keywordQuery(plan: ResearchPlan, keyword: string, within: SearchHit | undefined): string {
+  if (within && !/[\s"]/.test(within.path)) {
+    return `${scopeFilter([within.repository])}file:^${escapeRegExp(within.path)}$ ${keyword}`;
+  }
+  return `${scopeFilter(plan.repositories)}${keyword}`;
 }
 
 export function titleFor(question: string): string {
@@ -54,37 +231,179 @@ export function titleFor(question: string): string {
   return title.charAt(0).toUpperCase() + title.slice(1);
 }
 
-/** Builds the Markdown answer, sources and follow-ups from what the searches found. */
-export function composeAnswer(question: string, queries: string[], hits: SearchHit[], linkBase: string): Answer {
-  const title = titleFor(question);
-  const quoted = queries.map((q) => `\`${q}\``).join(', ');
-  if (hits.length === 0) {
-    const markdown =
-      queries.length === 0
-        ? 'The question names nothing I could search for in the indexed code.'
-        : `I searched the indexed repositories for ${quoted} and found nothing relevant.`;
-    return {
-      title,
-      markdown,
-      sources: [],
-      followups: ['Which repositories are indexed on this instance?', 'Can you name a function or file to look for?'],
-    };
+export interface TargetFinding {
+  target: Target;
+  hits: SearchHit[];
+}
+
+export interface KeywordFinding {
+  keyword: string;
+  hits: SearchHit[];
+  /** The file the keyword was looked up in, if it was. */
+  within?: SearchHit | undefined;
+}
+
+export interface Research {
+  question: string;
+  plan: ResearchPlan;
+  targets: TargetFinding[];
+  keywords: KeywordFinding[];
+  /** Searches run, failed ones included: the `tool_calls` of the answer. */
+  searches: number;
+  /** Base URL of the links in answers. */
+  linkBase: string;
+}
+
+/** Where a target is best cited: the first hit that defines it, else the first hit. */
+export function mainHit(finding: TargetFinding): { hit: SearchHit; definition: number } | undefined {
+  let first: { hit: SearchHit; definition: number } | undefined;
+  for (const hit of finding.hits) {
+    const definition = finding.target.kind === 'identifier' ? definitionIn(hit.preview, finding.target.text) : 0;
+    if (definition >= 2) return { hit, definition };
+    first ??= { hit, definition };
   }
-  const lines = hits.slice(0, MAX_LISTED_HITS).map((hit, i) => {
-    const file = `${linkBase}/${hit.repository}/-/blob/${hit.path}#L${hit.lineNumber}`;
-    const repo = `${linkBase}/${hit.repository}`;
-    const preview = hit.preview.replace(/`/g, "'").trim();
-    return `${i + 1}. [${hit.path}:${hit.lineNumber}](${file}) in [${hit.repository}](${repo})${preview ? `: \`${preview}\`` : ''}`;
-  });
-  const top = queries[0] ?? hits[0]?.path ?? 'this';
-  const markdown = [`I searched the indexed repositories for ${quoted}. The most relevant places:`, '', ...lines].join(
-    '\n',
-  );
-  const repositories = [...new Set(hits.map((h) => h.repository))];
+  return first;
+}
+
+function definitionIn(line: string, identifier: string): number {
+  const m = new RegExp(`(?<![\\w$])${escapeRegExp(identifier)}(?![\\w$])`).exec(line);
+  return m ? definitionScore(line, m.index, m.index + identifier.length) : 0;
+}
+
+/** Builds the Markdown answer, its sources and two follow-ups from what the searches found. */
+export function composeAnswer(research: Research): Answer {
+  const { question, plan, linkBase } = research;
+  const link = links(linkBase);
+  const where = plan.repositories.length > 0 ? list(plan.repositories) : 'the indexed repositories';
+  const searched = [...research.targets.map((t) => t.target.text), ...research.keywords.map((k) => k.keyword)];
+  const quoted = list(searched.map((s) => `\`${s}\``));
+  const cited = new Set<string>();
+  const citedRepositories: string[] = [];
+  const cite = (hit: SearchHit) => {
+    cited.add(hitKey(hit));
+    if (!citedRepositories.includes(hit.repository)) citedRepositories.push(hit.repository);
+  };
+  const sections: string[] = [];
+
+  const context = contextSentence(plan, research.targets);
+  if (context) sections.push(context);
+
+  let subject: { text: string; repository: string } | undefined;
+  for (const finding of research.targets) {
+    const main = mainHit(finding);
+    const name = `\`${finding.target.text}\``;
+    if (!main) {
+      sections.push(`I found no occurrence of ${name} in ${where}.`);
+      continue;
+    }
+    subject ??= { text: finding.target.text, repository: main.hit.repository };
+    cite(main.hit);
+    const verb =
+      finding.target.kind === 'path' ? 'is' : main.definition >= 2 ? 'is defined in' : main.definition === 1 ? 'is exported in' : 'is referenced in';
+    sections.push(`${name} ${verb} ${link.file(main.hit)} in ${link.repo(main.hit.repository)}${preview(main.hit, ': ')}.`);
+    const others = finding.hits.filter((h) => !cited.has(hitKey(h))).slice(0, MAX_OTHER_PLACES);
+    if (others.length > 0) {
+      others.forEach(cite);
+      sections.push([`Other places that use ${name}:`, '', ...others.map((h, i) => `${i + 1}. ${link.place(h)}`)].join('\n'));
+    }
+  }
+
+  const inFile = research.keywords.filter((k) => k.within);
+  if (inFile.length > 0) {
+    const file = inFile[0]!.within!;
+    const found = inFile.filter((k) => k.hits.length > 0);
+    const missing = inFile.filter((k) => k.hits.length === 0).map((k) => `\`${k.keyword}\``);
+    // Keywords found on the same line share it.
+    const byLine = new Map<string, { hit: SearchHit; keywords: string[] }>();
+    for (const k of found) {
+      const hit = k.hits[0]!;
+      const entry = byLine.get(hitKey(hit)) ?? { hit, keywords: [] };
+      entry.keywords.push(`\`${k.keyword}\``);
+      byLine.set(hitKey(hit), entry);
+    }
+    const lines = [...byLine.values()].map(({ hit, keywords }) => {
+      cite(hit);
+      return `- ${list(keywords)}: ${link.file(hit)}${preview(hit, ' ')}`;
+    });
+    const tail = missing.length > 0 ? `${lines.length > 0 ? '\n\n' : ''}${list(missing)} ${missing.length === 1 ? 'does' : 'do'} not appear in that file.` : '';
+    const head = lines.length > 0 ? [`In ${link.fileOnly(file)}, the parts about ${list(found.map((k) => `\`${k.keyword}\``))}:`, '', ...lines].join('\n') : '';
+    sections.push(`${head}${tail}`.trim());
+  }
+
+  const across = research.keywords.filter((k) => !k.within && k.hits.length > 0);
+  if (across.length > 0) {
+    const places: SearchHit[] = [];
+    for (const k of across) for (const h of k.hits.slice(0, MAX_KEYWORD_HITS)) if (!cited.has(hitKey(h)) && !places.includes(h)) places.push(h);
+    if (places.length > 0) {
+      places.forEach(cite);
+      const intro = `Places in ${where} that mention ${list(across.map((k) => `\`${k.keyword}\``))}:`;
+      sections.push([intro, '', ...places.map((h, i) => `${i + 1}. ${link.place(h)}`)].join('\n'));
+      subject ??= { text: across[0]!.keyword, repository: places[0]!.repository };
+    }
+  }
+
+  const anything = research.targets.some((t) => t.hits.length > 0) || research.keywords.some((k) => k.hits.length > 0);
+  const runs = `I ran ${research.searches === 1 ? '1 search' : `${research.searches} searches`} in ${where}, for ${quoted}`;
+  let markdown: string;
+  if (searched.length === 0) {
+    markdown = 'The question names nothing I could search for in the indexed code.';
+  } else if (!anything) {
+    markdown = [context, `${runs}, and found nothing relevant.`].filter(Boolean).join('\n\n');
+  } else {
+    markdown = [...sections, `${runs}.`].join('\n\n');
+  }
+
+  // The repositories searched, then those the answer cites.
+  const repositories = [...new Set([...plan.repositories, ...citedRepositories])];
   return {
-    title,
+    title: titleFor(question),
     markdown,
     sources: repositories.map((r) => ({ type: 'Repository', link: `/${r}`, label: r })),
-    followups: [`Where is ${top} tested?`, `Which code calls ${top}?`],
+    followups: followupsFor(subject, research),
   };
+}
+
+function contextSentence(plan: ResearchPlan, targets: TargetFinding[]): string | undefined {
+  const parts: string[] = [];
+  if (plan.fromHistory.targets && targets.length > 0) parts.push(list(targets.map((t) => `\`${t.target.text}\``)));
+  if (plan.fromHistory.repositories.length > 0) parts.push(list(plan.fromHistory.repositories));
+  if (parts.length === 0) return undefined;
+  return `Continuing from the earlier question, about ${parts.join(' in ')}.`;
+}
+
+function followupsFor(subject: { text: string; repository: string } | undefined, research: Research): [string, string] {
+  const identifier = research.targets.find((t) => t.hits.length > 0);
+  if (subject && identifier) {
+    return [`Which code in ${subject.repository} calls ${subject.text}?`, `How is ${subject.text} tested in ${subject.repository}?`];
+  }
+  if (subject) {
+    return [`Where is ${subject.text} handled in ${subject.repository}?`, `Which functions in ${subject.repository} deal with ${subject.text}?`];
+  }
+  return ['Which repositories are indexed on this instance?', 'Can you name a function or file to look for?'];
+}
+
+function links(linkBase: string) {
+  const fileUrl = (h: SearchHit) => `${linkBase}/${h.repository}/-/blob/${h.path}#L${h.lineNumber}`;
+  const repo = (name: string) => `[${name}](${linkBase}/${name})`;
+  const file = (h: SearchHit) => `[${h.path}:${h.lineNumber}](${fileUrl(h)})`;
+  return {
+    repo,
+    file,
+    fileOnly: (h: SearchHit) => `[${h.path}](${linkBase}/${h.repository}/-/blob/${h.path})`,
+    place: (h: SearchHit) => `${file(h)} in ${repo(h.repository)}${preview(h, ': ')}`,
+  };
+}
+
+function preview(hit: SearchHit, separator: string): string {
+  const text = hit.preview.replace(/`/g, "'").trim();
+  return text === '' ? '' : `${separator}\`${text}\``;
+}
+
+function hitKey(hit: SearchHit): string {
+  return `${hit.repository}\u0000${hit.path}\u0000${hit.lineNumber}`;
+}
+
+function list(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }

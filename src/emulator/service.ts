@@ -150,7 +150,8 @@ export class ConversationService {
   }
 
   private startQuestion(conversation: ConversationRecord, text: string, now: number): QuestionRecord {
-    const run = this.deps.agent.start(text, this.deps.quota.exhausted(conversation.userId, now));
+    const history = conversation.questions.map((q) => q.text);
+    const run = this.deps.agent.start(text, history, this.deps.quota.exhausted(conversation.userId, now));
     const question = this.deps.store.addQuestion(conversation, text, now, run.processingMs);
     this.processing.add(question);
     void run.outcome.then((outcome) => {

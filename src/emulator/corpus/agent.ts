@@ -1,49 +1,238 @@
 import type { Corpus } from './corpus.js';
-import { parseQuery } from './query.js';
-import { lineEnd, lineOf } from './ranges.js';
-import { SearchRun } from './search.js';
+import { parseQuery, type Query } from './query.js';
+import { lineEnd, lineOf, type Range } from './ranges.js';
+import { SearchRun, type ContentHit } from './search.js';
+import { tokenize } from './tokens.js';
 
 export interface AgentCitation {
   repository: string;
   path: string;
   /** 1-based, as in a `?L<n>` link. */
   lineNumber: number;
-  /** The matched line, trimmed and cut to 200 characters; "" for a path result. */
+  /** The cited line, trimmed and cut to 200 characters; "" for a path result. */
   preview: string;
+}
+
+/** The fake agent's search over a corpus, with the repository names a question may mention. */
+export interface CorpusAgentSearch {
+  (query: string, limit: number): Promise<AgentCitation[]>;
+  /** Full names of every repository of the corpus, archived ones and forks included, sorted. */
+  repositories(): Promise<string[]>;
 }
 
 const PREVIEW_CHARS = 200;
 /** Compiled output is not what an agent cites. */
 const NOT_SOURCE = '-file:(^|/)(build|\\.deps)/';
+/** Matching files ranked per search; enough for a repository, a cap for a common word in a whole corpus. */
+const MAX_CANDIDATES = 100;
+/** Occurrences weighed per file when choosing the line to cite. */
+const MAX_RANGES_PER_FILE = 200;
+/** A matched line this long is minified code. */
+const MINIFIED_LINE_CHARS = 1_000;
+/** Repositories of a scoped search whose files are listed before its budget starts. */
+const MAX_LISTED_REPOSITORIES = 8;
+/** Searches whose citations are remembered. */
+const REMEMBERED_SEARCHES = 256;
 
 export interface AgentSearchOptions {
   /** Real-time budget of one search: an answer must not wait on a whole-corpus scan, whatever the time scale. */
   timeoutMs?: number;
+  /**
+   * Files one search may examine: a budget in work, not time, so results do not depend on the machine's
+   * speed; it is spent well within `timeoutMs` on a typical machine (a file takes ~0.3 ms). `scoped`
+   * applies to searches with a `repo:` filter, `global` to the others, which scan the whole corpus.
+   */
+  maxFiles?: { scoped?: number; global?: number };
 }
 
 /**
- * Search for the fake agent: at most `limit` citations, one per file (its first matching line), in
- * corpus order. A word that names a repository (`undici`) searches that repository only, as an agent
- * reading the question would. Repository results are left out. Throws QuerySyntaxError for a query that does not parse.
+ * Search for the fake agent: at most `limit` citations, one per file, ranked like a code search engine
+ * would. Source files (`lib/`, `src/`, code) outrank tests, docs, config, `.d.ts`, maps and minified
+ * bundles; within a file the cited line is the one that best defines what was searched for
+ * (`class X`, `function X`, `const X =`, `X:`, `export … X`), else the first occurrence. Ties keep corpus
+ * order. Build output is left out, and so are repository results. Scoping is the caller's, with
+ * `repo:` filters (plus `archived:yes fork:yes` to reach archived repositories and forks).
+ *
+ * Each search examines at most `maxFiles` files (default 500 when scoped to repositories: all of most
+ * packages; 200 otherwise: the first few packages of dsbench's node_modules) and stops after
+ * `timeoutMs` real ms (default 300), whichever comes first: the first keeps results reproducible, the
+ * second keeps answers fast on a slow or busy machine. The files of the repositories a scoped search
+ * names are listed before its budget starts, as an index would have them. The citations of the last
+ * 256 searches are remembered (unless real time cut them short), so a repeated question, or a
+ * follow-up that looks again, gets the same ones at no cost. Throws QuerySyntaxError for a query that
+ * does not parse.
  */
-export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = {}): (query: string, limit: number) => Promise<AgentCitation[]> {
-  let byShortName: Map<string, string> | undefined;
-  return async (query, limit) => {
-    const citations: AgentCitation[] = [];
-    if (limit <= 0) return citations;
-    byShortName ??= new Map((await corpus.repositories()).map((r) => [r.name.slice(r.name.lastIndexOf('/') + 1).toLowerCase(), r.name]));
-    const repo = byShortName.get(query.toLowerCase());
-    const scoped = `${repo ? `repo:^${repo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$ ` : ''}${NOT_SOURCE} ${query}`;
-    const run = new SearchRun(corpus, parseQuery(scoped), { chunkMatches: false, defaultLimit: 10_000, defaultTimeoutMs: options.timeoutMs ?? 300 });
-    for await (const hit of run.hits()) {
-      if (hit.type === 'path') citations.push({ repository: hit.repo.name, path: hit.path, lineNumber: 1, preview: '' });
-      if (hit.type === 'content') {
-        const line = lineOf(hit.lineStarts, hit.ranges[0]![0]);
-        const text = hit.text.slice(hit.lineStarts[line], lineEnd(hit.text, hit.lineStarts, line));
-        citations.push({ repository: hit.repo.name, path: hit.path, lineNumber: line + 1, preview: text.trim().slice(0, PREVIEW_CHARS) });
-      }
-      if (citations.length >= limit) break;
+export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = {}): CorpusAgentSearch {
+  const timeoutMs = options.timeoutMs ?? 300;
+  const maxScoped = options.maxFiles?.scoped ?? 500;
+  const maxGlobal = options.maxFiles?.global ?? 200;
+  const remembered = new Map<string, Promise<AgentCitation[]>>();
+  const search = async (query: string, limit: number): Promise<AgentCitation[]> => {
+    const key = `${limit}\u0000${query}`;
+    let citations = remembered.get(key);
+    remembered.delete(key);
+    if (!citations) {
+      const found = find(query, limit);
+      // A search cut short by real time (a busy machine) is not the answer to remember.
+      citations = found.then((f) => {
+        if (f.cutByRealTime) remembered.delete(key);
+        return f.citations;
+      });
+      citations.catch(() => remembered.delete(key));
     }
-    return citations;
+    remembered.set(key, citations);
+    for (const oldest of remembered.keys()) {
+      if (remembered.size <= REMEMBERED_SEARCHES) break;
+      remembered.delete(oldest);
+    }
+    return (await citations).slice();
   };
+  const find = async (query: string, limit: number): Promise<{ citations: AgentCitation[]; cutByRealTime: boolean }> => {
+    if (limit <= 0) return { citations: [], cutByRealTime: false };
+    const parsed = parseQuery(`${NOT_SOURCE} ${query}`);
+    const terms = literalTerms(query);
+    const scoped = parsed.repo.length > 0;
+    const maxFiles = scoped ? maxScoped : maxGlobal;
+    if (scoped) await listFiles(corpus, parsed, maxFiles);
+    const clock = workClock(timeoutMs, maxFiles);
+    const run = new SearchRun(corpus, parsed, { chunkMatches: false, defaultLimit: 100_000, defaultTimeoutMs: timeoutMs, now: clock.now });
+    const ranked: Array<{ citation: AgentCitation; score: number; order: number }> = [];
+    for await (const hit of run.hits()) {
+      if (hit.type === 'path') {
+        const citation = { repository: hit.repo.name, path: hit.path, lineNumber: 1, preview: '' };
+        ranked.push({ citation, score: pathScore(hit.path, false), order: ranked.length });
+      } else if (hit.type === 'content') {
+        const best = bestLine(hit, terms);
+        const citation = { repository: hit.repo.name, path: hit.path, lineNumber: best.line + 1, preview: best.text.trim().slice(0, PREVIEW_CHARS) };
+        ranked.push({ citation, score: pathScore(hit.path, best.text.length > MINIFIED_LINE_CHARS) + best.score, order: ranked.length });
+      }
+      if (ranked.length >= MAX_CANDIDATES) break;
+    }
+    ranked.sort((a, b) => b.score - a.score || a.order - b.order);
+    return { citations: ranked.slice(0, limit).map((r) => r.citation), cutByRealTime: run.timedOut && clock.realTimeLed() };
+  };
+  let names: Promise<string[]> | undefined;
+  const repositories = () => (names ??= corpus.repositories().then((repos) => repos.map((r) => r.name)));
+  return Object.assign(search, { repositories });
+}
+
+/**
+ * A clock for SearchRun that runs on work: each repository or file the run examines advances it by
+ * `timeoutMs / maxFiles`, and it never runs behind real time. `realTimeLed()` tells whether real time
+ * was ahead at the last reading, i.e. whether it, not the work, ended a timed-out run.
+ */
+function workClock(timeoutMs: number, maxFiles: number): { now: () => number; realTimeLed: () => boolean } {
+  const started = Date.now();
+  const perStep = timeoutMs / Math.max(1, maxFiles);
+  let steps = -1;
+  let realLed = false;
+  return {
+    now: () => {
+      steps++;
+      const real = Date.now() - started;
+      realLed = real > steps * perStep;
+      return Math.max(steps * perStep, real);
+    },
+    realTimeLed: () => realLed,
+  };
+}
+
+/**
+ * Lists the files of the repositories a scoped search selects (up to `maxFiles` each), outside its
+ * budget: the corpus keeps complete lists, as an index would, so the budget is spent on reading and
+ * matching rather than on walking folders.
+ */
+async function listFiles(corpus: Corpus, query: Query, maxFiles: number): Promise<void> {
+  const selected = (await corpus.repositories()).filter(
+    (r) => query.repo.every((re) => re.test(r.name)) && !query.notRepo.some((re) => re.test(r.name)),
+  );
+  // A filter as wide as the corpus is a whole-corpus search in disguise: no listing ahead for it.
+  if (selected.length > MAX_LISTED_REPOSITORIES) return;
+  for (const repo of selected) {
+    let n = 0;
+    for await (const _ of corpus.files(repo)) if (++n > maxFiles) break;
+  }
+}
+
+/** Bare words and quoted phrases of a query, as typed: an occurrence in the same case scores higher. */
+function literalTerms(query: string): Set<string> {
+  try {
+    const terms = new Set<string>();
+    for (const token of tokenize(query)) if (token.kind === 'word' || token.kind === 'quoted') terms.add(token.text);
+    return terms;
+  } catch {
+    return new Set();
+  }
+}
+
+/** The line of a content hit that best shows what was searched for. */
+function bestLine(hit: ContentHit, terms: Set<string>): { line: number; text: string; score: number } {
+  let best: { line: number; text: string; score: number } | undefined;
+  for (const [start, end] of hit.ranges.slice(0, MAX_RANGES_PER_FILE) as Range[]) {
+    const line = lineOf(hit.lineStarts, start);
+    const lineStart = hit.lineStarts[line]!;
+    const text = hit.text.slice(lineStart, lineEnd(hit.text, hit.lineStarts, line));
+    const score = occurrenceScore(text, start - lineStart, end - lineStart, terms);
+    if (!best || score > best.score) best = { line, text, score };
+  }
+  return best ?? { line: 0, text: '', score: 0 };
+}
+
+const WORD_CHAR = /[\w$]/;
+
+/** 0–5: how well an occurrence at [start, end) of a line answers a search for it. */
+function occurrenceScore(line: string, start: number, end: number, terms: Set<string>): number {
+  let from = start;
+  let to = end;
+  while (from > 0 && WORD_CHAR.test(line[from - 1]!)) from--;
+  while (to < line.length && WORD_CHAR.test(line[to]!)) to++;
+  const definition = definitionScore(line, from, to);
+  // Part of a longer name (`kRetryHandlerDefaultRetry` for `RetryHandler`) counts less than the name itself.
+  if (from !== start || to !== end) return Math.max(0, definition - 1);
+  return definition + 1 + (terms.has(line.slice(start, end)) ? 1 : 0);
+}
+
+const DECLARATION = /(?:^|[^\w$.])(?:class|interface|type|enum|struct|trait|function\*?|def|func|fn|namespace|const|let|var|val)\s+$/;
+const MODIFIERS = /^\s*(?:(?:export|default|declare|public|private|protected|static|readonly|async|get|set|override|abstract)\s+)*/;
+const ASSIGNED = /^\s*(?:=(?![=>])|\??:(?!:)|\([^)]*\)\s*(?::[^{]*)?\{)/;
+
+/**
+ * How strongly a line defines the identifier at [start, end): 3 for a declaration (`class X`,
+ * `function X`, `const X =`, `type X`), 2 for an assignment, property or method (`X = …`, `X: …`,
+ * `X (a) {`), 1 for an export (`export { X }`, `module.exports = X`), 0 for a mere mention or an import.
+ */
+export function definitionScore(line: string, start: number, end: number): number {
+  const before = line.slice(0, start);
+  const after = line.slice(end);
+  if (/^\s*import\b/.test(line) || /\brequire\s*\(/.test(line)) return 0;
+  if (DECLARATION.test(before)) return 3;
+  const head = before.replace(MODIFIERS, '');
+  if (/^(?:(?:module\.)?exports\.|this\.|self\.|[\w$]+\.prototype\.)?$/.test(head) && ASSIGNED.test(after)) return 2;
+  if (/\bexport\b/.test(before) || /\bmodule\.exports\b/.test(before)) return 1;
+  return 0;
+}
+
+const CODE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|c|cc|cpp|cxx|h|hh|hpp|java|kt|scala|rb|php|cs|swift|m|mm|sh|lua|zig)$/;
+
+/**
+ * 0–6: how much a file is worth citing by its path: source code in `lib/` or `src/` 6, other code 5,
+ * bundled output (`dist/`, `cjs/`, `esm/`) 4, tests 3, docs and config 2, type declarations 1, source
+ * maps and minified files 0.
+ */
+export function pathScore(path: string, minified: boolean): number {
+  const lower = path.toLowerCase();
+  const base = lower.slice(lower.lastIndexOf('/') + 1);
+  if (minified || base.endsWith('.map') || /\.min\.[cm]?[jt]s$/.test(base)) return 0;
+  if (/\.d\.[cm]?ts$/.test(base)) return 1;
+  if (
+    /(?:^|\/)(?:docs?|examples?|man)\//.test(lower) ||
+    /\.(?:md|mdx|markdown|txt|rst|adoc)$/.test(base) ||
+    /^(?:readme|licen[cs]e|changelog|history|contributing|notice)(?:\.|$)/.test(base) ||
+    !CODE_FILE.test(base)
+  ) {
+    return 2;
+  }
+  if (/(?:^|\/)(?:tests?|__tests__|specs?|benchmarks?|fixtures?)\//.test(lower) || /\.(?:test|spec)\.\w+$/.test(base)) return 3;
+  if (/(?:^|\/)(?:dist|cjs|esm|umd|bundle)\//.test(lower)) return 4;
+  return /(?:^|\/)(?:lib|src)\//.test(lower) ? 6 : 5;
 }
