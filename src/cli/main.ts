@@ -6,11 +6,14 @@ import { ExitCode } from '../http/exit-codes.js';
 import { redact } from '../http/redact.js';
 import { VERSION } from '../version.js';
 import { askCommand } from './ask.js';
+import { compareCommand } from './compare.js';
 import { conversationsCommand } from './conversations.js';
 import { emulatorCommand } from './emulator.js';
 import { runCommand } from './run.js';
 import { searchCommand } from './search.js';
 import { globalOptions } from './global-options.js';
+import { reportCommand } from './report.js';
+import { runsCommand } from './runs.js';
 
 async function main(argv: string[]): Promise<number> {
   const parser = globalOptions(yargs(argv))
@@ -21,6 +24,9 @@ async function main(argv: string[]): Promise<number> {
     .command(runCommand)
     .command(searchCommand)
     .command(emulatorCommand)
+    .command(runsCommand)
+    .command(reportCommand)
+    .command(compareCommand)
     .demandCommand(1, 'Give a command; see dsbench --help.')
     .strict()
     .recommendCommands()
@@ -33,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .epilogue(
       'Environment: SRC_ENDPOINT, SRC_ACCESS_TOKEN, SRC_HEADER_<NAME>, SRC_HEADERS. With no endpoint, dsbench starts its embedded emulator.\n' +
-        'Exit codes: 0 ok, 1 expectations failed, 2 usage, 3 instance unreachable or auth failed, 4 aborted, 5 internal error.',
+        'Exit codes: 0 ok, 1 expectations or regression gates failed, 2 usage, 3 instance unreachable or auth failed, 4 aborted, 5 internal error.',
     );
   try {
     await parser.parseAsync();

@@ -218,3 +218,319 @@ export function expectationSummary(db: Database.Database, runId: number): Expect
   const total = byName.reduce((sum, n) => sum + n.total, 0);
   return { total, passed, failed: total - passed, byName, failures };
 }
+
+// ---- Report queries (src/report/): streaming, one pass each, nothing heavier than a row in memory. ----
+
+export interface ExpectationRecord {
+  name: string;
+  passed: boolean;
+  reason: string;
+  /** The turn it was checked on; null for a check on the whole item. */
+  turn: number | null;
+}
+
+export interface QuestionExportRow extends TurnRow {
+  /** Source links in the order the server gave them; empty when none were recorded. */
+  sourceLinks: string[];
+  suggestedFollowups: string[];
+  /** Every expectation of the item (not only this turn's), in check order. */
+  expectations: ExpectationRecord[];
+  /** Highest turn recorded for the item: item-level checks belong to it. */
+  lastTurn: number;
+}
+
+export interface SearchExportRow extends SearchRow {
+  expectations: ExpectationRecord[];
+}
+
+export interface ExportOptions {
+  /** `plan` (default): plan order then turn; `key`: target, suite item id, repeat, turn (for pairing runs). */
+  order?: 'plan' | 'key';
+  /** Only this target's items. */
+  target?: string | undefined;
+}
+
+const EXPECTATIONS_JSON = `(SELECT json_group_array(json_object('name', e.name, 'passed', e.passed, 'reason', e.reason, 'turn', e.turn)
+    ORDER BY e.position) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key)`;
+
+function parseExpectations(json: string | null): ExpectationRecord[] {
+  if (!json || json === '[]') return [];
+  return (JSON.parse(json) as Array<{ name: string; passed: number; reason: string; turn: number | null }>).map((e) => ({
+    name: e.name,
+    passed: e.passed === 1,
+    reason: e.reason,
+    turn: e.turn,
+  }));
+}
+
+// The exports drive from items (CROSS JOIN fixes the join order): in plan order SQLite then walks the
+// (run_id, position) index and each item's turns in turn order, with no sort of the whole run. Left to
+// itself it may scan turns and sort every row, all columns, in temporary files: several times slower.
+function exportOrder(options: ExportOptions): string {
+  return options.order === 'key' ? 'i.target, i.suite_item_id, i.repeat' : 'i.position';
+}
+
+/** Every turn of a run with its sources, follow-ups and the item's expectations (for questions.csv and comparisons). */
+export function* iterateQuestionExport(db: Database.Database, runId: number, options: ExportOptions = {}): Generator<QuestionExportRow> {
+  const statement = db.prepare(
+    `SELECT ${ITEM_COLUMNS}, i.conversation_ref AS conversationRef,
+      t.turn, t.text, t.question_id AS questionId, t.state, t.error_code AS errorCode, t.error_raw_code AS errorRawCode,
+      t.error_message AS errorMessage, t.error_title AS errorTitle, t.error_details AS errorDetails,
+      t.error_retry_time AS errorRetryTime, t.client_error AS clientError, t.title, t.answer, t.sent_at AS sentAt,
+      t.observed_end_at AS observedEndAt, t.server_created_at AS serverCreatedAt, t.server_updated_at AS serverUpdatedAt,
+      t.server_ms AS serverMs, t.server_ms_source AS serverMsSource, t.wall_ms AS wallMs, t.polls,
+      t.time_millis AS timeMillis, t.tool_calls AS toolCalls, t.total_input_tokens AS totalInputTokens,
+      t.cached_tokens AS cachedTokens, t.cache_creation_input_tokens AS cacheCreationInputTokens,
+      t.prompt_tokens AS promptTokens, t.completion_tokens AS completionTokens, t.total_tokens AS totalTokens, t.credits,
+      (SELECT json_group_array(s.link ORDER BY s.position) FROM sources s
+        WHERE s.run_id = t.run_id AND s.item_key = t.item_key AND s.turn = t.turn) AS sourceLinks,
+      (SELECT json_group_array(f.text ORDER BY f.position) FROM suggested_followups f
+        WHERE f.run_id = t.run_id AND f.item_key = t.item_key AND f.turn = t.turn) AS suggestedFollowups,
+      ${EXPECTATIONS_JSON} AS expectations,
+      (SELECT max(t2.turn) FROM turns t2 WHERE t2.run_id = t.run_id AND t2.item_key = t.item_key) AS lastTurn
+    FROM items i CROSS JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key
+    WHERE i.run_id = ? AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}, t.turn`,
+  );
+  type Raw = Omit<QuestionExportRow, 'tags' | 'sourceLinks' | 'suggestedFollowups' | 'expectations'> & {
+    tags: string;
+    sourceLinks: string;
+    suggestedFollowups: string;
+    expectations: string | null;
+  };
+  const target = options.target ?? null;
+  for (const raw of statement.iterate(runId, target, target) as IterableIterator<Raw>) {
+    // Converted in place: copying a row of 45 columns costs more than reading it from SQLite.
+    const row = raw as unknown as QuestionExportRow;
+    row.tags = JSON.parse(raw.tags) as string[];
+    row.sourceLinks = raw.sourceLinks === '[]' ? [] : (JSON.parse(raw.sourceLinks) as string[]);
+    row.suggestedFollowups = raw.suggestedFollowups === '[]' ? [] : (JSON.parse(raw.suggestedFollowups) as string[]);
+    row.expectations = parseExpectations(raw.expectations);
+    yield row;
+  }
+}
+
+/** Every search of a run with its item's expectations. */
+export function* iterateSearchExport(db: Database.Database, runId: number, options: ExportOptions = {}): Generator<SearchExportRow> {
+  const statement = db.prepare(
+    `SELECT ${ITEM_COLUMNS}, s.query, s.params_json AS params, s.verdict, s.match_count AS matchCount, s.counted,
+      s.counted_by_type_json AS countedByType, s.repositories, s.files, s.repositories_count AS repositoriesCount,
+      s.exhaustive, s.duration_ms AS durationMs, s.wall_ms AS wallMs, s.time_to_first_event_ms AS timeToFirstEventMs,
+      s.time_to_first_match_ms AS timeToFirstMatchMs, s.skipped_json AS skipped, s.alert, s.error, s.http_status AS httpStatus,
+      ${EXPECTATIONS_JSON} AS expectations
+    FROM items i CROSS JOIN searches s ON s.run_id = i.run_id AND s.item_key = i.key
+    WHERE i.run_id = ? AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}`,
+  );
+  type Raw = Omit<SearchExportRow, 'tags' | 'params' | 'countedByType' | 'skipped' | 'exhaustive' | 'expectations'> & {
+    tags: string;
+    params: string;
+    countedByType: string;
+    skipped: string;
+    exhaustive: number | null;
+    expectations: string | null;
+  };
+  const target = options.target ?? null;
+  for (const raw of statement.iterate(runId, target, target) as IterableIterator<Raw>) {
+    const row = raw as unknown as SearchExportRow;
+    row.tags = JSON.parse(raw.tags) as string[];
+    row.params = JSON.parse(raw.params) as Record<string, unknown>;
+    row.countedByType = JSON.parse(raw.countedByType) as Record<string, number>;
+    row.skipped = JSON.parse(raw.skipped) as SearchRow['skipped'];
+    row.exhaustive = raw.exhaustive === null ? null : raw.exhaustive === 1;
+    row.expectations = parseExpectations(raw.expectations);
+    yield row;
+  }
+}
+
+/** The numeric columns of a turn that summaries need; tags as the stored JSON text (cheap to group by). */
+export interface TurnMetricRow {
+  target: string;
+  suiteItemId: string;
+  repeat: number;
+  tagsJson: string;
+  turn: number;
+  state: string;
+  errorCode: string | null;
+  wallMs: number | null;
+  serverMs: number | null;
+  totalTokens: number | null;
+  credits: number | null;
+  toolCalls: number | null;
+}
+
+/** Every turn of a run, light: no text columns. */
+export function iterateTurnMetrics(db: Database.Database, runId: number): IterableIterator<TurnMetricRow> {
+  return db
+    .prepare(
+      `SELECT i.target, i.suite_item_id AS suiteItemId, i.repeat, i.tags_json AS tagsJson, t.turn, t.state,
+        t.error_code AS errorCode, t.wall_ms AS wallMs, t.server_ms AS serverMs, t.total_tokens AS totalTokens,
+        t.credits, t.tool_calls AS toolCalls
+      FROM turns t JOIN items i ON i.run_id = t.run_id AND i.key = t.item_key WHERE t.run_id = ?`,
+    )
+    .iterate(runId) as IterableIterator<TurnMetricRow>;
+}
+
+/** One row per item: where it is, and its expectations in short (`expectPassed` null when it has none). */
+export interface ItemVerdictRow {
+  kind: ItemKind;
+  target: string;
+  suiteItemId: string;
+  repeat: number;
+  tagsJson: string;
+  status: ItemStatus;
+  outcome: string | null;
+  expectations: number;
+  expectPassed: 0 | 1 | null;
+}
+
+export function iterateItemVerdicts(db: Database.Database, runId: number): IterableIterator<ItemVerdictRow> {
+  return db
+    .prepare(
+      `SELECT i.kind, i.target, i.suite_item_id AS suiteItemId, i.repeat, i.tags_json AS tagsJson, i.status, i.outcome,
+        (SELECT count(*) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS expectations,
+        (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS expectPassed
+      FROM items i WHERE i.run_id = ? ORDER BY i.position`,
+    )
+    .iterate(runId) as IterableIterator<ItemVerdictRow>;
+}
+
+export interface QuotaSnapshotRow {
+  target: string;
+  at: string;
+  totalQuota: number;
+  quotaLimit: number;
+  resetTime: string | null;
+}
+
+/** Quota snapshots of a run, by target then time. */
+export function quotaSnapshots(db: Database.Database, runId: number): QuotaSnapshotRow[] {
+  return db
+    .prepare(
+      `SELECT target, at, total_quota AS totalQuota, quota_limit AS quotaLimit, reset_time AS resetTime
+      FROM quota_snapshots WHERE run_id = ? ORDER BY target, at, id`,
+    )
+    .all(runId) as QuotaSnapshotRow[];
+}
+
+export interface RunTargetRow {
+  name: string;
+  url: string;
+  api: 'legacy' | 'versioned';
+  emulated: boolean;
+}
+
+/** Targets of a run in the order the run listed them. */
+export function runTargets(db: Database.Database, runId: number): RunTargetRow[] {
+  return (
+    db.prepare(`SELECT name, url, api, emulated FROM targets WHERE run_id = ? ORDER BY rowid`).all(runId) as Array<
+      Omit<RunTargetRow, 'emulated'> & { emulated: number }
+    >
+  ).map((t) => ({ ...t, emulated: t.emulated === 1 }));
+}
+
+/** Counts of a run's rows, for progress and preallocation. */
+export function runCounts(db: Database.Database, runId: number): { items: number; turns: number; searches: number } {
+  return db
+    .prepare(
+      `SELECT (SELECT count(*) FROM items WHERE run_id = @runId) AS items,
+        (SELECT count(*) FROM turns WHERE run_id = @runId) AS turns,
+        (SELECT count(*) FROM searches WHERE run_id = @runId) AS searches`,
+    )
+    .get({ runId }) as { items: number; turns: number; searches: number };
+}
+
+/** Like listRuns, optionally only the runs of one suite; newest first. */
+export function listRunsFiltered(db: Database.Database, options: { limit?: number; suite?: string } = {}): RunSummary[] {
+  const rows = db
+    .prepare(
+      `SELECT r.id, r.label, r.suite_name AS suiteName, r.started_at AS startedAt, r.ended_at AS endedAt, r.status,
+        (SELECT json_group_array(name) FROM (SELECT name FROM targets WHERE run_id = r.id ORDER BY rowid)) AS targets,
+        (SELECT count(*) FROM items WHERE run_id = r.id) AS items,
+        (SELECT json_group_object(k, n) FROM
+          (SELECT coalesce(outcome, status) AS k, count(*) AS n FROM items WHERE run_id = r.id GROUP BY k)) AS outcomes,
+        (SELECT sum(credits) FROM turns WHERE run_id = r.id) AS credits
+      FROM runs r WHERE (@suite IS NULL OR r.suite_name = @suite) ORDER BY r.id DESC LIMIT @limit`,
+    )
+    .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<RunSummary & { targets: string; outcomes: string }>;
+  return rows.map((r) => ({
+    ...r,
+    targets: JSON.parse(r.targets) as string[],
+    outcomes: JSON.parse(r.outcomes) as Record<string, number>,
+  }));
+}
+
+/** Like expectationSummary, with at most `maxFailures` failures listed (`failures.length` may be less than `failed`). */
+export function expectationOverview(db: Database.Database, runId: number, maxFailures: number): ExpectationSummary & { failedItems: number; items: number; passedItems: number } {
+  const byName = db
+    .prepare(
+      `SELECT name, count(*) AS total, sum(passed) AS passed, count(*) - sum(passed) AS failed
+      FROM expectations WHERE run_id = ? GROUP BY name ORDER BY name`,
+    )
+    .all(runId) as ExpectationSummary['byName'];
+  const failures = db
+    .prepare(
+      `SELECT i.key AS itemKey, i.target, i.suite_item_id AS suiteItemId, i.repeat, e.name, e.reason, e.turn
+      FROM expectations e JOIN items i ON i.run_id = e.run_id AND i.key = e.item_key
+      WHERE e.run_id = ? AND e.passed = 0 ORDER BY i.position, e.position LIMIT ?`,
+    )
+    .all(runId, Math.max(0, maxFailures)) as ExpectationSummary['failures'];
+  const items = db
+    .prepare(
+      `SELECT count(*) AS items, coalesce(sum(ok), 0) AS passedItems FROM
+        (SELECT min(passed) AS ok FROM expectations WHERE run_id = ? GROUP BY item_key)`,
+    )
+    .get(runId) as { items: number; passedItems: number };
+  const passed = byName.reduce((sum, n) => sum + n.passed, 0);
+  const total = byName.reduce((sum, n) => sum + n.total, 0);
+  return { total, passed, failed: total - passed, byName, failures, ...items, failedItems: items.items - items.passedItems };
+}
+
+export interface ErrorBreakdownRow {
+  target: string;
+  kind: ItemKind;
+  /** Turn state (questions) or verdict (searches). */
+  state: string;
+  errorCode: string | null;
+  rawCode: string | null;
+  count: number;
+  /** One message of the group (the smallest, so reports are stable). */
+  example: string | null;
+}
+
+/** Failed turns and searches grouped by target, state, code and raw code; most frequent first. */
+export function errorBreakdown(db: Database.Database, runId: number): ErrorBreakdownRow[] {
+  return db
+    .prepare(
+      `SELECT target, kind, state, errorCode, rawCode, count(*) AS count, min(message) AS example FROM (
+        SELECT i.target, 'question' AS kind, t.state, t.error_code AS errorCode, t.error_raw_code AS rawCode,
+          coalesce(t.error_message, t.client_error) AS message
+        FROM turns t JOIN items i ON i.run_id = t.run_id AND i.key = t.item_key
+        WHERE t.run_id = @runId AND t.state IN ('error', 'canceled', 'timeout', 'client_error')
+        UNION ALL
+        SELECT i.target, 'search', s.verdict, NULL, CAST(s.http_status AS TEXT), coalesce(s.error, s.alert)
+        FROM searches s JOIN items i ON i.run_id = s.run_id AND i.key = s.item_key
+        WHERE s.run_id = @runId AND s.verdict IN ('error', 'http_error'))
+      GROUP BY target, kind, state, errorCode, rawCode ORDER BY count DESC, target, kind, state, errorCode, rawCode`,
+    )
+    .all({ runId }) as ErrorBreakdownRow[];
+}
+
+/**
+ * The run `offset` places back (0 = newest) among the runs that match: all runs, or those with a label,
+ * of a suite, up to an id. For selectors like `nightly~1` (the nightly before the newest).
+ */
+export function findRunOffset(
+  db: Database.Database,
+  where: { label?: string | undefined; suite?: string | undefined; atMostId?: number | undefined },
+  offset: number,
+): RunRecord | undefined {
+  const row = db
+    .prepare(
+      `SELECT ${RUN_COLUMNS} FROM runs
+      WHERE (@label IS NULL OR label = @label) AND (@suite IS NULL OR suite_name = @suite) AND (@maxId IS NULL OR id <= @maxId)
+      ORDER BY id DESC LIMIT 1 OFFSET @offset`,
+    )
+    .get({ label: where.label ?? null, suite: where.suite ?? null, maxId: where.atMostId ?? null, offset });
+  if (!row) return undefined;
+  const run = row as RunRecord & { options: string };
+  return { ...run, options: JSON.parse(run.options) as Record<string, unknown> };
+}

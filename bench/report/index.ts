@@ -1,0 +1,84 @@
+// Report export benchmark: a database with N asked questions (default 1,000,000), exported by
+// `writeReport` (questions.csv, searches.csv, summary.csv, search-summary.csv, costs.csv, report.md,
+// report.json) in a child process that reports its own peak RSS. Writes bench/report/RESULTS.md.
+// Run: node --import tsx bench/report/index.ts [turns]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { transpileInto } from './transpile.js';
+import { generate } from './generate.js';
+
+interface Measurement {
+  ms: number;
+  maxRssKb: number;
+  rows: number;
+  bytes: number;
+  questionsBytes?: number;
+}
+
+const LIMIT_MB = 200;
+const REPEATS = 3;
+const turns = Number(process.argv[2] ?? 1_000_000);
+const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+
+function child(script: string, args: string[]): Promise<Measurement> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    proc.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Measurement) : reject(new Error(`${script} exited with ${code}`))));
+  });
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-report-bench-'));
+try {
+  const db = path.join(dir, 'bench.db');
+  const load = os.loadavg()[0]!.toFixed(1);
+  const genStart = performance.now();
+  const generated = generate(db, turns);
+  const genMs = performance.now() - genStart;
+  const dbMb = (statSync(db).size / 1e6).toFixed(0);
+  process.stderr.write(`generated ${generated.turns} turns, ${generated.items} items, ${generated.searches} searches (${dbMb} MB) in ${(genMs / 1000).toFixed(1)} s\n`);
+  const [exportJs] = transpileInto('dsbench-report-bench', ['bench/report/export.ts']) as [string];
+  const idle = await child(exportJs, [db, path.join(dir, 'idle'), 'idle']);
+  const runs: Measurement[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    runs.push(await child(exportJs, [db, path.join(dir, `out-${i}`)]));
+    rmSync(path.join(dir, `out-${i}`), { recursive: true, force: true });
+    process.stderr.write(`export ${i + 1}: ${(runs.at(-1)!.ms / 1000).toFixed(1)} s, peak RSS ${(runs.at(-1)!.maxRssKb / 1024).toFixed(0)} MB\n`);
+  }
+  const sorted = [...runs].sort((a, b) => a.ms - b.ms);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  const peakMb = Math.max(...runs.map((r) => r.maxRssKb)) / 1024;
+  const table = [
+    '| asked questions | searches | database MB | output MB (questions.csv) | export time (median) | rows/s | peak RSS MB (max of runs) | idle process RSS MB | limit MB |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${generated.turns.toLocaleString('en-US')} | ${generated.searches.toLocaleString('en-US')} | ${dbMb} | ${(median.bytes / 1e6).toFixed(0)} (${((median.questionsBytes ?? 0) / 1e6).toFixed(0)}) | ` +
+      `${(median.ms / 1000).toFixed(1)} s | ${Math.round(generated.turns / (median.ms / 1000)).toLocaleString('en-US')} | ${peakMb.toFixed(0)} | ${(idle.maxRssKb / 1024).toFixed(0)} | ${LIMIT_MB} |`,
+  ].join('\n');
+  const verdict = peakMb < LIMIT_MB ? `Peak RSS ${peakMb.toFixed(0)} MB is under the ${LIMIT_MB} MB limit.` : `Peak RSS ${peakMb.toFixed(0)} MB is OVER the ${LIMIT_MB} MB limit.`;
+  const report = `# Report export benchmark
+
+\`node --import tsx bench/report/index.ts ${turns}\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version},
+${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, load average ${load} at the start.
+The database (generated with SQL in one transaction in ${(genMs / 1000).toFixed(0)} s) has one run: two targets, items of two
+turns each with ~450-character answers, two sources and a follow-up per turn, an expectation per item, and
+1% as many searches. Each export is \`writeReport\` with every output (questions.csv, searches.csv,
+summary.csv, search-summary.csv, costs.csv, report.md, report.json), in its own child process running
+plain JavaScript (transpiled first, as the built CLI runs); peak RSS is that process's
+\`process.resourceUsage().maxRSS\`; ${REPEATS} runs.
+The idle figure is the same child with its modules loaded and nothing read. The machine is shared with
+other work (see the load average): export times vary by tens of percent between runs, peak RSS by a few MB.
+
+${table}
+
+${verdict}
+`;
+  console.log(`${table}\n\n${verdict}`);
+  writeFileSync(here('./RESULTS.md'), report);
+  if (peakMb >= LIMIT_MB) process.exitCode = 1;
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

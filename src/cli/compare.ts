@@ -1,0 +1,119 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { UsageError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+import { DEFAULT_BOOTSTRAP } from '../report/compare/bootstrap.js';
+import { compareJson, compareRuns } from '../report/compare/compare.js';
+import { DEFAULT_THRESHOLDS, FAIL_ON, type Thresholds, parseFailOn, parsePercent } from '../report/compare/gates.js';
+import { DEFAULT_DB } from '../report/open.js';
+import { safeJson } from '../report/tables.js';
+import type { GlobalArgs } from './global-options.js';
+import type { Output } from './report.js';
+
+export interface CompareArgs {
+  baseline: string;
+  candidate?: string | undefined;
+  db: string;
+  baselineDb?: string | undefined;
+  targets?: string | undefined;
+  out?: string | undefined;
+  format?: string | undefined;
+  maxLatencyRegression?: string | undefined;
+  maxCreditsRegression?: string | undefined;
+  maxTokensRegression?: string | undefined;
+  maxToolCallsRegression?: string | undefined;
+  maxPassRateDrop?: string | undefined;
+  failOn?: string | undefined;
+  minPairs?: number | undefined;
+  resamples?: number | undefined;
+  confidence?: number | undefined;
+  seed?: number | undefined;
+  bom?: boolean | undefined;
+  json?: boolean | undefined;
+}
+
+const pctText = (f: number | null): string => (f === null ? 'off' : `${+(f * 100).toFixed(6)}%`);
+
+export function thresholdsFrom(args: CompareArgs): Thresholds {
+  const percent = (value: string | undefined, flag: string, fallback: number | null): number | null => (value === undefined ? fallback : parsePercent(value, flag));
+  const minPairs = args.minPairs ?? DEFAULT_THRESHOLDS.minPairs;
+  if (!(Number.isInteger(minPairs) && minPairs >= 1)) throw new UsageError('--min-pairs must be a whole number of at least 1');
+  return {
+    latency: percent(args.maxLatencyRegression, '--max-latency-regression', DEFAULT_THRESHOLDS.latency),
+    credits: percent(args.maxCreditsRegression, '--max-credits-regression', DEFAULT_THRESHOLDS.credits),
+    tokens: percent(args.maxTokensRegression, '--max-tokens-regression', DEFAULT_THRESHOLDS.tokens),
+    toolCalls: percent(args.maxToolCallsRegression, '--max-tool-calls-regression', DEFAULT_THRESHOLDS.toolCalls),
+    passRateDrop: percent(args.maxPassRateDrop, '--max-pass-rate-drop', DEFAULT_THRESHOLDS.passRateDrop) ?? 1,
+    minPairs,
+    failOn: args.failOn === undefined ? DEFAULT_THRESHOLDS.failOn : parseFailOn(args.failOn),
+  };
+}
+
+function bootstrapFrom(args: CompareArgs) {
+  const resamples = args.resamples ?? DEFAULT_BOOTSTRAP.resamples;
+  const confidence = args.confidence ?? DEFAULT_BOOTSTRAP.confidence * 100;
+  const seed = args.seed ?? DEFAULT_BOOTSTRAP.seed;
+  if (!(Number.isInteger(resamples) && resamples >= 100 && resamples <= 1_000_000)) throw new UsageError('--resamples must be a whole number from 100 to 1000000');
+  if (!(confidence > 50 && confidence < 100)) throw new UsageError('--confidence is a percentage between 50 and 100 (e.g. 95)');
+  if (!Number.isInteger(seed)) throw new UsageError('--seed must be a whole number');
+  return { resamples, confidence: confidence / 100, seed };
+}
+
+function parseTargets(text: string | undefined): [string, string] | undefined {
+  if (text === undefined) return undefined;
+  const parts = text.split(',').map((t) => t.trim());
+  if (parts.length !== 2 || !parts[0] || !parts[1]) throw new UsageError('--targets takes two target names: --targets baseline,candidate');
+  return [parts[0], parts[1]];
+}
+
+/** The whole `dsbench compare` command without yargs: returns the exit code (1 when a gate failed). */
+export async function runCompare(args: CompareArgs, stdout: Output = process.stdout): Promise<number> {
+  const targets = parseTargets(args.targets);
+  const baseline = String(args.baseline);
+  let candidate = args.candidate === undefined ? undefined : String(args.candidate);
+  if (candidate === undefined) {
+    if (!targets) throw new UsageError('give a baseline and a candidate run (e.g. dsbench compare nightly~1 nightly), or one run and --targets a,b');
+    if (args.baselineDb !== undefined) throw new UsageError('with --baseline-db, name the candidate run too');
+    candidate = baseline;
+  }
+  const format = (args.format ?? (args.json ? 'json' : 'text')).toLowerCase();
+  if (!['text', 'md', 'json'].includes(format)) throw new UsageError(`--format ${format} is not one of text, md, json`);
+  const result = await compareRuns({
+    baseline: { db: args.baselineDb ?? args.db, run: baseline, target: targets?.[0] },
+    candidate: { db: args.db, run: candidate, target: targets?.[1] },
+    out: args.out,
+    thresholds: thresholdsFrom(args),
+    bootstrap: bootstrapFrom(args),
+    bom: args.bom,
+  });
+  stdout.write(format === 'md' ? result.markdown : format === 'json' ? safeJson(compareJson(result)) : result.text);
+  return result.summary.failed ? ExitCode.expectationsFailed : ExitCode.ok;
+}
+
+export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs> = {
+  command: 'compare <baseline> [candidate]',
+  describe: 'Compare two runs (or two targets) item by item; exit 1 when a regression gate fails',
+  builder: (y: Argv<GlobalArgs>) =>
+    y
+      .positional('baseline', { type: 'string', demandOption: true, describe: 'Baseline run: id, label, latest; ~N goes N runs back (nightly~1)' })
+      .positional('candidate', { type: 'string', describe: 'Candidate run (default with --targets: the baseline run)' })
+      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database of the candidate (and of the baseline without --baseline-db)' })
+      .option('baseline-db', { type: 'string', describe: 'Results database of the baseline, when it is another file' })
+      .option('targets', { type: 'string', describe: 'Compare target a of the baseline with target b of the candidate: --targets a,b' })
+      .option('out', { type: 'string', describe: 'Output folder (default results/compare-<baseline>-vs-<candidate>)' })
+      .option('format', { type: 'string', choices: ['text', 'md', 'json'], describe: 'What to print: text (default), md (for $GITHUB_STEP_SUMMARY) or json' })
+      .option('max-latency-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.latency), describe: 'Largest median latency increase tolerated (server time, else wall time), or off' })
+      .option('max-credits-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.credits), describe: 'Largest median credits increase tolerated, or off' })
+      .option('max-tokens-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.tokens), describe: 'Largest median total-tokens increase tolerated, or off' })
+      .option('max-tool-calls-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.toolCalls), describe: 'Largest median tool-calls increase tolerated, or off' })
+      .option('max-pass-rate-drop', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.passRateDrop), describe: 'Largest drop of the expectation pass rate (percentage points) for --fail-on pass-rate' })
+      .option('fail-on', { type: 'string', default: [...DEFAULT_THRESHOLDS.failOn].join(','), describe: `Events that fail the comparison: ${FAIL_ON.join(', ')}, or none` })
+      .option('min-pairs', { type: 'number', default: DEFAULT_THRESHOLDS.minPairs, describe: 'Fewest comparable pairs for a metric to be judged' })
+      .option('resamples', { type: 'number', default: DEFAULT_BOOTSTRAP.resamples, describe: 'Bootstrap resamples' })
+      .option('confidence', { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: 'Confidence level of the intervals, in percent' })
+      .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP.seed, describe: 'Seed of the bootstrap (same seed, same intervals)' })
+      .option('bom', { type: 'boolean', default: false, describe: 'Start compare.csv with a UTF-8 byte order mark (for Excel)' }) as unknown as Argv<CompareArgs & GlobalArgs>,
+  handler: async (argv: ArgumentsCamelCase<CompareArgs & GlobalArgs>) => {
+    const code = await runCompare(argv);
+    if (code !== ExitCode.ok) process.exitCode = code;
+  },
+};

@@ -1,0 +1,91 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { UsageError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+import { writeHistory } from '../report/history-report.js';
+import { DEFAULT_DB } from '../report/open.js';
+import { type ReportFormat, reportJson, writeReport } from '../report/report.js';
+import { safeJson } from '../report/tables.js';
+import type { GlobalArgs } from './global-options.js';
+
+export interface ReportArgs {
+  run?: string | undefined;
+  db: string;
+  out?: string | undefined;
+  format: string;
+  bom?: boolean | undefined;
+  history?: number | undefined;
+  suite?: string | undefined;
+  json?: boolean | undefined;
+  /** Clock for the quota projection (tests). */
+  now?: Date | undefined;
+}
+
+export interface Output {
+  write(text: string): unknown;
+}
+
+const FORMATS: readonly ReportFormat[] = ['csv', 'md', 'json'];
+
+/** `csv`, `md`, `json` or a comma list of them. */
+export function parseFormats(text: string): Set<ReportFormat> {
+  const parts = text
+    .split(',')
+    .map((p) => p.trim().toLowerCase())
+    .filter(Boolean);
+  if (parts.length === 0) throw new UsageError(`--format needs one of ${FORMATS.join(', ')} (or a comma list of them)`);
+  for (const p of parts) {
+    if (!(FORMATS as readonly string[]).includes(p)) throw new UsageError(`--format ${p} is not one of ${FORMATS.join(', ')}`);
+  }
+  return new Set(parts as ReportFormat[]);
+}
+
+/** What stdout gets: Markdown when md was asked for, JSON for json (or --json), else the terminal summary. */
+function stdoutKind(formats: ReadonlySet<ReportFormat>, json: boolean | undefined): 'md' | 'json' | 'text' {
+  if (formats.has('md')) return 'md';
+  if (json || formats.has('json')) return 'json';
+  return 'text';
+}
+
+/** The whole `dsbench report` command without yargs: returns the exit code. */
+export async function runReport(args: ReportArgs, stdout: Output = process.stdout): Promise<number> {
+  const formats = parseFormats(args.format);
+  if (args.json) formats.add('json');
+  const kind = stdoutKind(formats, args.json);
+  if (args.history !== undefined) {
+    if (args.run !== undefined) throw new UsageError('give either a run or --history N, not both');
+    const result = await writeHistory({ db: args.db, limit: args.history, suite: args.suite, out: args.out, formats, bom: args.bom });
+    stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson({ suite: result.suite, rows: result.rows, files: result.files }) : result.text);
+    return ExitCode.ok;
+  }
+  if (args.suite !== undefined) throw new UsageError('--suite goes with --history N');
+  const result = await writeReport({ db: args.db, run: String(args.run ?? 'latest'), out: args.out, formats, bom: args.bom, now: args.now });
+  stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(reportJson(result.data, result.files)) : result.text);
+  return ExitCode.ok;
+}
+
+export const reportCommand: CommandModule<GlobalArgs, ReportArgs & GlobalArgs> = {
+  command: 'report [run]',
+  describe: 'Export a run as CSV (questions, searches, summary, costs) with a summary, or a trend over runs (--history)',
+  builder: (y: Argv<GlobalArgs>) =>
+    y
+      .positional('run', { type: 'string', describe: 'Run id, label (its newest run) or latest (default)' })
+      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .option('out', { type: 'string', describe: 'Output folder (default results/report-<run id>, or results/history-<suite>)' })
+      .option('format', {
+        type: 'string',
+        default: 'csv',
+        describe: 'csv: CSV files and a terminal summary; md: report.md, printed (for $GITHUB_STEP_SUMMARY); json: report.json, printed. A comma list writes several',
+      })
+      .option('bom', { type: 'boolean', default: false, describe: 'Start CSV files with a UTF-8 byte order mark (for Excel)' })
+      .option('history', { type: 'number', describe: 'Instead of one run: a trend over the last N runs of a suite (history.csv)' })
+      .option('suite', { type: 'string', describe: 'With --history: the suite (default: the suite of the newest run)' })
+      .check((argv) => {
+        if (argv.history !== undefined && !(Number.isInteger(argv.history) && argv.history > 0)) throw new UsageError('--history must be a positive whole number of runs');
+        parseFormats(String(argv.format));
+        return true;
+      }) as unknown as Argv<ReportArgs & GlobalArgs>,
+  handler: async (argv: ArgumentsCamelCase<ReportArgs & GlobalArgs>) => {
+    const code = await runReport(argv);
+    if (code !== ExitCode.ok) process.exitCode = code;
+  },
+};

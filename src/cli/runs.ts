@@ -1,0 +1,74 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { UsageError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+import { DEFAULT_DB, openResults } from '../report/open.js';
+import { fmtNum, safeJson, textTable } from '../report/tables.js';
+import { type RunSummary, listRunsFiltered } from '../store/queries.js';
+import type { GlobalArgs } from './global-options.js';
+import type { Output } from './report.js';
+
+export interface RunsArgs {
+  db: string;
+  limit: number;
+  suite?: string | undefined;
+  json?: boolean | undefined;
+}
+
+/** `completed 8, error 1, pending 3`: outcomes by count, most frequent first. */
+export function outcomeText(outcomes: Record<string, number>): string {
+  return Object.entries(outcomes)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+}
+
+export function runsTable(runs: readonly RunSummary[]): string {
+  return textTable({
+    headers: ['id', 'label', 'suite', 'targets', 'started', 'status', 'items', 'outcomes', 'credits'],
+    align: ['right', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'right'],
+    rows: runs.map((r) => [
+      String(r.id),
+      r.label ?? '',
+      r.suiteName,
+      r.targets.join(','),
+      r.startedAt,
+      r.status,
+      String(r.items),
+      outcomeText(r.outcomes),
+      fmtNum(r.credits, 2),
+    ]),
+  });
+}
+
+/** The whole `dsbench runs` command without yargs: returns the exit code. */
+export async function runRuns(args: RunsArgs, stdout: Output = process.stdout): Promise<number> {
+  if (!(Number.isInteger(args.limit) && args.limit > 0)) throw new UsageError('--limit must be a positive whole number');
+  const store = openResults(args.db);
+  try {
+    const runs = listRunsFiltered(store.db, { limit: args.limit, ...(args.suite !== undefined && { suite: args.suite }) });
+    if (args.json) stdout.write(safeJson(runs));
+    else if (runs.length === 0) stdout.write(args.suite ? `No runs of suite ${args.suite} in ${args.db}.\n` : `No runs in ${args.db}.\n`);
+    else stdout.write(runsTable(runs));
+    return ExitCode.ok;
+  } finally {
+    store.close();
+  }
+}
+
+export const runsCommand: CommandModule<GlobalArgs, RunsArgs & GlobalArgs> = {
+  command: 'runs',
+  describe: 'List the recorded runs, newest first (id, label, suite, targets, start, status, outcomes, credits)',
+  builder: (y: Argv<GlobalArgs>) =>
+    y
+      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .option('limit', { type: 'number', default: 20, describe: 'Most runs to list' })
+      .option('suite', { type: 'string', describe: 'Only runs of this suite' })
+      .check((argv) => {
+        if (!(Number.isInteger(argv.limit) && argv.limit > 0)) throw new UsageError('--limit must be a positive whole number');
+        return true;
+      }) as unknown as Argv<RunsArgs & GlobalArgs>,
+  handler: async (argv: ArgumentsCamelCase<RunsArgs & GlobalArgs>) => {
+    const code = await runRuns(argv);
+    if (code !== ExitCode.ok) process.exitCode = code;
+  },
+};

@@ -1,0 +1,127 @@
+import type { Block, Inline } from '../document.js';
+import { fmtInt, fmtNum, fmtPct, fmtSigned, fmtSignedPct } from '../tables.js';
+import type { Listed, MetricResult } from './aggregate.js';
+import type { CompareResult, Side } from './compare.js';
+import type { CompareRow } from './pairs.js';
+
+const SHOWN = 20;
+
+function sideName(s: Side): Inline[] {
+  return [`run ${s.run.id}`, ...(s.run.label ? [' ', { code: s.run.label }] : []), ...(s.target ? [' target ', { code: s.target }] : []), ...(s.db ? [' in ', { code: s.db }] : [])];
+}
+
+function rowName(r: CompareRow, withTarget: boolean): string {
+  const target = withTarget ? (r.targetBaseline ?? r.targetCandidate) : null;
+  return `${r.kind === 'search' ? 'search ' : ''}${target ? `${target}/` : ''}${r.itemId}#${r.repeat}${r.turn === null ? '' : ` turn ${r.turn}`}`;
+}
+
+function metricValue(m: MetricResult, v: number | null): string {
+  return m.unit === 'ms' ? (v === null ? '–' : `${(v / 1000).toFixed(2)} s`) : fmtNum(v, 2);
+}
+
+function metricDelta(m: MetricResult, v: number | null): string {
+  return m.unit === 'ms' ? (v === null ? '–' : `${v > 0 ? '+' : ''}${(v / 1000).toFixed(2)} s`) : fmtSigned(v, 2);
+}
+
+function listBlocks(title: string, listed: Listed, withTarget: boolean, describe: (r: CompareRow) => string): Block[] {
+  if (listed.count === 0) return [];
+  const shown = listed.rows.slice(0, SHOWN);
+  return [
+    { kind: 'heading', level: 3, text: [`${title} (${fmtInt(listed.count)})`] },
+    { kind: 'list', items: shown.map((r): Inline[] => [{ code: rowName(r, withTarget) }, ` ${describe(r)}`]) },
+    ...(listed.count > shown.length ? ([{ kind: 'para', text: [`… and ${fmtInt(listed.count - shown.length)} more in compare.csv.`] }] as Block[]) : []),
+  ];
+}
+
+const JUDGEMENT_MARK: Record<string, string> = { regressed: 'REGRESSED', improved: 'improved', unchanged: 'unchanged', 'too few pairs': 'too few pairs' };
+
+/** The comparison for people: verdict first, then metrics, then the items to look at. */
+export function compareDocument(r: CompareResult): Block[] {
+  const s = r.summary;
+  const blocks: Block[] = [];
+  blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : 'passed'}`] });
+  blocks.push({ kind: 'list', items: [['Baseline: ', ...sideName(r.baseline)], ['Candidate: ', ...sideName(r.candidate)]] });
+  if (r.baseline.run.suiteName !== r.candidate.run.suiteName) {
+    blocks.push({ kind: 'callout', text: ['The runs are of different suites (', { code: r.baseline.run.suiteName }, ' and ', { code: r.candidate.run.suiteName }, '): only items with the same ids are paired.'] });
+  } else if (r.baseline.run.suiteHash !== r.candidate.run.suiteHash) {
+    blocks.push({ kind: 'para', text: ['The suite file changed between the runs (different hashes); items are paired by id.'] });
+  }
+  for (const side of [r.baseline, r.candidate]) {
+    if (side.run.status === 'running') blocks.push({ kind: 'callout', text: [`Run ${side.run.id} is still running: its unfinished items are listed as unpaired or in progress.`] });
+  }
+  const failedGates = s.gates.filter((g) => g.enabled && g.failed);
+  if (failedGates.length > 0) {
+    blocks.push({ kind: 'callout', text: [`Failed: ${failedGates.map((g) => `${g.name} (${g.detail})`).join('; ')}.`] });
+  }
+  blocks.push({
+    kind: 'para',
+    text: [
+      `Paired ${fmtInt(s.questions.paired)} question turns and ${fmtInt(s.searches.paired)} searches by `,
+      { code: r.byTarget ? '(target, item id, repeat, turn)' : '(item id, repeat, turn)' },
+      `; only in the baseline: ${fmtInt(s.questions.baselineOnly + s.searches.baselineOnly)}, only in the candidate: ${fmtInt(s.questions.candidateOnly + s.searches.candidateOnly)}.`,
+    ],
+  });
+
+  blocks.push({ kind: 'heading', level: 2, text: ['Metrics'] });
+  blocks.push({
+    kind: 'para',
+    text: [
+      `Median paired change (candidate − baseline) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold.`,
+    ],
+  });
+  blocks.push({
+    kind: 'table',
+    table: {
+      headers: ['metric', 'pairs', 'baseline median', 'candidate median', 'median Δ', 'Δ interval', 'relative Δ', 'relative interval', 'threshold', 'verdict'],
+      align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+      rows: s.metrics.map((m) => [
+        m.metric.replace('_', ' '),
+        fmtInt(m.n),
+        metricValue(m, m.baselineMedian),
+        metricValue(m, m.candidateMedian),
+        metricDelta(m, m.delta),
+        m.deltaLow === null ? '–' : `${metricDelta(m, m.deltaLow)} … ${metricDelta(m, m.deltaHigh)}`,
+        fmtSignedPct(m.relative),
+        m.relativeLow === null ? '–' : `${fmtSignedPct(m.relativeLow)} … ${fmtSignedPct(m.relativeHigh)}`,
+        m.threshold === null ? 'off' : `+${fmtPct(m.threshold)}`,
+        JUDGEMENT_MARK[m.judgement] ?? m.judgement,
+      ]),
+    },
+  });
+  const pr = s.passRate;
+  blocks.push({
+    kind: 'list',
+    items: [
+      [
+        'Expectation pass rate: ',
+        pr.change === null ? 'no item has checks on both sides' : `${fmtPct(pr.baseline)} → ${fmtPct(pr.candidate)} (${fmtSigned(pr.change * 100, 1)} points) over ${fmtInt(pr.items)} items`,
+      ],
+      [`New errors: ${fmtInt(s.newErrors.count)}; fixed errors: ${fmtInt(s.fixedErrors.count)}; other state changes: ${fmtInt(s.otherStateChanges.count)}; not ended on a side: ${fmtInt(s.stateChanges.in_progress)}`],
+      [`Answer similarity (cosine of term frequencies): median ${fmtNum(s.answerSimilarity.median, 3)}, mean ${fmtNum(s.answerSimilarity.mean, 3)} over ${fmtInt(s.answerSimilarity.n)} pairs`],
+      [`Sources overlap (Jaccard): median ${fmtNum(s.sourcesJaccard.median, 3)}, mean ${fmtNum(s.sourcesJaccard.mean, 3)} over ${fmtInt(s.sourcesJaccard.n)} pairs`],
+      [`Searches with a different match count: ${fmtInt(s.countChanges.count)}; with a different verdict: ${fmtInt(s.searchVerdictChanges.count)}`],
+    ],
+  });
+
+  blocks.push({ kind: 'heading', level: 2, text: ['Gates'] });
+  blocks.push({
+    kind: 'table',
+    table: {
+      headers: ['gate', 'on', 'result', 'detail'],
+      rows: s.gates.map((g) => [g.name, g.enabled ? 'yes' : 'no', g.failed ? (g.enabled ? 'FAILED' : 'would fail') : 'ok', g.detail]),
+    },
+  });
+
+  const state = (r: CompareRow): string => `${r.stateBaseline}${r.errorCodeBaseline ? ` (${r.errorCodeBaseline})` : ''} → ${r.stateCandidate}${r.errorCodeCandidate ? ` (${r.errorCodeCandidate})` : ''}`;
+  blocks.push(
+    ...listBlocks('New errors', s.newErrors, r.byTarget, state),
+    ...listBlocks('Fixed errors', s.fixedErrors, r.byTarget, state),
+    ...listBlocks('Other state changes', s.otherStateChanges, r.byTarget, state),
+    ...listBlocks('Expectations newly failing', s.newFailures, r.byTarget, () => 'pass → fail'),
+    ...listBlocks('Expectations fixed', s.fixedFailures, r.byTarget, () => 'fail → pass'),
+    ...listBlocks('Searches with a different match count', s.countChanges, r.byTarget, (r) => `${fmtInt(r.countBaseline)} → ${fmtInt(r.countCandidate)}`),
+    ...listBlocks('Unpaired items', s.unpaired, r.byTarget, (r) => (r.pairing === 'baseline_only' ? 'only in the baseline' : 'only in the candidate')),
+  );
+  blocks.push({ kind: 'heading', level: 3, text: ['Files'] }, { kind: 'list', items: r.files.map((f): Inline[] => [{ code: f }]) });
+  return blocks;
+}

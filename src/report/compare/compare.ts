@@ -1,0 +1,175 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../../http/errors.js';
+import { type QuestionExportRow, type RunRecord, type SearchExportRow, iterateQuestionExport, iterateSearchExport, runTargets } from '../../store/queries.js';
+import type { Store } from '../../store/store.js';
+import { writeCsv } from '../csv.js';
+import { renderMarkdown, renderText } from '../document.js';
+import { inSnapshot, openResults, resolveRun } from '../open.js';
+import { safeJson } from '../tables.js';
+import { type CompareSummary, CompareAccumulator } from './aggregate.js';
+import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from './bootstrap.js';
+import { compareDocument } from './compare-document.js';
+import { COMPARE_COLUMNS } from './compare-csv.js';
+import { DEFAULT_THRESHOLDS, type Thresholds } from './gates.js';
+import { type KeyPart, pairByKey } from './pairing.js';
+import { type CompareRow, questionRow, searchRow } from './pairs.js';
+
+export interface SideOptions {
+  db: string;
+  /** Run selector: id, label, latest, with optional ~N. */
+  run: string;
+  /** Only this target of the run. */
+  target?: string | undefined;
+}
+
+export interface CompareOptions {
+  baseline: SideOptions;
+  candidate: SideOptions;
+  /** Output folder; default results/compare-<baseline id>-vs-<candidate id>. */
+  out?: string | undefined;
+  thresholds?: Thresholds;
+  bootstrap?: BootstrapOptions;
+  bom?: boolean | undefined;
+  /** Rows listed per category in the summary. */
+  maxListed?: number;
+}
+
+export interface Side {
+  db: string;
+  run: RunRecord;
+  /** The target compared, or null when items are paired across all targets by name. */
+  target: string | null;
+  targets: string[];
+}
+
+export interface CompareResult {
+  baseline: Side;
+  candidate: Side;
+  /** Whether the target is part of the pairing key (multi-target runs compared target by target). */
+  byTarget: boolean;
+  summary: CompareSummary;
+  thresholds: Thresholds;
+  bootstrap: BootstrapOptions;
+  out: string;
+  files: string[];
+  markdown: string;
+  text: string;
+}
+
+/** Pairs two runs (or two targets of runs), streams compare.csv, and writes compare.md and compare.json. */
+export async function compareRuns(options: CompareOptions): Promise<CompareResult> {
+  const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
+  const bootstrap = options.bootstrap ?? DEFAULT_BOOTSTRAP;
+  const sameDb = path.resolve(options.baseline.db) === path.resolve(options.candidate.db);
+  const baselineStore = openResults(options.baseline.db);
+  let candidateStore: Store | undefined;
+  try {
+    candidateStore = sameDb ? baselineStore : openResults(options.candidate.db);
+    const cStore = candidateStore;
+    const work = async (): Promise<CompareResult> => {
+      const bRun = resolveRun(baselineStore.db, options.baseline.db, options.baseline.run);
+      const cRun = resolveRun(cStore.db, options.candidate.db, options.candidate.run);
+      const { baseline, candidate, byTarget } = chooseTargets(
+        { db: options.baseline.db, run: bRun, targets: runTargets(baselineStore.db, bRun.id).map((t) => t.name), requested: options.baseline.target },
+        { db: options.candidate.db, run: cRun, targets: runTargets(cStore.db, cRun.id).map((t) => t.name), requested: options.candidate.target },
+      );
+      if (sameDb && bRun.id === cRun.id && baseline.target === candidate.target) {
+        throw new UsageError(`baseline and candidate are the same run (${bRun.id}${baseline.target ? `, target ${baseline.target}` : ''}); name two runs, or two targets with --targets a,b`);
+      }
+      const out = options.out ?? path.join('results', `compare-${bRun.id}-vs-${cRun.id}${byTarget ? '' : targetSuffix(baseline, candidate)}`);
+      mkdirSync(out, { recursive: true });
+      const acc = new CompareAccumulator(options.maxListed ?? 50);
+      const qKey = (r: QuestionExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat, r.turn] : [r.suiteItemId, r.repeat, r.turn]);
+      const sKey = (r: SearchExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat] : [r.suiteItemId, r.repeat]);
+      const exportOptions = (side: Side) => ({ order: 'key' as const, target: side.target ?? undefined });
+      function* rows(): Generator<CompareRow & { baselineRunId: number; candidateRunId: number }> {
+        const ids = { baselineRunId: bRun.id, candidateRunId: cRun.id };
+        const questions = pairByKey(
+          iterateQuestionExport(baselineStore.db, bRun.id, exportOptions(baseline)),
+          iterateQuestionExport(cStore.db, cRun.id, exportOptions(candidate)),
+          qKey,
+          qKey,
+        );
+        for (const p of questions) {
+          const row = questionRow(p);
+          acc.add(row);
+          yield { ...row, ...ids };
+        }
+        const searches = pairByKey(
+          iterateSearchExport(baselineStore.db, bRun.id, exportOptions(baseline)),
+          iterateSearchExport(cStore.db, cRun.id, exportOptions(candidate)),
+          sKey,
+          sKey,
+        );
+        for (const p of searches) {
+          const row = searchRow(p);
+          acc.add(row);
+          yield { ...row, ...ids };
+        }
+      }
+      const csvFile = path.join(out, 'compare.csv');
+      await writeCsv(csvFile, COMPARE_COLUMNS, rows(), { bom: options.bom === true });
+      const summary = acc.finish(thresholds, bootstrap);
+      const files = [csvFile, path.join(out, 'compare.md'), path.join(out, 'compare.json')];
+      const result: CompareResult = { baseline, candidate, byTarget, summary, thresholds, bootstrap, out, files, markdown: '', text: '' };
+      const blocks = compareDocument(result);
+      result.markdown = renderMarkdown(blocks);
+      result.text = renderText(blocks);
+      writeFileSync(files[1]!, result.markdown);
+      writeFileSync(files[2]!, safeJson(compareJson(result)));
+      return result;
+    };
+    // One snapshot per database, so a run that is still writing cannot change under the comparison.
+    return await inSnapshot(baselineStore.db, () => (sameDb ? work() : inSnapshot(cStore.db, work)));
+  } finally {
+    baselineStore.close();
+    if (candidateStore && candidateStore !== baselineStore) candidateStore.close();
+  }
+}
+
+function targetSuffix(b: Side, c: Side): string {
+  const safe = (t: string | null): string => (t ?? 'all').replace(/[^A-Za-z0-9._-]+/g, '_');
+  return `-${safe(b.target)}-vs-${safe(c.target)}`;
+}
+
+interface SideInput {
+  db: string;
+  run: RunRecord;
+  targets: string[];
+  requested: string | undefined;
+}
+
+/**
+ * Which targets are compared. Named targets (--targets a,b): exactly those. Otherwise two single-target
+ * runs compare their one target each, whatever its name; runs with several targets pair items target by
+ * target (the target is part of the key).
+ */
+export function chooseTargets(b: SideInput, c: SideInput): { baseline: Side; candidate: Side; byTarget: boolean } {
+  const side = (s: SideInput, target: string | null): Side => ({ db: s.db, run: s.run, target, targets: s.targets });
+  for (const s of [b, c]) {
+    if (s.requested !== undefined && !s.targets.includes(s.requested)) {
+      throw new UsageError(`run ${s.run.id} in ${s.db} has no target ${s.requested}; its targets: ${s.targets.join(', ') || '(none)'}`);
+    }
+  }
+  if (b.requested !== undefined || c.requested !== undefined) {
+    if (b.requested === undefined || c.requested === undefined) throw new UsageError('--targets needs two names: --targets baseline,candidate');
+    return { baseline: side(b, b.requested), candidate: side(c, c.requested), byTarget: false };
+  }
+  if (b.targets.length === 1 && c.targets.length === 1) return { baseline: side(b, b.targets[0]!), candidate: side(c, c.targets[0]!), byTarget: false };
+  return { baseline: side(b, null), candidate: side(c, null), byTarget: true };
+}
+
+export function compareJson(r: CompareResult): Record<string, unknown> {
+  const side = (s: Side) => ({ db: s.db, runId: s.run.id, label: s.run.label, suite: s.run.suiteName, status: s.run.status, startedAt: s.run.startedAt, target: s.target, targets: s.targets });
+  return {
+    baseline: side(r.baseline),
+    candidate: side(r.candidate),
+    pairedBy: r.byTarget ? ['target', 'item_id', 'repeat', 'turn'] : ['item_id', 'repeat', 'turn'],
+    thresholds: { ...r.thresholds, failOn: [...r.thresholds.failOn] },
+    bootstrap: r.bootstrap,
+    failed: r.summary.failed,
+    summary: r.summary,
+    files: r.files,
+  };
+}

@@ -1,0 +1,96 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../http/errors.js';
+import { findRun } from '../store/queries.js';
+import { writeCsv } from './csv.js';
+import { type Block, renderMarkdown, renderText } from './document.js';
+import { type HistoryRow, HISTORY_COLUMNS, collectHistory } from './history.js';
+import { inSnapshot, openResults } from './open.js';
+import type { ReportFormat } from './report.js';
+import { fmtInt, fmtNum, fmtPct, fmtSeconds, safeJson } from './tables.js';
+
+export interface HistoryOptions {
+  db: string;
+  /** Runs to include, newest N. */
+  limit: number;
+  /** Suite name; default: the suite of the newest run. */
+  suite?: string | undefined;
+  out?: string | undefined;
+  formats: ReadonlySet<ReportFormat>;
+  bom?: boolean | undefined;
+}
+
+export interface HistoryResult {
+  suite: string;
+  rows: HistoryRow[];
+  out: string;
+  files: string[];
+  markdown: string;
+  text: string;
+}
+
+/** A folder name from a suite name: anything but letters, digits, `.`, `_`, `-` becomes `_`. */
+export function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_') || '_';
+}
+
+export async function writeHistory(options: HistoryOptions): Promise<HistoryResult> {
+  if (!(Number.isInteger(options.limit) && options.limit > 0)) throw new UsageError('--history must be a positive whole number of runs');
+  const store = openResults(options.db);
+  try {
+    const suite = options.suite ?? findRun(store.db, 'latest')?.suiteName;
+    if (suite === undefined) throw new UsageError(`no runs in ${options.db} yet, so no history.`);
+    const { rows, runs } = await inSnapshot(store.db, async () => collectHistory(store.db, suite, options.limit));
+    if (runs.length === 0) throw new UsageError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);
+    const out = options.out ?? path.join('results', `history-${safeName(suite)}`);
+    mkdirSync(out, { recursive: true });
+    const files: string[] = [];
+    if (options.formats.has('csv')) {
+      const file = path.join(out, 'history.csv');
+      await writeCsv(file, HISTORY_COLUMNS, rows, { bom: options.bom === true });
+      files.push(file);
+    }
+    const mdFile = options.formats.has('md') ? path.join(out, 'history.md') : undefined;
+    const jsonFile = options.formats.has('json') ? path.join(out, 'history.json') : undefined;
+    if (mdFile) files.push(mdFile);
+    if (jsonFile) files.push(jsonFile);
+    const blocks = historyDocument(suite, options.db, rows, files);
+    const markdown = renderMarkdown(blocks);
+    if (mdFile) writeFileSync(mdFile, markdown);
+    if (jsonFile) writeFileSync(jsonFile, safeJson({ db: options.db, suite, rows, files }));
+    return { suite, rows, out, files, markdown, text: renderText(blocks) };
+  } finally {
+    store.close();
+  }
+}
+
+function historyDocument(suite: string, db: string, rows: readonly HistoryRow[], files: readonly string[]): Block[] {
+  const runs = new Set(rows.map((r) => r.runId)).size;
+  return [
+    { kind: 'heading', level: 1, text: ['dsbench history: suite ', { code: suite }] },
+    { kind: 'para', text: [`The last ${runs} runs in `, { code: db }, ', oldest first, one row per run and target.'] },
+    {
+      kind: 'table',
+      table: {
+        headers: ['run', 'label', 'started', 'status', 'target', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'credits', 'credits mean'],
+        align: ['right', 'left', 'left', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+        rows: rows.map((r) => [
+          String(r.runId),
+          r.label ?? '',
+          r.startedAt,
+          r.status,
+          r.target,
+          fmtInt(r.questions),
+          fmtInt(r.completed),
+          fmtInt(r.failed),
+          fmtPct(r.passRate),
+          fmtSeconds(r.serverMsP50),
+          fmtSeconds(r.serverMsP90),
+          fmtNum(r.creditsSum, 2),
+          fmtNum(r.creditsMean, 2),
+        ]),
+      },
+    },
+    ...(files.length > 0 ? ([{ kind: 'list', items: files.map((f) => [{ code: f }]) }] as Block[]) : []),
+  ];
+}

@@ -1,0 +1,101 @@
+import type Database from 'better-sqlite3';
+import { type RunSummary, iterateItemVerdicts, iterateTurnMetrics, listRunsFiltered, runCounts, runTargets } from '../store/queries.js';
+import type { Column } from './csv.js';
+import { QuestionSummary } from './summary.js';
+
+// history.csv: one row per run and target over the last N runs of a suite, oldest first (a trend).
+
+export interface HistoryRow {
+  runId: number;
+  label: string | null;
+  suite: string;
+  startedAt: string;
+  endedAt: string | null;
+  status: string;
+  target: string;
+  items: number;
+  itemsDone: number;
+  itemsPending: number;
+  questions: number;
+  completed: number;
+  failed: number;
+  inProgress: number;
+  errorRate: number | null;
+  expectItems: number;
+  passRate: number | null;
+  serverMsP50: number | null;
+  serverMsP90: number | null;
+  wallMsP50: number | null;
+  wallMsP90: number | null;
+  creditsSum: number | null;
+  creditsMean: number | null;
+}
+
+/** The runs of `suite`, newest `limit` of them, as trend rows (oldest first). */
+export function collectHistory(db: Database.Database, suite: string, limit: number): { runs: RunSummary[]; rows: HistoryRow[] } {
+  const runs = listRunsFiltered(db, { suite, limit }).reverse();
+  const rows: HistoryRow[] = [];
+  for (const run of runs) {
+    const order = runTargets(db, run.id).map((t) => t.name);
+    const summary = new QuestionSummary(run.id, order, runCounts(db, run.id).turns);
+    for (const t of iterateTurnMetrics(db, run.id)) summary.addTurn(t);
+    for (const item of iterateItemVerdicts(db, run.id)) summary.addItem(item);
+    for (const s of summary.rows()) {
+      if (s.scope !== 'target') continue;
+      const ended = s.questions - s.inProgress;
+      rows.push({
+        runId: run.id,
+        label: run.label,
+        suite: run.suiteName,
+        startedAt: run.startedAt,
+        endedAt: run.endedAt,
+        status: run.status,
+        target: s.target,
+        items: s.items,
+        itemsDone: s.done,
+        itemsPending: s.pending + s.running,
+        questions: s.questions,
+        completed: s.states.completed,
+        failed: s.failed,
+        inProgress: s.inProgress,
+        errorRate: ended === 0 ? null : s.failed / ended,
+        expectItems: s.expectItems,
+        passRate: s.expectPassRate,
+        serverMsP50: s.serverMs.p50,
+        serverMsP90: s.serverMs.p90,
+        wallMsP50: s.wallMs.p50,
+        wallMsP90: s.wallMs.p90,
+        creditsSum: s.credits.sum,
+        creditsMean: s.credits.mean,
+      });
+    }
+  }
+  return { runs, rows };
+}
+
+/** history.csv columns, stable. */
+export const HISTORY_COLUMNS: ReadonlyArray<Column<HistoryRow>> = [
+  { name: 'run_id', value: (r) => r.runId },
+  { name: 'label', value: (r) => r.label },
+  { name: 'suite', value: (r) => r.suite },
+  { name: 'started_at', value: (r) => r.startedAt },
+  { name: 'ended_at', value: (r) => r.endedAt },
+  { name: 'status', value: (r) => r.status },
+  { name: 'target', value: (r) => r.target },
+  { name: 'items', value: (r) => r.items },
+  { name: 'items_done', value: (r) => r.itemsDone },
+  { name: 'items_not_done', value: (r) => r.itemsPending },
+  { name: 'questions', value: (r) => r.questions },
+  { name: 'completed', value: (r) => r.completed },
+  { name: 'failed', value: (r) => r.failed },
+  { name: 'in_progress', value: (r) => r.inProgress },
+  { name: 'error_rate', value: (r) => r.errorRate },
+  { name: 'expect_items', value: (r) => r.expectItems },
+  { name: 'pass_rate', value: (r) => r.passRate },
+  { name: 'server_ms_p50', value: (r) => r.serverMsP50 },
+  { name: 'server_ms_p90', value: (r) => r.serverMsP90 },
+  { name: 'wall_ms_p50', value: (r) => r.wallMsP50 },
+  { name: 'wall_ms_p90', value: (r) => r.wallMsP90 },
+  { name: 'credits_sum', value: (r) => r.creditsSum },
+  { name: 'credits_mean', value: (r) => r.creditsMean },
+];

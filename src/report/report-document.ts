@@ -1,0 +1,195 @@
+import type { Block, Inline } from './document.js';
+import type { ReportData } from './report.js';
+import { capped, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
+
+const MAX_LISTED = 20;
+
+/** The human summary of one run: status, questions by target, errors, expectations, tags, searches, costs. */
+export function reportDocument(data: ReportData, files: readonly string[]): Block[] {
+  const { run } = data;
+  const blocks: Block[] = [];
+  blocks.push({
+    kind: 'heading',
+    level: 1,
+    text: [`dsbench report: run ${run.id}`, ...(run.label ? [' ', { code: run.label }] : []), ', suite ', { code: run.suiteName }],
+  });
+  blocks.push({
+    kind: 'para',
+    text: [
+      'Status ',
+      { strong: run.status },
+      `, started ${run.startedAt}`,
+      run.endedAt ? `, ended ${run.endedAt}` : '',
+      `; dsbench ${run.dsbenchVersion}; items: ${fmtInt(data.counts.items)}, questions asked: ${fmtInt(data.counts.turns)}, searches: ${fmtInt(data.counts.searches)}; database `,
+      { code: data.db },
+      '.',
+    ],
+  });
+  if (data.targets.length > 0) {
+    blocks.push({
+      kind: 'list',
+      items: data.targets.map((t): Inline[] => [{ code: t.name }, `: ${t.url} (${t.api} API${t.emulated ? ', emulated' : ''})`]),
+    });
+  }
+  if (data.inProgress) {
+    blocks.push({
+      kind: 'callout',
+      text: [
+        run.status === 'running' ? 'This run is still running' : `This run ended (${run.status}) with items not done`,
+        `: pending ${fmtInt(data.itemsPending)}, running ${fmtInt(data.itemsRunning)}. The figures cover what was recorded so far.`,
+      ],
+    });
+  }
+  if (data.counts.items === 0) blocks.push({ kind: 'para', text: ['The run has no items: nothing to report.'] });
+
+  const targets = data.summary.filter((s) => s.scope === 'target' && s.items + s.questions > 0);
+  if (targets.length > 0) {
+    blocks.push({ kind: 'heading', level: 2, text: ['Questions'] });
+    blocks.push({
+      kind: 'table',
+      table: {
+        headers: ['target', 'items', 'asked', 'completed', 'failed', 'in progress', 'pass rate', 'wall p50 / p90 / p99', 'server p50 / p90 / p99', 'tokens mean', 'credits', 'credits mean'],
+        align: ['left', ...Array<'right'>(11).fill('right')],
+        rows: targets.map((s) => [
+          s.target,
+          `${fmtInt(s.done)}/${fmtInt(s.items)}`,
+          fmtInt(s.questions),
+          fmtInt(s.states.completed),
+          fmtInt(s.failed),
+          fmtInt(s.inProgress),
+          fmtPct(s.expectPassRate),
+          triple([s.wallMs.p50, s.wallMs.p90, s.wallMs.p99], fmtSeconds),
+          triple([s.serverMs.p50, s.serverMs.p90, s.serverMs.p99], fmtSeconds),
+          fmtInt(s.tokens.mean),
+          fmtNum(s.credits.sum, 2),
+          fmtNum(s.credits.mean, 2),
+        ]),
+      },
+    });
+  }
+
+  if (data.errors.length > 0) {
+    blocks.push({ kind: 'heading', level: 2, text: ['Errors'] });
+    const { shown, more } = capped(data.errors, MAX_LISTED);
+    blocks.push({
+      kind: 'table',
+      table: {
+        headers: ['target', 'kind', 'state', 'code', 'raw', 'count', 'example'],
+        align: ['left', 'left', 'left', 'left', 'left', 'right', 'left'],
+        rows: shown.map((e) => [e.target, e.kind, e.state, e.errorCode ?? '', e.rawCode ?? '', fmtInt(e.count), e.example ?? '']),
+      },
+    });
+    if (more > 0) blocks.push({ kind: 'para', text: [`… and ${more} more kinds of error (see questions.csv and searches.csv).`] });
+  }
+
+  const ex = data.expectations;
+  if (ex.total > 0) {
+    blocks.push({ kind: 'heading', level: 2, text: ['Expectations'] });
+    blocks.push({
+      kind: 'para',
+      text: [`${fmtInt(ex.passedItems)} of ${fmtInt(ex.items)} checked items passed every check (`, { strong: fmtPct(ex.items === 0 ? null : ex.passedItems / ex.items) }, `); ${fmtInt(ex.failed)} of ${fmtInt(ex.total)} checks failed.`],
+    });
+    blocks.push({
+      kind: 'table',
+      table: {
+        headers: ['check', 'checked', 'passed', 'failed'],
+        align: ['left', 'right', 'right', 'right'],
+        rows: ex.byName.map((n) => [n.name, fmtInt(n.total), fmtInt(n.passed), fmtInt(n.failed)]),
+      },
+    });
+    if (ex.failures.length > 0) {
+      const { shown, more } = capped(ex.failures, MAX_LISTED, ex.failed);
+      blocks.push({
+        kind: 'list',
+        items: shown.map((f): Inline[] => [
+          { code: `${f.target}/${f.suiteItemId}#${f.repeat}${f.turn === null ? '' : ` turn ${f.turn}`}` },
+          ` ${f.name}: ${f.reason}`,
+        ]),
+      });
+      if (more > 0) blocks.push({ kind: 'para', text: [`… and ${fmtInt(more)} more failed checks (expect_reasons in questions.csv and searches.csv).`] });
+    }
+  }
+
+  const tags = data.summary.filter((s) => s.scope === 'tag');
+  if (tags.length > 0) {
+    blocks.push({ kind: 'heading', level: 2, text: ['By tag'] });
+    blocks.push({
+      kind: 'table',
+      table: {
+        headers: ['target', 'tag', 'asked', 'completed', 'failed', 'pass rate', 'server p50 / p90', 'credits', 'credits mean'],
+        align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+        rows: tags.map((s) => [
+          s.target,
+          s.tag,
+          fmtInt(s.questions),
+          fmtInt(s.states.completed),
+          fmtInt(s.failed),
+          fmtPct(s.expectPassRate),
+          triple([s.serverMs.p50, s.serverMs.p90], fmtSeconds),
+          fmtNum(s.credits.sum, 2),
+          fmtNum(s.credits.mean, 2),
+        ]),
+      },
+    });
+  }
+
+  const searches = data.searchSummary.filter((s) => s.scope === 'target' && s.items + s.searches > 0);
+  if (searches.length > 0) {
+    blocks.push({ kind: 'heading', level: 2, text: ['Searches'] });
+    blocks.push({
+      kind: 'table',
+      table: {
+        headers: ['target', 'items', 'complete', 'limit hit', 'truncated', 'error', 'HTTP error', 'exhaustive', 'matches mean', 'wall p50 / p90', 'first match p50', 'pass rate'],
+        align: ['left', ...Array<'right'>(11).fill('right')],
+        rows: searches.map((s) => [
+          s.target,
+          `${fmtInt(s.done)}/${fmtInt(s.items)}`,
+          fmtInt(s.verdicts.complete),
+          fmtInt(s.verdicts.limit_hit),
+          fmtInt(s.verdicts.truncated),
+          fmtInt(s.verdicts.error),
+          fmtInt(s.verdicts.http_error),
+          fmtInt(s.exhaustive),
+          fmtNum(s.matches.mean, 1),
+          triple([s.wallMs.p50, s.wallMs.p90], fmtSeconds),
+          fmtSeconds(s.firstMatchMs.p50),
+          fmtPct(s.expectPassRate),
+        ]),
+      },
+    });
+  }
+
+  const projections = data.costs.filter((c) => c.section === 'projection');
+  if (projections.length > 0 && targets.length > 0) {
+    blocks.push({ kind: 'heading', level: 2, text: ['Costs and quota'] });
+    blocks.push({
+      kind: 'table',
+      table: {
+        headers: ['target', 'credits', 'per 1,000 questions', 'per suite run', 'quota used / limit', 'runs left', 'resets in'],
+        align: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+        rows: projections.map((p) => {
+          const target = data.costs.find((c) => c.section === 'target' && c.target === p.target);
+          const quota =
+            p.quotaLimit === undefined || p.quotaLimit === null ? '–' : p.quotaLimit < 0 ? `${fmtNum(p.totalQuota, 2)} / unlimited` : `${fmtNum(p.totalQuota, 2)} / ${fmtNum(p.quotaLimit, 2)}`;
+          return [
+            p.target,
+            fmtNum(p.creditsSum, 2),
+            fmtNum(target?.creditsPer1000Questions, 1),
+            fmtNum(p.creditsPerSuiteRun, 2),
+            quota,
+            p.quotaLimit !== undefined && p.quotaLimit !== null && p.quotaLimit < 0 ? 'unlimited' : fmtInt(p.runsLeft),
+            p.timeToReset ?? '–',
+          ];
+        }),
+      },
+    });
+    const notes = projections.filter((p) => p.note).map((p): Inline[] => [{ code: p.target }, `: ${p.note}. Cost per suite run: ${p.suiteRunBasis}.`]);
+    if (notes.length > 0) blocks.push({ kind: 'list', items: notes });
+  }
+
+  if (files.length > 0) {
+    blocks.push({ kind: 'heading', level: 3, text: ['Files'] });
+    blocks.push({ kind: 'list', items: files.map((f): Inline[] => [{ code: f }]) });
+  }
+  return blocks;
+}

@@ -1,0 +1,198 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import path from 'node:path';
+import {
+  type ErrorBreakdownRow,
+  type ExpectationSummary,
+  type QuotaSnapshotRow,
+  type RunRecord,
+  type RunTargetRow,
+  errorBreakdown,
+  expectationOverview,
+  iterateItemVerdicts,
+  iterateQuestionExport,
+  iterateSearchExport,
+  iterateSearches,
+  iterateTurnMetrics,
+  quotaSnapshots,
+  runCounts,
+  runTargets,
+} from '../store/queries.js';
+import { type CostRow, COST_COLUMNS, CostAnalysis } from './costs.js';
+import { writeCsv } from './csv.js';
+import { renderMarkdown, renderText } from './document.js';
+import { safeJson } from './tables.js';
+import { inSnapshot, openResults, resolveRun } from './open.js';
+import { QUESTION_COLUMNS, questionRows } from './questions-csv.js';
+import { reportDocument } from './report-document.js';
+import { SEARCH_COLUMNS, searchRows } from './searches-csv.js';
+import {
+  type QuestionSummaryRow,
+  type SearchSummaryRow,
+  QuestionSummary,
+  SEARCH_SUMMARY_COLUMNS,
+  SUMMARY_COLUMNS,
+  SearchSummary,
+} from './summary.js';
+
+export type ReportFormat = 'csv' | 'md' | 'json';
+
+export interface ReportOptions {
+  /** Results database path. */
+  db: string;
+  /** `latest`, a run id, or a label. */
+  run: string;
+  /** Output folder; default `results/report-<runId>`. */
+  out?: string | undefined;
+  /** What to write: `csv` the CSV files, `md` report.md, `json` report.json. */
+  formats: ReadonlySet<ReportFormat>;
+  bom?: boolean | undefined;
+  /** Clock for the quota projection (tests pin it). */
+  now?: Date | undefined;
+  /** Failures listed in summaries. */
+  maxListed?: number | undefined;
+}
+
+export interface ReportData {
+  db: string;
+  run: RunRecord;
+  targets: RunTargetRow[];
+  counts: { items: number; turns: number; searches: number };
+  /** The run has not ended, or items are still pending or running. */
+  inProgress: boolean;
+  itemsPending: number;
+  itemsRunning: number;
+  summary: QuestionSummaryRow[];
+  searchSummary: SearchSummaryRow[];
+  costs: CostRow[];
+  quota: QuotaSnapshotRow[];
+  errors: ErrorBreakdownRow[];
+  expectations: ExpectationSummary & { items: number; passedItems: number; failedItems: number };
+  generatedAt: string;
+}
+
+export interface ReportResult {
+  data: ReportData;
+  out: string;
+  /** Paths written, in order. */
+  files: string[];
+  markdown: string;
+  text: string;
+}
+
+export function defaultReportDir(runId: number): string {
+  return path.join('results', `report-${runId}`);
+}
+
+/** Reads one run and writes its report files; everything from one consistent snapshot of the database. */
+export async function writeReport(options: ReportOptions): Promise<ReportResult> {
+  const store = openResults(options.db);
+  try {
+    const run = resolveRun(store.db, options.db, options.run);
+    const out = options.out ?? defaultReportDir(run.id);
+    mkdirSync(out, { recursive: true });
+    const files: string[] = [];
+    const data = await inSnapshot(store.db, async () => {
+      const db = store.db;
+      const counts = runCounts(db, run.id);
+      const targets = runTargets(db, run.id);
+      const order = targets.map((t) => t.name);
+      const csv = options.formats.has('csv');
+      const file = (name: string): string => {
+        const p = path.join(out, name);
+        files.push(p);
+        return p;
+      };
+      const csvOptions = { bom: options.bom === true };
+      // Summaries first: their per-row numbers (about 36 bytes a question) are freed before the exports
+      // stream, so the two never hold memory at the same time.
+      const { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now } = summarizeRun(db, run, order, counts, options.now ?? new Date());
+      if (csv) {
+        await writeCsv(file('questions.csv'), QUESTION_COLUMNS, questionRows(run.id, iterateQuestionExport(db, run.id)), csvOptions);
+        await writeCsv(file('searches.csv'), SEARCH_COLUMNS, searchRows(run.id, iterateSearchExport(db, run.id)), csvOptions);
+        await writeCsv(file('summary.csv'), SUMMARY_COLUMNS, summary, csvOptions);
+        await writeCsv(file('search-summary.csv'), SEARCH_SUMMARY_COLUMNS, searchSummary, csvOptions);
+        await writeCsv(file('costs.csv'), COST_COLUMNS, costRows, csvOptions);
+      }
+
+      const result: ReportData = {
+        db: options.db,
+        run,
+        targets,
+        counts,
+        inProgress,
+        itemsPending,
+        itemsRunning,
+        summary,
+        searchSummary,
+        costs: costRows,
+        quota,
+        errors: errorBreakdown(db, run.id),
+        expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
+        generatedAt: now.toISOString(),
+      };
+      return result;
+    });
+    const mdFile = options.formats.has('md') ? pushed(files, path.join(out, 'report.md')) : undefined;
+    const jsonFile = options.formats.has('json') ? pushed(files, path.join(out, 'report.json')) : undefined;
+    const blocks = reportDocument(data, files);
+    const markdown = renderMarkdown(blocks);
+    if (mdFile) writeFileSync(mdFile, markdown);
+    if (jsonFile) writeFileSync(jsonFile, safeJson(reportJson(data, files)));
+    return { data, out, files, markdown, text: renderText(blocks) };
+  } finally {
+    store.close();
+  }
+}
+
+/** One pass over the run's numbers: summary rows, search summary rows, cost rows, item progress. */
+function summarizeRun(db: Database.Database, run: RunRecord, order: string[], counts: { turns: number; searches: number }, now: Date) {
+  const questions = new QuestionSummary(run.id, order, counts.turns);
+  const searches = new SearchSummary(run.id, order, counts.searches);
+  const costs = new CostAnalysis(run.id);
+  for (const t of iterateTurnMetrics(db, run.id)) {
+    questions.addTurn(t);
+    costs.addTurn(t);
+  }
+  let itemsPending = 0;
+  let itemsRunning = 0;
+  for (const item of iterateItemVerdicts(db, run.id)) {
+    questions.addItem(item);
+    searches.addItem(item);
+    if (item.status === 'pending') itemsPending++;
+    if (item.status === 'running') itemsRunning++;
+  }
+  for (const s of iterateSearches(db, run.id)) searches.addSearch(s);
+  const summary = questions.rows();
+  const searchSummary = searches.rows();
+  const quota = quotaSnapshots(db, run.id);
+  const inProgress = run.status === 'running' || itemsPending > 0 || itemsRunning > 0;
+  const costRows = costs.rows({ summary, snapshots: quota, runComplete: !inProgress, now });
+  return { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now };
+}
+
+function pushed(files: string[], file: string): string {
+  files.push(file);
+  return file;
+}
+
+/** The JSON form of a report (report.json, `--format json`): the same figures as the CSV summaries. */
+export function reportJson(data: ReportData, files: readonly string[]): Record<string, unknown> {
+  return {
+    db: data.db,
+    generatedAt: data.generatedAt,
+    run: data.run,
+    targets: data.targets,
+    counts: data.counts,
+    inProgress: data.inProgress,
+    itemsPending: data.itemsPending,
+    itemsRunning: data.itemsRunning,
+    summary: data.summary,
+    searchSummary: data.searchSummary,
+    costs: data.costs,
+    quota: data.quota,
+    errors: data.errors,
+    expectations: data.expectations,
+    files,
+  };
+}

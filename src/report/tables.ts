@@ -1,0 +1,99 @@
+import { redact } from '../http/redact.js';
+
+// Tables for people: Markdown (CI job summaries, GitHub renders it) and aligned plain text (terminals).
+// A section is rendered either way from the same cells.
+
+export type Align = 'left' | 'right';
+
+export interface Table {
+  headers: string[];
+  rows: string[][];
+  /** Per column; numbers read best right-aligned. Default left. */
+  align?: Align[];
+}
+
+/** A cell of free text safe inside a Markdown table: one line, pipes escaped, no raw HTML, redacted. */
+export function mdCell(text: string): string {
+  return redact(text)
+    .replace(/\r?\n|\r/g, ' ')
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+}
+
+/** Free text for a terminal: one line, no control characters, redacted, shortened. */
+export function plainCell(text: string, max = 120): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = redact(text).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function mdTable(table: Table): string {
+  if (table.rows.length === 0) return '';
+  const sep = table.headers.map((_, i) => (table.align?.[i] === 'right' ? '---:' : '---'));
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(table.headers.map(mdCell)), line(sep), ...table.rows.map((r) => line(r.map(mdCell)))].join('\n') + '\n';
+}
+
+export function textTable(table: Table): string {
+  if (table.rows.length === 0) return '';
+  const all = [table.headers, ...table.rows].map((r) => r.map((c) => plainCell(c)));
+  const widths = table.headers.map((_, i) => Math.max(...all.map((r) => [...(r[i] ?? '')].length)));
+  const pad = (c: string, i: number): string => {
+    const fill = ' '.repeat(Math.max(0, widths[i]! - [...c].length));
+    return table.align?.[i] === 'right' ? fill + c : c + fill;
+  };
+  return all.map((r) => r.map(pad).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+// ---- number formatting for people (CSV keeps full precision) ----
+
+const dash = '–';
+
+export function fmtInt(n: number | null | undefined): string {
+  return n === null || n === undefined ? dash : Math.round(n).toLocaleString('en-US');
+}
+
+export function fmtNum(n: number | null | undefined, digits = 1): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return dash;
+  return n.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: digits });
+}
+
+/** Milliseconds as seconds: 1234 -> "1.2 s". */
+export function fmtSeconds(ms: number | null | undefined): string {
+  return ms === null || ms === undefined ? dash : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A fraction as a percentage: 0.875 -> "87.5%". */
+export function fmtPct(fraction: number | null | undefined, digits = 1): string {
+  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? dash : `${(fraction * 100).toFixed(digits)}%`;
+}
+
+/** A signed percentage: 0.12 -> "+12.0%". */
+export function fmtSignedPct(fraction: number | null | undefined, digits = 1): string {
+  if (fraction === null || fraction === undefined || !Number.isFinite(fraction)) return dash;
+  const s = (fraction * 100).toFixed(digits);
+  return fraction > 0 ? `+${s}%` : `${s}%`;
+}
+
+export function fmtSigned(n: number | null | undefined, digits = 1): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return dash;
+  const s = fmtNum(n, digits);
+  return n > 0 ? `+${s}` : s;
+}
+
+/** "a / b / c" of three formatted values. */
+export function triple(values: Array<number | null>, format: (n: number | null) => string): string {
+  return values.map(format).join(' / ');
+}
+
+/** A list capped for a summary: the first `max` and a line saying how many more there are. */
+export function capped<T>(items: readonly T[], max: number, total = items.length): { shown: readonly T[]; more: number } {
+  return { shown: items.slice(0, max), more: Math.max(0, total - Math.min(max, items.length)) };
+}
+
+/** JSON for output (report.json, compare.json, --json): every string value redacted, like the CSV cells. */
+export function safeJson(value: unknown): string {
+  return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? redact(v) : v), 2)}\n`;
+}

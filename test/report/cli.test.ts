@@ -1,0 +1,185 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import yargs from 'yargs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { compareCommand } from '../../src/cli/compare.js';
+import { globalOptions } from '../../src/cli/global-options.js';
+import { parseFormats, reportCommand, runReport } from '../../src/cli/report.js';
+import { runRuns, runsCommand } from '../../src/cli/runs.js';
+import { UsageError } from '../../src/http/errors.js';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { type Store, openStore } from '../../src/store/store.js';
+import { completed, csvObjects, failed, question, recordRun, tempDir } from './fixtures.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+let dir: string;
+let db: string;
+let store: Store;
+beforeEach(() => {
+  dir = tempDir();
+  db = path.join(dir, 'results.db');
+  store = openStore(db);
+});
+afterEach(() => {
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exitCode = undefined;
+});
+
+const sink = () => {
+  let text = '';
+  return { write: (t: string) => (text += t), get text() { return text; } };
+};
+
+function seedRuns(): number[] {
+  const one = [{ name: 'prod', url: 'https://prod.example.com', api: 'legacy' as const, emulated: false }];
+  return [0, 1, 2].map((n) =>
+    recordRun(
+      store,
+      ['q1', 'q2', 'q3'].map((id, i) => ({
+        item: question(id),
+        turns: [n === 2 && i === 0 ? failed() : completed({ serverMs: 1000 + 100 * i + 10 * n, credits: 1 + n })],
+        expectations: [{ name: 'contains', passed: !(n === 2 && i === 0), reason: 'r' }],
+      })),
+      { targets: one, info: { startedAt: `2025-03-0${n + 1}T00:00:00.000Z`, ...(n === 1 && { label: 'adhoc' }) } },
+    ),
+  );
+}
+
+describe('dsbench runs', () => {
+  it('lists runs newest first as text and JSON', async () => {
+    const ids = seedRuns();
+    const out = sink();
+    expect(await runRuns({ db, limit: 2 }, out)).toBe(ExitCode.ok);
+    const lines = out.text.trim().split('\n');
+    expect(lines[0]).toMatch(/^id\s+label\s+suite\s+targets\s+started\s+status\s+items\s+outcomes\s+credits$/);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(new RegExp(`^\\s*${ids[2]}\\s+nightly\\s+smoke\\s+prod\\s+2025-03-03T00:00:00.000Z\\s+completed\\s+3\\s+completed 2, error 1\\s+6$`));
+    const json = sink();
+    await runRuns({ db, limit: 20, json: true, suite: 'smoke' }, json);
+    expect((JSON.parse(json.text) as Array<{ id: number }>).map((r) => r.id)).toEqual([...ids].reverse());
+    const none = sink();
+    await runRuns({ db, limit: 5, suite: 'other' }, none);
+    expect(none.text).toBe(`No runs of suite other in ${db}.\n`);
+    await expect(runRuns({ db, limit: 0 }, sink())).rejects.toThrow(UsageError);
+    await expect(runRuns({ db: path.join(dir, 'none.db'), limit: 5 }, sink())).rejects.toThrow(/no results database/);
+  });
+});
+
+describe('dsbench report', () => {
+  it('parses formats', () => {
+    expect([...parseFormats('csv')]).toEqual(['csv']);
+    expect([...parseFormats('csv, MD')]).toEqual(['csv', 'md']);
+    expect(() => parseFormats('xlsx')).toThrow(/xlsx is not one of csv, md, json/);
+    expect(() => parseFormats('')).toThrow(UsageError);
+  });
+
+  it('prints the terminal summary, Markdown or JSON', async () => {
+    const [, , last] = seedRuns();
+    const text = sink();
+    await runReport({ db, out: path.join(dir, 'a'), format: 'csv' }, text);
+    expect(text.text).toContain(`dsbench report: run ${last} nightly, suite smoke`);
+    expect(fs.readdirSync(path.join(dir, 'a')).sort()).toEqual(['costs.csv', 'questions.csv', 'search-summary.csv', 'searches.csv', 'summary.csv']);
+    const md = sink();
+    await runReport({ db, run: 'adhoc', out: path.join(dir, 'b'), format: 'md' }, md);
+    expect(md.text).toMatch(/^## dsbench report: run 2 `adhoc`/);
+    const json = sink();
+    await runReport({ db, out: path.join(dir, 'c'), format: 'csv', json: true }, json);
+    expect(JSON.parse(json.text)).toMatchObject({ run: { id: last }, files: expect.arrayContaining([path.join(dir, 'c', 'report.json')]) as unknown });
+  });
+
+  it('--history N --suite: a trend row per run and target, oldest first', async () => {
+    const ids = seedRuns();
+    recordRun(store, [{ item: question('x'), turns: [completed()] }], { info: { suiteName: 'other' } });
+    const out = sink();
+    await runReport({ db, history: 2, suite: 'smoke', out: path.join(dir, 'h'), format: 'csv' }, out);
+    const rows = csvObjects(path.join(dir, 'h', 'history.csv'));
+    expect(rows.map((r) => r.run_id)).toEqual([String(ids[1]), String(ids[2])]);
+    expect(rows[1]).toMatchObject({ suite: 'smoke', target: 'prod', questions: '3', completed: '2', failed: '1', pass_rate: String(2 / 3), server_ms_p50: '1120', server_ms_p90: '1220', credits_sum: '6', credits_mean: '2' });
+    expect(rows[0]).toMatchObject({ label: 'adhoc', pass_rate: '1', server_ms_p50: '1110', credits_sum: '6', credits_mean: '2', error_rate: '0' });
+    expect(out.text).toContain('dsbench history: suite smoke');
+    // Without --suite: the suite of the newest run ("other").
+    const latest = sink();
+    await runReport({ db, history: 5, out: path.join(dir, 'h2'), format: 'json' }, latest);
+    expect(JSON.parse(latest.text)).toMatchObject({ suite: 'other', rows: expect.arrayContaining([expect.objectContaining({ suite: 'other', target: 'prod', questions: 1 })]) as unknown });
+    await expect(runReport({ db, history: 5, suite: 'nope', format: 'csv' }, sink())).rejects.toThrow(/no runs of suite "nope"/);
+    await expect(runReport({ db, history: 2, run: '1', format: 'csv' }, sink())).rejects.toThrow(/either a run or --history/);
+    await expect(runReport({ db, suite: 'smoke', format: 'csv' }, sink())).rejects.toThrow(/--suite goes with --history/);
+  });
+});
+
+describe('commands through yargs, in process', () => {
+  function cli(args: string[]) {
+    return globalOptions(yargs(args)).command(reportCommand).command(compareCommand).command(runsCommand).strict().fail(false).exitProcess(false);
+  }
+
+  it('runs report, runs and compare; compare sets exit code 1 when a gate fails', async () => {
+    seedRuns();
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await cli(['runs', '--db', db, '--limit', '1']).parseAsync();
+      expect(String(write.mock.calls.at(-1)?.[0])).toMatch(/^id\s+label/);
+      await cli(['report', 'latest', '--db', db, '--out', path.join(dir, 'r'), '--format', 'md']).parseAsync();
+      expect(String(write.mock.calls.at(-1)?.[0])).toMatch(/^## dsbench report/);
+      expect(process.exitCode ?? 0).toBe(0);
+      await cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c')]).parseAsync();
+      expect(process.exitCode).toBe(ExitCode.expectationsFailed);
+      process.exitCode = undefined;
+      await cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c2'), '--fail-on', 'none', '--max-credits-regression', 'off', '--json']).parseAsync();
+      expect(process.exitCode ?? 0).toBe(0);
+      expect(JSON.parse(String(write.mock.calls.at(-1)?.[0]))).toMatchObject({ failed: false });
+    } finally {
+      write.mockRestore();
+    }
+    const parse = async (args: string[]) => cli(args).parseAsync();
+    await expect(parse(['report', '--db', db, '--format', 'xml'])).rejects.toThrow(/xml is not one of/);
+    await expect(parse(['report', '--db', db, '--history', '-1'])).rejects.toThrow(/--history must be a positive/);
+    await expect(parse(['compare', '--db', db])).rejects.toThrow(/Not enough non-option arguments/);
+  });
+});
+
+describe('the CLI as a child process', () => {
+  it('exits 0, 1 and 2 as documented', () => {
+    seedRuns();
+    store.close();
+    // main.ts does not know these commands until they are wired; this entry mirrors its error handling.
+    // Inside the project so that it resolves the project's dependencies.
+    const cache = path.join(ROOT, 'node_modules', '.cache', `dsbench-report-test-${process.pid}`);
+    fs.mkdirSync(cache, { recursive: true });
+    const entry = path.join(cache, 'cli.mts');
+    const src = (p: string) => pathToFileURL(path.join(ROOT, p)).href;
+    fs.writeFileSync(
+      entry,
+      `import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { DsbenchError } from ${JSON.stringify(src('src/http/errors.ts'))};
+import { globalOptions } from ${JSON.stringify(src('src/cli/global-options.ts'))};
+import { reportCommand } from ${JSON.stringify(src('src/cli/report.ts'))};
+import { compareCommand } from ${JSON.stringify(src('src/cli/compare.ts'))};
+import { runsCommand } from ${JSON.stringify(src('src/cli/runs.ts'))};
+try {
+  await globalOptions(yargs(hideBin(process.argv))).command(reportCommand).command(compareCommand).command(runsCommand).strict().fail(false).parseAsync();
+} catch (error) {
+  process.stderr.write('dsbench: ' + (error as Error).message + '\\n');
+  process.exitCode = error instanceof DsbenchError ? error.exitCode : 5;
+}
+`,
+    );
+    const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const report = run('report', '--db', db, '--out', path.join(dir, 'out'));
+    expect(report.stderr).toBe('');
+    expect(report.status).toBe(0);
+    expect(report.stdout).toContain('dsbench report: run 3');
+    expect(fs.existsSync(path.join(dir, 'out', 'questions.csv'))).toBe(true);
+    const compare = run('compare', '1', '3', '--db', db, '--out', path.join(dir, 'cmp'), '--format', 'md');
+    expect(compare.status).toBe(1);
+    expect(compare.stdout).toContain('## dsbench compare: FAILED');
+    const missing = run('report', '7', '--db', db);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe(`dsbench: no run 7 in ${db}; dsbench runs --db ${db} lists the runs.\n`);
+    fs.rmSync(cache, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Column, cell, neutralize, text, writeCsv } from '../../src/report/csv.js';
+import { parseCsv, tempDir } from './fixtures.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir();
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('formula neutralization', () => {
+  it('prefixes text that starts with = + - @ tab or CR', () => {
+    expect(neutralize('=SUM(A1:A2)')).toBe("'=SUM(A1:A2)");
+    expect(neutralize('+1')).toBe("'+1");
+    expect(neutralize('-2+3')).toBe("'-2+3");
+    expect(neutralize('@cmd')).toBe("'@cmd");
+    expect(neutralize('\tx')).toBe("'\tx");
+    expect(neutralize('\rx')).toBe("'\rx");
+  });
+
+  it('leaves other text alone', () => {
+    expect(neutralize('')).toBe('');
+    expect(neutralize('a=b')).toBe('a=b');
+    expect(neutralize(' =x')).toBe(' =x');
+    expect(neutralize("'already")).toBe("'already");
+  });
+
+  it('writes numbers as numbers: a negative number is not prefixed, a negative-looking string is', () => {
+    expect(cell(-3)).toBe(-3);
+    expect(cell('-3')).toBe("'-3");
+    expect(cell(0)).toBe(0);
+    expect(cell(Number.NaN)).toBe('');
+    expect(cell(Number.POSITIVE_INFINITY)).toBe('');
+    expect(cell(null)).toBe('');
+    expect(cell(undefined)).toBe('');
+    expect(cell(true)).toBe('true');
+    expect(cell(false)).toBe('false');
+  });
+
+  it('redacts free text on the way out', () => {
+    expect(text('use token sgp_abcdef1234567890 here')).not.toContain('sgp_abcdef1234567890');
+    expect(text(null)).toBeNull();
+  });
+});
+
+describe('writeCsv', () => {
+  const columns: Array<Column<{ a: unknown; b: unknown }>> = [
+    { name: 'a', value: (r) => r.a as never },
+    { name: 'b', value: (r) => r.b as never },
+  ];
+
+  it('writes a header, quotes what needs quoting, UTF-8, \\n line ends', async () => {
+    const file = path.join(dir, 'x.csv');
+    const n = await writeCsv(file, columns, [
+      { a: 'plain', b: 1.5 },
+      { a: 'comma, "quote"', b: -2 },
+      { a: 'line\nbreak', b: null },
+      { a: 'ünïcødé 漢字 🎉', b: '=1+1' },
+    ]);
+    expect(n).toBe(4);
+    const raw = fs.readFileSync(file, 'utf8');
+    expect(raw.charCodeAt(0)).not.toBe(0xfeff);
+    expect(raw).toBe('a,b\nplain,1.5\n"comma, ""quote""",-2\n"line\nbreak",\nünïcødé 漢字 🎉,\'=1+1\n');
+    expect(parseCsv(raw)).toEqual([
+      ['a', 'b'],
+      ['plain', '1.5'],
+      ['comma, "quote"', '-2'],
+      ['line\nbreak', ''],
+      ['ünïcødé 漢字 🎉', "'=1+1"],
+    ]);
+  });
+
+  it('writes only the header for no rows, and a BOM when asked', async () => {
+    const file = path.join(dir, 'empty.csv');
+    expect(await writeCsv(file, columns, [], { bom: true })).toBe(0);
+    const raw = fs.readFileSync(file, 'utf8');
+    expect(raw).toBe('\ufeffa,b\n');
+  });
+
+  it('pulls rows lazily from a generator (backpressure) and takes async iterables', async () => {
+    let produced = 0;
+    function* many() {
+      for (let i = 0; i < 50_000; i++) {
+        produced++;
+        yield { a: `row ${i}`, b: i };
+      }
+    }
+    const file = path.join(dir, 'many.csv');
+    const gen = many();
+    const first = gen.next();
+    expect(produced).toBe(1);
+    expect(first.done).toBe(false);
+    expect(await writeCsv(file, columns, gen)).toBe(49_999);
+    expect(fs.readFileSync(file, 'utf8').split('\n').length).toBe(50_001);
+
+    async function* slow() {
+      yield { a: 'x', b: 1 };
+      await new Promise((r) => setTimeout(r, 5));
+      yield { a: 'y', b: 2 };
+    }
+    const file2 = path.join(dir, 'async.csv');
+    expect(await writeCsv(file2, columns, slow())).toBe(2);
+    expect(fs.readFileSync(file2, 'utf8')).toBe('a,b\nx,1\ny,2\n');
+  });
+
+  it('rejects when the file cannot be written', async () => {
+    await expect(writeCsv(path.join(dir, 'missing', 'x.csv'), columns, [{ a: 1, b: 2 }])).rejects.toThrow(/ENOENT/);
+  });
+});

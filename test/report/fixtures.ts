@@ -1,0 +1,186 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ExpectationResult, PlannedItem, RunInfo, SearchRecord, TargetInfo, TurnRecord } from '../../src/runner/recorder.js';
+import type { Stats } from '../../src/deepsearch/model.js';
+import { type Store, openStore } from '../../src/store/store.js';
+
+// Test databases are built through the real recorder, as the runner writes them.
+
+export function tempDir(prefix = 'dsbench-report-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export const TARGETS: TargetInfo[] = [
+  { name: 'prod', url: 'https://sg.example.com', api: 'legacy', emulated: false },
+  { name: 'staging', url: 'https://staging.example.com', api: 'legacy', emulated: false },
+];
+
+export function info(overrides: Partial<RunInfo> = {}): RunInfo {
+  return {
+    label: 'nightly',
+    suiteName: 'smoke',
+    suitePath: 'suites/smoke.yaml',
+    suiteHash: 'cd'.repeat(32),
+    dsbenchVersion: '0.1.0',
+    options: { concurrency: 2 },
+    startedAt: '2025-03-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+export function stats(overrides: Partial<Stats> = {}): Stats {
+  return {
+    timeMillis: 1000,
+    toolCalls: 2,
+    totalInputTokens: 900,
+    cachedTokens: 0,
+    cacheCreationInputTokens: 0,
+    promptTokens: 800,
+    completionTokens: 100,
+    totalTokens: 1000,
+    credits: 2,
+    ...overrides,
+  };
+}
+
+export function completed(overrides: Partial<TurnRecord> & { serverMs?: number; credits?: number; tokens?: number; toolCalls?: number } = {}): TurnRecord {
+  const { credits, tokens, toolCalls, ...rest } = overrides;
+  const serverMs = overrides.serverMs ?? 1000;
+  return {
+    state: 'completed',
+    text: 'How does retry work?',
+    questionId: '101',
+    title: 'Retries',
+    answer: 'The retry policy lives in retry.ts and uses exponential backoff.',
+    sources: [
+      { type: 'Repository', link: '/github.com/org/repo', label: 'github.com/org/repo' },
+      { type: 'File', link: '/github.com/org/repo/-/blob/retry.ts', label: 'retry.ts' },
+    ],
+    suggestedFollowups: ['Which codes?', 'How long?'],
+    stats: stats({ timeMillis: serverMs, ...(credits !== undefined && { credits }), ...(tokens !== undefined && { totalTokens: tokens }), ...(toolCalls !== undefined && { toolCalls }) }),
+    sentAt: '2025-03-01T00:00:01.000Z',
+    observedEndAt: '2025-03-01T00:00:02.500Z',
+    serverMs,
+    serverMsSource: 'stats.time_millis',
+    wallMs: serverMs + 500,
+    polls: 3,
+    ...rest,
+  };
+}
+
+export function failed(code: 'INTERNAL' | 'TOKEN_LIMIT_EXCEEDED' | 'QUOTA_EXCEEDED' = 'INTERNAL', message = 'the agent failed'): TurnRecord {
+  return {
+    state: 'error',
+    text: 'How does retry work?',
+    error: { code, rawCode: code === 'INTERNAL' ? 'InternalError' : 'TokenLimitExceeded', message },
+    stats: stats({ credits: 0, totalTokens: 0, toolCalls: 0, timeMillis: 200 }),
+    serverMs: 200,
+    serverMsSource: 'stats.time_millis',
+    wallMs: 900,
+    polls: 2,
+  };
+}
+
+export function question(id: string, target = 'prod', repeat = 0, tags: string[] = []): PlannedItem {
+  return { key: `${target}/question/${id}/${repeat}`, kind: 'question', target, suiteItemId: id, repeat, tags };
+}
+
+export function search(id: string, target = 'prod', repeat = 0, tags: string[] = []): PlannedItem {
+  return { key: `${target}/search/${id}/${repeat}`, kind: 'search', target, suiteItemId: id, repeat, tags };
+}
+
+export function searchRecord(overrides: Partial<SearchRecord> = {}): SearchRecord {
+  return {
+    query: 'retry lang:go',
+    params: { version: 'V3' },
+    verdict: 'complete',
+    matchCount: 10,
+    counted: 10,
+    countedByType: { content: 10 },
+    repositories: 2,
+    files: 4,
+    exhaustive: true,
+    durationMs: 120,
+    wallMs: 150,
+    timeToFirstEventMs: 20,
+    timeToFirstMatchMs: 40,
+    skipped: [],
+    ...overrides,
+  };
+}
+
+export interface ItemScript {
+  item: PlannedItem;
+  turns?: TurnRecord[];
+  search?: SearchRecord;
+  expectations?: ExpectationResult[];
+  /** Leave the item pending (not started) or running (started, not finished). */
+  leave?: 'pending' | 'running';
+}
+
+/** Records a whole run: items, their turns or search, expectations, end states. Returns the run id. */
+export function recordRun(
+  store: Store,
+  scripts: ItemScript[],
+  options: { info?: Partial<RunInfo>; targets?: TargetInfo[]; status?: 'completed' | 'running' | 'aborted' } = {},
+): number {
+  const r = store.recorder;
+  const runId = r.createRun(info(options.info), options.targets ?? TARGETS, scripts.map((s) => s.item));
+  for (const s of scripts) {
+    if (s.leave === 'pending') continue;
+    r.itemStarted(runId, s.item.key, '2025-03-01T00:00:01.000Z');
+    if (s.item.kind === 'question') r.conversationCreated(runId, s.item.key, `c-${s.item.key}`, '2025-03-01T00:00:01.000Z');
+    (s.turns ?? []).forEach((t, i) => r.recordTurn(runId, s.item.key, i, t));
+    if (s.search) r.recordSearch(runId, s.item.key, s.search);
+    if (s.leave === 'running') continue;
+    if (s.expectations) r.recordExpectations(runId, s.item.key, s.expectations);
+    const last = s.turns?.at(-1);
+    const outcome = s.search ? s.search.verdict : last ? (last.state === 'sending' ? 'client_error' : last.state) : 'completed';
+    r.itemFinished(runId, s.item.key, outcome as never, '2025-03-01T00:00:05.000Z');
+  }
+  if (options.status !== 'running') r.setRunStatus(runId, options.status ?? 'completed', '2025-03-01T01:00:00.000Z');
+  return runId;
+}
+
+export function readCsv(file: string): string[][] {
+  return parseCsv(fs.readFileSync(file, 'utf8'));
+}
+
+/** A small RFC 4180 parser for the tests (quoted fields, doubled quotes, newlines inside quotes). */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += ch;
+  }
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** CSV rows as objects by header. */
+export function csvObjects(file: string): Array<Record<string, string>> {
+  const [header, ...rows] = readCsv(file);
+  return rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
+}
