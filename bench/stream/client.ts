@@ -8,7 +8,11 @@ export interface Measurement {
   mode: 'raw' | 'tally' | 'idle';
   bytes: number;
   ms: number;
+  /** CPU time of the client process (all its threads) over `ms`. */
+  cpuMs: number;
   maxRssKb: number;
+  /** raw: most body bytes ever waiting in the stream's buffer (data piling up would show here). */
+  maxBuffered?: number;
   counted?: number;
   matchCount?: number;
   matchObjects?: number;
@@ -20,24 +24,37 @@ export interface Measurement {
 const [mode, endpoint, matches] = process.argv.slice(2) as [Measurement['mode'], string, string];
 const query = `retry count:all matches:${matches}`;
 
+const cpu = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
 async function raw(): Promise<Measurement> {
+  const cpuStart = process.cpuUsage();
   const started = performance.now();
   const res = await request(`${endpoint}${STREAM_PATH}?q=${encodeURIComponent(query)}&v=V3`, { headers: { accept: 'text/event-stream' } });
   let bytes = 0;
-  for await (const chunk of res.body) bytes += (chunk as Buffer).length;
-  return { mode, bytes, ms: performance.now() - started, maxRssKb: process.resourceUsage().maxRSS };
+  let maxBuffered = 0;
+  for await (const chunk of res.body) {
+    bytes += (chunk as Buffer).length;
+    maxBuffered = Math.max(maxBuffered, res.body.readableLength);
+  }
+  return { mode, bytes, ms: performance.now() - started, cpuMs: cpu(cpuStart), maxRssKb: process.resourceUsage().maxRSS, maxBuffered };
 }
 
 async function tally(): Promise<Measurement> {
   const transport = new Transport({ endpoint, headers: {} });
+  const cpuStart = process.cpuUsage();
   const started = performance.now();
   const result = await runSearch(transport, { query }, { gzip: false });
   const ms = performance.now() - started;
+  const cpuMs = cpu(cpuStart);
   await transport.close();
   return {
     mode,
     bytes: result.bytes,
     ms,
+    cpuMs,
     maxRssKb: process.resourceUsage().maxRSS,
     counted: result.counted,
     matchCount: result.matchCount,
@@ -48,6 +65,6 @@ async function tally(): Promise<Measurement> {
   };
 }
 
-const idle = (): Measurement => ({ mode, bytes: 0, ms: 0, maxRssKb: process.resourceUsage().maxRSS });
+const idle = (): Measurement => ({ mode, bytes: 0, ms: 0, cpuMs: 0, maxRssKb: process.resourceUsage().maxRSS });
 const measurement = mode === 'raw' ? await raw() : mode === 'tally' ? await tally() : idle();
 process.stdout.write(`${JSON.stringify(measurement)}\n`);

@@ -1,6 +1,7 @@
-import type { MatchBatch } from './batch.js';
+import { MatchBatch } from './batch.js';
 import { hashRange, type Hash64 } from './hash.js';
 import { NO_TYPE, UNKNOWN, resultCount, typeCode, type MatchParts } from './match-types.js';
+import { learnShape, resetShapes, restoreShapeState, shapeState, type Shape } from './shapes.js';
 import { latin1ToUtf8, utf8ToLatin1 } from './text.js';
 
 // The hot path of the whole client: plain functions over (text, position) and a little module state, no
@@ -380,7 +381,7 @@ function matchEnd(s: string, p: number, batch: MatchBatch): number {
   return p + 1;
 }
 
-function arrayOfMatches(s: string, batch: MatchBatch): void {
+function arrayOfMatches(s: string, batch: MatchBatch, scanner: MatchScanner): void {
   let p = ws(s, 0);
   if (s.charCodeAt(p) !== LBRACKET) fail();
   p = ws(s, p + 1);
@@ -389,7 +390,7 @@ function arrayOfMatches(s: string, batch: MatchBatch): void {
   } else {
     for (;;) {
       if (s.charCodeAt(p) === LBRACE) {
-        p = matchEnd(s, p, batch);
+        p = scanner.matchAt(s, p, batch);
       } else {
         p = valueEnd(s, p);
         batch.invalid++;
@@ -408,24 +409,114 @@ function arrayOfMatches(s: string, batch: MatchBatch): void {
 
 /**
  * The hot path: counts a `matches` event straight from its text (bytes as latin1), without building the
- * match objects. Exact for valid JSON (duplicate keys: the last one wins, as in JSON.parse). Validation:
- * the array, each match object and its chunk/line match objects are checked token by token; other values
- * (e.g. `contentStart`, each range) are skipped by `containerEnd`, which checks strings, escapes, bracket
- * pairing and the characters allowed outside strings but not the order of tokens; raw control characters
- * inside strings are not checked (Go's encoder never emits them). So a cut or garbled event is caught, while
- * e.g. `[1 2]` inside a skipped value is not. On anything it rejects (invalid JSON, a top level that is not
- * an array, nesting deeper than 31) the caller falls back to JSON.parse + `countObjects`, which applies the
- * same rule and the same hashes and reports invalid JSON as a malformed event.
+ * match objects. Exact for valid JSON (duplicate keys: the last one wins, as in JSON.parse).
+ *
+ * Two paths. Match objects of a shape seen before in the stream go through the learned shape (shapes.ts):
+ * sticky regexes that check every token of the object, with native searches over file text. The others go
+ * through the general path here, token by token for the array, each match object and its chunk/line match
+ * objects; other values (e.g. `contentStart`, each range) are skipped by `containerEnd`, which checks
+ * strings, escapes, bracket pairing and the characters allowed outside strings but not the order of tokens;
+ * then the object's shape is learned, and kept if it counts the object exactly as the general path did.
+ * Raw control characters inside strings are not checked (Go's encoder never emits them). So a cut or
+ * garbled event is caught, while e.g. `[1 2]` inside a skipped value of an object of a new shape is not.
+ * On anything it rejects (invalid JSON, a top level that is not an array, nesting deeper than 31) the caller
+ * falls back to JSON.parse + `countObjects`, which applies the same rule and the same hashes and reports
+ * invalid JSON as a malformed event.
  */
 export class MatchScanner {
+  /** Match objects counted by a learned shape, and by the general path (for tests and benchmarks). */
+  shaped = 0;
+  general = 0;
+  /** Learned shapes, most recently matched first. */
+  private readonly shapes: Shape[] = [];
+  private learnings = 0;
+  private readonly check = [new MatchBatch(), new MatchBatch()] as const;
+
+  /** `learn: false` keeps every object on the general path. */
+  constructor(private readonly options: { learn: boolean } = { learn: true }) {}
+
+  /** Learned shapes kept. */
+  get shapeCount(): number {
+    return this.shapes.length;
+  }
+
   /** Adds the event's matches to `batch`; false when the text was not understood (then `batch` is partial). */
   scan(text: string, batch: MatchBatch): boolean {
     backslash = -1;
+    resetShapes();
     try {
-      arrayOfMatches(text, batch);
+      arrayOfMatches(text, batch, this);
       return true;
     } catch {
       return false;
     }
   }
+
+  /** The match object at `p` (a `{`) into `batch`; returns the position after it. */
+  matchAt(s: string, p: number, batch: MatchBatch): number {
+    const shapes = this.shapes;
+    for (let i = 0; i < shapes.length; i++) {
+      const shape = shapes[i]!;
+      const end = shape.match(s, p, batch);
+      if (end >= 0) {
+        for (let j = i; j > 0; j--) shapes[j] = shapes[j - 1]!;
+        shapes[0] = shape;
+        this.shaped++;
+        return end;
+      }
+    }
+    const end = matchEnd(s, p, batch);
+    this.general++;
+    if (this.learnings < MAX_LEARNINGS && this.options.learn) {
+      this.learnings++;
+      this.learn(s.slice(p, end));
+    }
+    return end;
+  }
+
+  /** Learns the shape of `text`, a match object the general path accepted, if the shape counts it identically. */
+  private learn(text: string): void {
+    const shape = learnShape(text);
+    if (shape === undefined) return;
+    const [fast, general] = this.check;
+    fast.reset();
+    general.reset();
+    // The check scans another string: the outer scan's cached backslash positions must survive it.
+    const saved = backslash;
+    const savedShapes = shapeState();
+    backslash = -1;
+    resetShapes();
+    try {
+      if (shape.match(text, 0, fast) !== text.length || matchEnd(text, 0, general) !== text.length || !sameBatch(fast, general)) return;
+    } catch {
+      return;
+    } finally {
+      backslash = saved;
+      restoreShapeState(savedShapes);
+    }
+    this.shapes.unshift(shape);
+    if (this.shapes.length > MAX_SHAPES) this.shapes.pop();
+  }
+}
+
+/** Shapes kept per scanner (per stream), and shapes learned at most: bounds what an irregular stream costs. */
+const MAX_SHAPES = 8;
+const MAX_LEARNINGS = 64;
+
+function sameBatch(a: MatchBatch, b: MatchBatch): boolean {
+  const same = (x: ArrayLike<number>, y: ArrayLike<number>, n: number): boolean => {
+    for (let i = 0; i < n; i++) if (x[i] !== y[i]) return false;
+    return true;
+  };
+  return (
+    a.objects === b.objects &&
+    a.invalid === b.invalid &&
+    a.unknown === undefined &&
+    b.unknown === undefined &&
+    same(a.counted, b.counted, a.counted.length) &&
+    a.repoLength === b.repoLength &&
+    a.fileLength === b.fileLength &&
+    same(a.repoKeys, b.repoKeys, a.repoLength) &&
+    same(a.fileKeys, b.fileKeys, a.fileLength)
+  );
 }

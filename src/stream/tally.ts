@@ -64,8 +64,8 @@ export class Tally {
     this.matchObjects += batch.objects;
     this.invalidMatches += batch.invalid;
     for (const [type, n] of batch.unknown ?? []) bump(this.unknownMatchTypes, type, n);
-    for (let i = 0; i < batch.repoLength; i += 2) this.repositories.add(batch.repoKeys[i]!, batch.repoKeys[i + 1]!);
-    for (let i = 0; i < batch.fileLength; i += 2) this.files.add(batch.fileKeys[i]!, batch.fileKeys[i + 1]!);
+    this.repositories.addAll(batch.repoKeys, batch.repoLength);
+    this.files.addAll(batch.fileKeys, batch.fileLength);
     if (batch.objects > 0) this.firstMatchAt ??= performance.now();
   }
 

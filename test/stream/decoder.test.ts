@@ -83,6 +83,30 @@ describe('EventDecoder + EventConsumer', () => {
     expect(r.errors).toEqual([]);
   });
 
+  it('decodes CRLF and CR line ends wherever the bytes are cut', () => {
+    const random = prng(5);
+    for (const eol of ['\r\n', '\r']) {
+      const other = Buffer.from(stream.toString('latin1').replace(/\n/g, eol), 'latin1');
+      const expected = timeless(decode([other]));
+      // The parser waits for a LF after a CR that ends its input, so a CR-only stream's last event stays unsent.
+      if (eol === '\r\n') expect(expected).toEqual(timeless(whole));
+      else expect(expected.eventCount).toBe(whole.eventCount - 1);
+      for (let cut = 1; cut < other.length; cut++) expect(timeless(decode(cutAt(other, [cut]))), `cut at ${cut}`).toEqual(expected);
+      for (let i = 0; i < 50; i++) expect(timeless(decode(cutAt(other, randomCuts(other.length, 8, random))))).toEqual(expected);
+    }
+  });
+
+  it('carries an event across many chunks, larger than the carry buffer', () => {
+    const big = Array.from({ length: 3000 }, (_, i) => contentMatch(`github.com/o/r${i % 7}`, `f${i}.go`, [1, 2]));
+    const bytes = Buffer.from(sse('matches', big) + sse('progress', finalProgress(9000)) + sse('done', {}));
+    expect(bytes.length).toBeGreaterThan(1024 * 1024);
+    const cuts = Array.from({ length: Math.floor(bytes.length / 1000) }, (_, i) => (i + 1) * 1000);
+    const r = decode(cutAt(bytes, cuts));
+    expect(r.counted).toBe(9000);
+    expect(r.files).toBe(1000);
+    expect(r.errors).toEqual([]);
+  });
+
   it('stops at an event larger than 10 MB', () => {
     const decoder = new EventDecoder(() => undefined);
     const chunk = Buffer.alloc(64 * 1024, 'x');
