@@ -7,13 +7,17 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-/** Inside node_modules so the output resolves the project's dependencies by walking up. */
-const OUT = join(ROOT, 'node_modules', '.cache', 'dsbench-bench');
 
 const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/g;
 
-/** Transpiles the entries (paths below the project root) and their relative imports; returns the entries' output paths. */
-export function transpile(entries: string[]): string[] {
+/**
+ * Transpiles the entries (paths below the project root) and their relative imports into
+ * node_modules/.cache/<name> (inside node_modules so the output resolves the project's dependencies);
+ * returns the entries' output paths. Each benchmark has its own `name`, so one starting does not wipe
+ * the files from under another.
+ */
+export function transpile(name: string, entries: string[]): string[] {
+  const OUT = join(ROOT, 'node_modules', '.cache', name);
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   // The project's package.json makes the output ESM, and src/version.ts reads it relative to itself.
@@ -27,7 +31,7 @@ export function transpile(entries: string[]): string[] {
     const source = readFileSync(file, 'utf8');
     for (const [, spec] of source.matchAll(IMPORT)) pending.push(resolve(dirname(file), spec!.replace(/\.js$/, '.ts')));
     const { outputText } = ts.transpileModule(source, {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
       fileName: file,
     });
     const out = join(OUT, relative(ROOT, file)).replace(/\.ts$/, '.js');

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { transpileInto } from './transpile.js';
+import { transpile } from '../lib/transpile.js';
 import { generate } from './generate.js';
 
 interface Measurement {
@@ -41,7 +41,7 @@ try {
   const genMs = performance.now() - genStart;
   const dbMb = (statSync(db).size / 1e6).toFixed(0);
   process.stderr.write(`generated ${generated.turns} turns, ${generated.items} items, ${generated.searches} searches (${dbMb} MB) in ${(genMs / 1000).toFixed(1)} s\n`);
-  const [exportJs] = transpileInto('dsbench-report-bench', ['bench/report/export.ts']) as [string];
+  const [exportJs] = transpile('dsbench-report-bench', ['bench/report/export.ts']) as [string];
   const idle = await child(exportJs, [db, path.join(dir, 'idle'), 'idle']);
   const runs: Measurement[] = [];
   for (let i = 0; i < REPEATS; i++) {

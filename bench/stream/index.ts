@@ -16,7 +16,7 @@ const NOTES = existsSync(fileURLToPath(new URL('./notes.md', import.meta.url)))
   ? `\n${readFileSync(fileURLToPath(new URL('./notes.md', import.meta.url)), 'utf8')}`
   : '';
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
-const [serverJs, clientJs, ceilingsJs] = transpile(['bench/stream/server.ts', 'bench/stream/client.ts', 'bench/stream/ceilings.ts']) as [
+const [serverJs, clientJs, ceilingsJs] = transpile('dsbench-stream-bench', ['bench/stream/server.ts', 'bench/stream/client.ts', 'bench/stream/ceilings.ts']) as [
   string,
   string,
   string,
