@@ -1,4 +1,5 @@
 /** Seeded randomness: the same seed and key always give the same stream. */
+import { mulberry32 } from '../random.js';
 
 /** 32-bit FNV-1a over the joined parts, a stable seed for a PRNG stream. */
 export function hashSeed(...parts: ReadonlyArray<string | number>): number {
@@ -20,16 +21,8 @@ export interface Rng {
   logNormal(median: number, sigma: number): number;
 }
 
-/** mulberry32: tiny, fast and good enough for simulation. */
 export function createRng(seed: number): Rng {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const standardNormal = (): number => {
     // Box-Muller; 1 - u keeps the logarithm's argument in (0, 1].
     const u = 1 - next();

@@ -201,22 +201,8 @@ export function* iterateSearches(db: Database.Database, runId: number): Generato
 }
 
 export function expectationSummary(db: Database.Database, runId: number): ExpectationSummary {
-  const byName = db
-    .prepare(
-      `SELECT name, count(*) AS total, sum(passed) AS passed, count(*) - sum(passed) AS failed
-      FROM expectations WHERE run_id = ? GROUP BY name ORDER BY name`,
-    )
-    .all(runId) as ExpectationSummary['byName'];
-  const failures = db
-    .prepare(
-      `SELECT i.key AS itemKey, i.target, i.suite_item_id AS suiteItemId, i.repeat, e.name, e.reason, e.turn
-      FROM expectations e JOIN items i ON i.run_id = e.run_id AND i.key = e.item_key
-      WHERE e.run_id = ? AND e.passed = 0 ORDER BY i.position, e.position`,
-    )
-    .all(runId) as ExpectationSummary['failures'];
-  const passed = byName.reduce((sum, n) => sum + n.passed, 0);
-  const total = byName.reduce((sum, n) => sum + n.total, 0);
-  return { total, passed, failed: total - passed, byName, failures };
+  const { total, passed, failed, byName, failures } = expectationOverview(db, runId, -1);
+  return { total, passed, failed, byName, failures };
 }
 
 // ---- Report queries (src/report/): streaming, one pass each, nothing heavier than a row in memory. ----
@@ -458,7 +444,7 @@ export function listRunsFiltered(db: Database.Database, options: { limit?: numbe
   }));
 }
 
-/** Like expectationSummary, with at most `maxFailures` failures listed (`failures.length` may be less than `failed`). */
+/** Expectations of a run by name, with item counts; at most `maxFailures` failures listed (-1: all), so `failures.length` may be less than `failed`. */
 export function expectationOverview(db: Database.Database, runId: number, maxFailures: number): ExpectationSummary & { failedItems: number; items: number; passedItems: number } {
   const byName = db
     .prepare(
@@ -472,7 +458,7 @@ export function expectationOverview(db: Database.Database, runId: number, maxFai
       FROM expectations e JOIN items i ON i.run_id = e.run_id AND i.key = e.item_key
       WHERE e.run_id = ? AND e.passed = 0 ORDER BY i.position, e.position LIMIT ?`,
     )
-    .all(runId, Math.max(0, maxFailures)) as ExpectationSummary['failures'];
+    .all(runId, maxFailures < 0 ? -1 : maxFailures) as ExpectationSummary['failures'];
   const items = db
     .prepare(
       `SELECT count(*) AS items, coalesce(sum(ok), 0) AS passedItems FROM

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32, pairedMedianChange, select, selectMedian } from '../../src/report/compare/bootstrap.js';
+import { pairedMedianChange, select, selectMedian } from '../../src/report/compare/bootstrap.js';
+import { mulberry32 } from '../../src/random.js';
 import { median } from '../../src/report/percentiles.js';
 
 describe('seeded generator', () => {

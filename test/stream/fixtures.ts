@@ -1,3 +1,4 @@
+import { mulberry32 } from '../../src/random.js';
 // Purpose-built misbehaving servers and exact SSE bytes for the stream tests.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,17 +57,8 @@ export async function writeCut(res: http.ServerResponse, bytes: Buffer, cuts: re
   }
 }
 
-/** Deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG. */
+export const prng = mulberry32;
 
 /** `count` sorted random cut positions inside [1, length). */
 export function randomCuts(length: number, count: number, random: () => number): number[] {

@@ -1,3 +1,4 @@
+import { mulberry32 } from '../../random.js';
 import { nearestRank, sortedMedian } from '../percentiles.js';
 
 // Paired bootstrap of a median change. For n pairs (b_i, c_i) the statistics are
@@ -6,18 +7,6 @@ import { nearestRank, sortedMedian } from '../percentiles.js';
 // Each of R resamples draws n pairs with replacement (pairs stay together) and recomputes both; the
 // confidence interval is the percentile interval: nearest-rank percentiles (1-level)/2 and (1+level)/2 of
 // the R values. The generator is seeded, so the same data and seed give the same interval.
-
-/** mulberry32: a small, fast, seedable generator of floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The k-th smallest (0-based) of values[0..n), reordering them in place (Hoare's quickselect). */
 export function select(values: Float64Array, n: number, k: number): number {
