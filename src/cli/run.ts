@@ -63,13 +63,15 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
   handler: async (argv: ArgumentsCamelCase<RunArgs>) => {
     const maxQuotaWaitMs = parseDuration(argv.maxQuotaWait, '--max-quota-wait');
     const graceMs = parseDuration(argv.grace, '--grace');
+    // Flags and the suite are checked before the database is opened: a usage error leaves no file behind.
+    let named = targetsFrom(argv.target, argv.endpoint, process.env);
+    const givenSuite = argv.suite !== undefined ? await loadSuite(argv.suite) : undefined;
     const store = openStore(argv.db);
     let emulator: RunningEmulator | undefined;
     try {
       const previous = argv.resume !== undefined ? store.recorder.loadRun(argv.resume) : undefined;
       if (argv.resume !== undefined && !previous) throw new UsageError(`there is no run ${argv.resume} in ${argv.db}; list runs with dsbench runs --db ${argv.db}`);
-      const suite = await loadSuite(argv.suite ?? (previous?.info.suitePath as string));
-      let named = targetsFrom(argv.target, argv.endpoint, process.env);
+      const suite = givenSuite ?? (await loadSuite(previous?.info.suitePath as string));
       if (previous) named = resumeTargets(previous.targets, named);
       let targets: RunTarget[];
       if (named) {
@@ -79,7 +81,13 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         process.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
       }
-      const signals = handleSignals(graceMs);
+      let runId: number | undefined;
+      // A second signal exits at once; the run is marked aborted first (one synchronous commit) so the
+      // database does not claim a run is still running in a process that is gone.
+      const signals = handleSignals(graceMs, () => {
+        if (runId !== undefined) store.recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
+        return runId;
+      });
       const reporterName = argv.reporter ?? defaultReporter(argv.quiet, Boolean(process.stderr.isTTY));
       let result: RunResult;
       try {
@@ -97,6 +105,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
           maxQuotaWaitMs,
           cleanup: argv.cleanup,
           resumeRunId: argv.resume,
+          onRunOpened: (id) => (runId = id),
           stop: signals.stop,
           abort: signals.abort,
         });
@@ -128,16 +137,22 @@ function resumeTargets(stored: Array<{ name: string; url: string; emulated: bool
  * First SIGINT/SIGTERM: launch nothing more, give running questions the grace period, then cancel them.
  * A second one exits at once: every state change is already committed, so the database stays consistent.
  */
-function handleSignals(graceMs: number) {
+function handleSignals(graceMs: number, beforeForcedExit: () => number | undefined) {
   const stop = new AbortController();
   const abort = new AbortController();
   let grace: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stop.signal.aborted) {
-      process.stderr.write(`dsbench: second ${signal}: exiting now; resume later with dsbench run --resume <id>\n`);
+      let runId: number | undefined;
+      try {
+        runId = beforeForcedExit();
+      } catch {
+        // Exiting matters more than the status; every observation is committed already.
+      }
+      process.stderr.write(`dsbench: second ${signal}: exiting now; resume later with dsbench run --resume ${runId ?? '<id>'}\n`);
       process.exit(ExitCode.aborted);
     }
-    process.stderr.write(`dsbench: ${signal}: launching nothing more; running questions have ${Math.round(graceMs / 1000)} s to finish, then are cancelled (again to exit at once)\n`);
+    process.stderr.write(`dsbench: ${signal}: launching nothing more; running questions have ${graceMs < 1000 ? `${graceMs} ms` : `${Math.round(graceMs / 1000)} s`} to finish, then are cancelled (again to exit at once)\n`);
     stop.abort();
     grace = setTimeout(() => abort.abort(), graceMs);
   };

@@ -36,8 +36,10 @@ function turnChecks(expect: TurnExpect, turn: TurnRecord, index: number): Expect
     add('notContains', !found, `answer ${found ? 'contains' : 'does not contain'} ${quote(text)}`);
   }
   for (const pattern of expect.matches ?? []) {
-    const ok = compilePattern(pattern).test(answer);
-    add('matches', ok, `answer ${ok ? 'matches' : 'does not match'} /${pattern}/`);
+    // The compiled form prints as /source/flags whether the suite wrote `x` or `/x/i`.
+    const regex = compilePattern(pattern);
+    const ok = regex.test(answer);
+    add('matches', ok, `answer ${ok ? 'matches' : 'does not match'} ${String(regex)}`);
   }
   if (expect.sourcesInclude && expect.sourcesInclude.length > 0) {
     const { repos, from } = citedRepositories(turn);

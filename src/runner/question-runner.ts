@@ -6,7 +6,7 @@ import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from
 import { redact } from '../http/redact.js';
 import { evaluateQuestion } from './expectations.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
-import type { ItemOutcome, Recorder, ResumeItem, TurnRecord } from './recorder.js';
+import type { ItemOutcome, Recorder, ResumeItem, ResumeTurn, TurnRecord } from './recorder.js';
 import type { TargetGate } from './target-gate.js';
 
 export interface QuestionContext {
@@ -15,6 +15,11 @@ export interface QuestionContext {
   client: DeepSearchClient;
   schedule: AdaptivePollSchedule;
   gate: TargetGate;
+  /**
+   * Conversations owned by items of this run on this target (shared by its items): a send whose outcome
+   * is unknown must not be matched to another item's conversation, e.g. another repeat of the same text.
+   */
+  claimed: Set<string>;
   /** Delete the conversation once its result is recorded. */
   cleanup: boolean;
   /** Aborts waiting: what is processing is then cancelled on the server. */
@@ -123,12 +128,18 @@ function startOf(resume: ResumeItem | undefined, texts: string[]): Start {
   const turns: TurnRecord[] = [];
   const last = recorded[recorded.length - 1];
   if (!last) return { ref: resume?.conversationRef, turns, next: 0, pending: 'ask' };
-  for (const t of recorded.slice(0, -1)) turns[t.turn] = { state: t.state, text: texts[t.turn] ?? '', questionId: t.questionId, polls: 0 };
+  for (const t of recorded.slice(0, -1)) turns[t.turn] = restored(t, texts);
   // A turn being sent when the process died may have reached the server: look before asking again.
   if (last.state === 'sending') return { ref: resume?.conversationRef, turns, next: last.turn, pending: 'maybe-sent', sentAt: last.sentAt };
   if (last.state === 'processing') return { ref: resume?.conversationRef, turns, next: last.turn, pending: 'poll', sentAt: last.sentAt };
-  turns[last.turn] = { state: last.state, text: texts[last.turn] ?? '', questionId: last.questionId, polls: 0 };
+  turns[last.turn] = restored(last, texts);
   return { ref: resume?.conversationRef, turns, next: last.state === 'completed' ? last.turn + 1 : texts.length, pending: 'ask' };
+}
+
+/** A turn finished before the interruption, with whatever the recorder gave back of it (answer, stats, ...). */
+function restored(recorded: ResumeTurn, texts: string[]): TurnRecord {
+  const { turn, ...record } = recorded;
+  return { ...record, text: texts[turn] ?? record.text ?? '', polls: record.polls ?? 0 };
 }
 
 /** Sends turn `index`; returns the conversation's ref. A create whose outcome is unknown is looked for before giving up. */
@@ -137,6 +148,7 @@ async function send(ctx: QuestionContext, item: QuestionItem, ref: string | unde
   try {
     if (index === 0) {
       const conversation = await client.create(text, { signal });
+      ctx.claimed.add(conversation.ref);
       recorder.conversationCreated(runId, item.key, conversation.ref, iso());
       recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
       return conversation.ref;
@@ -169,9 +181,11 @@ async function findSent(ctx: QuestionContext, item: QuestionItem, ref: string | 
   for await (const summary of client.list({ pageSize: 20, signal, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) })) {
     if (++looked > 50) break;
     if (summary.createdAt !== undefined && Date.parse(summary.createdAt) < since) continue;
+    if (ctx.claimed.has(summary.ref)) continue;
     const conversation = await client.get(summary.ref, { signal });
     if (conversation.questions[0]?.text === text && conversation.questions.length === 1) {
       ctx.log(`${item.key}: found conversation ${conversation.ref} sent before the interruption; following it instead of asking again`);
+      ctx.claimed.add(conversation.ref);
       recorder.conversationCreated(runId, item.key, conversation.ref, iso());
       return conversation.ref;
     }
@@ -214,7 +228,7 @@ async function follow(
       polls: waited.polls,
       wallMs,
       observedEndAt,
-      clientError: `no answer within ${Math.round(item.question.timeoutMs / 1000)} s; cancelled on the server`,
+      clientError: `no answer within ${formatTimeout(item.question.timeoutMs)}; cancelled on the server`,
     };
     recorder.recordTurn(runId, item.key, index, turn);
     return turn;
@@ -229,6 +243,11 @@ async function follow(
     if (decision) ctx.log(decision);
   }
   return turn;
+}
+
+/** `300 ms`, `2.5 s`, `300 s`: a sub-second timeout must not read as `0 s`. */
+function formatTimeout(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 function turnOf(question: Question, conversation: Conversation, text: string, sentAt: string): Omit<TurnRecord, 'polls'> {

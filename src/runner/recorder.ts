@@ -110,13 +110,22 @@ export interface ExpectationResult {
   turn?: number | undefined;
 }
 
+/**
+ * A recorded turn as a resumed run reads it back. `state`, `questionId` and `sentAt` are what resuming
+ * needs; the rest of the record (answer, error, sources, stats, server latency, ...) lets a resumed item
+ * judge its expectations and totals on every turn, those finished before the interruption included.
+ */
+export type ResumeTurn = { turn: number; state: TurnState; questionId?: string | undefined; sentAt?: string | undefined } & Partial<
+  Omit<TurnRecord, 'state' | 'questionId' | 'sentAt'>
+>;
+
 /** What a resumed run needs to know about an item. */
 export interface ResumeItem {
   key: string;
   status: ItemStatus;
   outcome?: ItemOutcome | undefined;
   conversationRef?: string | undefined;
-  turns: Array<{ turn: number; state: TurnState; questionId?: string | undefined; sentAt?: string | undefined }>;
+  turns: ResumeTurn[];
 }
 
 export interface ResumeState {

@@ -39,6 +39,8 @@ export interface RunOptions {
   maxQuotaWaitMs: number;
   cleanup: boolean;
   resumeRunId?: number | undefined;
+  /** Told the run's id as soon as it is created or reopened (the CLI marks it aborted on a forced exit). */
+  onRunOpened?: ((runId: number) => void) | undefined;
   /** First signal: launch nothing more. */
   stop: AbortSignal;
   /** After the grace period: cancel what is still running. */
@@ -72,6 +74,8 @@ interface TargetRuntime {
   questions: ReturnType<typeof pLimit>;
   searches: ReturnType<typeof pLimit>;
   result: TargetResult;
+  /** Conversations that items of this run own: a lost send is never matched to one of them. */
+  claimed: Set<string>;
 }
 
 /**
@@ -84,10 +88,14 @@ export async function executeRun(options: RunOptions): Promise<RunResult> {
   // Every running item listens on these two signals at once: many listeners are expected, not a leak.
   setMaxListeners(0, options.stop, options.abort);
   const resolved = suite.resolved;
-  const api = options.api ?? resolved.questions[0]?.api ?? 'versioned';
   const items = planRun(resolved, options.targets.map((t) => t.name), options.repeats);
-  const { runId, resumed } = openRun(options, items, api);
+  // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
+  const { runId, resumed, api } = openRun(options, items, options.api ?? resolved.questions[0]?.api ?? 'versioned');
+  options.onRunOpened?.(runId);
   const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved)]));
+  for (const state of resumed.values()) {
+    if (state.conversationRef !== undefined) runtimes.get(targetOf(state.key))?.claimed.add(state.conversationRef);
+  }
   const log = (message: string) => reporter.onLog?.(redact(message));
 
   try {
@@ -95,7 +103,7 @@ export async function executeRun(options: RunOptions): Promise<RunResult> {
     const pending = items.filter((item) => resumed.get(item.key)?.status !== 'done');
     reporter.onRunStart?.({ runId, total: items.length, alreadyDone: items.length - pending.length, targets: options.targets.map((t) => t.name) });
     for (const [key, state] of resumed) {
-      if (state.status === 'done') count(runtimes.get(key.slice(0, key.indexOf('/')))?.result, state.outcome ?? 'completed');
+      if (state.status === 'done') count(runtimes.get(targetOf(key))?.result, state.outcome ?? 'completed');
     }
     await Promise.all(pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, log })));
   } finally {
@@ -112,7 +120,13 @@ export async function executeRun(options: RunOptions): Promise<RunResult> {
   return { runId, status, exitCode, targets, expectations: { passed, failed }, wallMs: Math.round(performance.now() - started) };
 }
 
-function openRun(options: RunOptions, items: WorkItem[], api: 'legacy' | 'versioned'): { runId: number; resumed: Map<string, ResumeItem> } {
+function targetOf(key: string): string {
+  return key.slice(0, key.indexOf('/'));
+}
+
+type Api = 'legacy' | 'versioned';
+
+function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: number; resumed: Map<string, ResumeItem>; api: Api } {
   const { recorder, suite } = options;
   if (options.resumeRunId === undefined) {
     const targets: TargetInfo[] = options.targets.map((t) => ({ name: t.name, url: t.connection.endpoint, api, emulated: t.emulated }));
@@ -134,7 +148,7 @@ function openRun(options: RunOptions, items: WorkItem[], api: 'legacy' | 'versio
       options: runOptions,
       startedAt: new Date().toISOString(),
     };
-    return { runId: recorder.createRun(info, targets, items), resumed: new Map() };
+    return { runId: recorder.createRun(info, targets, items), resumed: new Map(), api };
   }
   const state = recorder.loadRun(options.resumeRunId);
   if (!state) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
@@ -147,8 +161,12 @@ function openRun(options: RunOptions, items: WorkItem[], api: 'legacy' | 'versio
   if (unknown || state.items.length !== items.length) {
     throw new UsageError(`run ${state.runId} planned other items (targets or --repeats differ: ${unknown?.key ?? 'count differs'}); resume with the same --target and --repeats`);
   }
+  const storedApi = state.targets[0]?.api ?? api;
+  if (options.api !== undefined && options.api !== storedApi) {
+    throw new UsageError(`run ${state.runId} used the ${storedApi} API; its conversations cannot be followed with --api ${options.api}`);
+  }
   recorder.setRunStatus(state.runId, 'running', new Date().toISOString());
-  return { runId: state.runId, resumed: new Map(state.items.map((i) => [i.key, i])) };
+  return { runId: state.runId, resumed: new Map(state.items.map((i) => [i.key, i])), api: storedApi };
 }
 
 function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versioned', resolved: LoadedSuite['resolved']): TargetRuntime {
@@ -165,6 +183,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     questions: pLimit(concurrency),
     searches: pLimit(searchConcurrency),
     result: { counts: {}, credits: 0, passed: 0, failed: 0 },
+    claimed: new Set(),
   };
 }
 
@@ -201,7 +220,11 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
     if (options.stop.aborted) return count(r.result, 'pending');
     if (stop) {
       options.recorder.itemSkipped(runId, item.key, stop.reason, new Date().toISOString());
-      return count(r.result, 'skipped');
+      count(r.result, 'skipped');
+      // A skipped item is finished for the progress display too, so done reaches the total.
+      options.reporter.onItemStart?.(item.key);
+      options.reporter.onItemEnd?.(item.key, { outcome: 'skipped', credits: 0, passed: 0, failed: 0 });
+      return;
     }
     options.reporter.onItemStart?.(item.key);
     let summary: ItemSummary;
@@ -209,7 +232,7 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
       summary =
         item.kind === 'question'
           ? await runQuestion(
-              { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, cleanup: options.cleanup, signal: options.abort, log },
+              { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, log },
               { key: item.key, target: item.target, question: item.question },
               resume,
             )
@@ -237,7 +260,8 @@ function exitCodeOf(options: RunOptions, runtimes: TargetRuntime[], failedExpect
   if (options.stop.aborted) return ExitCode.aborted;
   const stops = runtimes.map((r) => r.gate.stopped).filter((s) => s !== undefined);
   if (stops.some((s) => s.exitCode === ExitCode.unreachable)) return ExitCode.unreachable;
-  if (runtimes.some((r) => (r.result.counts.client_error ?? 0) > 0)) return ExitCode.unreachable;
+  // A question whose request failed, or a search that got no reply or an HTTP error: both are client errors.
+  if (runtimes.some((r) => (r.result.counts.client_error ?? 0) + (r.result.counts.http_error ?? 0) > 0)) return ExitCode.unreachable;
   if (stops.length > 0) return ExitCode.aborted;
   return failedExpectations > 0 ? ExitCode.expectationsFailed : ExitCode.ok;
 }

@@ -1,0 +1,227 @@
+// `dsbench run` as a user runs it: the --json result, usage errors with helpful messages, resume guards,
+// and a token that never reaches stdout, stderr or the database. Most run the command in this process
+// (fast); a few run a real process for its exit code and output.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
+import { runCli } from '../runner/fixtures/cli.js';
+import { FAST, cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+
+const SUITE = `name: cli
+defaults: { api: legacy, poll: { strategy: fixed, interval: 1s } }
+questions:
+  - id: good
+    question: Where is retryPolicy implemented?
+    followups: [Who calls it?]
+    expect: { contains: retryPolicy }
+  - id: bad
+    question: Where is backoffDelay implemented?
+    expect: { contains: nothing-like-this }
+  - id: failing
+    question: "[[internal-error]] Where is parseSuite?"
+`;
+
+const SECRET = 'sgp_cli_secret_token_0123456789abcdef';
+let e: RunningEmulator;
+let outputs: Array<{ code: number | null; stdout: string; stderr: string }> = [];
+const dbFiles: string[] = [];
+
+/** Runs dsbench as a child process and keeps what it printed, for the secrets check at the end. */
+async function dsbench(args: string[], env: Record<string, string> = {}) {
+  const exit = await runCli(args, env);
+  outputs.push(exit);
+  return exit;
+}
+
+/** The same in this process. */
+async function here(args: string[], env: Record<string, string> = {}) {
+  const exit = await dsbenchHere(args, env);
+  outputs.push(exit);
+  return exit;
+}
+
+function dbPath(name = 'runs.db'): string {
+  const file = path.join(tempDir(), name);
+  dbFiles.push(file);
+  return file;
+}
+
+beforeAll(async () => {
+  e = await emulator({
+    ...FAST,
+    users: [{ id: 1, username: 'admin', tokens: [{ token: SECRET, scopes: ['externalapi:read', 'externalapi:write'] }] }],
+  });
+});
+
+afterAll(async () => {
+  await cleanup();
+  outputs = [];
+});
+
+describe('--json', () => {
+  it('prints the run id, counts by state per target, credits and expectations; exit code 1 on a failed expectation', async () => {
+    const db = dbPath();
+    const exit = await here(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', db, '--json', '--quiet', '--label', 'nightly-1'], { SRC_ACCESS_TOKEN: SECRET });
+    expect(exit.code, exit.stderr).toBe(1);
+    const result = JSON.parse(exit.stdout);
+    expect(result).toMatchObject({
+      runId: 1,
+      status: 'completed',
+      exitCode: 1,
+      expectations: { passed: 1, failed: 1 },
+      db,
+      emulated: false,
+      wallMs: expect.any(Number),
+    });
+    expect(result.targets).toEqual({ default: { counts: { completed: 2, error: 1 }, credits: expect.any(Number), passed: 1, failed: 1 } });
+    expect(result.targets.default.credits).toBeGreaterThan(0);
+    const check = new Database(db, { readonly: true });
+    try {
+      expect(check.prepare('SELECT id, label, suite_name, status FROM runs').all()).toEqual([{ id: 1, label: 'nightly-1', suite_name: 'cli', status: 'completed' }]);
+      expect(check.prepare('SELECT sum(credits) FROM turns').pluck().get()).toBe(result.targets.default.credits);
+    } finally {
+      check.close();
+    }
+  });
+
+  it('without --json, a summary table on stdout', async () => {
+    const exit = await here(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', dbPath(), '--reporter', 'lines'], { SRC_ACCESS_TOKEN: SECRET });
+    expect(exit.code).toBe(1);
+    expect(exit.stdout).toMatch(/^\nRun 1 completed in \d+\.\d s; recorded in .+runs\.db\n/);
+    expect(exit.stdout).toMatch(/target\s+completed\s+error\s+credits\s+expect ok\s+expect failed\ndefault\s+2\s+1\s+\d+\s+1\s+1\n/);
+    expect(exit.stdout).toContain('Expectations: 1 passed, 1 failed. Exit code 1.');
+    expect(exit.stderr).toContain('dsbench: run 1: 3 items on default');
+  });
+});
+
+describe('usage errors: exit code 2 with a helpful message', () => {
+  const suite = () => writeSuite(SUITE);
+  it.each([
+    [['--concurency', '2'], /Unknown argument: concurency/],
+    [['--concurrency', '0'], /--concurrency must be a positive integer, got 0/],
+    [['--repeats', '1.5'], /--repeats must be a positive integer, got 1.5/],
+    [['--target', 'prod'], /--target "prod": write NAME=URL/],
+    [['--target', 'a=http://127.0.0.1:1', '--target', 'a=http://127.0.0.1:2'], /--target a is given twice/],
+    [['--target', 'a=ftp://example.com'], /--target a: "ftp:\/\/example.com" must use http or https/],
+    [['--target', 'a=http://127.0.0.1:1', '--endpoint', 'http://127.0.0.1:2'], /give either --endpoint or --target NAME=URL, not both/],
+    [['--on-quota', 'later'], /Invalid values:[\s\S]*on-quota/],
+    [['--grace', 'soon'], /--grace: "soon" is not a positive duration/],
+    [['--max-quota-wait', 'forever'], /--max-quota-wait: "forever" is not a positive duration/],
+  ])('%j', async (flags, message) => {
+    const db = dbPath();
+    const exit = await here(['run', suite(), '--db', db, ...flags]);
+    expect(exit.code, exit.stderr).toBe(2);
+    expect(exit.stderr).toMatch(message);
+    expect(exit.stdout).toBe('');
+    // A usage error opens no database.
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('a missing suite argument', async () => {
+    const exit = await here(['run', '--db', dbPath()]);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toContain('give a suite file, e.g. dsbench run suites/smoke.yaml');
+  });
+
+  it('a suite file that does not exist', async () => {
+    const exit = await here(['run', 'no/such/suite.yaml', '--db', dbPath()]);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toContain('suite file not found: no/such/suite.yaml');
+  });
+
+  it('a bad suite file: every problem with file:line:col and the field path', async () => {
+    const file = writeSuite('name: bad\nquestions:\n  - id: q1\n    question: hi\n    expcet: {}\n  - id: q1\n    question: again\n', 'bad.yaml');
+    const db = dbPath();
+    const exit = await here(['run', file, '--db', db, '--endpoint', e.url]);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toContain(`dsbench: ${file}:5:5: questions[0].expcet: unknown field "expcet" (did you mean "expect"?)\n`);
+    expect(exit.stderr).toContain(`${file}:6:9: questions[1].id: duplicate id "q1", first used by questions[0].id at line 3`);
+    expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe('resume guards', () => {
+  it('an unknown run id, a completed run and a changed suite are usage errors naming what is wrong', async () => {
+    const db = dbPath();
+    const file = writeSuite(SUITE);
+    const env = { SRC_ACCESS_TOKEN: SECRET };
+    const first = await here(['run', file, '--endpoint', e.url, '--db', db, '--quiet'], env);
+    expect(first.code).toBe(1);
+    const asked = e.counters()[op('legacy', 'create')];
+
+    const unknown = await here(['run', '--resume', '42', '--endpoint', e.url, '--db', db], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`dsbench: there is no run 42 in ${db}`);
+
+    const completed = await here(['run', '--resume', '1', '--endpoint', e.url, '--db', db], env);
+    expect(completed.code).toBe(2);
+    expect(completed.stderr).toContain('dsbench: run 1 completed; there is nothing to resume');
+
+    const writable = new Database(db);
+    writable.prepare("UPDATE runs SET status = 'aborted'").run();
+    writable.close();
+    writeFileSync(file, `${SUITE}  - id: added\n    question: Where is openStore?\n`);
+    const changed = await here(['run', '--resume', '1', '--endpoint', e.url, '--db', db], env);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain(`dsbench: the suite ${file} changed since run 1 started`);
+    expect(e.counters()[op('legacy', 'create')]).toBe(asked);
+  });
+
+  it('a run on the embedded emulator cannot be resumed, with a clear reason', async () => {
+    const db = dbPath();
+    const file = writeSuite('name: emulated\nquestions:\n  - id: q\n    question: Where is retryPolicy implemented?\n');
+    const first = await here(['run', file, '--db', db, '--quiet', '--emulator-time-scale', '0.0001']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('running on the embedded emulator');
+    expect(first.stdout).toContain('(emulated instance)');
+    const writable = new Database(db);
+    expect(writable.prepare('SELECT emulated FROM targets').pluck().get()).toBe(1);
+    writable.prepare("UPDATE runs SET status = 'aborted'").run();
+    writable.close();
+    const again = await here(['run', '--resume', '1', '--db', db]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('this run used the embedded emulator, which ended with its process, so its conversations cannot be re-polled; start a new run');
+  });
+});
+
+describe.concurrent('from a real process', () => {
+  it('an unknown flag, from a real process', async ({ expect }) => {
+    const exit = await dsbench(['run', writeSuite(SUITE), '--db', dbPath(), '--concurency', '2']);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toBe('dsbench: Unknown argument: concurency\nRun dsbench --help (or dsbench <command> --help) for usage.\n');
+  });
+
+  it('a refused token stops the target with exit code 3 and is not printed', async ({ expect }) => {
+    const wrong = 'sgp_wrong_secret_abcdef0123456789';
+    const db = dbPath();
+    const exit = await dsbench(['run', writeSuite(SUITE), '--target', `prod=${e.url}`, '--db', db, '--json'], { DSBENCH_TOKEN_PROD: wrong });
+    expect(exit.code).toBe(3);
+    expect(JSON.parse(exit.stdout).targets.prod).toMatchObject({ counts: { skipped: 3 }, stopped: expect.stringContaining('HTTP 401') });
+    expect(exit.stderr).toContain(`target prod (${e.url})`);
+    for (const text of [exit.stdout, exit.stderr, ...databaseBytes(db)]) expect(text).not.toContain(wrong);
+  });
+});
+
+describe('secrets', () => {
+  it('the token never appears in anything printed or in the database files', () => {
+    expect(outputs.length).toBeGreaterThan(5);
+    for (const exit of outputs) {
+      expect(exit.stdout).not.toContain(SECRET);
+      expect(exit.stderr).not.toContain(SECRET);
+    }
+    const files = dbFiles.filter(existsSync);
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) for (const bytes of databaseBytes(file)) expect(bytes).not.toContain(SECRET);
+  });
+});
+
+/** The database and its WAL and shared-memory files, as text. */
+function databaseBytes(file: string): string[] {
+  const dir = path.dirname(file);
+  return readdirSync(dir)
+    .filter((name) => name.startsWith(path.basename(file)))
+    .map((name) => readFileSync(path.join(dir, name)).toString('latin1'));
+}

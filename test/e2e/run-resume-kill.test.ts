@@ -1,0 +1,128 @@
+// The required proof: SIGKILL `dsbench run` in the middle of a run against the emulator, resume it, and
+// check on the emulator's counters that no question was asked twice and in the database that no observed
+// result was lost.
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { peek, startCli, runCli, until } from '../runner/fixtures/cli.js';
+import { cleanup, emulator, inlineSearch, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+
+/** Twenty conversations, every third with follow-ups: 20 + 7 x 2 = 34 turns. */
+const QUESTIONS = Array.from({ length: 20 }, (_, i) => ({
+  id: `q${String(i).padStart(2, '0')}`,
+  text: `Where is function${i} of module${i % 4} implemented?`,
+  followups: i % 3 === 0 ? [`Which callers use function${i}?`, `How is function${i} tested?`] : [],
+}));
+const PLANNED_TURNS = QUESTIONS.reduce((n, q) => n + 1 + q.followups.length, 0);
+
+const SUITE = `name: kill-resume
+defaults:
+  concurrency: 5
+  poll: { strategy: fixed, interval: 50ms, min: 20ms }
+questions:
+${QUESTIONS.map((q) => `  - id: ${q.id}\n    question: ${q.text}\n${q.followups.length ? `    followups: [${q.followups.join(', ')}]\n` : ''}`).join('')}`;
+
+interface Snapshot {
+  items: Array<Record<string, unknown>>;
+  turns: Array<Record<string, unknown>>;
+}
+
+function snapshot(db: Database.Database): Snapshot {
+  return {
+    items: db.prepare('SELECT * FROM items ORDER BY position').all() as Array<Record<string, unknown>>,
+    turns: db.prepare('SELECT * FROM turns ORDER BY item_key, turn').all() as Array<Record<string, unknown>>,
+  };
+}
+
+const TERMINAL = new Set(['completed', 'error', 'canceled', 'timeout', 'client_error']);
+
+let e: RunningEmulator;
+beforeAll(async () => {
+  // Answers take about 0.3-1.2 s of real time (median 30 s at time scale 0.02); virtual time starts now.
+  e = await emulator({ timeScale: 0.02, medianMs: 30_000, sigma: 0.4, seed: 11, search: inlineSearch });
+});
+afterAll(cleanup);
+
+describe('dsbench run, SIGKILL, then --resume', () => {
+  it('asks nothing twice and loses nothing observed', async () => {
+    expect(PLANNED_TURNS).toBe(34);
+    const dbPath = path.join(tempDir(), 'kill.db');
+    const suiteFile = writeSuite(SUITE);
+    const env = { SRC_ACCESS_TOKEN: e.adminToken };
+    const child = startCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines'], env);
+
+    // Wait until some items are done and some are processing on the server, then kill at once.
+    const before = await until(
+      'some items done and some processing',
+      () =>
+        peek(dbPath, (db) => {
+          const counts = db
+            .prepare("SELECT sum(status = 'done') AS done, (SELECT count(*) FROM turns WHERE state = 'processing') AS processing FROM items")
+            .get() as { done: number | null; processing: number };
+          return (counts.done ?? 0) >= 3 && counts.processing >= 2 ? snapshot(db) : undefined;
+        }),
+      20_000,
+    );
+    child.process.kill('SIGKILL');
+    const killed = await child.exited;
+    expect(killed.signal).toBe('SIGKILL');
+
+    const atKill = peek(dbPath, snapshot)!;
+    const runId = peek(dbPath, (db) => db.prepare('SELECT id, status FROM runs').get()) as { id: number; status: string };
+    expect(runId.status).toBe('running');
+    const unfinished = atKill.items.filter((i) => i.status !== 'done').length;
+    expect(unfinished).toBeGreaterThan(0);
+
+    const resumed = await runCli(['run', '--resume', String(runId.id), '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`dsbench: run ${runId.id}: 20 items on default (`);
+
+    // The emulator: every planned turn asked exactly once.
+    const counters = e.counters();
+    expect(counters[op('versioned', 'create')]).toBe(QUESTIONS.length);
+    expect(counters[op('versioned', 'create')]! + counters[op('versioned', 'addQuestion')]!).toBe(PLANNED_TURNS);
+    const records = e.questionRecords();
+    expect(records).toHaveLength(PLANNED_TURNS);
+    const byConversation = new Map<number, string[]>();
+    for (const r of records) byConversation.set(r.conversationId, [...(byConversation.get(r.conversationId) ?? []), r.text]);
+    for (const texts of byConversation.values()) expect(new Set(texts).size).toBe(texts.length);
+    // Each conversation is exactly one suite question with its follow-ups, in order.
+    expect([...byConversation.values()].sort((a, b) => a[0]!.localeCompare(b[0]!))).toEqual(
+      QUESTIONS.map((q) => [q.text, ...q.followups]).sort((a, b) => a[0]!.localeCompare(b[0]!)),
+    );
+
+    // The database: one run, completed, every item done once, nothing observed before the kill lost.
+    const after = peek(dbPath, (db) => ({
+      ...snapshot(db),
+      runs: db.prepare('SELECT id, status, ended_at FROM runs').all() as Array<{ id: number; status: string; ended_at: string | null }>,
+    }))!;
+    expect(after.runs).toEqual([{ id: runId.id, status: 'completed', ended_at: expect.any(String) }]);
+    expect(after.items.map((i) => [i.status, i.outcome])).toEqual(QUESTIONS.map(() => ['done', 'completed']));
+    expect(after.turns).toHaveLength(PLANNED_TURNS);
+    expect(new Set(after.items.map((i) => i.conversation_ref)).size).toBe(QUESTIONS.length);
+
+    for (const observed of [before, atKill]) {
+      // Items done before the kill, and their turns, are unchanged.
+      for (const item of observed.items.filter((i) => i.status === 'done')) {
+        expect(after.items.find((i) => i.key === item.key)).toEqual(item);
+      }
+      // Every turn seen is still there: finished turns unchanged, the others with their text, send time
+      // and conversation, now finished.
+      for (const turn of observed.turns) {
+        const now = after.turns.find((t) => t.item_key === turn.item_key && t.turn === turn.turn);
+        expect(now, `${String(turn.item_key)} turn ${String(turn.turn)}`).toBeDefined();
+        if (TERMINAL.has(turn.state as string)) {
+          expect(now).toEqual(turn);
+        } else {
+          expect(now).toMatchObject({ text: turn.text, state: 'completed' });
+          if (turn.state === 'processing') expect(now!.sent_at).toBe(turn.sent_at);
+        }
+      }
+      // A conversation recorded before the kill is the one the item ends with (re-polled, not replaced).
+      for (const item of observed.items.filter((i) => i.conversation_ref !== null)) {
+        expect(after.items.find((i) => i.key === item.key)?.conversation_ref).toBe(item.conversation_ref);
+      }
+    }
+  }, 60_000);
+});

@@ -1,0 +1,141 @@
+// Signals on `dsbench run`: the first stops launching and lets running questions finish within the grace
+// period (then cancels them on the server); a second exits at once; --resume then runs what is left.
+// The tests are concurrent (each with its own emulator, database and process): they mostly wait.
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { afterAll, describe, it } from 'vitest';
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { peek, runCli, startCli, until, type Child } from '../runner/fixtures/cli.js';
+import { cleanup, emulator, inlineSearch, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+
+afterAll(cleanup);
+
+const suiteOf = (n: number, concurrency: number) => `name: signals
+defaults:
+  concurrency: ${concurrency}
+  poll: { strategy: fixed, interval: 50ms, min: 20ms }
+questions:
+${Array.from({ length: n }, (_, i) => `  - id: q${i}\n    question: Where is handler${i} implemented?\n${i % 4 === 0 ? '    followups: [Who calls it?]\n' : ''}`).join('')}`;
+
+const turnsOf = (n: number) => n + Math.ceil(n / 4);
+
+interface Started {
+  e: RunningEmulator;
+  dbPath: string;
+  suiteFile: string;
+  env: Record<string, string>;
+  child: Child;
+}
+
+async function start(options: EmulatorOptions, suite: string, extra: string[] = []): Promise<Started> {
+  const e = await emulator({ seed: 5, search: inlineSearch, ...options });
+  const dbPath = path.join(tempDir(), 'signals.db');
+  const suiteFile = writeSuite(suite);
+  const env = { SRC_ACCESS_TOKEN: e.adminToken };
+  const child = startCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines', ...extra], env);
+  return { e, dbPath, suiteFile, env, child };
+}
+
+/** Items by status, and how many have a conversation whose current turn is processing on the server. */
+function progress(db: Database.Database) {
+  const row = db
+    .prepare(
+      `SELECT sum(status = 'done') AS done, sum(status = 'running') AS running,
+        (SELECT count(*) FROM turns WHERE state = 'processing') AS processing FROM items`,
+    )
+    .get() as { done: number | null; running: number | null; processing: number };
+  return { done: row.done ?? 0, running: row.running ?? 0, processing: row.processing };
+}
+
+const itemsOf = (db: Database.Database) =>
+  db.prepare('SELECT key, status, outcome, message FROM items ORDER BY position').all() as Array<{ key: string; status: string; outcome: string | null; message: string | null }>;
+
+/** Answers in about 0.5 s of real time. */
+const QUICK: EmulatorOptions = { timeScale: 0.015, medianMs: 30_000, sigma: 0.3 };
+/** Answers in 20 s of real time: far longer than any grace period or wait here (none waits for them). */
+const LONG: EmulatorOptions = { timeScale: 0.4, medianMs: 50_000, sigma: 0 };
+
+describe.concurrent('signals', () => {
+  it('first SIGINT: stops launching, lets running questions finish, exits 4 with the run aborted; --resume runs only the rest', async ({ expect }) => {
+    const { e, dbPath, env, child } = await start(QUICK, suiteOf(9, 3));
+    await until('three questions processing', () => peek(dbPath, (db) => progress(db).processing >= 3), 20_000);
+    child.process.kill('SIGINT');
+    const exit = await child.exited;
+    expect(exit.code, exit.stderr).toBe(4);
+    expect(exit.stderr).toContain('dsbench: SIGINT: launching nothing more; running questions have 30 s to finish');
+    expect(exit.stdout).toMatch(/Run 1 aborted in/);
+
+    const at = peek(dbPath, (db) => ({ run: db.prepare('SELECT status, ended_at FROM runs').get(), items: itemsOf(db) }))!;
+    expect(at.run).toEqual({ status: 'aborted', ended_at: expect.any(String) });
+    // Nothing left running: each started question finished (none cancelled), the rest never started.
+    expect(at.items.every((i) => (i.status === 'done' && i.outcome === 'completed') || (i.status === 'pending' && i.outcome === null))).toBe(true);
+    const done = at.items.filter((i) => i.status === 'done').length;
+    const pending = at.items.filter((i) => i.status === 'pending').map((i) => i.key);
+    expect(done).toBeGreaterThanOrEqual(3);
+    expect(pending.length).toBeGreaterThan(0);
+    expect(e.counters()[op('versioned', 'cancel')]).toBe(0);
+    expect(e.questionRecords().every((q) => q.outcome === 'completed')).toBe(true);
+    expect(e.counters()[op('versioned', 'create')]).toBe(done);
+
+    // Resume, with neither suite nor endpoint (both are the run's own): the pending items run, the done
+    // ones are not asked again.
+    const resumed = await runCli(['run', '--resume', '1', '--db', dbPath, '--reporter', 'lines'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`(${done} already done)`);
+    expect(e.counters()[op('versioned', 'create')]).toBe(9);
+    expect(e.counters()[op('versioned', 'create')]! + e.counters()[op('versioned', 'addQuestion')]!).toBe(turnsOf(9));
+    expect(e.questionRecords()).toHaveLength(turnsOf(9));
+    const end = peek(dbPath, (db) => ({ run: db.prepare('SELECT status FROM runs').get(), items: itemsOf(db) }))!;
+    expect(end.run).toEqual({ status: 'completed' });
+    expect(end.items.every((i) => i.status === 'done' && i.outcome === 'completed')).toBe(true);
+  }, 60_000);
+
+  it.for(['SIGINT', 'SIGTERM'] as const)('first %s with --grace 200ms: running questions are cancelled on the server and recorded canceled', { timeout: 30_000 }, async (signal, { expect }) => {
+    const { e, dbPath, child } = await start(LONG, suiteOf(6, 2), ['--grace', '200ms']);
+    await until('two questions processing', () => peek(dbPath, (db) => progress(db).processing >= 2), 20_000);
+    const sent = performance.now();
+    child.process.kill(signal);
+    const exit = await child.exited;
+    expect(performance.now() - sent).toBeLessThan(8_000); // long before the 20 s answers
+    expect(exit.code, exit.stderr).toBe(4);
+    expect(exit.stderr).toContain(`dsbench: ${signal}: launching nothing more; running questions have 200 ms to finish`);
+
+    const at = peek(dbPath, (db) => ({
+      run: db.prepare('SELECT status FROM runs').get(),
+      items: itemsOf(db),
+      turns: db.prepare('SELECT item_key, state, client_error FROM turns ORDER BY item_key, turn').all(),
+    }))!;
+    expect(at.run).toEqual({ status: 'aborted' });
+    const canceled = at.items.filter((i) => i.status === 'done');
+    expect(canceled.map((i) => i.outcome)).toEqual(['canceled', 'canceled']);
+    expect(canceled.every((i) => i.message === 'cancelled by dsbench: the run was aborted')).toBe(true);
+    expect(at.turns).toEqual(canceled.map((i) => ({ item_key: i.key, state: 'canceled', client_error: 'cancelled by dsbench: the run was aborted' })));
+    expect(at.items.filter((i) => i.status === 'pending')).toHaveLength(4);
+    expect(e.counters()[op('versioned', 'cancel')]).toBe(2);
+    expect(e.questionRecords().map((q) => q.outcome)).toEqual(['cancelled', 'cancelled']);
+  });
+
+  it('second SIGINT: exits at once with 4, the database consistent and the run resumable', async ({ expect }) => {
+    const { e, dbPath, child } = await start(LONG, suiteOf(6, 2));
+    await until('two questions processing', () => peek(dbPath, (db) => progress(db).processing >= 2), 20_000);
+    child.process.kill('SIGINT');
+    await until('the first signal to be acknowledged', () => child.stderr.includes('launching nothing more'), 10_000);
+    const second = performance.now();
+    child.process.kill('SIGINT');
+    const exit = await child.exited;
+    expect(performance.now() - second).toBeLessThan(2_000);
+    expect(exit.code).toBe(4);
+    expect(exit.stderr).toContain('dsbench: second SIGINT: exiting now; resume later with dsbench run --resume 1\n');
+
+    const at = peek(dbPath, (db) => ({
+      integrity: db.pragma('integrity_check', { simple: true }),
+      run: db.prepare('SELECT status, ended_at FROM runs').get(),
+      items: itemsOf(db),
+    }))!;
+    expect(at.integrity).toBe('ok');
+    expect(at.run).toEqual({ status: 'aborted', ended_at: expect.any(String) });
+    // The two questions were left processing on the server: a resume re-polls them.
+    expect(at.items.filter((i) => i.status === 'running')).toHaveLength(2);
+    expect(e.counters()[op('versioned', 'cancel')]).toBe(0);
+  }, 30_000);
+});

@@ -1,0 +1,187 @@
+// Failed requests: a 500 is a recorded client error naming status and endpoint; 429 and 503 are retried
+// transparently; a create whose outcome is unknown is looked for, never asked twice.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { asked, cleanup, corpusDir, emulator, FAST, inlineSearch, item, items, op, runRow, runSuite, suite, target, turns } from './fixtures/harness.js';
+
+afterEach(cleanup);
+
+const ONE = (api: 'legacy' | 'versioned', followups = '') => `
+name: faults
+defaults: { api: ${api}, concurrency: 1, poll: { strategy: fixed, interval: 1s } }
+questions:
+  - id: q1
+    question: Where is retryPolicy implemented?
+${followups}  - id: q2
+    question: Where is backoffDelay implemented?
+`;
+
+describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
+  it('a 500 on create: the item is client_error with the status and endpoint; the run goes on; exit code 3', async () => {
+    const e = await emulator();
+    e.injectFault({ operation: op(api, 'create'), kind: '500' });
+    const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: e })]);
+    try {
+      const { db, result } = run;
+      expect(result.exitCode).toBe(ExitCode.unreachable);
+      expect(result.status).toBe('failed');
+      expect(runRow(db, result.runId).status).toBe('failed');
+      expect(items(db, result.runId).map((i) => [i.key, i.outcome])).toEqual([
+        ['main/question/q1/0', 'client_error'],
+        ['main/question/q2/0', 'completed'],
+      ]);
+      const message = item(db, result.runId, 'main/question/q1/0').message!;
+      const endpoint = api === 'legacy' ? 'legacy.create (POST /.api/deepsearch/v1)' : 'versioned.CreateConversation (POST ';
+      expect(message).toContain(endpoint);
+      expect(message).toContain('failed with HTTP 500');
+      expect(turns(db, result.runId, 'main/question/q1/0')).toMatchObject([{ turn: 0, state: 'client_error', client_error: message }]);
+      // Not retried: a create that failed with 500 may have acted.
+      expect(e.counters()[op(api, 'create')]).toBe(2);
+      expect(result.targets.main?.counts).toEqual({ client_error: 1, completed: 1 });
+      expect(run.reporter.ended.find((x) => x.key === 'main/question/q1/0')?.outcome).toBe('client_error');
+    } finally {
+      run.close();
+    }
+  });
+
+  it('a 500 on a poll is a client error of that turn', async () => {
+    const e = await emulator();
+    e.injectFault({ operation: op(api, 'get'), kind: '500' });
+    const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: e })]);
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.unreachable);
+      const message = item(run.db, run.result.runId, 'main/question/q1/0').message!;
+      expect(message).toMatch(api === 'legacy' ? /^legacy\.get \(GET \/\.api\/deepsearch\/v1\/\d+\) failed with HTTP 500/ : /^versioned\.GetConversation \(POST .+\) failed with HTTP 500/);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('429 and 503 on create, poll and follow-up are retried transparently', async () => {
+    const e = await emulator();
+    for (const name of ['create', 'get', 'addQuestion'] as const) {
+      e.injectFault({ operation: op(api, name), kind: '429', retryAfterSeconds: 0 });
+      e.injectFault({ operation: op(api, name), kind: '503' });
+    }
+    const run = await runSuite(await suite(ONE(api, '    followups: [Who calls it?]\n')), [target({ name: 'main', emulator: e })]);
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.ok);
+      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['completed', 'completed']);
+      expect(turns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+      expect(e.faultCounters()).toMatchObject({ [`${op(api, 'create')}.429`]: 1, [`${op(api, 'create')}.503`]: 1 });
+      // Two refused attempts, then the two real creates: nothing was created twice.
+      expect(e.counters()[op(api, 'create')]).toBe(4);
+      expect(e.questionRecords()).toHaveLength(3);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('a create whose connection breaks after the server acted is found by listing and followed, not asked again', async () => {
+    // Virtual time starts now and runs fast, so the server's createdAt is not before the local send time.
+    const e = await emulator({ timeScale: 0.0001, search: inlineSearch });
+    e.injectFault({ operation: op(api, 'create'), kind: 'resetAfterAction' });
+    const run = await runSuite(await suite(ONE(api, '    followups: [Who calls it?]\n')), [target({ name: 'main', emulator: e })]);
+    try {
+      const { db, result } = run;
+      expect(result.exitCode, JSON.stringify(run.reporter.logs)).toBe(ExitCode.ok);
+      expect(e.faultCounters()[`${op(api, 'create')}.resetAfterAction`]).toBe(1);
+      // q1's create was received once (and q2's once): no question was asked twice.
+      expect(e.counters()[op(api, 'create')]).toBe(2);
+      expect(e.questionRecords().map((q) => q.text)).toEqual(['Where is retryPolicy implemented?', 'Who calls it?', 'Where is backoffDelay implemented?']);
+      expect(e.counters()[op(api, 'list')]).toBeGreaterThanOrEqual(2); // the preflight, then the search for the lost create
+      const q1 = item(db, result.runId, 'main/question/q1/0');
+      expect(q1.outcome).toBe('completed');
+      expect(q1.conversation_ref).toBe(api === 'legacy' ? String(e.questionRecords()[0]!.conversationId) : `users/~self/conversations/${e.questionRecords()[0]!.conversationId}`);
+      expect(turns(db, result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+      expect(run.reporter.logs.some((l) => l.includes('following it instead of asking again'))).toBe(true);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('a follow-up whose connection breaks after the server acted is found in the conversation', async () => {
+    const e = await emulator({ timeScale: 0.0001, search: inlineSearch });
+    e.injectFault({ operation: op(api, 'addQuestion'), kind: 'resetAfterAction' });
+    const run = await runSuite(await suite(ONE(api, '    followups: [Who calls it?]\n')), [target({ name: 'main', emulator: e })]);
+    try {
+      expect(run.result.exitCode, JSON.stringify(run.reporter.logs)).toBe(ExitCode.ok);
+      expect(e.counters()[op(api, 'addQuestion')]).toBe(1);
+      expect(turns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+    } finally {
+      run.close();
+    }
+  });
+});
+
+describe('a lost create that never reached the server', () => {
+  it('is recorded as a client error, not asked again', async () => {
+    const e = await emulator({ ...FAST });
+    // reset: the socket is destroyed before the handler acts; for a create that is an unknown outcome too.
+    e.injectFault({ operation: op('versioned', 'create'), kind: 'reset' });
+    const run = await runSuite(await suite(ONE('versioned')), [target({ name: 'main', emulator: e })]);
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.unreachable);
+      expect(asked(e, 'versioned')).toBe(2);
+      expect(e.questionRecords()).toHaveLength(1);
+      expect(item(run.db, run.result.runId, 'main/question/q1/0')).toMatchObject({ outcome: 'client_error', conversation_ref: null });
+      expect(item(run.db, run.result.runId, 'main/question/q1/0').message).toContain('the outcome is unknown');
+    } finally {
+      run.close();
+    }
+  });
+});
+
+describe('search failures', () => {
+  const SEARCHES = `
+name: searches
+defaults: { searchConcurrency: 1 }
+searches:
+  - id: s1
+    query: retry count:all
+  - id: s2
+    query: retry count:all
+    expect: { exhaustive: true }
+  - id: s3
+    query: retry count:all
+`;
+
+  it('an HTTP 500 on the stream is recorded as http_error with the status; exit code 3', async () => {
+    const e = await emulator({ ...FAST, corpus: { dir: corpusDir() } });
+    e.streamFaults.enqueue('status500');
+    const run = await runSuite(await suite(SEARCHES), [target({ name: 'main', emulator: e })]);
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.unreachable);
+      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['http_error', 'complete', 'complete']);
+      const row = run.db.prepare('SELECT verdict, http_status, error FROM searches WHERE item_key = ?').get('main/search/s1/0') as Record<string, unknown>;
+      expect(row).toMatchObject({ verdict: 'http_error', http_status: 500, error: expect.stringContaining('500') });
+    } finally {
+      run.close();
+    }
+  });
+
+  it('a stream cut before done is truncated, and fails an exhaustive expectation', async () => {
+    const e = await emulator({ ...FAST, corpus: { dir: corpusDir() } });
+    e.streamFaults.enqueue('cutBeforeDone', 'cutBeforeDone');
+    const run = await runSuite(await suite(SEARCHES), [target({ name: 'main', emulator: e })]);
+    try {
+      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['truncated', 'truncated', 'complete']);
+      expect(run.result.exitCode).toBe(ExitCode.expectationsFailed);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('a 401 on the stream stops the target: later searches are skipped', async () => {
+    const e = await emulator({ ...FAST, corpus: { dir: corpusDir() } });
+    e.streamFaults.enqueue('status401');
+    const run = await runSuite(await suite(SEARCHES), [target({ name: 'main', emulator: e })]);
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.unreachable);
+      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['http_error', 'skipped', 'skipped']);
+      expect(e.counters()['stream.search']).toBe(1);
+    } finally {
+      run.close();
+    }
+  });
+});

@@ -1,0 +1,114 @@
+// Per-target limits: at most N conversations (and M searches) at once on each target, measured on the
+// servers themselves, and each target gets its own N.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { START, cleanup, emulator, inlineSearch, runSuite, suite, target } from './fixtures/harness.js';
+
+let servers: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+  await cleanup();
+});
+
+/** Every question processes for exactly 100 ms of real time. */
+const PACED = { timeScale: 0.001, sigma: 0, medianMs: 100_000, startTime: START, search: inlineSearch };
+
+/** Most questions processing at the same (virtual) time on one emulator, from its own record. */
+function maxOverlap(e: RunningEmulator): number {
+  const events = e.questionRecords().flatMap((q) => [
+    { at: q.createdAtVirtualMs, delta: 1 },
+    { at: q.endedAtVirtualMs ?? Infinity, delta: -1 },
+  ]);
+  // Ends before starts at the same instant: a slot freed and reused is not an overlap.
+  events.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  let now = 0;
+  let most = 0;
+  for (const e of events) most = Math.max(most, (now += e.delta));
+  return most;
+}
+
+function questions(n: number, followups = false): string {
+  return Array.from(
+    { length: n },
+    (_, i) => `  - id: q${i}\n    question: Where is function${i} implemented?\n${followups && i % 2 === 0 ? '    followups: [And who calls it?]\n' : ''}`,
+  ).join('');
+}
+
+describe('question concurrency', () => {
+  it('never exceeds the limit on a target, and reaches it', async () => {
+    const e = await emulator(PACED);
+    const loaded = await suite(`
+name: limits
+defaults: { concurrency: 3, poll: { strategy: fixed, interval: 10s } }
+questions:
+${questions(10, true)}`);
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: e })]);
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.ok);
+      expect(e.questionRecords()).toHaveLength(15);
+      expect(maxOverlap(e)).toBe(3);
+      expect(run.reporter.maxRunning).toBe(3);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('--concurrency overrides the suite, and two targets each get their own limit', async () => {
+    const [a, b] = await Promise.all([emulator(PACED), emulator(PACED)]);
+    const loaded = await suite(`
+name: limits
+defaults: { concurrency: 1, poll: { strategy: fixed, interval: 10s } }
+questions:
+${questions(8)}`);
+    const run = await runSuite(loaded, [target({ name: 'a', emulator: a }), target({ name: 'b', emulator: b })], { concurrency: 2 });
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.ok);
+      expect(maxOverlap(a)).toBe(2);
+      expect(maxOverlap(b)).toBe(2);
+      // Both targets ran at the same time: the limit is per target, not shared.
+      expect(run.reporter.maxRunning).toBe(4);
+    } finally {
+      run.close();
+    }
+  });
+});
+
+describe('search concurrency', () => {
+  it('has its own per-target limit, apart from the questions', async () => {
+    let running = 0;
+    let most = 0;
+    // A stream endpoint that takes 40 ms per search and counts searches in flight.
+    const server = await startServer(async (req: IncomingMessage, res: ServerResponse) => {
+      if (!req.url?.startsWith('/.api/search/stream')) {
+        res.writeHead(404).end();
+        return;
+      }
+      running++;
+      most = Math.max(most, running);
+      await sleep(40);
+      running--;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('event: progress\ndata: {"done":true,"matchCount":0,"durationMs":1,"skipped":[]}\n\nevent: done\ndata: {}\n\n');
+    });
+    servers.push(server);
+    const loaded = await suite(`
+name: searches
+defaults: { concurrency: 5, searchConcurrency: 2 }
+searches:
+${Array.from({ length: 7 }, (_, i) => `  - id: s${i}\n    query: retry${i}\n`).join('')}`);
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: server.url })]);
+    try {
+      expect(server.received).toHaveLength(7);
+      expect(most).toBe(2);
+      expect(run.reporter.maxRunning).toBe(2);
+      expect(Object.values(run.result.targets.main?.counts ?? {}).reduce((a, b) => a + b, 0)).toBe(7);
+    } finally {
+      run.close();
+    }
+  });
+});

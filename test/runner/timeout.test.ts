@@ -1,0 +1,54 @@
+// A question past its timeout is cancelled on the server and recorded as timed out, with its wall time.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { START, cleanup, emulator, expectations, inlineSearch, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
+
+afterEach(cleanup);
+
+/** Questions take a minute of real time: any small timeout fires first. */
+const SLOW = { timeScale: 1, sigma: 0, medianMs: 60_000, startTime: START, search: inlineSearch };
+
+describe.each(['legacy', 'versioned'] as const)('timeout (%s)', (api) => {
+  it('cancels the question on the server and records timeout with the wall time', async () => {
+    const e = await emulator(SLOW);
+    const loaded = await suite(`
+name: timeouts
+defaults: { api: ${api}, poll: { strategy: fixed, interval: 50ms, min: 10ms } }
+questions:
+  - id: slow
+    question: Where is retryPolicy implemented?
+    followups: [Which callers use it?]
+    timeout: 300ms
+    expect: { state: timeout }
+  - id: slow-unexpected
+    question: Where is backoffDelay implemented?
+    timeout: 200ms
+`);
+    const started = performance.now();
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: e })]);
+    try {
+      const { db, result } = run;
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(item(db, result.runId, 'main/question/slow/0')).toMatchObject({ status: 'done', outcome: 'timeout' });
+      const [turn, ...rest] = turns(db, result.runId, 'main/question/slow/0');
+      expect(rest).toEqual([]); // the follow-up is never asked
+      expect(turn).toMatchObject({ turn: 0, state: 'timeout', client_error: 'no answer within 300 ms; cancelled on the server' });
+      expect(turn!.wall_ms).toBeGreaterThanOrEqual(300);
+      expect(turn!.wall_ms).toBeLessThan(3_000);
+      expect(turn!.polls).toBeGreaterThanOrEqual(2);
+      expect(turn!.observed_end_at).toEqual(expect.any(String));
+      // The expected timeout passes and excuses the follow-up that was never asked.
+      expect(expectations(db, result.runId, 'main/question/slow/0').map((c) => [c.name, c.passed])).toEqual([['state', 1]]);
+      expect(item(db, result.runId, 'main/question/slow-unexpected/0').outcome).toBe('timeout');
+      expect(result.targets.main?.counts).toEqual({ timeout: 2 });
+      expect(result.exitCode).toBe(ExitCode.ok);
+
+      // On the server: both cancelled, nothing left processing.
+      expect(e.counters()[op(api, 'cancel')]).toBe(2);
+      expect(e.counters()[op(api, 'addQuestion')]).toBe(0);
+      expect(e.questionRecords().map((q) => q.outcome)).toEqual(['cancelled', 'cancelled']);
+    } finally {
+      run.close();
+    }
+  });
+});
