@@ -8,6 +8,7 @@ import type {
   Recorder,
   ResumeItem,
   ResumeState,
+  ResumeTurn,
   RunInfo,
   RunStatus,
   SearchRecord,
@@ -15,7 +16,7 @@ import type {
   TurnRecord,
   TurnState,
 } from '../runner/recorder.js';
-import type { QuotaUsage } from '../deepsearch/model.js';
+import type { QuestionError, QuotaUsage, Source, Stats } from '../deepsearch/model.js';
 import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
 
 const { SqliteError } = Database;
@@ -35,7 +36,9 @@ function prepareStatements(db: Database.Database) {
     selectRun: s(`SELECT * FROM runs WHERE id = @runId`),
     selectTargets: s(`SELECT * FROM targets WHERE run_id = @runId ORDER BY rowid`),
     selectItems: s(`SELECT key, status, outcome, conversation_ref FROM items WHERE run_id = @runId ORDER BY position`),
-    selectTurns: s(`SELECT item_key, turn, state, question_id, sent_at FROM turns WHERE run_id = @runId ORDER BY item_key, turn`),
+    selectTurns: s(`SELECT * FROM turns WHERE run_id = @runId ORDER BY item_key, turn`),
+    selectSources: s(`SELECT item_key, turn, type, link, label FROM sources WHERE run_id = @runId ORDER BY item_key, turn, position`),
+    selectFollowups: s(`SELECT item_key, turn, text FROM suggested_followups WHERE run_id = @runId ORDER BY item_key, turn, position`),
     setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END
       WHERE id = @runId`),
     // An item resumed after a crash keeps the time it first started.
@@ -134,8 +137,102 @@ interface TurnRow {
   item_key: string;
   turn: number;
   state: string;
+  text: string;
   question_id: string | null;
   sent_at: string | null;
+  error_code: string | null;
+  error_raw_code: string | null;
+  error_message: string | null;
+  error_title: string | null;
+  error_details: string | null;
+  error_retry_time: string | null;
+  client_error: string | null;
+  title: string | null;
+  answer: string | null;
+  observed_end_at: string | null;
+  server_created_at: string | null;
+  server_updated_at: string | null;
+  server_ms: number | null;
+  server_ms_source: string | null;
+  wall_ms: number | null;
+  polls: number;
+  time_millis: number | null;
+  tool_calls: number | null;
+  total_input_tokens: number | null;
+  cached_tokens: number | null;
+  cache_creation_input_tokens: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  credits: number | null;
+}
+
+interface ChildRow {
+  item_key: string;
+  turn: number;
+}
+
+function groupByTurn<R extends ChildRow, T>(rows: R[], pick: (row: R) => T): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = `${row.item_key}\u0000${row.turn}`;
+    let list = groups.get(key);
+    if (!list) groups.set(key, (list = []));
+    list.push(pick(row));
+  }
+  return groups;
+}
+
+const opt = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+
+/** A stored turn as the runner recorded it; stats only where they were recorded (absent, never zeros). */
+function resumeTurn(row: TurnRow, sources: Source[] | undefined, followups: string[] | undefined): ResumeTurn {
+  const error: QuestionError | undefined =
+    row.error_code === null
+      ? undefined
+      : {
+          code: row.error_code as QuestionError['code'],
+          rawCode: row.error_raw_code ?? '',
+          message: row.error_message ?? '',
+          ...(row.error_title !== null && { title: row.error_title }),
+          ...(row.error_details !== null && { details: row.error_details }),
+          ...(row.error_retry_time !== null && { retryTime: row.error_retry_time }),
+        };
+  const stats: Stats | undefined =
+    row.time_millis === null
+      ? undefined
+      : {
+          timeMillis: row.time_millis,
+          toolCalls: row.tool_calls ?? 0,
+          totalInputTokens: row.total_input_tokens ?? 0,
+          cachedTokens: row.cached_tokens ?? 0,
+          cacheCreationInputTokens: row.cache_creation_input_tokens ?? 0,
+          promptTokens: row.prompt_tokens ?? 0,
+          completionTokens: row.completion_tokens ?? 0,
+          totalTokens: row.total_tokens ?? 0,
+          credits: row.credits ?? 0,
+        };
+  return {
+    turn: row.turn,
+    state: row.state as TurnState,
+    text: row.text,
+    questionId: opt(row.question_id),
+    sentAt: opt(row.sent_at),
+    error,
+    clientError: opt(row.client_error),
+    title: opt(row.title),
+    answer: opt(row.answer),
+    sources,
+    suggestedFollowups: followups,
+    stats,
+    observedEndAt: opt(row.observed_end_at),
+    serverCreatedAt: opt(row.server_created_at),
+    serverUpdatedAt: opt(row.server_updated_at),
+    serverMs: opt(row.server_ms),
+    serverMsSource: opt(row.server_ms_source) as ResumeTurn['serverMsSource'],
+    wallMs: opt(row.wall_ms),
+    polls: row.polls,
+  };
 }
 
 /**
@@ -350,11 +447,15 @@ export class SqliteRecorder implements Recorder {
     const targets = (this.s.selectTargets.all({ runId }) as TargetRow[]).map(
       (t): TargetInfo => ({ name: t.name, url: t.url, api: t.api, emulated: t.emulated === 1 }),
     );
+    // A resumed item judges its expectations and totals on every turn, so turns come back whole.
+    const sources = groupByTurn(this.s.selectSources.all({ runId }) as Array<ChildRow & Source>, ({ type, link, label }) => ({ type, link, label }));
+    const followups = groupByTurn(this.s.selectFollowups.all({ runId }) as Array<ChildRow & { text: string }>, (r) => r.text);
     const turnsByItem = new Map<string, ResumeItem['turns']>();
-    for (const t of this.s.selectTurns.all({ runId }) as TurnRow[]) {
-      let list = turnsByItem.get(t.item_key);
-      if (!list) turnsByItem.set(t.item_key, (list = []));
-      list.push({ turn: t.turn, state: t.state as TurnState, questionId: t.question_id ?? undefined, sentAt: t.sent_at ?? undefined });
+    for (const row of this.s.selectTurns.all({ runId }) as TurnRow[]) {
+      let list = turnsByItem.get(row.item_key);
+      if (!list) turnsByItem.set(row.item_key, (list = []));
+      const key = `${row.item_key}\u0000${row.turn}`;
+      list.push(resumeTurn(row, sources.get(key), followups.get(key)));
     }
     const items = (this.s.selectItems.all({ runId }) as ItemRow[]).map(
       (i): ResumeItem => ({
