@@ -59,7 +59,7 @@ interface Start {
  * conversation, never asked again.
  */
 export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resume?: ResumeItem): Promise<ItemSummary> {
-  const { recorder, runId, client } = ctx;
+  const { recorder, runId } = ctx;
   const texts = [item.question.text, ...item.question.followups.map((f) => f.text)];
   recorder.itemStarted(runId, item.key, iso());
   const start = startOf(resume, texts);

@@ -25,7 +25,7 @@ export class DistinctCounter {
   private mask: number;
   private readonly maxSlots: number;
   /** Sink of `addAll`'s first pass, so that the compiler keeps its reads. */
-  private touched = 0;
+  touched = 0;
 
   constructor(private readonly maxSize: number = DEFAULT_MAX_DISTINCT) {
     let maxSlots = INITIAL_SLOTS;

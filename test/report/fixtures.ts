@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ExpectationResult, PlannedItem, RunInfo, SearchRecord, TargetInfo, TurnRecord } from '../../src/runner/recorder.js';
 import type { Stats } from '../../src/deepsearch/model.js';
-import { type Store, openStore } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 
 // Test databases are built through the real recorder, as the runner writes them.
 

@@ -3,7 +3,7 @@ import { EventConsumer } from '../../src/stream/consume.js';
 import { EventDecoder, MAX_EVENT_BYTES } from '../../src/stream/decoder.js';
 import type { SearchResult } from '../../src/stream/result.js';
 import { Tally } from '../../src/stream/tally.js';
-import { contentMatch, exhaustiveFilters, finalProgress, pathMatch, prng, progress, randomCuts, sse } from './fixtures.js';
+import { contentMatch, finalProgress, pathMatch, prng, progress, randomCuts, sse } from './fixtures.js';
 
 /** Decodes the pieces in order, as the pump would hand them over. */
 function decode(pieces: Buffer[]): SearchResult {
