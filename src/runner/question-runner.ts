@@ -24,6 +24,8 @@ export interface QuestionContext {
   cleanup: boolean;
   /** Aborts waiting: what is processing is then cancelled on the server. */
   signal: AbortSignal;
+  /** Real time per server time (below 1 only for a faster emulator), so timeouts keep the suite's meaning. */
+  timeScale: number;
   log: (message: string) => void;
 }
 
@@ -66,7 +68,7 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
   const turns = start.turns;
   let ref = start.ref;
   let message: string | undefined;
-  const deadline = performance.now() + item.question.timeoutMs;
+  const deadline = performance.now() + realTimeout(item.question.timeoutMs, ctx.timeScale);
 
   let current = start.next;
   try {
@@ -115,6 +117,15 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
     passed: results.filter((r) => r.passed).length,
     failed: results.filter((r) => !r.passed).length,
   };
+}
+
+/**
+ * The timeout in real time: on a faster emulator it is scaled like the answers, so a rehearsal times out
+ * where the instance would; but never below a second (or the timeout itself), so machine load is not
+ * mistaken for a slow answer.
+ */
+function realTimeout(timeoutMs: number, timeScale: number): number {
+  return timeScale < 1 ? Math.max(timeoutMs * timeScale, Math.min(timeoutMs, 1000)) : timeoutMs;
 }
 
 /** An item ends as its last turn did; a turn left sending or processing means a request failed. */
@@ -206,21 +217,29 @@ async function follow(
 ): Promise<TurnRecord> {
   const { recorder, runId, client, signal } = ctx;
   let lastState: string | undefined;
-  const waited = await waitForQuestion(client, ref, index, {
-    schedule: ctx.schedule.schedule(),
-    timeoutMs: Math.max(0, deadline - performance.now()),
-    signal,
-    onPoll: (conversation) => {
-      const question = conversation.questions[index];
-      if (question && question.rawState !== lastState) {
-        lastState = question.rawState;
-        recorder.recordTurn(runId, item.key, index, { ...turnOf(question, conversation, text, sentAt), polls: 0 });
-      }
-    },
-  });
+  const tracker = ctx.schedule.track();
+  let waited: Awaited<ReturnType<typeof waitForQuestion>>;
+  try {
+    waited = await waitForQuestion(client, ref, index, {
+      schedule: tracker.next,
+      timeoutMs: Math.max(0, deadline - performance.now()),
+      signal,
+      onPoll: (conversation) => {
+        const question = conversation.questions[index];
+        if (question && question.rawState !== lastState) {
+          lastState = question.rawState;
+          recorder.recordTurn(runId, item.key, index, { ...turnOf(question, conversation, text, sentAt), polls: 0 });
+        }
+      },
+    });
+  } catch (error) {
+    tracker.finish(undefined);
+    throw error;
+  }
   const wallMs = Math.round(performance.now() - sentClock);
   const observedEndAt = iso();
   if (waited.timedOut) {
+    tracker.finish(undefined);
     await cancelOnServer(ctx, ref, item, waited.question?.id);
     const turn: TurnRecord = {
       ...(waited.question ? turnOf(waited.question, waited.conversation, text, sentAt) : { text, sentAt }),
@@ -236,7 +255,7 @@ async function follow(
   const question = waited.question as Question;
   const turn: TurnRecord = { ...turnOf(question, waited.conversation, text, sentAt), polls: waited.polls, wallMs, observedEndAt };
   recorder.recordTurn(runId, item.key, index, turn);
-  if (turn.serverMs !== undefined) ctx.schedule.observe(turn.serverMs);
+  tracker.finish(turn.serverMs);
   if (waited.conversation.quotaUsage) recorder.quotaSnapshot(runId, item.target, waited.conversation.quotaUsage, observedEndAt);
   if (question.error && (question.error.code === 'QUOTA_EXCEEDED' || question.error.code === 'ENTITLEMENT_EXCEEDED')) {
     const decision = ctx.gate.onQuotaError(question.error, waited.conversation.quotaUsage);

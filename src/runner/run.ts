@@ -232,7 +232,7 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
       summary =
         item.kind === 'question'
           ? await runQuestion(
-              { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, log },
+              { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, log },
               { key: item.key, target: item.target, question: item.question },
               resume,
             )

@@ -52,3 +52,28 @@ questions:
     }
   });
 });
+
+describe('timeout on a faster emulator', () => {
+  it('is scaled like the answers, so a rehearsal times out where the instance would', async () => {
+    // Answers take 10 emulated minutes, 6 real seconds at this scale; the 2-minute timeout is 1.2 real seconds.
+    const e = await emulator({ timeScale: 0.01, sigma: 0, medianMs: 600_000, startTime: START, search: inlineSearch });
+    const loaded = await suite(`
+name: scaled-timeouts
+defaults: { api: versioned, poll: { strategy: fixed, interval: 10s } }
+questions:
+  - id: slow
+    question: Where is retryPolicy implemented?
+    timeout: 2m
+`);
+    const started = performance.now();
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: e })]);
+    try {
+      const elapsed = performance.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(1_200);
+      expect(elapsed).toBeLessThan(5_000);
+      expect(turns(run.db, run.result.runId, 'main/question/slow/0')[0]).toMatchObject({ state: 'timeout', client_error: 'no answer within 120 s; cancelled on the server' });
+    } finally {
+      run.close();
+    }
+  });
+});
