@@ -151,18 +151,21 @@ export function listRuns(db: Database.Database, options: { limit?: number } = {}
   }));
 }
 
+/** Every column of a turn, named as TurnRow names them. */
+const TURN_COLUMNS = `t.turn, t.text, t.question_id AS questionId, t.state, t.error_code AS errorCode, t.error_raw_code AS errorRawCode,
+  t.error_message AS errorMessage, t.error_title AS errorTitle, t.error_details AS errorDetails,
+  t.error_retry_time AS errorRetryTime, t.client_error AS clientError, t.title, t.answer, t.sent_at AS sentAt,
+  t.observed_end_at AS observedEndAt, t.server_created_at AS serverCreatedAt, t.server_updated_at AS serverUpdatedAt,
+  t.server_ms AS serverMs, t.server_ms_source AS serverMsSource, t.wall_ms AS wallMs, t.polls,
+  t.time_millis AS timeMillis, t.tool_calls AS toolCalls, t.total_input_tokens AS totalInputTokens,
+  t.cached_tokens AS cachedTokens, t.cache_creation_input_tokens AS cacheCreationInputTokens,
+  t.prompt_tokens AS promptTokens, t.completion_tokens AS completionTokens, t.total_tokens AS totalTokens, t.credits`;
+
 /** Every turn of a run with its item, in plan order then turn order. */
 export function* iterateTurns(db: Database.Database, runId: number): Generator<TurnRow> {
   const statement = db.prepare(
     `SELECT ${ITEM_COLUMNS}, i.conversation_ref AS conversationRef,
-      t.turn, t.text, t.question_id AS questionId, t.state, t.error_code AS errorCode, t.error_raw_code AS errorRawCode,
-      t.error_message AS errorMessage, t.error_title AS errorTitle, t.error_details AS errorDetails,
-      t.error_retry_time AS errorRetryTime, t.client_error AS clientError, t.title, t.answer, t.sent_at AS sentAt,
-      t.observed_end_at AS observedEndAt, t.server_created_at AS serverCreatedAt, t.server_updated_at AS serverUpdatedAt,
-      t.server_ms AS serverMs, t.server_ms_source AS serverMsSource, t.wall_ms AS wallMs, t.polls,
-      t.time_millis AS timeMillis, t.tool_calls AS toolCalls, t.total_input_tokens AS totalInputTokens,
-      t.cached_tokens AS cachedTokens, t.cache_creation_input_tokens AS cacheCreationInputTokens,
-      t.prompt_tokens AS promptTokens, t.completion_tokens AS completionTokens, t.total_tokens AS totalTokens, t.credits
+      ${TURN_COLUMNS}
     FROM turns t JOIN items i ON i.run_id = t.run_id AND i.key = t.item_key
     WHERE t.run_id = ? ORDER BY i.position, t.turn`,
   );
@@ -260,14 +263,7 @@ function exportOrder(options: ExportOptions): string {
 export function* iterateQuestionExport(db: Database.Database, runId: number, options: ExportOptions = {}): Generator<QuestionExportRow> {
   const statement = db.prepare(
     `SELECT ${ITEM_COLUMNS}, i.conversation_ref AS conversationRef,
-      t.turn, t.text, t.question_id AS questionId, t.state, t.error_code AS errorCode, t.error_raw_code AS errorRawCode,
-      t.error_message AS errorMessage, t.error_title AS errorTitle, t.error_details AS errorDetails,
-      t.error_retry_time AS errorRetryTime, t.client_error AS clientError, t.title, t.answer, t.sent_at AS sentAt,
-      t.observed_end_at AS observedEndAt, t.server_created_at AS serverCreatedAt, t.server_updated_at AS serverUpdatedAt,
-      t.server_ms AS serverMs, t.server_ms_source AS serverMsSource, t.wall_ms AS wallMs, t.polls,
-      t.time_millis AS timeMillis, t.tool_calls AS toolCalls, t.total_input_tokens AS totalInputTokens,
-      t.cached_tokens AS cachedTokens, t.cache_creation_input_tokens AS cacheCreationInputTokens,
-      t.prompt_tokens AS promptTokens, t.completion_tokens AS completionTokens, t.total_tokens AS totalTokens, t.credits,
+      ${TURN_COLUMNS},
       (SELECT json_group_array(s.link ORDER BY s.position) FROM sources s
         WHERE s.run_id = t.run_id AND s.item_key = t.item_key AND s.turn = t.turn) AS sourceLinks,
       (SELECT json_group_array(f.text ORDER BY f.position) FROM suggested_followups f
