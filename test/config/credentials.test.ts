@@ -80,3 +80,13 @@ describe('redact', () => {
     expect(out).not.toMatch(/sgp_0123|abcdefghijk|444455556666|secretvalue/);
   });
 });
+
+describe('redact leaves ordinary words alone', () => {
+  it.each(['The search exceeded the maximum token limit of 100000.', 'token budget exhausted', 'Bearer of bad news'])('%s', (text) => {
+    expect(redact(text)).toBe(text);
+  });
+
+  it('still hides a header value written as a word', () => {
+    expect(redact('Authorization: token abcdefghij')).toBe('Authorization: token [REDACTED]');
+  });
+});
