@@ -1,8 +1,9 @@
 // Secrets must never reach logs, errors, the database or CSV: every text that leaves the transport passes here.
 const PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/(authorization["']?\s*[:=]\s*["']?(?:token|bearer)\s+)[^\s"',}]+/gi, '$1[REDACTED]'],
-  // A credential after "token"/"Bearer" has a digit and some length; ordinary words ("token limit") do not.
-  [/\b(token|bearer)\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
+  [/\b(bearer)\s+[A-Za-z0-9._~+/=-]{6,}/gi, '$1 [REDACTED]'],
+  // After "token", a credential has a digit and some length; ordinary words ("token limit") do not.
+  [/\b(token)\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
   [/\bsgp_[A-Za-z0-9_]+/g, 'sgp_[REDACTED]'],
   [/("?(?:read_?token|readToken|access_?token|accessToken|token)"?\s*[:=]\s*"?)[^"\s&,}]+/gi, '$1[REDACTED]'],
   [/(\/deepsearch\/)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '$1[REDACTED]'],
