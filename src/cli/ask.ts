@@ -4,7 +4,7 @@ import { withoutSecrets, type Conversation, type Question } from '../deepsearch/
 import { fixedSchedule, waitForQuestion } from '../deepsearch/wait.js';
 import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
-import type { GlobalArgs } from './global-options.js';
+import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatQuestion } from './format.js';
 import { openTarget } from './target.js';
 
@@ -38,7 +38,7 @@ export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
       }) as unknown as Argv<AskArgs>,
   handler: async (argv: ArgumentsCamelCase<AskArgs>) => {
     const target = await openTarget(argv.endpoint);
-    const client = createClient(target.connection, argv.api);
+    const client = createClient(target.connection, argv.api, transportSettings(argv));
     try {
       const intervalMs = (argv.pollInterval ?? (target.emulated ? 0.2 : 3)) * 1000;
       const { conversation, turns } = await ask(client, [argv.question, ...argv.followup], intervalMs, argv.timeout * 1000);

@@ -1,4 +1,7 @@
 import type { Argv } from 'yargs';
+import { parseDuration } from '../config/duration.js';
+import { UsageError } from '../http/errors.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
 
 /** Options every command takes. */
 export function globalOptions<T>(y: Argv<T>) {
@@ -14,11 +17,35 @@ export function globalOptions<T>(y: Argv<T>) {
       describe: 'Deep Search API flavour',
       global: true,
     })
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text', global: true });
+    .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text', global: true })
+    .option('max-attempts', { type: 'number', describe: 'Attempts per request, the first included, for 429, 502-504 and connection errors (default 5)', global: true })
+    .option('retry-base-delay', { type: 'string', describe: 'Backoff base: attempt n waits up to base x 2^(n-1), with full jitter (default 500ms)', global: true })
+    .option('max-retry-delay', { type: 'string', describe: 'Longest wait between attempts; a longer Retry-After is not waited for (default 30s)', global: true })
+    .option('request-timeout', { type: 'string', describe: 'Timeout of one attempt of a request (default 30s)', global: true });
+}
+
+/** The transport settings the global flags give; absent ones keep the defaults. */
+export function transportSettings(argv: GlobalArgs): { retry: Partial<RetryPolicy>; timeoutMs?: number } {
+  const retry: Partial<RetryPolicy> = {};
+  if (argv.maxAttempts !== undefined) {
+    if (!(Number.isInteger(argv.maxAttempts) && argv.maxAttempts >= 1 && argv.maxAttempts <= 100)) {
+      throw new UsageError(`--max-attempts must be an integer from 1 to 100, got ${argv.maxAttempts}`);
+    }
+    retry.maxAttempts = argv.maxAttempts;
+  }
+  if (argv.retryBaseDelay !== undefined) retry.baseDelayMs = parseDuration(argv.retryBaseDelay, '--retry-base-delay');
+  if (argv.maxRetryDelay !== undefined) retry.maxDelayMs = parseDuration(argv.maxRetryDelay, '--max-retry-delay');
+  const timeoutMs = argv.requestTimeout !== undefined ? parseDuration(argv.requestTimeout, '--request-timeout') : undefined;
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--request-timeout must be longer than 0');
+  return { retry, ...(timeoutMs !== undefined && { timeoutMs }) };
 }
 
 export interface GlobalArgs {
   endpoint?: string | undefined;
   api: 'legacy' | 'versioned';
   json: boolean;
+  maxAttempts?: number | undefined;
+  retryBaseDelay?: string | undefined;
+  maxRetryDelay?: string | undefined;
+  requestTimeout?: string | undefined;
 }

@@ -9,7 +9,7 @@ import { ExitCode } from '../http/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
 import { openStore } from '../store/index.js';
-import type { GlobalArgs } from './global-options.js';
+import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
 
 interface RunArgs extends GlobalArgs {
@@ -63,6 +63,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
   handler: async (argv: ArgumentsCamelCase<RunArgs>) => {
     const maxQuotaWaitMs = parseDuration(argv.maxQuotaWait, '--max-quota-wait');
     const graceMs = parseDuration(argv.grace, '--grace');
+    const transport = transportSettings(argv);
     // Flags and the suite are checked before the database is opened: a usage error leaves no file behind.
     let named = targetsFrom(argv.target, argv.endpoint, process.env);
     const givenSuite = argv.suite !== undefined ? await loadSuite(argv.suite) : undefined;
@@ -92,6 +93,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       let result: RunResult;
       try {
         result = await executeRun({
+          retry: transport.retry,
+          requestTimeoutMs: transport.timeoutMs,
           suite,
           targets,
           recorder: store.recorder,

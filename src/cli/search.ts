@@ -4,7 +4,7 @@ import { parseDuration } from '../config/duration.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { Transport } from '../http/transport.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
-import type { GlobalArgs } from './global-options.js';
+import { transportSettings, type GlobalArgs } from './global-options.js';
 import { openTarget } from './target.js';
 
 interface SearchArgs extends GlobalArgs {
@@ -35,7 +35,7 @@ export const searchCommand: CommandModule<GlobalArgs, SearchArgs> = {
     const timeoutMs = parseDuration(argv.timeout, '--timeout');
     const stallTimeoutMs = parseDuration(argv.stallTimeout, '--stall-timeout');
     const target = await openTarget(argv.endpoint);
-    const transport = new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream') });
+    const transport = new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream'), ...transportSettings(argv) });
     try {
       const result = await runSearch(
         transport,

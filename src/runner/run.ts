@@ -46,6 +46,8 @@ export interface RunOptions {
   /** After the grace period: cancel what is still running. */
   abort: AbortSignal;
   retry?: Partial<RetryPolicy> | undefined;
+  /** Timeout of one attempt of a request (ms). */
+  requestTimeoutMs?: number | undefined;
 }
 
 export interface TargetResult {
@@ -172,12 +174,13 @@ function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: num
 function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versioned', resolved: LoadedSuite['resolved']): TargetRuntime {
   const concurrency = options.concurrency ?? resolved.concurrency;
   const searchConcurrency = options.searchConcurrency ?? resolved.searchConcurrency;
-  const transportOptions = { ...(options.retry && { retry: options.retry }), connections: concurrency + 2 };
+  const shared = { ...(options.retry && { retry: options.retry }), ...(options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs }) };
+  const transportOptions = { ...shared, connections: concurrency + 2 };
   const poll = resolved.questions[0]?.poll ?? { strategy: 'adaptive' as const, intervalMs: 3000, minMs: 1000, maxMs: 15_000 };
   return {
     target,
     client: createClient(target.connection, api, transportOptions),
-    stream: new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream'), connections: searchConcurrency + 1, ...(options.retry && { retry: options.retry }) }),
+    stream: new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream'), connections: searchConcurrency + 1, ...shared }),
     schedule: new AdaptivePollSchedule(poll, target.timeScale),
     gate: new TargetGate(target.name, options.onQuota, options.maxQuotaWaitMs),
     questions: pLimit(concurrency),

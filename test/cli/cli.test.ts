@@ -43,13 +43,28 @@ afterAll(async () => {
 
 // Each run is a node process (about half a second of CPU): few runs, in parallel.
 describe.concurrent('dsbench CLI', () => {
-  it('an unreachable endpoint exits 3', async () => {
-    // Five attempts with the default backoff (0.5 s doubling, full jitter): about 4 s on average, spent
-    // waiting, so this test comes first to overlap the others. The CLI has no setting to shorten it.
-    const run = await dsbench(['conversations', 'delete', '140', '--endpoint', await closedPort()], asAdmin);
+  it('an unreachable endpoint exits 3, after the attempts --max-attempts allows', async () => {
+    const run = await dsbench(['conversations', 'delete', '140', '--endpoint', await closedPort(), '--max-attempts', '3', '--retry-base-delay', '10ms'], asAdmin);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('could not reach the instance (ECONNREFUSED');
-    expect(run.stderr).toContain('after 5 attempts');
+    expect(run.stderr).toContain('after 3 attempts');
+  });
+
+  it('--max-attempts 1 makes one attempt', async () => {
+    const run = await dsbench(['conversations', 'delete', '140', '--endpoint', await closedPort(), '--max-attempts', '1'], asAdmin);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('could not reach the instance (ECONNREFUSED');
+    expect(run.stderr).not.toContain('attempts');
+  });
+
+  it.each([
+    [['--max-attempts', '0'], '--max-attempts must be an integer from 1 to 100'],
+    [['--retry-base-delay', 'soon'], '--retry-base-delay'],
+    [['--request-timeout', '0'], '--request-timeout'],
+  ])('retry flags %j are checked: exit 2', async (flags, message) => {
+    const run = await dsbench(['conversations', 'list', '--endpoint', fast.url, ...flags], asAdmin);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
   });
 
   it('ask --json on the versioned API prints the answer; stats, sources and quota are null', async () => {
