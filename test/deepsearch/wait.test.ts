@@ -19,7 +19,7 @@ describe.each(APIS)('%s client: waitForQuestion', (api) => {
     expect(result.timedOut).toBe(false);
     expect(result.question?.state).toBe('completed');
     expect(result.conversation.state).toBe('completed');
-    // 100 ms of processing, polled every 5 ms.
+    // 400 ms of processing, polled every 5 ms.
     expect(result.polls).toBeGreaterThanOrEqual(2);
     expect(seen).toHaveLength(result.polls);
     expect(seen[0]!.state).toBe('processing');

@@ -23,8 +23,8 @@ export const inlineSearch = async (query: string): Promise<SearchHit[]> => [
 
 /** Answers within a few real ms (a 30 s median answer takes 3 ms). */
 export const FAST: EmulatorOptions = { timeScale: 0.0001, startTime: START, search: inlineSearch };
-/** Every question processes for exactly 100 ms of real time: long enough to be seen processing, short to wait for. */
-export const PACED: EmulatorOptions = { timeScale: 0.001, sigma: 0, medianMs: 100_000, startTime: START, search: inlineSearch };
+/** Every question processes for exactly 400 ms of real time: long enough to be seen processing on a busy machine, short to wait for. */
+export const PACED: EmulatorOptions = { timeScale: 0.004, sigma: 0, medianMs: 100_000, startTime: START, search: inlineSearch };
 /** Questions stay processing for a minute of real time, for states observed mid-run (cancel, wait timeouts). */
 export const SLOW: EmulatorOptions = { timeScale: 1, sigma: 0, medianMs: 60_000, startTime: START, search: inlineSearch };
 
