@@ -36,9 +36,10 @@ describe.each(APIS)('%s client: waitForQuestion', (api) => {
     expect(result.question?.state).toBe('processing');
     expect(result.conversation.state).toBe('processing');
     expect(result.wallMs).toBeGreaterThanOrEqual(40);
-    // A poll at the start, one every 10 ms, and a final one right at the timeout (fewer when polls are slow).
+    // A poll at the start, one every 10 ms (start to start), and a final one at the timeout; on a busy
+    // machine the wait overruns, so the bound is taken from the time it actually took.
     expect(result.polls).toBeGreaterThanOrEqual(1);
-    expect(result.polls).toBeLessThanOrEqual(6);
+    expect(result.polls).toBeLessThanOrEqual(Math.floor(result.wallMs / 10) + 2);
     expect(e.counters()[op(api, 'get')]).toBe(result.polls);
   });
 
