@@ -42,6 +42,8 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  // Every HTTP date form starts with the day's name; Date.parse alone would read "-5" as a year.
+  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

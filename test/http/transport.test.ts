@@ -7,6 +7,7 @@ import {
   AbortedError,
 } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
+import { parseRetryAfter } from '../../src/http/retry-policy.js';
 import { Transport, type RetryInfo } from '../../src/http/transport.js';
 import { closedPort, startServer, type TestServer } from '../helpers/server.js';
 
@@ -84,15 +85,13 @@ describe('Transport', () => {
   it('honours Retry-After in seconds and as an HTTP date', async () => {
     server = await startServer((_req, res, _body, n) => {
       if (n === 1) res.writeHead(429, { 'retry-after': '0.02' }).end();
-      else if (n === 2) res.writeHead(429, { 'retry-after': new Date(Date.now() + 1000).toUTCString() }).end();
+      // A date already past: retry at once, not after a backoff.
+      else if (n === 2) res.writeHead(429, { 'retry-after': new Date(Date.now() - 5000).toUTCString() }).end();
       else res.writeHead(200).end('{}');
     });
     const retries: RetryInfo[] = [];
-    await make(server.url, { retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5000 } }, retries).request({ operation: 'op', method: 'GET', path: '/' });
-    expect(retries[0]!.delayMs).toBe(20);
-    // An HTTP date has one-second resolution: the wait is up to a second, never the backoff.
-    expect(retries[1]!.delayMs).toBeGreaterThan(0);
-    expect(retries[1]!.delayMs).toBeLessThanOrEqual(1000);
+    await make(server.url, { retry: { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 5000 }, random: () => 0.9 }, retries).request({ operation: 'op', method: 'GET', path: '/' });
+    expect(retries.map((r) => r.delayMs)).toEqual([20, 0]);
   });
 
   it('does not wait for a Retry-After longer than the delay cap', async () => {
@@ -218,5 +217,21 @@ describe('Transport', () => {
     expect(server.received).toHaveLength(10);
     // A socket may not be back in the pool by the next request, so allow a second one, not ten.
     expect(ports.size).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('Wed, 21 Oct 2026 07:27:58 GMT');
+  it.each([
+    ['120', 120_000],
+    ['1.5', 1500],
+    ['Wed, 21 Oct 2026 07:28:00 GMT', 2000],
+    ['Wed, 21 Oct 2026 07:00:00 GMT', 0],
+  ])('%s is %i ms', (value, ms) => {
+    expect(parseRetryAfter(value, now)).toBe(ms);
+  });
+
+  it.each([undefined, '', 'soon', '-5'])('%s is no delay at all', (value) => {
+    expect(parseRetryAfter(value, now)).toBeUndefined();
   });
 });
