@@ -28,6 +28,23 @@ questions:
     expect(lines.at(-1)).toMatch(/^dsbench: 3\/3 done, 0 running, 1 errors, \d+ credits, ETA 0 s$/);
   });
 
+  it('counts as errors the failures the suite did not expect, not the ones it did', async () => {
+    const e = await emulator(FAST);
+    const lines: string[] = [];
+    const loaded = await suite(`
+name: expected-errors
+defaults: { api: legacy, concurrency: 1, poll: { strategy: fixed, interval: 1s } }
+questions:
+  - { id: expected, question: "[[token-limit]] Everything", expect: { state: error, errorCode: TOKEN_LIMIT_EXCEEDED } }
+  - { id: unexpected, question: "[[internal-error]] Anything" }
+  - { id: fine, question: Where is retryPolicy implemented? }
+`);
+    const reporter = new LinesReporter((line) => lines.push(line)) as unknown as CapturingReporter;
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: e })], { reporter });
+    run.close();
+    expect(lines.at(-1)).toMatch(/^dsbench: 3\/3 done, 0 running, 1 errors, /);
+  });
+
   it('the default display: bar on a terminal, lines otherwise, quiet on request', () => {
     expect(defaultReporter(false, true)).toBe('bar');
     expect(defaultReporter(false, false)).toBe('lines');
