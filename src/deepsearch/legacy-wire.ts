@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Conversation, Question, QuestionError, Stats } from './model.js';
+import { statsFromSnakeCase, type Conversation, type Question, type QuestionError } from './model.js';
 import { normalizeErrorCode } from './wire.js';
 
 // Wire schemas of the legacy REST API. Loose objects: unknown fields pass through; only what the
@@ -75,21 +75,6 @@ export const LegacyListWire = z.union([
 /** Follow-up reply: the new Question alone, or the whole Conversation on some servers. */
 export const LegacyAddQuestionWire = z.union([LegacyConversationWire, LegacyQuestionWire]);
 
-function stats(wire: LegacyQuestionWire['stats']): Stats | undefined {
-  if (!wire) return undefined;
-  return {
-    timeMillis: wire.time_millis ?? 0,
-    toolCalls: wire.tool_calls ?? 0,
-    totalInputTokens: wire.total_input_tokens ?? 0,
-    cachedTokens: wire.cached_tokens ?? 0,
-    cacheCreationInputTokens: wire.cache_creation_input_tokens ?? 0,
-    promptTokens: wire.prompt_tokens ?? 0,
-    completionTokens: wire.completion_tokens ?? 0,
-    totalTokens: wire.total_tokens ?? 0,
-    credits: wire.credits ?? 0,
-  };
-}
-
 function questionError(wire: NonNullable<LegacyQuestionWire['error']>): QuestionError {
   const rawCode = wire.kind ?? wire.title ?? 'unknown';
   return {
@@ -113,8 +98,7 @@ export function legacyQuestion(wire: LegacyQuestionWire, index: number): Questio
   if (wire.answer !== undefined) question.answer = wire.answer;
   if (wire.sources) question.sources = wire.sources.map(({ type, link, label }) => ({ type, link, label }));
   if (wire.suggested_followups) question.suggestedFollowups = wire.suggested_followups;
-  const s = stats(wire.stats);
-  if (s) question.stats = s;
+  if (wire.stats) question.stats = statsFromSnakeCase(wire.stats);
   if (wire.created_at) question.createdAt = wire.created_at;
   if (wire.updated_at) question.updatedAt = wire.updated_at;
   return question;

@@ -16,7 +16,7 @@ import type {
   TurnRecord,
   TurnState,
 } from '../runner/recorder.js';
-import type { QuestionError, QuotaUsage, Source, Stats } from '../deepsearch/model.js';
+import { statsFromSnakeCase, type QuestionError, type QuotaUsage, type Source } from '../deepsearch/model.js';
 import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
 
 const { SqliteError } = Database;
@@ -198,20 +198,8 @@ function resumeTurn(row: TurnRow, sources: Source[] | undefined, followups: stri
           ...(row.error_details !== null && { details: row.error_details }),
           ...(row.error_retry_time !== null && { retryTime: row.error_retry_time }),
         };
-  const stats: Stats | undefined =
-    row.time_millis === null
-      ? undefined
-      : {
-          timeMillis: row.time_millis,
-          toolCalls: row.tool_calls ?? 0,
-          totalInputTokens: row.total_input_tokens ?? 0,
-          cachedTokens: row.cached_tokens ?? 0,
-          cacheCreationInputTokens: row.cache_creation_input_tokens ?? 0,
-          promptTokens: row.prompt_tokens ?? 0,
-          completionTokens: row.completion_tokens ?? 0,
-          totalTokens: row.total_tokens ?? 0,
-          credits: row.credits ?? 0,
-        };
+  // Stats were recorded whole or not at all: no time_millis means none.
+  const stats = row.time_millis === null ? undefined : statsFromSnakeCase(row);
   return {
     turn: row.turn,
     state: row.state as TurnState,
