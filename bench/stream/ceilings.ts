@@ -2,7 +2,8 @@
 // against: a bare loop over every char (what any decoder that visits every char in JS pays at least),
 // JSON.parse, the match scanner on its general path only and with learned shapes, and the whole decode +
 // tally of runSearch (decoder, consumer, tally) over the stream's bytes in 64 KB chunks, as the socket
-// hands them over. Speeds are MB of event text (or of stream bytes for the pipeline) per second of CPU time.
+// hands them over, and the same decoder feeding an unvalidated counter (unchecked-count.ts). Speeds are MB
+// of event text (or of stream bytes for the two decoders) per second of CPU time.
 import { MatchBatch } from '../../src/stream/batch.js';
 import { EventConsumer } from '../../src/stream/consume.js';
 import { EventDecoder } from '../../src/stream/decoder.js';
@@ -10,6 +11,7 @@ import { DEFAULT_MAX_DISTINCT } from '../../src/stream/distinct.js';
 import { MatchScanner } from '../../src/stream/scan-matches.js';
 import { Tally } from '../../src/stream/tally.js';
 import { batchTemplate, patchBatch } from './corpus.js';
+import { uncheckedCount } from './unchecked-count.js';
 
 export interface Ceilings {
   charLoop: number;
@@ -17,6 +19,8 @@ export interface Ceilings {
   general: number;
   scanner: number;
   pipeline: number;
+  /** Decoder plus uncheckedCount: what skipping validation could reach at best. */
+  unchecked: number;
 }
 
 const template = batchTemplate();
@@ -86,6 +90,15 @@ const ceilings: Ceilings = {
     const decoder = new EventDecoder((name, data) => consumer.event(name, data));
     for (const chunk of chunks) decoder.feed(chunk);
     return tally.result().counted;
+  }),
+  unchecked: best(stream.length, () => {
+    let counted = 0;
+    const decoder = new EventDecoder((name, data) => {
+      if (name === 'matches') counted += uncheckedCount(data);
+    });
+    for (const chunk of chunks) decoder.feed(chunk);
+    if (counted !== template.counted * BATCHES) throw new Error(`uncheckedCount counted ${counted}, not ${template.counted * BATCHES}`);
+    return counted;
   }),
 };
 process.stdout.write(`${JSON.stringify(ceilings)}\n`);

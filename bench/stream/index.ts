@@ -81,6 +81,12 @@ try {
         `${(matchesPerSecond / 1e6).toFixed(2)} M | ${(b / a).toFixed(2)} | ${mb(Math.max(...raw.map((m) => m.maxRssKb)))} | ${mb(Math.max(...tally.map((m) => m.maxRssKb)))} |`,
     );
     const cpu = (ms: Measurement[]): string => (median(ms.map((m) => m.cpuMs)) / 1000).toFixed(2);
+    // If (b) is CPU-bound as (a) is, b/a = 0.6 leaves (b) this much CPU per byte beyond what (a) spends.
+    const budgetNsPerByte = ((median(raw.map((m) => m.cpuMs)) * 1e6) / t.bytes) * (1 / 0.6 - 1);
+    notes.push(
+      `${t.matchObjects!.toLocaleString('en-US')} match objects: b/a = 0.6 would leave (b) ${budgetNsPerByte.toFixed(2)} ns of CPU per byte past the read ` +
+        `(a decoder of ${(1000 / budgetNsPerByte).toFixed(0)} MB/s); in process, (b)'s decode runs at ${ceilings.pipeline.toFixed(0)} MB/s and the unvalidated counter at ${ceilings.unchecked.toFixed(0)} MB/s.`,
+    );
     notes.push(
       `${t.matchObjects!.toLocaleString('en-US')} match objects: client CPU (median) ${cpu(raw)} s for (a), ${cpu(tally)} s for (b); ` +
         `the body stream of (a) held at most ${Math.max(...raw.map((m) => m.maxBuffered ?? 0)).toLocaleString('en-US')} bytes unread (nothing piles up).`,
@@ -100,7 +106,8 @@ const context = [
   `In-process speeds over the same batches (no network; MB per CPU second): a bare loop over every char`,
   `${ceilings.charLoop.toFixed(0)} MB/s, JSON.parse ${ceilings.jsonParse.toFixed(0)} MB/s, the match scanner ${ceilings.general.toFixed(0)} MB/s on its general`,
   `path and ${ceilings.scanner.toFixed(0)} MB/s with learned shapes; the whole decode + tally of (b) over the stream's bytes`,
-  `${ceilings.pipeline.toFixed(0)} MB/s. An idle client process (modules loaded, nothing read) peaks at ${mb(idle.maxRssKb)} MB of RSS.`,
+  `${ceilings.pipeline.toFixed(0)} MB/s; the same decoder feeding a counter that validates nothing (bench/stream/unchecked-count.ts) ${ceilings.unchecked.toFixed(0)} MB/s.`,
+  `An idle client process (modules loaded, nothing read) peaks at ${mb(idle.maxRssKb)} MB of RSS.`,
   ...notes,
   `Load average at the end: ${os.loadavg()[0]!.toFixed(1)}.`,
 ].join('\n');

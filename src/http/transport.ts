@@ -52,6 +52,10 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   /** True for requests that create something: retried only when the server provably did not act. */
   creates?: boolean;
+  /**
+   * Stops the request. A create is stopped only between attempts: cutting one in flight would leave a
+   * conversation on the server that nobody recorded, so the attempt under way is let finish.
+   */
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -140,7 +144,7 @@ export class Transport {
       if (spec.signal?.aborted) throw new AbortedError(`${ctx.operation} aborted`);
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(), spec.timeoutMs ?? this.timeoutMs);
-      const signal = spec.signal ? AbortSignal.any([spec.signal, timeout.signal]) : timeout.signal;
+      const signal = spec.signal && !creates ? AbortSignal.any([spec.signal, timeout.signal]) : timeout.signal;
       let retryReason: string;
       let retryAfterMs: number | undefined;
       try {
@@ -172,7 +176,7 @@ export class Transport {
         retryReason = `HTTP ${res.statusCode}`;
       } catch (error) {
         if (error instanceof HttpStatusError || error instanceof ProtocolError) throw error;
-        if (spec.signal?.aborted) throw new AbortedError(`${ctx.operation} aborted`);
+        if (spec.signal?.aborted && !creates) throw new AbortedError(`${ctx.operation} aborted`);
         const timedOut = timeout.signal.aborted;
         const code = timedOut ? 'TIMEOUT' : errorCode(error);
         const detail = timedOut

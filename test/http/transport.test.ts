@@ -209,6 +209,26 @@ describe('Transport', () => {
     expect(await pending).toBeInstanceOf(AbortedError);
   });
 
+  it('lets a create under way finish when the caller aborts, so its conversation is known; then stops retrying', async () => {
+    let release: () => void = () => {};
+    const replied = new Promise<void>((resolve) => (release = resolve));
+    server = await startServer(async (_req, res) => {
+      await replied;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":7}');
+    });
+    const controller = new AbortController();
+    const pending = make(server.url).requestJson({ operation: 'create', method: 'POST', path: '/', body: {}, creates: true, signal: controller.signal });
+    while (server.received.length === 0) await new Promise((r) => setImmediate(r));
+    controller.abort();
+    release();
+    expect((await pending).json).toEqual({ id: 7 });
+
+    const refused = make(server.url)
+      .requestJson({ operation: 'create', method: 'POST', path: '/', body: {}, creates: true, signal: controller.signal })
+      .catch((e) => e);
+    expect(await refused).toBeInstanceOf(AbortedError);
+  });
+
   it('keeps connections alive between requests to one origin', async () => {
     server = await startServer((_req, res) => res.writeHead(200).end('{}'));
     const t = make(server.url);
