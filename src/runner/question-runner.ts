@@ -258,7 +258,8 @@ async function follow(
   tracker.finish(turn.serverMs);
   if (waited.conversation.quotaUsage) recorder.quotaSnapshot(runId, item.target, waited.conversation.quotaUsage, observedEndAt);
   if (question.error && (question.error.code === 'QUOTA_EXCEEDED' || question.error.code === 'ENTITLEMENT_EXCEEDED')) {
-    const decision = ctx.gate.onQuotaError(question.error, waited.conversation.quotaUsage);
+    const serverNow = Date.parse(waited.conversation.updatedAt ?? question.updatedAt ?? '');
+    const decision = ctx.gate.onQuotaError(question.error, waited.conversation.quotaUsage, Number.isNaN(serverNow) ? undefined : serverNow);
     if (decision) ctx.log(decision);
   }
   return turn;

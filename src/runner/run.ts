@@ -182,7 +182,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     client: createClient(target.connection, api, transportOptions),
     stream: new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream'), connections: searchConcurrency + 1, ...shared }),
     schedule: new AdaptivePollSchedule(poll, target.timeScale),
-    gate: new TargetGate(target.name, options.onQuota, options.maxQuotaWaitMs),
+    gate: new TargetGate(target.name, options.onQuota, options.maxQuotaWaitMs, target.timeScale),
     questions: pLimit(concurrency),
     searches: pLimit(searchConcurrency),
     result: { counts: {}, credits: 0, passed: 0, failed: 0 },

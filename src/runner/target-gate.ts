@@ -20,8 +20,10 @@ export class TargetGate {
   constructor(
     readonly name: string,
     private readonly policy: QuotaPolicy,
-    /** Longest wait for a quota reset; a later reset stops the target instead. */
+    /** Longest wait for a quota reset, in real time; a later reset stops the target instead. */
     private readonly maxWaitMs: number,
+    /** Real ms per server ms: below 1 on a time-scaled emulator, whose reset times are in its virtual time. */
+    private readonly timeScale = 1,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -38,8 +40,11 @@ export class TargetGate {
     return this.stop;
   }
 
-  /** A question ended with quota or entitlement exhaustion; returns what was decided, for the log. */
-  onQuotaError(error: QuestionError, quota: QuotaUsage | undefined): string | undefined {
+  /**
+   * A question ended with quota or entitlement exhaustion; returns what was decided, for the log.
+   * `serverNow` is the server's time of the reply (its clock, or virtual time, may differ from ours).
+   */
+  onQuotaError(error: QuestionError, quota: QuotaUsage | undefined, serverNow = this.now()): string | undefined {
     if (this.policy === 'continue' || this.stop) return undefined;
     const what = `${error.code} on target ${this.name}`;
     if (this.policy === 'stop') {
@@ -51,20 +56,27 @@ export class TargetGate {
       this.stop = { reason: `${what}: no reset or retry time was given, so there is nothing to wait for; stopped launching`, exitCode: ExitCode.aborted };
       return this.stop.reason;
     }
-    if (until - this.now() > this.maxWaitMs) {
+    const waitMs = Math.max(0, (until - serverNow) * this.timeScale);
+    if (waitMs > this.maxWaitMs) {
       this.stop = {
         reason: `${what}: the quota resets at ${new Date(until).toISOString()}, later than --max-quota-wait allows; stopped launching`,
         exitCode: ExitCode.aborted,
       };
       return this.stop.reason;
     }
-    if (this.resumeAt !== undefined && this.resumeAt >= until) return undefined;
-    this.resumeAt = until;
-    return `${what}: waiting until ${new Date(until).toISOString()} before launching more (--on-quota wait)`;
+    const resumeAt = this.now() + waitMs;
+    if (this.resumeAt !== undefined && this.resumeAt >= resumeAt) return undefined;
+    this.resumeAt = resumeAt;
+    const scaled = this.timeScale === 1 ? '' : `, ${seconds(waitMs)} of real time at time scale ${this.timeScale}`;
+    return `${what}: waiting until ${new Date(until).toISOString()} (server time${scaled}) before launching more (--on-quota wait)`;
   }
 
   /** The instance refused the credentials or could not be reached: nothing more can succeed on it. */
   fail(reason: string): void {
     this.stop ??= { reason, exitCode: ExitCode.unreachable };
   }
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -131,6 +131,25 @@ describe('--on-quota wait', () => {
     }
   });
 
+  it('on a time-scaled emulator, waits for the reset in scaled time (100 s virtual at 0.01 is 1 s real)', async () => {
+    const t0 = Date.now();
+    const e = await emulator({ ...realTime(0), timeScale: 0.01, startTime: new Date(t0).toISOString(), quota: { limit: 1, resetTime: new Date(t0 + 100_000).toISOString() } });
+    const run = await runSuite(await suite(ordered('versioned', 'Where is parseSuite defined?', REAL_POLL, false)), [target({ name: 'main', emulator: e })], {
+      onQuota: 'wait',
+      // Far below the 100 s of virtual time to the reset: only the scaled wait is allowed.
+      maxQuotaWaitMs: 10_000,
+    });
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.ok);
+      const all = items(run.db, run.result.runId);
+      expect(all.map((i) => i.outcome)).toEqual(['completed', 'error', 'completed']);
+      expect(Date.parse(all[2]!.started_at!)).toBeGreaterThanOrEqual(t0 + 1_000);
+      expect(run.reporter.logs.some((l) => /waiting until .+ \(server time, 1(\.\d)? s of real time at time scale 0\.01\)/.test(l))).toBe(true);
+    } finally {
+      run.close();
+    }
+  });
+
   it('stops when the reset is later than --max-quota-wait', async () => {
     const e = await emulator(realTime(60 * 60_000));
     const run = await runSuite(await suite(ordered('versioned', 'Where is parseSuite defined?', REAL_POLL, false)), [target({ name: 'main', emulator: e })], {
