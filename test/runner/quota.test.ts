@@ -1,5 +1,6 @@
 // Quota and entitlement exhaustion under --on-quota stop, continue and wait.
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { FAST, asked, cleanup, emulator, inlineSearch, items, op, runRow, runSuite, suite, target, turns } from './fixtures/harness.js';
 
@@ -109,13 +110,14 @@ describe('--on-quota wait', () => {
     quota: { limit: 1, resetTime: new Date(Date.now() + resetInMs).toISOString() },
   });
 
+  /** The three questions under --on-quota wait. */
+  const runWaiting = async (e: RunningEmulator, maxQuotaWaitMs: number) =>
+    runSuite(await suite(ordered('versioned', 'Where is parseSuite defined?', REAL_POLL, false)), [target({ name: 'main', emulator: e })], { onQuota: 'wait', maxQuotaWaitMs });
+
   it('holds launches until the reset time, then continues', async () => {
     const e = await emulator(realTime(1_500));
     const reset = Date.parse(e.options.quota.resetTime as string);
-    const run = await runSuite(await suite(ordered('versioned', 'Where is parseSuite defined?', REAL_POLL, false)), [target({ name: 'main', emulator: e })], {
-      onQuota: 'wait',
-      maxQuotaWaitMs: 60_000,
-    });
+    const run = await runWaiting(e, 60_000);
     try {
       const { db, result } = run;
       expect(result.exitCode).toBe(ExitCode.ok);
@@ -134,11 +136,8 @@ describe('--on-quota wait', () => {
   it('on a time-scaled emulator, waits for the reset in scaled time (100 s virtual at 0.01 is 1 s real)', async () => {
     const t0 = Date.now();
     const e = await emulator({ ...realTime(0), timeScale: 0.01, startTime: new Date(t0).toISOString(), quota: { limit: 1, resetTime: new Date(t0 + 100_000).toISOString() } });
-    const run = await runSuite(await suite(ordered('versioned', 'Where is parseSuite defined?', REAL_POLL, false)), [target({ name: 'main', emulator: e })], {
-      onQuota: 'wait',
-      // Far below the 100 s of virtual time to the reset: only the scaled wait is allowed.
-      maxQuotaWaitMs: 10_000,
-    });
+    // Far below the 100 s of virtual time to the reset: only the scaled wait is allowed.
+    const run = await runWaiting(e, 10_000);
     try {
       expect(run.result.exitCode).toBe(ExitCode.ok);
       const all = items(run.db, run.result.runId);
@@ -152,10 +151,7 @@ describe('--on-quota wait', () => {
 
   it('stops when the reset is later than --max-quota-wait', async () => {
     const e = await emulator(realTime(60 * 60_000));
-    const run = await runSuite(await suite(ordered('versioned', 'Where is parseSuite defined?', REAL_POLL, false)), [target({ name: 'main', emulator: e })], {
-      onQuota: 'wait',
-      maxQuotaWaitMs: 100,
-    });
+    const run = await runWaiting(e, 100);
     try {
       expect(run.result.exitCode).toBe(ExitCode.aborted);
       const all = items(run.db, run.result.runId);
