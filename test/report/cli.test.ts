@@ -3,29 +3,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import yargs from 'yargs';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compareCommand } from '../../src/cli/compare.js';
 import { globalOptions } from '../../src/cli/global-options.js';
 import { parseFormats, reportCommand, runReport } from '../../src/cli/report.js';
 import { runRuns, runsCommand } from '../../src/cli/runs.js';
 import { UsageError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
-import { type Store, openStore } from '../../src/store/store.js';
-import { completed, csvObjects, failed, question, recordRun, tempDir } from './fixtures.js';
+import type { Store } from '../../src/store/store.js';
+import { completed, csvObjects, failed, question, recordRun, useTempStore } from './fixtures.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 let dir: string;
 let db: string;
 let store: Store;
-beforeEach(() => {
-  dir = tempDir();
-  db = path.join(dir, 'results.db');
-  store = openStore(db);
-});
+useTempStore((t) => ({ dir, db, store } = t));
 afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
   process.exitCode = undefined;
 });
 

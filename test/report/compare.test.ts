@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CompareArgs, runCompare } from '../../src/cli/compare.js';
 import { UsageError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
@@ -8,20 +8,12 @@ import { compareRuns } from '../../src/report/compare/compare.js';
 import { DEFAULT_THRESHOLDS } from '../../src/report/compare/gates.js';
 import type { TargetInfo } from '../../src/runner/recorder.js';
 import { type Store, openStore } from '../../src/store/store.js';
-import { type ItemScript, TARGETS, completed, csvObjects, failed, question, recordRun, search, searchRecord, tempDir } from './fixtures.js';
+import { type ItemScript, TARGETS, completed, csvObjects, failed, question, recordRun, search, searchRecord, useTempStore } from './fixtures.js';
 
 let dir: string;
 let db: string;
 let store: Store;
-beforeEach(() => {
-  dir = tempDir();
-  db = path.join(dir, 'results.db');
-  store = openStore(db);
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+useTempStore((t) => ({ dir, db, store } = t));
 
 const one = (name: string): TargetInfo[] => [{ name, url: `https://${name}.example.com`, api: 'legacy', emulated: false }];
 const sink = () => {

@@ -3,12 +3,36 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ExpectationResult, PlannedItem, RunInfo, SearchRecord, TargetInfo, TurnRecord } from '../../src/runner/recorder.js';
 import type { Stats } from '../../src/deepsearch/model.js';
-import type { Store } from '../../src/store/store.js';
+import { afterEach, beforeEach } from 'vitest';
+import { type Store, openStore } from '../../src/store/store.js';
 
 // Test databases are built through the real recorder, as the runner writes them.
 
 export function tempDir(prefix = 'dsbench-report-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface TempStore {
+  dir: string;
+  /** The database file. */
+  db: string;
+  store: Store;
+}
+
+/** A fresh database in a fresh folder for each test, handed to `use`; closed and removed after it. */
+export function useTempStore(use: (t: TempStore) => void): void {
+  let current: TempStore | undefined;
+  beforeEach(() => {
+    const dir = tempDir();
+    const db = path.join(dir, 'results.db');
+    current = { dir, db, store: openStore(db) };
+    use(current);
+  });
+  afterEach(() => {
+    current?.store.close();
+    if (current) fs.rmSync(current.dir, { recursive: true, force: true });
+    current = undefined;
+  });
 }
 
 export const TARGETS: TargetInfo[] = [

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DsbenchError, UsageError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { headers } from '../../src/report/csv.js';
@@ -8,20 +8,12 @@ import { QUESTION_COLUMNS } from '../../src/report/questions-csv.js';
 import { writeReport } from '../../src/report/report.js';
 import { SUMMARY_COLUMNS } from '../../src/report/summary.js';
 import { type Store, openStore } from '../../src/store/store.js';
-import { completed, csvObjects, failed, question, recordRun, search, searchRecord, tempDir } from './fixtures.js';
+import { completed, csvObjects, failed, question, recordRun, search, searchRecord, useTempStore } from './fixtures.js';
 
 let dir: string;
 let db: string;
 let store: Store;
-beforeEach(() => {
-  dir = tempDir();
-  db = path.join(dir, 'results.db');
-  store = openStore(db);
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+useTempStore((t) => ({ dir, db, store } = t));
 
 const NOW = new Date('2025-03-01T02:00:00.000Z');
 const ALL = new Set(['csv', 'md', 'json'] as const);
