@@ -41,7 +41,7 @@ try {
   const genMs = performance.now() - genStart;
   const dbMb = (statSync(db).size / 1e6).toFixed(0);
   process.stderr.write(`generated ${generated.turns} turns, ${generated.items} items, ${generated.searches} searches (${dbMb} MB) in ${(genMs / 1000).toFixed(1)} s\n`);
-  const [exportJs] = transpile('dsbench-report-bench', ['bench/report/export.ts']) as [string];
+  const [exportJs, compareJs] = transpile('dsbench-report-bench', ['bench/report/export.ts', 'bench/report/compare.ts']) as [string, string];
   const idle = await child(exportJs, [db, path.join(dir, 'idle'), 'idle']);
   const runs: Measurement[] = [];
   for (let i = 0; i < REPEATS; i++) {
@@ -49,6 +49,10 @@ try {
     rmSync(path.join(dir, `out-${i}`), { recursive: true, force: true });
     process.stderr.write(`export ${i + 1}: ${(runs.at(-1)!.ms / 1000).toFixed(1)} s, peak RSS ${(runs.at(-1)!.maxRssKb / 1024).toFixed(0)} MB\n`);
   }
+  // A second run of the same shape, then `compare` of the two: every turn paired, every output.
+  const second = generate(db, turns);
+  const compared = await child(compareJs, [db, path.join(dir, 'compare'), String(generated.runId), String(second.runId)]);
+  process.stderr.write(`compare: ${(compared.ms / 1000).toFixed(1)} s, peak RSS ${(compared.maxRssKb / 1024).toFixed(0)} MB\n`);
   const sorted = [...runs].sort((a, b) => a.ms - b.ms);
   const median = sorted[Math.floor(sorted.length / 2)]!;
   const peakMb = Math.max(...runs.map((r) => r.maxRssKb)) / 1024;
@@ -58,6 +62,9 @@ try {
     `| ${generated.turns.toLocaleString('en-US')} | ${generated.searches.toLocaleString('en-US')} | ${dbMb} | ${(median.bytes / 1e6).toFixed(0)} (${((median.questionsBytes ?? 0) / 1e6).toFixed(0)}) | ` +
       `${(median.ms / 1000).toFixed(1)} s | ${Math.round(generated.turns / (median.ms / 1000)).toLocaleString('en-US')} | ${peakMb.toFixed(0)} | ${(idle.maxRssKb / 1024).toFixed(0)} | ${LIMIT_MB} |`,
   ].join('\n');
+  const compareLine =
+    `Compare of this run with a second one of the same shape (${compared.rows.toLocaleString('en-US')} pairs, every output, ` +
+    `bootstrap of 2,000 resamples for each metric), one run: ${(compared.ms / 1000).toFixed(1)} s, peak RSS ${(compared.maxRssKb / 1024).toFixed(0)} MB.`;
   const verdict = peakMb < LIMIT_MB ? `Peak RSS ${peakMb.toFixed(0)} MB is under the ${LIMIT_MB} MB limit.` : `Peak RSS ${peakMb.toFixed(0)} MB is OVER the ${LIMIT_MB} MB limit.`;
   const report = `# Report export benchmark
 
@@ -75,8 +82,10 @@ other work (see the load average): export times vary by tens of percent between 
 ${table}
 
 ${verdict}
+
+${compareLine}
 `;
-  console.log(`${table}\n\n${verdict}`);
+  console.log(`${table}\n\n${verdict}\n\n${compareLine}`);
   writeFileSync(here('./RESULTS.md'), report);
   if (peakMb >= LIMIT_MB) process.exitCode = 1;
 } finally {

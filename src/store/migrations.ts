@@ -172,7 +172,13 @@ CREATE TABLE expectations (
 CREATE INDEX expectations_name ON expectations (run_id, name, passed);
 `;
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', up: SCHEMA_V1 }];
+/** Items in pairing order, so a key-ordered export (compare) walks an index instead of sorting a whole run. */
+const PAIRING_INDEX = `CREATE INDEX items_pairing ON items (run_id, target, suite_item_id, repeat);`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial schema', up: SCHEMA_V1 },
+  { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
+];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {
   return migrations.length;

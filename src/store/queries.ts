@@ -253,16 +253,16 @@ function parseExpectations(json: string | null): ExpectationRecord[] {
 }
 
 // The exports drive from items (CROSS JOIN fixes the join order): in plan order SQLite then walks the
-// (run_id, position) index and each item's turns in turn order, with no sort of the whole run. Left to
-// itself it may scan turns and sort every row, all columns, in temporary files: several times slower.
+// (run_id, position) index and each item's turns in turn order, with no sort of the whole run; in key order
+// (compare) the items_pairing index. Left to itself it may scan turns and sort every row, all columns, in
+// temporary files: several times slower.
 function exportOrder(options: ExportOptions): string {
   return options.order === 'key' ? 'i.target, i.suite_item_id, i.repeat' : 'i.position';
 }
 
-/** Every turn of a run with its sources, follow-ups and the item's expectations (for questions.csv and comparisons). */
-export function* iterateQuestionExport(db: Database.Database, runId: number, options: ExportOptions = {}): Generator<QuestionExportRow> {
-  const statement = db.prepare(
-    `SELECT ${ITEM_COLUMNS}, i.conversation_ref AS conversationRef,
+/** The query of iterateQuestionExport: parameters run id, then the target twice (null for all). */
+export function questionExportSql(options: ExportOptions = {}): string {
+  return `SELECT ${ITEM_COLUMNS}, i.conversation_ref AS conversationRef,
       ${TURN_COLUMNS},
       (SELECT json_group_array(s.link ORDER BY s.position) FROM sources s
         WHERE s.run_id = t.run_id AND s.item_key = t.item_key AND s.turn = t.turn) AS sourceLinks,
@@ -271,8 +271,12 @@ export function* iterateQuestionExport(db: Database.Database, runId: number, opt
       ${EXPECTATIONS_JSON} AS expectations,
       (SELECT max(t2.turn) FROM turns t2 WHERE t2.run_id = t.run_id AND t2.item_key = t.item_key) AS lastTurn
     FROM items i CROSS JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key
-    WHERE i.run_id = ? AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}, t.turn`,
-  );
+    WHERE i.run_id = ? AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}, t.turn`;
+}
+
+/** Every turn of a run with its sources, follow-ups and the item's expectations (for questions.csv and comparisons). */
+export function* iterateQuestionExport(db: Database.Database, runId: number, options: ExportOptions = {}): Generator<QuestionExportRow> {
+  const statement = db.prepare(questionExportSql(options));
   type Raw = Omit<QuestionExportRow, 'tags' | 'sourceLinks' | 'suggestedFollowups' | 'expectations'> & {
     tags: string;
     sourceLinks: string;

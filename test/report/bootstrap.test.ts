@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pairedMedianChange, select, selectMedian } from '../../src/report/compare/bootstrap.js';
+import { RankCounts, pairedMedianChange } from '../../src/report/compare/bootstrap.js';
 import { mulberry32 } from '../../src/random.js';
-import { median } from '../../src/report/percentiles.js';
+import { median, nearestRank } from '../../src/report/percentiles.js';
 
 describe('seeded generator', () => {
   it('repeats with the same seed and differs with another', () => {
@@ -15,19 +15,48 @@ describe('seeded generator', () => {
   });
 });
 
-describe('selection', () => {
-  it('finds the k-th smallest and the median like sorting does', () => {
+describe('rank counts', () => {
+  it('give the median of the drawn values, as sorting them does, with ties and repeated draws', () => {
     const random = mulberry32(7);
     for (let trial = 0; trial < 200; trial++) {
-      const n = 1 + Math.floor(random() * 40);
-      const values = Float64Array.from({ length: n }, () => Math.floor(random() * 10));
-      const sorted = Float64Array.from(values).sort();
-      const k = Math.floor(random() * n);
-      expect(select(Float64Array.from(values), n, k)).toBe(sorted[k]);
-      expect(selectMedian(Float64Array.from(values), n)).toBe(median(values));
+      const n = 1 + Math.floor(random() * 700);
+      const values = Float64Array.from({ length: n }, () => Math.floor(random() * 20) - 5);
+      const counts = new RankCounts(values);
+      for (let round = 0; round < 3; round++) {
+        const drawn: number[] = [];
+        for (let i = 0; i < n; i++) {
+          const j = Math.floor(random() * n);
+          counts.add(j);
+          drawn.push(values[j]!);
+        }
+        expect(counts.medianAndReset()).toBe(median(drawn));
+      }
     }
   });
 });
+
+/** The bootstrap by definition: copy each resample and sort it. */
+function naivePairedInterval(baseline: number[], candidate: number[], resamples: number, seed: number): number[] {
+  const n = baseline.length;
+  const random = mulberry32(seed);
+  const deltas: number[] = [];
+  const relatives: number[] = [];
+  for (let r = 0; r < resamples; r++) {
+    const d: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const j = Math.floor(random() * n);
+      d.push(candidate[j]! - baseline[j]!);
+      b.push(baseline[j]!);
+    }
+    const dm = median(d)!;
+    const bm = median(b)!;
+    deltas.push(dm);
+    if (bm !== 0) relatives.push(dm / Math.abs(bm));
+  }
+  const sort = (xs: number[]) => Float64Array.from(xs).sort();
+  return [nearestRank(sort(deltas), 2.5)!, nearestRank(sort(deltas), 97.5)!, nearestRank(sort(relatives), 2.5)!, nearestRank(sort(relatives), 97.5)!];
+}
 
 describe('paired median change with a bootstrap interval', () => {
   const opts = { resamples: 2000, confidence: 0.95, seed: 1 };
@@ -53,6 +82,16 @@ describe('paired median change with a bootstrap interval', () => {
     expect(r.deltaHigh!).toBeLessThanOrEqual(4);
     expect(r.deltaLow!).toBeLessThanOrEqual(2.5);
     expect(r.deltaHigh!).toBeGreaterThanOrEqual(2.5);
+  });
+
+  it('gives the very interval of the bootstrap done by definition (copy and sort each resample)', () => {
+    const random = mulberry32(11);
+    for (const n of [1, 2, 7, 50, 301]) {
+      const baseline = Array.from({ length: n }, () => Math.round(1000 + random() * 500));
+      const candidate = baseline.map((b) => Math.round(b * (0.8 + random() * 0.6)));
+      const change = pairedMedianChange(baseline, candidate, { resamples: 300, confidence: 0.95, seed: 3 });
+      expect([change.deltaLow, change.deltaHigh, change.relativeLow, change.relativeHigh]).toEqual(naivePairedInterval(baseline, candidate, 300, 3));
+    }
   });
 
   it('is reproducible with a seed', () => {

@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
-import { MIGRATIONS, latestVersion } from '../../src/store/migrations.js';
+import { MIGRATIONS, latestVersion, migrate } from '../../src/store/migrations.js';
+import { questionExportSql } from '../../src/store/queries.js';
 import { openStore } from '../../src/store/store.js';
 
 let dir: string;
@@ -45,6 +46,22 @@ describe('openStore', () => {
     store.close();
   });
 
+  it('upgrades a version 1 database; the key-ordered export then walks the pairing index instead of sorting the run', () => {
+    const file = path.join(dir, 'v1.db');
+    const raw = new Database(file);
+    migrate(raw, MIGRATIONS.slice(0, 1));
+    raw.close();
+    const store = openStore(file);
+    try {
+      expect(store.db.pragma('user_version', { simple: true })).toBe(latestVersion());
+      const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${questionExportSql({ order: 'key' })}`).all(1, null, null) as Array<{ detail: string }>).map((r) => r.detail);
+      expect(plan.join('\n')).toContain('items_pairing');
+      expect(plan.join('\n')).not.toMatch(/TEMP B-TREE FOR LAST [2-9] TERMS/);
+    } finally {
+      store.close();
+    }
+  });
+
   it('refuses a file that is not a SQLite database with a usage error', () => {
     const file = path.join(dir, 'notes.db');
     fs.writeFileSync(file, 'these are not the pages you are looking for '.repeat(100));
@@ -66,7 +83,7 @@ describe('openStore', () => {
     raw.close();
     const err = catchError(() => openStore(file));
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/newer dsbench \(schema version 4, this dsbench knows up to 1\); upgrade dsbench/);
+    expect((err as Error).message).toContain(`newer dsbench (schema version ${latestVersion() + 3}, this dsbench knows up to ${latestVersion()}); upgrade dsbench`);
     const after = new Database(file);
     expect(after.pragma('user_version', { simple: true })).toBe(latestVersion() + 3);
     after.close();
