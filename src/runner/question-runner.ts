@@ -4,6 +4,7 @@ import type { Conversation, Question } from '../deepsearch/model.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
 import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
+import { deleteConversation } from './cleanup.js';
 import { evaluateQuestion } from './expectations.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
 import type { ItemOutcome, Recorder, ResumeItem, ResumeTurn, TurnRecord } from './recorder.js';
@@ -110,7 +111,7 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
   const results = evaluateQuestion(item.question.expect, item.question.followups, asked);
   if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
   recorder.itemFinished(runId, item.key, outcome, iso(), message);
-  if (ctx.cleanup && ref !== undefined) await deleteConversation(ctx, item, ref);
+  if (ctx.cleanup && ref !== undefined) await deleteConversation(ctx, item.key, ref);
   return {
     outcome,
     credits: asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0),
@@ -307,14 +308,5 @@ async function cancelOnServer(ctx: QuestionContext, ref: string | undefined, ite
     await ctx.client.cancel(ref, questionId, { signal: AbortSignal.timeout(10_000) });
   } catch (error) {
     ctx.log(`${item.key}: could not cancel ${ref} on the server: ${error instanceof DsbenchError ? error.message : String(error)}`);
-  }
-}
-
-async function deleteConversation(ctx: QuestionContext, item: QuestionItem, ref: string): Promise<void> {
-  try {
-    await ctx.client.delete(ref, { signal: AbortSignal.timeout(10_000) });
-    ctx.recorder.conversationDeleted(ctx.runId, item.key, iso());
-  } catch (error) {
-    ctx.log(`${item.key}: --cleanup could not delete ${ref}: ${error instanceof DsbenchError ? error.message : String(error)}`);
   }
 }

@@ -125,6 +125,8 @@ export interface ResumeItem {
   status: ItemStatus;
   outcome?: ItemOutcome | undefined;
   conversationRef?: string | undefined;
+  /** Its conversation was deleted by --cleanup. */
+  deleted?: boolean | undefined;
   turns: ResumeTurn[];
 }
 

@@ -9,6 +9,7 @@ import { redact } from '../http/redact.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
 import { VERSION } from '../version.js';
+import { deleteConversation, leftToDelete } from './cleanup.js';
 import { planRun, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
@@ -107,7 +108,13 @@ export async function executeRun(options: RunOptions): Promise<RunResult> {
     for (const [key, state] of resumed) {
       if (state.status === 'done') count(runtimes.get(targetOf(key))?.result, state.outcome ?? 'completed');
     }
-    await Promise.all(pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, log })));
+    await Promise.all([
+      ...pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, log })),
+      ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
+        const r = runtimes.get(targetOf(item.key)) as TargetRuntime;
+        return r.questions(() => deleteConversation({ runId, recorder, client: r.client, log }, item.key, item.conversationRef));
+      }),
+    ]);
   } finally {
     reporter.onRunEnd?.();
     await Promise.all([...runtimes.values()].flatMap((r) => [r.client.close(), r.stream.close()]));

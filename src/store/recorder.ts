@@ -35,7 +35,7 @@ function prepareStatements(db: Database.Database) {
       VALUES (@runId, @key, @position, @kind, @target, @suiteItemId, @repeat, @tagsJson, 'pending')`),
     selectRun: s(`SELECT * FROM runs WHERE id = @runId`),
     selectTargets: s(`SELECT * FROM targets WHERE run_id = @runId ORDER BY rowid`),
-    selectItems: s(`SELECT key, status, outcome, conversation_ref FROM items WHERE run_id = @runId ORDER BY position`),
+    selectItems: s(`SELECT key, status, outcome, conversation_ref, deleted_at FROM items WHERE run_id = @runId ORDER BY position`),
     selectTurns: s(`SELECT * FROM turns WHERE run_id = @runId ORDER BY item_key, turn`),
     selectSources: s(`SELECT item_key, turn, type, link, label FROM sources WHERE run_id = @runId ORDER BY item_key, turn, position`),
     selectFollowups: s(`SELECT item_key, turn, text FROM suggested_followups WHERE run_id = @runId ORDER BY item_key, turn, position`),
@@ -132,6 +132,7 @@ interface ItemRow {
   status: string;
   outcome: string | null;
   conversation_ref: string | null;
+  deleted_at: string | null;
 }
 interface TurnRow {
   item_key: string;
@@ -451,6 +452,7 @@ export class SqliteRecorder implements Recorder {
         status: i.status as ItemStatus,
         outcome: (i.outcome ?? undefined) as ItemOutcome | undefined,
         conversationRef: i.conversation_ref ?? undefined,
+        deleted: i.deleted_at !== null,
         turns: turnsByItem.get(i.key) ?? [],
       }),
     );

@@ -54,7 +54,7 @@ interface Crashed {
 }
 
 /** Runs until the crash point, then leaves the database as a killed process would. */
-async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: CrashPoint, extra: { api?: 'legacy' | 'versioned' } = {}): Promise<Crashed> {
+async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: CrashPoint, extra: { api?: 'legacy' | 'versioned'; cleanup?: boolean } = {}): Promise<Crashed> {
   const dbPath = path.join(tempDir(), 'runs.db');
   const store = openStore(dbPath);
   const stop = new AbortController();
@@ -89,8 +89,8 @@ async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: Cra
 
 const turnIs = (key: string, turn: number, state: TurnRecord['state']) => (_run: number, k: string, t: number, r: TurnRecord) => k === key && t === turn && r.state === state;
 
-async function resume(e: RunningEmulator, crashed: Crashed) {
-  return runSuite(crashed.loaded, [target({ name: 'main', emulator: e })], { dbPath: crashed.dbPath, resumeRunId: crashed.runId });
+async function resume(e: RunningEmulator, crashed: Crashed, extra: { cleanup?: boolean } = {}) {
+  return runSuite(crashed.loaded, [target({ name: 'main', emulator: e })], { dbPath: crashed.dbPath, resumeRunId: crashed.runId, ...extra });
 }
 
 describe('resume after a crash at a given point', () => {
@@ -195,6 +195,22 @@ questions:
       expect(e.counters()[op('versioned', 'create')]).toBe(2);
       const refs = items(run.db, run.result.runId).map((i) => i.conversation_ref);
       expect(new Set(refs).size).toBe(2);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('--cleanup on resume deletes the conversation of an item that finished just before the crash', async () => {
+    const e = await emulator(NOW_FAST);
+    const finished = (_run: number, key: string) => key === 'main/question/q2/0';
+    const crashed = await runUntilCrash(e, await suite(SUITE), { method: 'itemFinished', when: finished, at: 'after' }, { cleanup: true });
+    // q1 was deleted as it finished; q2 finished, and the process died before deleting it.
+    expect(e.counters()[op('versioned', 'delete')]).toBe(1);
+    const run = await resume(e, crashed, { cleanup: true });
+    try {
+      expect(e.counters()[op('versioned', 'delete')]).toBe(2);
+      expect(e.counters()[op('versioned', 'create')]).toBe(2);
+      expect(items(run.db, run.result.runId).map((i) => i.deleted_at !== null)).toEqual([true, true]);
     } finally {
       run.close();
     }
