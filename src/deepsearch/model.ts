@@ -117,6 +117,8 @@ export const ConversationSchema = z.object({
   userId: z.number().optional(),
   viewerIsOwner: z.boolean().optional(),
   quotaUsage: QuotaUsageSchema.optional(),
+  /** The reply's HTTP Date: the server's clock when it answered (an emulator's virtual clock). */
+  serverDate: z.string().optional(),
   /** Secret: grants access to the conversation. Never store, log or print it. */
   readToken: z.string().optional(),
   /** Secret for the same reason: it embeds the read token. */

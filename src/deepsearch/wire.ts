@@ -3,7 +3,7 @@ import { ProtocolError, UsageError, type RequestContext } from '../http/errors.j
 import { excerpt } from '../http/redact.js';
 import type { Reply } from '../http/transport.js';
 import { MAX_QUESTION_LENGTH } from './client.js';
-import type { ErrorCode } from './model.js';
+import type { Conversation, ErrorCode } from './model.js';
 
 /** Parses a reply with a wire schema; a missing or mistyped field the client relies on is named in the error. */
 export function parseReply<S extends z.ZodType>(schema: S, json: unknown, ctx: RequestContext, reply: Reply): z.output<S> {
@@ -24,6 +24,12 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
     node = (node as Record<PropertyKey, unknown>)[key];
   }
   return node;
+}
+
+/** Adds the reply's Date header, when it has one, as the server's clock at the reply. */
+export function withServerDate(conversation: Conversation, reply: Reply): Conversation {
+  const date = reply.headers.date;
+  return date ? { ...conversation, serverDate: date } : conversation;
 }
 
 export function checkQuestionText(text: string): void {

@@ -15,6 +15,8 @@ export interface DispatchDeps {
   requests: Counters;
   faultCounts: Counters;
   signal: AbortSignal;
+  /** The virtual clock: every reply's Date header tells it, as a real server's tells its own clock. */
+  now: () => number;
 }
 
 const writePlainError: ErrorWriter = (res, status, message) => sendText(res, status, message);
@@ -25,6 +27,7 @@ const writePlainError: ErrorWriter = (res, status, message) => sendText(res, sta
  */
 export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
+    res.setHeader('Date', new Date(deps.now()).toUTCString());
     const url = new URL(req.url ?? '/', 'http://emulator.invalid');
     const match = deps.router.match(req.method ?? 'GET', url.pathname);
     if (match.kind === 'none') {

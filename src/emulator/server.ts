@@ -105,6 +105,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     requests,
     faultCounts,
     signal: lifetime.signal,
+    now: () => clock.now(),
   });
   server.on('request', (req, res) => {
     dispatch(req, res).catch(() => res.destroy());

@@ -1,5 +1,5 @@
 import type { DeepSearchClient } from '../deepsearch/client.js';
-import { DsbenchError } from '../http/errors.js';
+import { DsbenchError, HttpStatusError } from '../http/errors.js';
 import type { Recorder, ResumeItem } from './recorder.js';
 
 export interface CleanupContext {
@@ -16,11 +16,17 @@ export async function deleteConversation(ctx: CleanupContext, key: string, ref: 
     await ctx.client.delete(ref, { signal: AbortSignal.timeout(10_000) });
     ctx.recorder.conversationDeleted(ctx.runId, key, new Date().toISOString());
   } catch (error) {
-    ctx.log(`${key}: --cleanup could not delete ${ref}: ${error instanceof DsbenchError ? error.message : String(error)}`);
+    // Already gone (deleted by hand, or by a run that died before recording it): nothing is left to delete.
+    if (error instanceof HttpStatusError && error.status === 404) {
+      ctx.recorder.conversationDeleted(ctx.runId, key, new Date().toISOString());
+      return;
+    }
+    const why = error instanceof DsbenchError ? error.message : String(error);
+    ctx.log(`${key}: --cleanup could not delete ${ref}: ${why}; delete it later with: dsbench conversations delete ${ref}`);
   }
 }
 
-/** Items a crash left finished but not yet deleted: on resume, --cleanup deletes their conversations. */
+/** Finished items whose conversation is not deleted yet (e.g. finished just before a crash): --cleanup on resume deletes them. */
 export function leftToDelete(items: Iterable<ResumeItem>): Array<ResumeItem & { conversationRef: string }> {
   return [...items].filter((i): i is ResumeItem & { conversationRef: string } => i.status === 'done' && i.conversationRef !== undefined && !i.deleted);
 }

@@ -171,8 +171,16 @@ async function send(ctx: QuestionContext, item: QuestionItem, ref: string | unde
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
     ctx.log(`${item.key}: ${error.message}`);
-    const found = await findSent(ctx, item, ref, index, text, sentAt);
-    if (found === undefined) throw error;
+    // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
+    const signal = ctx.signal.aborted ? AbortSignal.timeout(10_000) : ctx.signal;
+    const found = await findSent(ctx, item, ref, index, text, sentAt, signal).catch((lookup: unknown) => {
+      if (ctx.signal.aborted) return undefined;
+      throw lookup;
+    });
+    if (found === undefined) {
+      ctx.log(`${item.key}: no conversation was found for it; if one was created it may still be running: see dsbench conversations list`);
+      throw error;
+    }
     return found;
   }
 }
@@ -181,8 +189,16 @@ async function send(ctx: QuestionContext, item: QuestionItem, ref: string | unde
  * Looks on the server for a turn that may have been sent: the conversation's questions (a follow-up),
  * or recent conversations with the same first question created since it was sent (a create).
  */
-async function findSent(ctx: QuestionContext, item: QuestionItem, ref: string | undefined, index: number, text: string, sentAt: string | undefined): Promise<string | undefined> {
-  const { client, recorder, runId, signal } = ctx;
+async function findSent(
+  ctx: QuestionContext,
+  item: QuestionItem,
+  ref: string | undefined,
+  index: number,
+  text: string,
+  sentAt: string | undefined,
+  signal = ctx.signal,
+): Promise<string | undefined> {
+  const { client, recorder, runId } = ctx;
   if (index > 0 && ref !== undefined) {
     const conversation = await client.get(ref, { signal });
     return conversation.questions[index]?.text === text ? ref : undefined;
@@ -259,7 +275,7 @@ async function follow(
   tracker.finish(turn.serverMs);
   if (waited.conversation.quotaUsage) recorder.quotaSnapshot(runId, item.target, waited.conversation.quotaUsage, observedEndAt);
   if (question.error && (question.error.code === 'QUOTA_EXCEEDED' || question.error.code === 'ENTITLEMENT_EXCEEDED')) {
-    const serverNow = Date.parse(waited.conversation.updatedAt ?? question.updatedAt ?? '');
+    const serverNow = Date.parse(waited.conversation.serverDate ?? '');
     const decision = ctx.gate.onQuotaError(question.error, waited.conversation.quotaUsage, Number.isNaN(serverNow) ? undefined : serverNow);
     if (decision) ctx.log(decision);
   }

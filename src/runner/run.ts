@@ -112,6 +112,8 @@ export async function executeRun(options: RunOptions): Promise<RunResult> {
       ...pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, log })),
       ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
         const r = runtimes.get(targetOf(item.key)) as TargetRuntime;
+        // A target refused at preflight would only time out on each delete.
+        if (r.gate.stopped) return undefined;
         return r.questions(() => deleteConversation({ runId, recorder, client: r.client, log }, item.key, item.conversationRef));
       }),
     ]);

@@ -42,7 +42,8 @@ export class TargetGate {
 
   /**
    * A question ended with quota or entitlement exhaustion; returns what was decided, for the log.
-   * `serverNow` is the server's time of the reply (its clock, or virtual time, may differ from ours).
+   * `serverNow` is the server's clock at the reply (its Date header): its reset times are on that clock,
+   * which may differ from ours, and on a time-scaled emulator is virtual.
    */
   onQuotaError(error: QuestionError, quota: QuotaUsage | undefined, serverNow = this.now()): string | undefined {
     if (this.policy === 'continue' || this.stop) return undefined;
@@ -59,7 +60,9 @@ export class TargetGate {
     const waitMs = Math.max(0, (until - serverNow) * this.timeScale);
     if (waitMs > this.maxWaitMs) {
       this.stop = {
-        reason: `${what}: the quota resets at ${new Date(until).toISOString()}, later than --max-quota-wait allows; stopped launching`,
+        reason:
+          `${what}: the quota resets at ${new Date(until).toISOString()} (server time), later than --max-quota-wait allows; stopped launching ` +
+          `(raise --max-quota-wait, or --resume this run after the reset)`,
         exitCode: ExitCode.aborted,
       };
       return this.stop.reason;

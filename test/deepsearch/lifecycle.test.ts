@@ -10,6 +10,7 @@ import {
   FAST,
   PACED,
   SLOW,
+  START,
   askAndSettle,
   client,
   closeAll,
@@ -26,6 +27,13 @@ afterEach(closeAll);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe.each(APIS)('%s client: conversation life cycle', (api) => {
+  it("reads the server's clock from each reply's Date header: the emulator's virtual clock", async () => {
+    // SLOW runs at real speed from START (2025), so its clock stays within seconds of START.
+    const e = await emulator(SLOW);
+    const created = await client(e, api).create('Where is retryPolicy defined?');
+    expect(Math.abs(Date.parse(created.serverDate!) - Date.parse(START))).toBeLessThan(60_000);
+  });
+
   it('creates a processing conversation that completes with an answer, and gets it', async () => {
     const e = await emulator(FAST);
     const c = client(e, api);
@@ -80,7 +88,8 @@ describe.each(APIS)('%s client: conversation life cycle', (api) => {
     }
 
     const got = await c.get(created.ref);
-    expect(got).toEqual(conversation);
+    // The same conversation, read at another moment of the server's clock.
+    expect({ ...got, serverDate: undefined }).toEqual({ ...conversation, serverDate: undefined });
     if (api === 'versioned') {
       // A bare number names the caller's own conversation.
       expect((await c.get(created.ref.split('/').pop()!)).ref).toBe(created.ref);

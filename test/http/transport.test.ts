@@ -209,7 +209,7 @@ describe('Transport', () => {
     expect(await pending).toBeInstanceOf(AbortedError);
   });
 
-  it('lets a create under way finish when the caller aborts, so its conversation is known; then stops retrying', async () => {
+  it('lets a create under way finish when the caller aborts, so its conversation is known', async () => {
     let release: () => void = () => {};
     const replied = new Promise<void>((resolve) => (release = resolve));
     server = await startServer(async (_req, res) => {
@@ -223,10 +223,24 @@ describe('Transport', () => {
     release();
     expect((await pending).json).toEqual({ id: 7 });
 
-    const refused = make(server.url)
+  });
+
+  it('an aborted create whose attempt under way answers 503 is not tried again', async () => {
+    let release: () => void = () => {};
+    const replied = new Promise<void>((resolve) => (release = resolve));
+    server = await startServer(async (_req, res) => {
+      await replied;
+      res.writeHead(503).end();
+    });
+    const controller = new AbortController();
+    const pending = make(server.url)
       .requestJson({ operation: 'create', method: 'POST', path: '/', body: {}, creates: true, signal: controller.signal })
       .catch((e) => e);
-    expect(await refused).toBeInstanceOf(AbortedError);
+    while (server.received.length === 0) await new Promise((r) => setImmediate(r));
+    controller.abort();
+    release();
+    expect(await pending).toBeInstanceOf(AbortedError);
+    expect(server.received).toHaveLength(1);
   });
 
   it('keeps connections alive between requests to one origin', async () => {

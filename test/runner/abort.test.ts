@@ -1,7 +1,8 @@
 // An abort (the grace period over) while a create is under way: the create is let finish, so its
 // conversation is recorded and cancelled on the server instead of left running there unseen.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, emulator, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { CapturingReporter, cleanup, emulator, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -13,21 +14,28 @@ questions:
     question: Where is retryPolicy implemented?
 `;
 
+/** Aborts the run (both signals) as soon as the emulator has received a create. */
+function abortOnCreate(e: RunningEmulator, api: 'legacy' | 'versioned') {
+  const stop = new AbortController();
+  const abort = new AbortController();
+  const received = setInterval(() => {
+    if ((e.counters()[op(api, 'create')] ?? 0) > 0) {
+      clearInterval(received);
+      stop.abort();
+      abort.abort();
+    }
+  }, 5);
+  return { stop: stop.signal, abort: abort.signal };
+}
+
+/** Answers take about 30 s real: only the cancel can end a question within a test. */
+const LONG = { timeScale: 1, medianMs: 30_000, sigma: 0 };
+
 describe.each(['legacy', 'versioned'] as const)('abort during a create (%s)', (api) => {
   it('records the conversation the create made and cancels it on the server', async () => {
-    // Answers take about 30 s real: only the cancel can end this question within the test.
-    const e = await emulator({ timeScale: 1, medianMs: 30_000, sigma: 0 });
+    const e = await emulator(LONG);
     e.injectFault({ operation: op(api, 'create'), kind: 'slow', delayMs: 300 });
-    const stop = new AbortController();
-    const abort = new AbortController();
-    const received = setInterval(() => {
-      if ((e.counters()[op(api, 'create')] ?? 0) > 0) {
-        clearInterval(received);
-        stop.abort();
-        abort.abort();
-      }
-    }, 5);
-    const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], { stop: stop.signal, abort: abort.signal });
+    const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], abortOnCreate(e, api));
     try {
       const row = item(run.db, run.result.runId, 'main/question/q1/0');
       expect(row.conversation_ref).not.toBeNull();
@@ -37,6 +45,32 @@ describe.each(['legacy', 'versioned'] as const)('abort during a create (%s)', (a
       expect(records).toHaveLength(1);
       expect(records[0]!.outcome).toBe('cancelled');
       expect(e.counters()[op(api, 'cancel')]).toBe(1);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('a create whose outcome is unknown is looked for despite the abort, then cancelled', async () => {
+    const e = await emulator(LONG);
+    // The server creates the conversation, then the connection breaks: the client cannot know it exists.
+    e.injectFault({ operation: op(api, 'create'), kind: 'resetAfterAction' });
+    const stop = new AbortController();
+    const abort = new AbortController();
+    // The abort arrives just as the unknown outcome is reported, before the lookup starts.
+    const reporter = new (class extends CapturingReporter {
+      override onLog(message: string): void {
+        super.onLog(message);
+        if (message.includes('the outcome is unknown')) {
+          stop.abort();
+          abort.abort();
+        }
+      }
+    })();
+    const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], { stop: stop.signal, abort: abort.signal, reporter });
+    try {
+      expect(item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref).not.toBeNull();
+      expect(e.questionRecords().map((r) => r.outcome)).toEqual(['cancelled']);
+      expect(reporter.logs.some((l) => l.includes('sent before the interruption; following it instead of asking again'))).toBe(true);
     } finally {
       run.close();
     }

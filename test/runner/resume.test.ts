@@ -2,6 +2,7 @@
 // conversation that exists is re-polled by its stored id, a turn that may have been sent is looked for,
 // and nothing is asked twice. The SIGKILL proof with a real process is in test/e2e/run-resume-kill.test.ts.
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LoadedSuite } from '../../src/config/load-suite.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -30,8 +31,10 @@ import {
   writeSuite,
 } from './fixtures/harness.js';
 import { loadSuite } from '../../src/config/load-suite.js';
+import { client, closeAll } from '../helpers/emulator.js';
 
 afterEach(cleanup);
+afterEach(closeAll);
 
 /** Virtual time starts now and runs fast: server timestamps are never before the local send time. */
 const NOW_FAST = { timeScale: 0.0001, search: inlineSearch };
@@ -211,6 +214,23 @@ questions:
       expect(e.counters()[op('versioned', 'delete')]).toBe(2);
       expect(e.counters()[op('versioned', 'create')]).toBe(2);
       expect(items(run.db, run.result.runId).map((i) => i.deleted_at !== null)).toEqual([true, true]);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('--cleanup on resume takes a conversation already deleted on the server (404) as deleted, without complaint', async () => {
+    const e = await emulator(NOW_FAST);
+    const finished = (_run: number, key: string) => key === 'main/question/q2/0';
+    const crashed = await runUntilCrash(e, await suite(SUITE), { method: 'itemFinished', when: finished, at: 'after' }, { cleanup: true });
+    const db = new Database(crashed.dbPath, { readonly: true });
+    const ref = item(db, crashed.runId, 'main/question/q2/0').conversation_ref!;
+    db.close();
+    await client(e, 'versioned').delete(ref);
+    const run = await resume(e, crashed, { cleanup: true });
+    try {
+      expect(items(run.db, run.result.runId).map((i) => i.deleted_at !== null)).toEqual([true, true]);
+      expect(run.reporter.logs.filter((l) => l.includes('could not delete'))).toEqual([]);
     } finally {
       run.close();
     }

@@ -34,7 +34,7 @@ describe('SqliteRecorder', () => {
     expect(state.info).toEqual(runInfo());
     expect(state.targets).toEqual(TARGETS);
     expect(state.items.map((i) => i.key)).toEqual(items.map((i) => i.key));
-    expect(state.items[0]).toEqual({ key: 'emu/question/q2/0', status: 'pending', outcome: undefined, conversationRef: undefined, turns: [] });
+    expect(state.items[0]).toEqual({ key: 'emu/question/q2/0', status: 'pending', outcome: undefined, conversationRef: undefined, deleted: false, turns: [] });
     expect(r.loadRun(runId + 1)).toBeUndefined();
     expect(r.createRun(runInfo({ label: undefined }), TARGETS, [])).toBe(runId + 1);
     expect(r.loadRun(runId + 1)!.info.label).toBeUndefined();
