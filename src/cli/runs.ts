@@ -3,7 +3,7 @@ import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { DEFAULT_DB, openResults } from '../report/open.js';
 import { fmtNum, safeJson, textTable } from '../report/tables.js';
-import { type RunSummary, listRunsFiltered } from '../store/queries.js';
+import { type RunSummary, listRuns } from '../store/queries.js';
 import type { GlobalArgs } from './global-options.js';
 import type { Output } from './report.js';
 
@@ -45,7 +45,7 @@ export async function runRuns(args: RunsArgs, stdout: Output = process.stdout): 
   if (!(Number.isInteger(args.limit) && args.limit > 0)) throw new UsageError('--limit must be a positive whole number');
   const store = openResults(args.db);
   try {
-    const runs = listRunsFiltered(store.db, { limit: args.limit, ...(args.suite !== undefined && { suite: args.suite }) });
+    const runs = listRuns(store.db, { limit: args.limit, suite: args.suite });
     if (args.json) stdout.write(safeJson(runs));
     else if (runs.length === 0) stdout.write(args.suite ? `No runs of suite ${args.suite} in ${args.db}.\n` : `No runs in ${args.db}.\n`);
     else stdout.write(runsTable(runs));

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { type RunSummary, iterateItemVerdicts, iterateTurnMetrics, listRunsFiltered, runCounts, runTargets } from '../store/queries.js';
+import { type RunSummary, iterateItemVerdicts, iterateTurnMetrics, listRuns, runCounts, runTargets } from '../store/queries.js';
 import type { Column } from './csv.js';
 import { QuestionSummary } from './summary.js';
 
@@ -33,7 +33,7 @@ export interface HistoryRow {
 
 /** The runs of `suite`, newest `limit` of them, as trend rows (oldest first). */
 export function collectHistory(db: Database.Database, suite: string, limit: number): { runs: RunSummary[]; rows: HistoryRow[] } {
-  const runs = listRunsFiltered(db, { suite, limit }).reverse();
+  const runs = listRuns(db, { suite, limit }).reverse();
   const rows: HistoryRow[] = [];
   for (const run of runs) {
     const order = runTargets(db, run.id).map((t) => t.name);

@@ -131,8 +131,8 @@ export function findRun(db: Database.Database, selector: RunSelector): RunRecord
   return { ...run, options: JSON.parse(run.options) as Record<string, unknown> };
 }
 
-/** Newest first. */
-export function listRuns(db: Database.Database, options: { limit?: number } = {}): RunSummary[] {
+/** Newest first; optionally only the runs of one suite. */
+export function listRuns(db: Database.Database, options: { limit?: number | undefined; suite?: string | undefined } = {}): RunSummary[] {
   const rows = db
     .prepare(
       `SELECT r.id, r.label, r.suite_name AS suiteName, r.started_at AS startedAt, r.ended_at AS endedAt, r.status,
@@ -141,9 +141,9 @@ export function listRuns(db: Database.Database, options: { limit?: number } = {}
         (SELECT json_group_object(k, n) FROM
           (SELECT coalesce(outcome, status) AS k, count(*) AS n FROM items WHERE run_id = r.id GROUP BY k)) AS outcomes,
         (SELECT sum(credits) FROM turns WHERE run_id = r.id) AS credits
-      FROM runs r ORDER BY r.id DESC LIMIT ?`,
+      FROM runs r WHERE (@suite IS NULL OR r.suite_name = @suite) ORDER BY r.id DESC LIMIT @limit`,
     )
-    .all(options.limit ?? -1) as Array<RunSummary & { targets: string; outcomes: string }>;
+    .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<RunSummary & { targets: string; outcomes: string }>;
   return rows.map((r) => ({
     ...r,
     targets: JSON.parse(r.targets) as string[],
@@ -422,26 +422,6 @@ export function runCounts(db: Database.Database, runId: number): { items: number
         (SELECT count(*) FROM searches WHERE run_id = @runId) AS searches`,
     )
     .get({ runId }) as { items: number; turns: number; searches: number };
-}
-
-/** Like listRuns, optionally only the runs of one suite; newest first. */
-export function listRunsFiltered(db: Database.Database, options: { limit?: number; suite?: string } = {}): RunSummary[] {
-  const rows = db
-    .prepare(
-      `SELECT r.id, r.label, r.suite_name AS suiteName, r.started_at AS startedAt, r.ended_at AS endedAt, r.status,
-        (SELECT json_group_array(name) FROM (SELECT name FROM targets WHERE run_id = r.id ORDER BY rowid)) AS targets,
-        (SELECT count(*) FROM items WHERE run_id = r.id) AS items,
-        (SELECT json_group_object(k, n) FROM
-          (SELECT coalesce(outcome, status) AS k, count(*) AS n FROM items WHERE run_id = r.id GROUP BY k)) AS outcomes,
-        (SELECT sum(credits) FROM turns WHERE run_id = r.id) AS credits
-      FROM runs r WHERE (@suite IS NULL OR r.suite_name = @suite) ORDER BY r.id DESC LIMIT @limit`,
-    )
-    .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<RunSummary & { targets: string; outcomes: string }>;
-  return rows.map((r) => ({
-    ...r,
-    targets: JSON.parse(r.targets) as string[],
-    outcomes: JSON.parse(r.outcomes) as Record<string, number>,
-  }));
 }
 
 /** Expectations of a run by name, with item counts; at most `maxFailures` failures listed (-1: all), so `failures.length` may be less than `failed`. */
