@@ -28,6 +28,22 @@ function abortOnCreate(e: RunningEmulator, api: 'legacy' | 'versioned') {
   return { stop: stop.signal, abort: abort.signal };
 }
 
+/** Aborts the run (both signals) the moment an unknown create outcome is reported, before the lookup starts. */
+function abortOnUnknownOutcome() {
+  const stop = new AbortController();
+  const abort = new AbortController();
+  const reporter = new (class extends CapturingReporter {
+    override onLog(message: string): void {
+      super.onLog(message);
+      if (message.includes('the outcome is unknown')) {
+        stop.abort();
+        abort.abort();
+      }
+    }
+  })();
+  return { stop: stop.signal, abort: abort.signal, reporter };
+}
+
 /** Answers take about 30 s real: only the cancel can end a question within a test. */
 const LONG = { timeScale: 1, medianMs: 30_000, sigma: 0 };
 
@@ -54,23 +70,29 @@ describe.each(['legacy', 'versioned'] as const)('abort during a create (%s)', (a
     const e = await emulator(LONG);
     // The server creates the conversation, then the connection breaks: the client cannot know it exists.
     e.injectFault({ operation: op(api, 'create'), kind: 'resetAfterAction' });
-    const stop = new AbortController();
-    const abort = new AbortController();
-    // The abort arrives just as the unknown outcome is reported, before the lookup starts.
-    const reporter = new (class extends CapturingReporter {
-      override onLog(message: string): void {
-        super.onLog(message);
-        if (message.includes('the outcome is unknown')) {
-          stop.abort();
-          abort.abort();
-        }
-      }
-    })();
-    const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], { stop: stop.signal, abort: abort.signal, reporter });
+    const { reporter, ...signals } = abortOnUnknownOutcome();
+    const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], { ...signals, reporter });
     try {
       expect(item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref).not.toBeNull();
       expect(e.questionRecords().map((r) => r.outcome)).toEqual(['cancelled']);
       expect(reporter.logs.some((l) => l.includes('sent before the interruption; following it instead of asking again'))).toBe(true);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('a create whose outcome is unknown and that made nothing: the log says none was found and where to look', async () => {
+    const e = await emulator(LONG);
+    // The connection breaks before the server acts.
+    e.injectFault({ operation: op(api, 'create'), kind: 'reset' });
+    const { reporter, ...signals } = abortOnUnknownOutcome();
+    const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], { ...signals, reporter });
+    try {
+      const row = item(run.db, run.result.runId, 'main/question/q1/0');
+      expect(row.conversation_ref).toBeNull();
+      expect(row.outcome).toBe('canceled');
+      expect(e.questionRecords()).toEqual([]);
+      expect(reporter.logs).toContain('main/question/q1/0: no conversation was found for it; if one was created it may still be running: see dsbench conversations list');
     } finally {
       run.close();
     }
