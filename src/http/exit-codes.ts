@@ -1,4 +1,7 @@
-/** Process exit codes, one per failure class (k6 style). The README carries the same table. */
+/**
+ * Process exit codes, one per failure class (k6 style). docs/exit-codes.md carries the same table
+ * and says which outcome maps to which code.
+ */
 export const ExitCode = {
   ok: 0,
   expectationsFailed: 1,
@@ -6,6 +9,12 @@ export const ExitCode = {
   unreachable: 3,
   aborted: 4,
   internal: 5,
+  /** The local database could not be used: disk full, read-only, not a database, newer schema, locked. */
+  storage: 6,
+  /** Another live process holds the run's lease. */
+  runHeld: 7,
+  /** A gate, history or report had nothing to judge: no pairs, too few pairs, no matching run. */
+  nothingCompared: 8,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
