@@ -1,4 +1,4 @@
-// Descriptive statistics used by every report. Definitions (the README carries the same):
+// Descriptive statistics used by every report. Definitions (docs/statistics.md carries the same):
 // - percentile p of n values: nearest rank. Sort ascending; the value at rank ceil(p/100 * n) (1-based),
 //   rank at least 1. It is always an observed value: p50 of [1, 2, 3, 4] is 2, p90 of 10 values the 9th.
 // - median (used for paired deltas in comparisons): the middle value, or the mean of the two middle values

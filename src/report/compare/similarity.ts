@@ -1,4 +1,4 @@
-// How alike two answers and two source lists are. Definitions (the README carries the same):
+// How alike two answers and two source lists are. Definitions (docs/csv.md carries the same):
 // - sources: Jaccard index of the two sets of source links, |A ∩ B| / |A ∪ B|, from 0 (nothing shared)
 //   to 1 (same set; order ignored). Null when neither side has sources (nothing to compare).
 // - answers: cosine similarity of term-frequency vectors. Terms are the maximal runs of Unicode letters,
