@@ -9,6 +9,7 @@ import {
   type TargetFinding,
 } from './answer.js';
 import type { AgentOptions } from './options.js';
+import { garbleCitations } from './citation-noise.js';
 import { createRng, hashSeed, type Rng } from './random.js';
 import { computeUsage, zeroUsage, type Usage } from './usage.js';
 
@@ -93,7 +94,7 @@ export class FakeAgent {
       return { processingMs: agent.rejectAfterMs, outcome: Promise.resolve({ kind: 'failed', failure: refusal, usage }) };
     }
     const failure = this.midRunFailure(text, failureDraw);
-    return { processingMs: sampled, outcome: this.research(text, history, sampled, failure, rng) };
+    return { processingMs: sampled, outcome: this.research(text, history, sampled, failure, rng, createRng(hashSeed(seed, 'citations'))) };
   }
 
   /** Failures decided before any work: nothing is searched and nothing is charged. */
@@ -125,6 +126,7 @@ export class FakeAgent {
     timeMillis: number,
     failure: FailureKind | undefined,
     rng: Rng,
+    citationRng: Rng,
   ): Promise<Outcome> {
     const { search, linkBase } = this.config;
     const limit = this.config.agent.hitsPerQuery;
@@ -165,7 +167,8 @@ export class FakeAgent {
         // The run spent tokens before failing, so it reports and is charged for them.
         return { kind: 'failed', failure, usage: computeUsage({ ...base, outputChars: 0 }, rng) };
       }
-      const answer = composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });
+      const composed = composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });
+      const answer = { ...composed, markdown: garbleCitations(composed.markdown, this.config.agent.badCitationRate, citationRng, await this.repositories()) };
       return { kind: 'completed', answer, usage: computeUsage({ ...base, outputChars: answer.markdown.length }, rng) };
     } catch {
       return { kind: 'failed', failure: 'internal', usage: zeroUsage(timeMillis, searches) };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AgentSearch } from './agent.js';
 import { CorpusOptionsSchema } from './corpus/corpus.js';
+import { DEFAULT_LLM_MODELS } from './llm-api.js';
 import { StreamFaultOptionsSchema } from './stream/faults.js';
 import type { Route } from './routes.js';
 
@@ -60,6 +61,8 @@ export const AgentOptionsSchema = z
     triggers: TriggersSchema.prefault({}),
     /** Results asked of the search function per query. */
     hitsPerQuery: z.number().int().positive().default(5),
+    /** Share of an answer's file links that cite a line past the file's end or another repository's file. */
+    badCitationRate: probability.default(0),
   })
   .refine((a) => a.minMs <= a.maxMs, { message: 'agent.minMs must not exceed agent.maxMs' })
   .refine((a) => a.tokenLimitRate + a.internalErrorRate <= 1, {
@@ -126,6 +129,8 @@ export const EmulatorOptionsSchema = z
         faults: StreamFaultOptionsSchema.prefault({}),
       })
       .prefault({}),
+    /** Model ids of the LLM API (`/.api/llm/models`); the first is the default judge. */
+    llmModels: z.array(z.string().min(1)).min(1).default(DEFAULT_LLM_MODELS),
     /** Replaces the corpus search the agent cites from (tests use a tiny inline one). */
     search: z.custom<AgentSearch>((v) => typeof v === 'function', 'search must be a function').optional(),
     extraRoutes: z.array(z.custom<Route>((v) => typeof v === 'object' && v !== null)).default([]),

@@ -23,7 +23,7 @@ export type ErrorWriter = (res: ServerResponse, status: number, message: string)
 
 export interface Route {
   method: string;
-  /** Exact path, or with `:name` segments, e.g. `/.api/deepsearch/v1/:id`. */
+  /** Exact path, with `:name` segments (`/.api/deepsearch/v1/:id`) or `*name` ones that span slashes (`/*repo/-/raw`). */
   path: string;
   /** Counter name, e.g. `legacy.create`. */
   operation: string;
@@ -84,9 +84,9 @@ function compile(route: Route): CompiledRoute {
   const source = route.path
     .split('/')
     .map((segment) => {
-      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (!segment.startsWith(':') && !segment.startsWith('*')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       names.push(segment.slice(1));
-      return '([^/]+)';
+      return segment.startsWith('*') ? '(.+?)' : '([^/]+)';
     })
     .join('/');
   return { route, pattern: new RegExp(`^${source}$`), names };

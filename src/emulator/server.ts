@@ -18,6 +18,8 @@ import { Router } from './routes.js';
 import { ConversationService, type QuestionRecordView } from './service.js';
 import { ConversationStore } from './store.js';
 import { versionedRoutes } from './versioned-api.js';
+import { llmRoutes } from './llm-api.js';
+import { rawRoutes } from './raw-api.js';
 import { Corpus, createAgentSearch } from './corpus/index.js';
 import { createStreamHandler, StreamFaultInjector } from './stream/index.js';
 
@@ -89,7 +91,15 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     rateLimitRetryMs: options.agent.rateLimitRetryMs,
   });
   const apiDeps = { service, publicUrl };
-  const router = new Router([...legacyRoutes(apiDeps), ...versionedRoutes(apiDeps), streamRoute, ...options.extraRoutes]);
+  const router = new Router([
+    ...legacyRoutes(apiDeps),
+    ...versionedRoutes(apiDeps),
+    streamRoute,
+    ...llmRoutes(corpus, options.llmModels, () => clock.now()),
+    ...options.extraRoutes,
+    // Last: its wildcard would otherwise shadow an extra route under `/-/raw/`.
+    ...rawRoutes(corpus),
+  ]);
 
   const requests = new Counters();
   for (const operation of [...router.routes.map((r) => r.operation), UNMATCHED_OPERATION]) {

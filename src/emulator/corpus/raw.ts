@@ -1,0 +1,44 @@
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Corpus, Repository } from './corpus.js';
+
+export type RawEntry = { kind: 'file'; text: string } | { kind: 'dir'; entries: string[] };
+
+const byName = new WeakMap<Corpus, Promise<Map<string, Repository>>>();
+
+/** A repository by name, a trailing `@revision` ignored (the corpus has one revision). */
+export async function findRepository(corpus: Corpus, name: string): Promise<Repository | undefined> {
+  let map = byName.get(corpus);
+  if (!map) {
+    map = corpus.repositories().then((repos) => new Map(repos.map((r) => [r.name, r])));
+    byName.set(corpus, map);
+  }
+  return (await map).get(name.replace(/@[^/]*$/, ''));
+}
+
+/**
+ * What `/<repo>/-/raw/<path>` serves: a file's text, or a folder's entries (folders end in `/`);
+ * undefined when the repository or path does not exist. Symbolic links and `..` are never followed.
+ */
+export async function readRaw(corpus: Corpus, repository: string, relPath: string): Promise<RawEntry | undefined> {
+  const repo = await findRepository(corpus, repository);
+  if (!repo) return undefined;
+  const segments = relPath.split('/').filter((s) => s !== '');
+  if (segments.some((s) => s === '..' || s === '.' || s === '.git')) return undefined;
+  const full = path.join(repo.dir, ...segments);
+  const info = await lstat(full).catch(() => undefined);
+  if (!info || info.isSymbolicLink()) return undefined;
+  if (info.isDirectory()) {
+    const entries = await readdir(full, { withFileTypes: true }).catch(() => []);
+    return {
+      kind: 'dir',
+      entries: entries
+        .filter((e) => e.name !== '.git' && (e.isFile() || e.isDirectory()))
+        .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+        .sort(),
+    };
+  }
+  if (!info.isFile()) return undefined;
+  const text = await readFile(full, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : { kind: 'file', text };
+}
