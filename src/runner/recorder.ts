@@ -138,7 +138,29 @@ export interface ResumeState {
   items: ResumeItem[];
 }
 
+/** The process that holds a run's lease. */
+export interface LeaseHolder {
+  pid: number;
+  host: string;
+  acquiredAt: string;
+  heartbeatAt: string;
+}
+
+/** This process's hold on a run: only the holder runs or resumes it. */
+export interface RunLease {
+  /** Set when a lease of a gone or silent process was taken over: what to log. */
+  readonly takeover: string | undefined;
+  /** Refreshes the heartbeat; undefined while the lease is ours, else who has it now. */
+  heartbeat(): string | undefined;
+  release(): void;
+}
+
 export interface Recorder {
+  /**
+   * Takes the run's lease for this process; throws (exit code runHeld) naming the holder when another live
+   * process has it. `staleMs`: a heartbeat older than this is a gone holder.
+   */
+  acquireLease(runId: number, staleMs: number): RunLease;
   createRun(info: RunInfo, targets: TargetInfo[], items: PlannedItem[]): number;
   /** Undefined when there is no such run. */
   loadRun(runId: number): ResumeState | undefined;

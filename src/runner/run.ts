@@ -13,7 +13,7 @@ import { deleteConversation, leftToDelete } from './cleanup.js';
 import { planRun, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
-import type { ItemOutcome, Recorder, ResumeItem, RunStatus, TargetInfo } from './recorder.js';
+import type { ItemOutcome, Recorder, ResumeItem, RunLease, RunStatus, TargetInfo } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
 import { runSearchItem } from './search-runner.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
@@ -49,6 +49,8 @@ export interface RunOptions {
   retry?: Partial<RetryPolicy> | undefined;
   /** Timeout of one attempt of a request (ms). */
   requestTimeoutMs?: number | undefined;
+  /** How often the run's lease is refreshed, and after how long a silent holder is presumed gone (ms). */
+  lease?: { heartbeatMs: number; staleMs: number } | undefined;
 }
 
 export interface TargetResult {
@@ -85,21 +87,60 @@ interface TargetRuntime {
  * Runs a suite on its targets: plans suite x targets x repeats, schedules items under per-target limits,
  * follows each to its end through the recorder, and decides the run's status and exit code.
  */
-export async function executeRun(options: RunOptions): Promise<RunResult> {
+export async function executeRun(given: RunOptions): Promise<RunResult> {
   const started = performance.now();
-  const { recorder, reporter, suite } = options;
+  const { reporter, suite } = given;
+  const log = (message: string) => reporter.onLog?.(redact(message));
+  const resolved = suite.resolved;
+  const items = planRun(resolved, given.targets.map((t) => t.name), given.repeats);
+  // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
+  const { runId, resumed, api, lease } = openRun(given, items, given.api ?? resolved.questions[0]?.api ?? 'versioned');
+  if (lease.takeover) log(lease.takeover);
+  // Losing the lease (another process took it over after our heartbeat went silent) stops launching.
+  const lost = new AbortController();
+  const options: RunOptions = { ...given, stop: AbortSignal.any([given.stop, lost.signal]) };
   // Every running item listens on these two signals at once: many listeners are expected, not a leak.
   setMaxListeners(0, options.stop, options.abort);
-  const resolved = suite.resolved;
-  const items = planRun(resolved, options.targets.map((t) => t.name), options.repeats);
-  // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
-  const { runId, resumed, api } = openRun(options, items, options.api ?? resolved.questions[0]?.api ?? 'versioned');
-  options.onRunOpened?.(runId);
+  const heartbeat = setInterval(() => {
+    try {
+      const other = lease.heartbeat();
+      if (other === undefined) return;
+      log(`lost the lease of run ${runId}: ${other}; launching nothing more`);
+      lost.abort();
+      clearInterval(heartbeat);
+    } catch (error) {
+      log(`could not refresh the lease of run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }, (options.lease ?? LEASE).heartbeatMs).unref();
+  try {
+    options.onRunOpened?.(runId);
+    return await followRun(options, { runId, resumed, api, items, started, log, lost: lost.signal });
+  } finally {
+    clearInterval(heartbeat);
+    if (!lost.signal.aborted) lease.release();
+  }
+}
+
+const LEASE = { heartbeatMs: 10_000, staleMs: 60_000 };
+
+interface OpenedRun {
+  runId: number;
+  resumed: Map<string, ResumeItem>;
+  api: Api;
+  items: WorkItem[];
+  started: number;
+  log: (message: string) => void;
+  lost: AbortSignal;
+}
+
+async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunResult> {
+  const { recorder, reporter } = options;
+  const { runId, resumed, api, items, started, log } = opened;
+  const resolved = options.suite.resolved;
   const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved)]));
   for (const state of resumed.values()) {
     if (state.conversationRef !== undefined) runtimes.get(targetOf(state.key))?.claimed.add(state.conversationRef);
   }
-  const log = (message: string) => reporter.onLog?.(redact(message));
 
   try {
     await preflight([...runtimes.values()], resolved.questions.length > 0, log);
@@ -127,7 +168,8 @@ export async function executeRun(options: RunOptions): Promise<RunResult> {
   const failed = Object.values(targets).reduce((sum, t) => sum + t.failed, 0);
   const exitCode = exitCodeOf(options, [...runtimes.values()], failed);
   const status: RunStatus = options.stop.aborted || exitCode === ExitCode.aborted ? 'aborted' : exitCode === ExitCode.unreachable ? 'failed' : 'completed';
-  recorder.setRunStatus(runId, status, new Date().toISOString());
+  // A run whose lease was taken over belongs to its new holder, status included.
+  if (!opened.lost.aborted) recorder.setRunStatus(runId, status, new Date().toISOString());
   return { runId, status, exitCode, targets, expectations: { passed, failed }, wallMs: Math.round(performance.now() - started) };
 }
 
@@ -137,8 +179,9 @@ function targetOf(key: string): string {
 
 type Api = 'legacy' | 'versioned';
 
-function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: number; resumed: Map<string, ResumeItem>; api: Api } {
+function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: number; resumed: Map<string, ResumeItem>; api: Api; lease: RunLease } {
   const { recorder, suite } = options;
+  const staleMs = (options.lease ?? LEASE).staleMs;
   if (options.resumeRunId === undefined) {
     const targets: TargetInfo[] = options.targets.map((t) => ({ name: t.name, url: t.connection.endpoint, api, emulated: t.emulated }));
     const runOptions = {
@@ -159,9 +202,23 @@ function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: num
       options: runOptions,
       startedAt: new Date().toISOString(),
     };
-    return { runId: recorder.createRun(info, targets, items), resumed: new Map(), api };
+    const runId = recorder.createRun(info, targets, items);
+    return { runId, resumed: new Map(), api, lease: recorder.acquireLease(runId, staleMs) };
   }
-  const state = recorder.loadRun(options.resumeRunId);
+  if (!recorder.loadRun(options.resumeRunId)) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
+  // Taken before the run's state is read: what a live holder writes meanwhile must not be missed.
+  const lease = recorder.acquireLease(options.resumeRunId, staleMs);
+  try {
+    return { ...resumeRun(options, items, api), lease };
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+}
+
+function resumeRun(options: RunOptions, items: WorkItem[], api: Api): { runId: number; resumed: Map<string, ResumeItem>; api: Api } {
+  const { recorder, suite } = options;
+  const state = recorder.loadRun(options.resumeRunId as number);
   if (!state) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
   if (state.status === 'completed') throw new UsageError(`run ${state.runId} completed; there is nothing to resume`);
   if (state.info.suiteHash !== suite.sha256) {

@@ -175,9 +175,23 @@ CREATE INDEX expectations_name ON expectations (run_id, name, passed);
 /** Items in pairing order, so a key-ordered export (compare) walks an index instead of sorting a whole run. */
 const PAIRING_INDEX = `CREATE INDEX items_pairing ON items (run_id, target, suite_item_id, repeat);`;
 
+/**
+ * Who runs or resumes a run right now: one row per held run, deleted on release. A row whose process is
+ * gone (same host) or whose heartbeat stopped is taken over, so a crash never leaves a run locked.
+ */
+const RUN_LEASES = `CREATE TABLE run_leases (
+  run_id       INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  holder       TEXT NOT NULL,
+  pid          INTEGER NOT NULL,
+  host         TEXT NOT NULL,
+  acquired_at  TEXT NOT NULL,
+  heartbeat_at TEXT NOT NULL
+);`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: SCHEMA_V1 },
   { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
+  { version: 3, name: 'run leases', up: RUN_LEASES },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

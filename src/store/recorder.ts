@@ -7,6 +7,7 @@ import type {
   PlannedItem,
   Recorder,
   ResumeItem,
+  RunLease,
   ResumeState,
   ResumeTurn,
   RunInfo,
@@ -17,6 +18,7 @@ import type {
   TurnState,
 } from '../runner/recorder.js';
 import { statsFromSnakeCase, type QuestionError, type QuotaUsage, type Source } from '../deepsearch/model.js';
+import { acquireLease } from './lease.js';
 import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
 
 const { SqliteError } = Database;
@@ -246,6 +248,10 @@ export class SqliteRecorder implements Recorder {
     this.recordExpectationsTx = db.transaction(this.writeExpectations.bind(this)).immediate;
     // Deferred: a read-only snapshot, so run, items and turns agree with each other.
     this.loadRunTx = db.transaction(this.readRun.bind(this)).deferred;
+  }
+
+  acquireLease(runId: number, staleMs: number): RunLease {
+    return acquireLease(this.db, runId, { staleMs });
   }
 
   createRun(info: RunInfo, targets: TargetInfo[], items: PlannedItem[]): number {

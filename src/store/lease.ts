@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type Database from 'better-sqlite3';
+import { DsbenchError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+import type { LeaseHolder, RunLease } from '../runner/recorder.js';
+
+interface LeaseRow {
+  holder: string;
+  pid: number;
+  host: string;
+  acquired_at: string;
+  heartbeat_at: string;
+}
+
+export interface LeaseOptions {
+  /** A holder whose heartbeat is older than this is presumed gone (another host, or a reused pid). */
+  staleMs: number;
+  /** Whether a process of this host is alive; injectable for tests. */
+  isAlive?: (pid: number) => boolean;
+}
+
+/** Another live process runs or resumes this run: refused at once, never waited for. */
+export class RunHeldError extends DsbenchError {
+  readonly holder: LeaseHolder;
+
+  constructor(runId: number, holder: LeaseHolder, staleMs: number) {
+    const ago = Math.max(0, Math.round((Date.now() - Date.parse(holder.heartbeatAt)) / 1000));
+    super(
+      `run ${runId} is held by another dsbench (pid ${holder.pid} on host ${holder.host}) since ${holder.acquiredAt}, ` +
+        `last heartbeat ${ago} s ago. Wait for it to end, or stop it (kill ${holder.pid} on ${holder.host}) and resume again; ` +
+        `a lease whose process is gone is taken over at once, one silent for ${Math.round(staleMs / 1000)} s likewise`,
+      ExitCode.runHeld,
+    );
+    this.holder = holder;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function holderOf(row: LeaseRow): LeaseHolder {
+  return { pid: row.pid, host: row.host, acquiredAt: row.acquired_at, heartbeatAt: row.heartbeat_at };
+}
+
+/**
+ * Takes the lease of a run for this process in one write transaction: free, or held by a process that is
+ * provably gone (same host, pid not running) or silent for `staleMs`, it is ours (a takeover is reported
+ * for the log); held by a live process, RunHeldError.
+ */
+export function acquireLease(db: Database.Database, runId: number, options: LeaseOptions): RunLease {
+  const isAlive = options.isAlive ?? processAlive;
+  const me = { holder: randomUUID(), pid: process.pid, host: hostname() };
+  const select = db.prepare<[number], LeaseRow>('SELECT holder, pid, host, acquired_at, heartbeat_at FROM run_leases WHERE run_id = ?');
+  const take = db.prepare(`INSERT INTO run_leases (run_id, holder, pid, host, acquired_at, heartbeat_at) VALUES (@runId, @holder, @pid, @host, @at, @at)
+    ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host,
+      acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`);
+  const beat = db.prepare('UPDATE run_leases SET heartbeat_at = @at WHERE run_id = @runId AND holder = @holder');
+  const release = db.prepare('DELETE FROM run_leases WHERE run_id = @runId AND holder = @holder');
+
+  const takeover = db
+    .transaction((): string | undefined => {
+      const row = select.get(runId);
+      const now = Date.now();
+      let why: string | undefined;
+      if (row) {
+        const silentMs = now - Date.parse(row.heartbeat_at);
+        if (row.host === me.host && !isAlive(row.pid)) why = `process ${row.pid} is gone`;
+        else if (!(silentMs <= options.staleMs)) why = `its heartbeat stopped ${Math.round(silentMs / 1000)} s ago`;
+        else throw new RunHeldError(runId, holderOf(row), options.staleMs);
+      }
+      take.run({ runId, ...me, at: new Date(now).toISOString() });
+      return row && why ? `took over run ${runId} from pid ${row.pid} on host ${row.host} (held since ${row.acquired_at}): ${why}` : undefined;
+    })
+    .immediate();
+
+  return {
+    takeover,
+    heartbeat: () => {
+      if (beat.run({ runId, holder: me.holder, at: new Date().toISOString() }).changes > 0) return undefined;
+      const row = select.get(runId);
+      return row ? `pid ${row.pid} on host ${row.host} took it over at ${row.acquired_at}` : 'another process took it over and has released it';
+    },
+    release: () => {
+      if (db.open) release.run({ runId, holder: me.holder });
+    },
+  };
+}

@@ -1,0 +1,153 @@
+// The run's lease: a second process on a held run is refused at once (exit 7) naming the holder; a dead or
+// silent holder is taken over and the takeover logged; other runs and reports are never blocked.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hostname } from 'node:os';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { RunHeldError } from '../../src/store/lease.js';
+import { listRuns, openStore } from '../../src/store/index.js';
+import { PACED } from '../helpers/emulator.js';
+import { asked, CapturingReporter, cleanup, emulator, runSuite, suite, target, tempDir } from './fixtures/harness.js';
+
+afterEach(cleanup);
+
+const SUITE = `
+name: lease
+defaults: { concurrency: 2, poll: { strategy: fixed, interval: 20ms } }
+questions:
+  - { id: q1, question: Where is retryPolicy implemented? }
+  - { id: q2, question: Where is backoffDelay implemented? }
+  - { id: q3, question: Where is parseRetryAfter implemented? }
+  - { id: q4, question: Where is isRetryableStatus implemented? }
+`;
+
+/** A pid that is provably not running: a child that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  return child.pid as number;
+}
+
+function setLease(dbPath: string, runId: number, row: { pid: number; host: string; heartbeatAgoMs: number }): void {
+  const db = new Database(dbPath);
+  const at = new Date(Date.now() - row.heartbeatAgoMs).toISOString();
+  db.prepare(`INSERT INTO run_leases (run_id, holder, pid, host, acquired_at, heartbeat_at) VALUES (?, 'other', ?, ?, ?, ?)
+    ON CONFLICT (run_id) DO UPDATE SET holder = 'other', pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at`).run(runId, row.pid, row.host, at, at);
+  db.prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?").run(runId);
+  db.close();
+}
+
+describe('the lease of a run', () => {
+  it('refuses a second process on a run that is being run, at once, naming the holder; it asks nothing', async () => {
+    const e = await emulator(PACED);
+    const loaded = await suite(SUITE);
+    const dbPath = path.join(tempDir(), 'runs.db');
+    let opened!: (id: number) => void;
+    const runOpened = new Promise<number>((resolve) => (opened = resolve));
+    const first = runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, onRunOpened: (id) => opened(id) });
+    const runId = await runOpened;
+    const askedBefore = asked(e, 'versioned');
+    const second = runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, resumeRunId: runId });
+    const refused = await second.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(RunHeldError);
+    const held = refused as RunHeldError;
+    expect(held.exitCode).toBe(ExitCode.runHeld);
+    expect(held.message).toMatch(new RegExp(`^run ${runId} is held by another dsbench \\(pid ${process.pid} on host ${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) since \\d{4}-`));
+    expect(asked(e, 'versioned')).toBeLessThanOrEqual(askedBefore + 2);
+
+    const run = await first;
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.ok);
+      expect(asked(e, 'versioned')).toBe(4);
+      // Released at the end: a later resume is told the run is complete, not that it is held.
+      expect(run.db.prepare('SELECT count(*) FROM run_leases').pluck().get()).toBe(0);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('does not block another run or a report on the same database', async () => {
+    const e = await emulator(PACED);
+    const loaded = await suite(SUITE);
+    const dbPath = path.join(tempDir(), 'runs.db');
+    let opened!: (id: number) => void;
+    const runOpened = new Promise<number>((resolve) => (opened = resolve));
+    const first = runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, onRunOpened: (id) => opened(id) });
+    const heldId = await runOpened;
+    const store = openStore(dbPath);
+    expect(listRuns(store.db).map((r) => r.id)).toContain(heldId);
+    store.close();
+    const other = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath });
+    other.close();
+    expect(other.result.exitCode).toBe(ExitCode.ok);
+    expect(other.result.runId).not.toBe(heldId);
+    (await first).close();
+  });
+
+  it('takes over the lease of a process that is gone, and logs it', async () => {
+    const e = await emulator(PACED);
+    const loaded = await suite(SUITE);
+    const dbPath = path.join(tempDir(), 'runs.db');
+    const done = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath });
+    done.close();
+    const pid = deadPid();
+    setLease(dbPath, done.result.runId, { pid, host: hostname(), heartbeatAgoMs: 0 });
+    const reporter = new CapturingReporter();
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, resumeRunId: done.result.runId, reporter });
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.ok);
+      expect(reporter.logs.join('\n')).toContain(`took over run ${done.result.runId} from pid ${pid} on host ${hostname()}`);
+      expect(reporter.logs.join('\n')).toContain(`process ${pid} is gone`);
+      expect(asked(e, 'versioned')).toBe(4);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('takes over a lease whose heartbeat is stale, and refuses one of another host that is fresh', async () => {
+    const e = await emulator(PACED);
+    const loaded = await suite(SUITE);
+    const dbPath = path.join(tempDir(), 'runs.db');
+    const done = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath });
+    done.close();
+    const runId = done.result.runId;
+
+    setLease(dbPath, runId, { pid: 1, host: 'ci-runner-7', heartbeatAgoMs: 1000 });
+    await expect(runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, resumeRunId: runId })).rejects.toThrow(
+      /held by another dsbench \(pid 1 on host ci-runner-7\).*last heartbeat 1 s ago/,
+    );
+
+    setLease(dbPath, runId, { pid: 1, host: 'ci-runner-7', heartbeatAgoMs: 120_000 });
+    const reporter = new CapturingReporter();
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, resumeRunId: runId, reporter });
+    run.close();
+    expect(run.result.exitCode).toBe(ExitCode.ok);
+    expect(reporter.logs.join('\n')).toMatch(/took over run \d+ from pid 1 on host ci-runner-7 .*its heartbeat stopped 120 s ago/);
+  });
+
+  it('stops launching when another process took its lease over, and leaves the run to it', async () => {
+    const e = await emulator({ ...PACED, medianMs: 250_000 });
+    const loaded = await suite(SUITE.replace('concurrency: 2', 'concurrency: 1'));
+    const dbPath = path.join(tempDir(), 'runs.db');
+    let opened!: (id: number) => void;
+    const runOpened = new Promise<number>((resolve) => (opened = resolve));
+    const reporter = new CapturingReporter();
+    const running = runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, reporter, lease: { heartbeatMs: 20, staleMs: 60_000 }, onRunOpened: (id) => opened(id) });
+    const runId = await runOpened;
+    setLease(dbPath, runId, { pid: 1, host: 'ci-runner-7', heartbeatAgoMs: 0 });
+    const run = await running;
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.aborted);
+      expect(reporter.logs.join('\n')).toContain(`lost the lease of run ${runId}: pid 1 on host ci-runner-7 took it over`);
+      expect(asked(e, 'versioned')).toBeLessThan(4);
+      expect(run.db.prepare('SELECT pid FROM run_leases WHERE run_id = ?').pluck().get(runId)).toBe(1);
+      expect(run.db.prepare('SELECT status FROM runs WHERE id = ?').pluck().get(runId)).toBe('running');
+    } finally {
+      run.close();
+    }
+  });
+});
