@@ -1,5 +1,5 @@
 import { UsageError } from '../http/errors.js';
-import { registerSecret } from '../http/redact.js';
+import { registerSecret, registerSecrets } from '../http/redact.js';
 import { CLIENT_NAME, VERSION } from '../version.js';
 
 export type ApiFlavour = 'legacy' | 'versioned';
@@ -62,7 +62,8 @@ export function connectionFor(endpoint: string, token: string | undefined, env: 
     throw new UsageError(`${tokenVariable} is required when CI is set (running against ${endpoint})`);
   }
   registerSecret(trimmed);
-  if (extraHeaders.authorization) registerSecret(extraHeaders.authorization);
+  // Extra headers are often proxy credentials: every value is treated as a secret.
+  registerSecrets(Object.values(extraHeaders));
   return { endpoint, token: trimmed, extraHeaders };
 }
 

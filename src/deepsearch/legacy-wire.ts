@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OptServerText, ServerText } from '../http/server-text.js';
 import { statsFromSnakeCase, type Conversation, type Question, type QuestionError } from './model.js';
 import { normalizeErrorCode } from './wire.js';
 
@@ -21,25 +22,25 @@ const LegacyStats = z.looseObject({
 });
 
 const LegacyError = z.looseObject({
-  title: OptString,
+  title: OptServerText,
   kind: OptString,
-  message: OptString,
-  details: OptString,
+  message: OptServerText,
+  details: OptServerText,
 });
 
-const LegacySource = z.looseObject({ type: z.string().default('Repository'), link: z.string().default(''), label: z.string().default('') });
+const LegacySource = z.looseObject({ type: z.string().default('Repository'), link: ServerText.default(''), label: ServerText.default('') });
 
 export const LegacyQuestionWire = z.looseObject({
   id: Id,
   conversation_id: Id.optional(),
-  question: z.string().default(''),
+  question: ServerText.default(''),
   created_at: OptString,
   updated_at: OptString,
   status: z.string(),
-  title: OptString,
-  answer: OptString,
+  title: OptServerText,
+  answer: OptServerText,
   sources: z.array(LegacySource).nullish(),
-  suggested_followups: z.array(z.string()).nullish(),
+  suggested_followups: z.array(ServerText).nullish(),
   stats: LegacyStats.nullish(),
   error: LegacyError.nullish(),
 });

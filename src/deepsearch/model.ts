@@ -17,6 +17,16 @@ export const ErrorCodeSchema = z.enum([
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
+/**
+ * Codes that mean the account may ask no more for now: what `--on-quota` acts on. The legacy API's only
+ * limit kind in public clients is `RateLimitExceeded` (the Deep Search usage limit), so it counts too.
+ */
+const LIMIT_CODES: ReadonlySet<ErrorCode> = new Set(['QUOTA_EXCEEDED', 'ENTITLEMENT_EXCEEDED', 'RATE_LIMITED']);
+
+export function isLimitError(code: ErrorCode): boolean {
+  return LIMIT_CODES.has(code);
+}
+
 export const ApiFlavourSchema = z.enum(['legacy', 'versioned']);
 
 /** Legacy `stats`; the versioned API has none, so a versioned question has no stats at all (not zeros). */
@@ -109,6 +119,8 @@ export const ConversationSchema = z.object({
   ref: z.string(),
   /** State of the latest question. */
   state: QuestionStateSchema,
+  /** Error of the latest question, as the conversation's own state gives it (versioned). */
+  error: QuestionErrorSchema.optional(),
   title: z.string().optional(),
   questions: z.array(QuestionSchema),
   createdAt: z.string().optional(),
@@ -139,6 +151,18 @@ export type ConversationSummary = z.infer<typeof ConversationSummarySchema>;
 
 export function lastQuestion(conversation: Conversation): Question | undefined {
   return conversation.questions[conversation.questions.length - 1];
+}
+
+/**
+ * Question `index` of a conversation. A versioned reply may carry a terminal state but no `questions`
+ * (the platform's CLI stops on the state alone): the state is then the outcome of the question waited for.
+ */
+export function questionAt(conversation: Conversation, index: number): Question | undefined {
+  const listed = conversation.questions[index];
+  if (listed || conversation.questions.length > 0 || !TERMINAL_STATES.has(conversation.state)) return listed;
+  const question: Question = { index, text: '', state: conversation.state, rawState: conversation.state };
+  if (conversation.error) question.error = conversation.error;
+  return question;
 }
 
 /** Drops the secrets so a conversation can be printed or stored. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OptServerText, ServerText } from '../http/server-text.js';
 import type { Conversation, ConversationSummary, Question, QuestionError, QuestionState } from './model.js';
 import { normalizeErrorCode } from './wire.js';
 
@@ -6,17 +7,17 @@ import { normalizeErrorCode } from './wire.js';
 // Loose objects: unknown fields and unknown state keys pass through.
 const OptString = z.string().nullish().transform((v) => v ?? undefined);
 
-const TextPart = z.looseObject({ text: OptString });
+const TextPart = z.looseObject({ text: OptServerText });
 
 const VersionedInput = z.looseObject({ question: TextPart.nullish() });
 
 /** An answer is a list of parts (`markdown.text`); a plain string is read as well. */
 const VersionedAnswer = z.union([
-  z.string(),
-  z.array(z.looseObject({ markdown: TextPart.nullish(), text: OptString })),
+  ServerText,
+  z.array(z.looseObject({ markdown: TextPart.nullish(), text: OptServerText })),
 ]);
 
-const VersionedError = z.looseObject({ code: OptString, message: OptString, retryTime: OptString });
+const VersionedError = z.looseObject({ code: OptString, message: OptServerText, retryTime: OptString });
 
 const VersionedState = z.looseObject({
   processing: z.unknown().optional(),
@@ -31,7 +32,7 @@ export const VersionedQuestionWire = z.looseObject({
   answer: VersionedAnswer.nullish(),
   createTime: OptString,
   updateTime: OptString,
-  title: OptString,
+  title: OptServerText,
 });
 type VersionedQuestionWire = z.output<typeof VersionedQuestionWire>;
 
@@ -40,7 +41,7 @@ export const VersionedConversationWire = z.looseObject({
   state: VersionedState.nullish(),
   createTime: OptString,
   updateTime: OptString,
-  title: OptString,
+  title: OptServerText,
   url: OptString,
   questions: z.array(VersionedQuestionWire).nullish(),
 });
@@ -51,7 +52,7 @@ export const VersionedListWire = z.looseObject({
     .array(
       z.looseObject({
         name: z.string().min(1),
-        title: OptString,
+        title: OptServerText,
         createTime: OptString,
         updateTime: OptString,
         url: OptString,
@@ -113,6 +114,7 @@ export function versionedConversation(wire: VersionedConversationWire): Conversa
   // The state belongs to the conversation, so to its latest question; earlier ones had ended.
   const questions = wires.map((q, i) => versionedQuestion(q, i, i === wires.length - 1 ? state : done));
   const conversation: Conversation = { api: 'versioned', ref: wire.name, state: state.state, questions };
+  if (state.error) conversation.error = state.error;
   if (wire.title) {
     conversation.title = wire.title;
     // The title is the conversation's: it names its question only when that is the only one and it

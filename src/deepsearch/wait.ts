@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError } from '../http/errors.js';
 import type { DeepSearchClient } from './client.js';
-import { TERMINAL_STATES, type Conversation, type Question } from './model.js';
+import { TERMINAL_STATES, questionAt, type Conversation, type Question } from './model.js';
 
 /** Delay before the next poll, given how many polls were made and how long the question has run. */
 export type PollSchedule = (polls: number, elapsedMs: number) => number;
@@ -46,7 +46,7 @@ export async function waitForQuestion(
     const conversation = await client.get(ref, options.signal ? { signal: options.signal } : {});
     polls++;
     options.onPoll?.(conversation);
-    const question = conversation.questions[index];
+    const question = questionAt(conversation, index);
     const elapsed = performance.now() - started;
     if (question && TERMINAL_STATES.has(question.state)) {
       return { conversation, question, polls, timedOut: false, wallMs: elapsed };

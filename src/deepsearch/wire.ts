@@ -43,9 +43,10 @@ export function checkQuestionText(text: string): void {
 export function normalizeErrorCode(raw: string): ErrorCode {
   const key = raw.toLowerCase().replace(/^error_/, '').replace(/[^a-z]/g, '');
   if (key.includes('tokenlimit')) return 'TOKEN_LIMIT_EXCEEDED';
-  if (key.includes('quota')) return 'QUOTA_EXCEEDED';
+  // Connect's resource_exhausted is how an RPC says a quota ran out.
+  if (key.includes('quota') || key.includes('resourceexhausted')) return 'QUOTA_EXCEEDED';
   if (key.includes('entitlement')) return 'ENTITLEMENT_EXCEEDED';
-  if (key.includes('ratelimit')) return 'RATE_LIMITED';
+  if (key.includes('ratelimit') || key.includes('toomanyrequests')) return 'RATE_LIMITED';
   if (key.includes('cancel')) return 'CANCELED';
   if (key.includes('internal')) return 'INTERNAL';
   return 'UNKNOWN';

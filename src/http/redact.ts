@@ -24,6 +24,11 @@ export function redact(text: string): string {
   return out;
 }
 
+/** Registers every value of a set of headers sent to a server (credentials, proxy headers). */
+export function registerSecrets(values: Iterable<string>): void {
+  for (const value of values) registerSecret(value.trim());
+}
+
 /** A redacted, single-line excerpt of a reply body for error messages. */
 export function excerpt(body: string, max = 300): string {
   const flat = redact(body).replace(/\s+/g, ' ').trim();

@@ -1,6 +1,6 @@
 import type { ResolvedQuestion } from '../config/suite.js';
 import type { DeepSearchClient } from '../deepsearch/client.js';
-import type { Conversation, Question } from '../deepsearch/model.js';
+import { isLimitError, questionAt, type Conversation, type Question } from '../deepsearch/model.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
 import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
@@ -242,7 +242,7 @@ async function follow(
       timeoutMs: Math.max(0, deadline - performance.now()),
       signal,
       onPoll: (conversation) => {
-        const question = conversation.questions[index];
+        const question = questionAt(conversation, index);
         if (question && question.rawState !== lastState) {
           lastState = question.rawState;
           recorder.recordTurn(runId, item.key, index, { ...turnOf(question, conversation, text, sentAt), polls: 0 });
@@ -274,7 +274,7 @@ async function follow(
   recorder.recordTurn(runId, item.key, index, turn);
   tracker.finish(turn.serverMs);
   if (waited.conversation.quotaUsage) recorder.quotaSnapshot(runId, item.target, waited.conversation.quotaUsage, observedEndAt);
-  if (question.error && (question.error.code === 'QUOTA_EXCEEDED' || question.error.code === 'ENTITLEMENT_EXCEEDED')) {
+  if (question.error && isLimitError(question.error.code)) {
     const serverNow = Date.parse(waited.conversation.serverDate ?? '');
     const decision = ctx.gate.onQuotaError(question.error, waited.conversation.quotaUsage, Number.isNaN(serverNow) ? undefined : serverNow);
     if (decision) ctx.log(decision);

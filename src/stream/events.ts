@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OptServerText, ServerText } from '../http/server-text.js';
 import type { Alert, Filter, Skipped } from './result.js';
 
 // Wire schemas of the events other than `matches` (which has its own fast path). Loose objects: unknown
@@ -12,8 +13,8 @@ const REASON_SPELLINGS: Readonly<Record<string, string>> = {
 
 const SkippedWire = z.looseObject({
   reason: z.string(),
-  title: z.string().nullish(),
-  message: z.string().nullish(),
+  title: OptServerText,
+  message: OptServerText,
   severity: z.string().nullish(),
   suggested: z.looseObject({ title: z.string().nullish(), queryExpression: z.string() }).nullish(),
 });
@@ -70,10 +71,10 @@ export const FiltersEvent = z.array(
 
 export const AlertEvent = z
   .looseObject({
-    title: z.string(),
-    description: z.string().nullish(),
+    title: ServerText,
+    description: OptServerText,
     kind: z.string().nullish(),
-    proposedQueries: z.array(z.looseObject({ query: z.string(), description: z.string().nullish() })).nullish(),
+    proposedQueries: z.array(z.looseObject({ query: ServerText, description: OptServerText })).nullish(),
   })
   .transform(
     (a): Alert => ({
@@ -87,4 +88,4 @@ export const AlertEvent = z
     }),
   );
 
-export const ErrorEvent = z.looseObject({ message: z.string() });
+export const ErrorEvent = z.looseObject({ message: ServerText });

@@ -22,6 +22,8 @@ describe('--on-quota stop', () => {
   it.each([
     ['versioned', '[[quota-exceeded]] Where is retryPolicy?', 'QUOTA_EXCEEDED'],
     ['legacy', '[[entitlement-exceeded]] Where is retryPolicy?', 'ENTITLEMENT_EXCEEDED'],
+    // The legacy API's only limit kind in public clients: it must stop a run as a quota does.
+    ['legacy', '[[rate-limited]] Where is retryPolicy?', 'RATE_LIMITED'],
   ] as const)('%s: %s stops launching on the target; the rest is skipped with the reason; exit code 4', async (api, text, code) => {
     const e = await emulator();
     const run = await runSuite(await suite(ordered(api, text)), [target({ name: 'main', emulator: e })], { onQuota: 'stop' });
