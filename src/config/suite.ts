@@ -70,12 +70,30 @@ const turnExpectShape = {
   sourcesInclude: oneOrMany(z.string().min(1), 'Repositories (e.g. github.com/npm/undici) that must each appear among the sources.').optional(),
   state: ExpectedStateSchema.optional(),
   errorCode: ErrorCodeSchema.optional().describe('Normalized error code the turn must end with; implies state error.'),
+  rubric: TextSchema.optional().describe('What a good answer must say or do, for the judge (graded 0 to 1). See docs/grading.md.'),
+  reference: TextSchema.optional().describe('A known good answer the judge compares the answer with.'),
+  minScore: share('Lowest judge score (0 to 1) that passes; needs a rubric or a reference. Default judge.minScore.').optional(),
+  cites: oneOrMany(
+    z.string().min(1),
+    'Files, paths or symbols the answer must cite: a path (`lib/handler/retry-handler.js`, matched as a suffix of a cited path, with or without its repository) or a symbol (matched in the text of a cited link). Recall is recorded; each must be cited to pass.',
+  ).optional(),
+  minCitationValidity: share('Lowest share (0 to 1) of the turn\'s citations that must resolve (repository, file and lines exist).').optional(),
 };
 
-/** errorCode only makes sense for a turn that ended in error. */
-function checkErrorState(expect: { state?: ExpectedState | undefined; errorCode?: unknown }, ctx: z.RefinementCtx): void {
+function share(what: string) {
+  return z.number().min(0).max(1).describe(what);
+}
+
+/** errorCode only makes sense for a turn that ended in error; a minimum score needs something to grade against. */
+function checkErrorState(
+  expect: { state?: ExpectedState | undefined; errorCode?: unknown; minScore?: number | undefined; rubric?: string | undefined; reference?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
   if (expect.errorCode !== undefined && expect.state !== undefined && expect.state !== 'error') {
     ctx.addIssue({ code: 'custom', path: ['state'], message: `must be "error" (or left out) when errorCode is set, got "${expect.state}"` });
+  }
+  if (expect.minScore !== undefined && expect.rubric === undefined && expect.reference === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['minScore'], message: 'needs a rubric or a reference to grade against' });
   }
 }
 
@@ -144,6 +162,28 @@ export const DefaultsSchema = z
   .transform(({ timeout, searchTimeout, ...rest }) => ({ ...rest, timeoutMs: timeout, searchTimeoutMs: searchTimeout }))
   .describe('Settings for every item, each overridable where the item has the same field.');
 export type Defaults = z.output<typeof DefaultsSchema>;
+
+export const JudgeSchema = z
+  .strictObject({
+    endpoint: z
+      .enum(['instance', 'external'])
+      .default('instance')
+      .describe(
+        "instance: the target's own LLM API (/.api/llm) with the target's token, unless DSBENCH_JUDGE_ENDPOINT is set; external: the OpenAI-compatible endpoint of DSBENCH_JUDGE_ENDPOINT (token DSBENCH_JUDGE_TOKEN), required then.",
+      ),
+    model: z.string().min(1).optional().describe('Judge model id (e.g. anthropic::2024-10-22::claude-sonnet-4-latest); DSBENCH_JUDGE_MODEL overrides it. Default: the first model the instance lists.'),
+    preamble: TextSchema.optional().describe('Text put before every rubric, e.g. what the team values in an answer.'),
+    minScore: share('Lowest passing score of a turn with a rubric or reference that sets no minScore of its own.').default(0.6),
+    during: z
+      .enum(['run', 'never'])
+      .default('run')
+      .describe('run: grade each item once it ends, during the run; never: only with dsbench grade RUN.'),
+    concurrency: z.number().int().min(1).max(64).default(2).describe('Judge calls at once (per run, shared by all targets).'),
+    citations: z.boolean().default(true).describe('Check the citations of every answered turn (repository, file, lines) through the raw file endpoint.'),
+    citationConcurrency: z.number().int().min(1).max(64).default(4).describe('Citation checks at once per target.'),
+  })
+  .describe('The judge that grades answers and checks citations. Without this block only turns with cites or minCitationValidity have citations checked, and turns with a rubric or reference are graded with the defaults.');
+export type Judge = z.output<typeof JudgeSchema>;
 
 export const QuestionSchema = z
   .strictObject({
@@ -248,6 +288,7 @@ export const SuiteSchema = z
       .describe('Suite name, recorded with every run: lower-case letters, digits, ".", "_", "-".'),
     description: z.string().optional().describe('What the suite measures, for people.'),
     defaults: DefaultsSchema.prefault({}),
+    judge: JudgeSchema.optional(),
     questions: z.array(QuestionSchema).default([]).describe('Deep Search questions.'),
     searches: z.array(SearchSchema).default([]).describe('Streaming code searches.'),
   })
@@ -302,6 +343,8 @@ export interface ResolvedSuite {
   searchConcurrency: number;
   questions: ResolvedQuestion[];
   searches: ResolvedSearch[];
+  /** The judge's settings, defaults filled in; `explicit` when the suite has a judge block. */
+  judge: Judge & { explicit: boolean };
 }
 
 function mergeTags(defaults: string[], own: string[] | undefined): string[] {
@@ -315,6 +358,7 @@ export function resolveSuite(suite: Suite): ResolvedSuite {
     ...(suite.description === undefined ? {} : { description: suite.description }),
     concurrency: defaults.concurrency,
     searchConcurrency: defaults.searchConcurrency,
+    judge: { ...(suite.judge ?? JudgeSchema.parse({})), explicit: suite.judge !== undefined },
     questions: suite.questions.map((q): ResolvedQuestion => ({
       kind: 'question',
       id: q.id,

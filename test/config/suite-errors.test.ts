@@ -33,7 +33,8 @@ describe('suite errors in YAML', () => {
       'suites/smoke.yaml:3:3: defaults.concurency: unknown field "concurency" (did you mean "concurrency"?)',
       'suites/smoke.yaml:8:7: questions[0].expect.maxCredit: unknown field "maxCredit" (did you mean "maxCredits"?)',
       'suites/smoke.yaml:9:7: questions[0].expect.frobnicate: unknown field "frobnicate"; the fields here are ' +
-        'contains, notContains, matches, sourcesInclude, state, errorCode, maxCredits, maxTotalTokens, maxSeconds',
+        'contains, notContains, matches, sourcesInclude, state, errorCode, rubric, reference, minScore, cites, minCitationValidity, ' +
+        'maxCredits, maxTotalTokens, maxSeconds',
     ]);
   });
 
@@ -246,5 +247,46 @@ describe('suite errors in JSON', () => {
   it('accepts a $schema property', () => {
     const text = JSON.stringify({ $schema: './suite.schema.json', name: 'smoke', searches: [{ id: 's', query: 'q' }] });
     expect(parseSuite(text, 'suites/smoke.json').resolved.searches).toHaveLength(1);
+  });
+});
+
+describe('judge fields', () => {
+  it('reports bad judge settings and expectations at their place', () => {
+    const text = lines(
+      'name: smoke',
+      'judge:',
+      '  endpoint: elsewhere',
+      '  minScore: 2',
+      'questions:',
+      '  - id: a',
+      '    question: Where?',
+      '    expect:',
+      '      minScore: 0.5',
+      '      minCitationValidity: -1',
+      '    followups:',
+      '      - question: Then?',
+      '        expect: { rubric: "" }',
+    );
+    expect(problems(text)).toEqual([
+      'suites/smoke.yaml:3:13: judge.endpoint: must be one of "instance", "external", got a string ("elsewhere")',
+      'suites/smoke.yaml:4:13: judge.minScore: must be at most 1, got 2',
+      'suites/smoke.yaml:9:17: questions[0].expect.minScore: needs a rubric or a reference to grade against',
+      'suites/smoke.yaml:10:28: questions[0].expect.minCitationValidity: must be at least 0, got -1',
+      'suites/smoke.yaml:13:27: questions[0].followups[0].expect.rubric: must not be empty',
+    ]);
+  });
+
+  it('parses rubric, reference, cites and the judge block', () => {
+    const text = lines(
+      'name: smoke',
+      'judge: { model: m, preamble: Be strict., concurrency: 3 }',
+      'questions:',
+      '  - id: a',
+      '    question: Where?',
+      '    expect: { rubric: Names `RetryHandler`., reference: In lib., minScore: 0.7, cites: lib/a.js, minCitationValidity: 0.9 }',
+    );
+    const { resolved } = parseSuite(text, 'suites/smoke.yaml');
+    expect(resolved.judge).toMatchObject({ model: 'm', preamble: 'Be strict.', concurrency: 3, endpoint: 'instance', explicit: true });
+    expect(resolved.questions[0]?.expect).toMatchObject({ minScore: 0.7, cites: ['lib/a.js'], minCitationValidity: 0.9 });
   });
 });

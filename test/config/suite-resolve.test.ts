@@ -12,6 +12,7 @@ describe('resolving a suite', () => {
       name: 'smoke',
       concurrency: 4,
       searchConcurrency: 2,
+      judge: { endpoint: 'instance', minScore: 0.6, during: 'run', concurrency: 2, citations: true, citationConcurrency: 4, explicit: false },
       questions: [
         {
           kind: 'question',
