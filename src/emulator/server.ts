@@ -61,7 +61,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     method: 'GET',
     path: '/.api/search/stream',
     operation: 'stream.search',
-    handler: createStreamHandler({ ...options.stream, corpus, faults: streamFaults }),
+    handler: createStreamHandler({ ...options.stream, timeScale: options.timeScale, corpus, faults: streamFaults }),
   };
   const server = createServer();
   const sockets = trackSockets(server);

@@ -11,6 +11,8 @@
  * - `"a quoted phrase"` is always a literal (escapes `\"` and `\\`).
  * - standard / keyword (default, or `t=`): bare words are literals and `/.../` is a JavaScript regexp.
  *   regexp (`patternType:regexp` or `t=regexp`): bare words are regexps. literal: everything literal.
+ *   lucky is searched like standard; structural approximately: `:[hole]` matches anything (lazily,
+ *   across lines), the rest literally (the emulator has no comby).
  * - Matching is case-insensitive unless `case:yes`; `^` and `$` match at line boundaries and `.` does
  *   not cross lines; a regexp may still span lines (e.g. with `\s`). Empty matches are ignored.
  *
@@ -22,7 +24,7 @@
  *   Filters follow `case:` like patterns do.
  * - `case:yes|no`, `count:N|all` (default limit set by the server), `type:file|path|repo`,
  *   `archived:yes|no|only` and `fork:yes|no|only` (default no), `timeout:` as a Go duration (`5s`,
- *   `1m30s`, `500ms`), `patternType:standard|keyword|regexp|literal`, `context:global` (ignored).
+ *   `1m30s`, `500ms`), `patternType:standard|keyword|regexp|literal|structural|lucky`, `context:global` (ignored).
  * - Without a pattern: `file:` / `lang:` filters give path results, otherwise repository results.
  *   `type:repo` matches the pattern against repository names and ignores `file:` and `lang:`.
  * Anything else of the form `word:value` is a literal term.
@@ -31,7 +33,7 @@ import { QuerySyntaxError } from './errors.js';
 import { resolveLanguage } from './languages.js';
 import { tokenize, type Token } from './tokens.js';
 
-export const PATTERN_TYPES = ['standard', 'keyword', 'regexp', 'literal'] as const;
+export const PATTERN_TYPES = ['standard', 'keyword', 'regexp', 'literal', 'structural', 'lucky'] as const;
 export type PatternType = (typeof PATTERN_TYPES)[number];
 const TRISTATE = ['yes', 'no', 'only'] as const;
 export type Tristate = (typeof TRISTATE)[number];
@@ -189,6 +191,8 @@ function compileTerm(token: Extract<Token, { text: string }>, patternType: Patte
       return regExp(raw, flags);
     case 'literal':
       return regExp(escapeRegExp(raw), flags);
+    case 'structural':
+      return regExp(raw.split(/:\[[^\]]*\]/).map(escapeRegExp).join('[\\s\\S]*?'), flags);
     default:
       return regExp(token.kind === 'slash' ? token.text : escapeRegExp(raw), flags);
   }

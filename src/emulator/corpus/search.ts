@@ -2,8 +2,7 @@ import type { Corpus, Repository } from './corpus.js';
 import { languageOf } from './languages.js';
 import type { Pattern, Query } from './query.js';
 import { findRanges, lineStarts, splitByLine, type Range } from './ranges.js';
-import * as skipped from './skipped.js';
-import type { Skipped } from './skipped.js';
+import { skippedList, type Skipped } from './skipped.js';
 import type { CorpusFile } from './walk.js';
 
 export interface ContentHit {
@@ -49,6 +48,8 @@ export interface SearchSettings {
   defaultTimeoutMs: number;
   signal?: AbortSignal;
   now?: () => number;
+  /** Called once the repositories are chosen, before the first hit (the server reports exclusions then). */
+  onResolved?: () => void;
 }
 
 /** repo: repository results; path: file paths only; content: contents; content-or-path: contents, else the path. */
@@ -69,7 +70,8 @@ export class SearchRun {
   excludedForks = 0;
   limitHit = false;
   timedOut = false;
-  readonly skipped: Skipped[] = [];
+  /** Repositories left unsearched (or searched in part) when the timeout struck. */
+  private timedOutRepos: string[] = [];
   private readonly limit: number;
   private readonly deadline: number;
   private readonly now: () => number;
@@ -87,8 +89,9 @@ export class SearchRun {
   async *hits(): AsyncGenerator<Hit> {
     const repos = await this.selectRepositories();
     const mode = this.mode();
-    for (const repo of repos) {
-      if (this.stopped()) return;
+    for (const [index, repo] of repos.entries()) {
+      const unsearched = () => repos.slice(index).map((r) => r.name);
+      if (this.stopped(unsearched)) return;
       if (mode === 'repo') {
         const nameRanges = this.query.pattern ? findRanges(this.query.pattern, repo.name) : null;
         const hit: RepoHit = { type: 'repo', repo, nameRanges };
@@ -96,7 +99,7 @@ export class SearchRun {
         continue;
       }
       for await (const [file, text] of this.candidates(repo, mode !== 'path')) {
-        if (this.stopped()) return;
+        if (this.stopped(unsearched)) return;
         const hit = text === undefined ? this.pathHit(repo, file) : this.contentHit(repo, file, text, mode);
         if (hit && this.admit(hit)) yield hit;
       }
@@ -122,9 +125,8 @@ export class SearchRun {
       else if (r.fork && fork === 'no') this.excludedForks++;
       else if ((archived !== 'only' || r.archived) && (fork !== 'only' || r.fork)) selected.push(r);
     }
-    if (this.excludedArchived > 0) this.skipped.push(skipped.excludedArchive(this.excludedArchived));
-    if (this.excludedForks > 0) this.skipped.push(skipped.excludedForks(this.excludedForks));
     this.repositoriesCount = selected.length;
+    this.settings.onResolved?.();
     return selected;
   }
 
@@ -164,7 +166,13 @@ export class SearchRun {
   private pathHit(repo: Repository, file: CorpusFile): PathHit | undefined {
     const pathRanges = this.query.pattern ? findRanges(this.query.pattern, file.path) : null;
     if (this.query.pattern && !pathRanges) return undefined;
-    return { type: 'path', repo, path: file.path, language: languageOf(file.path), pathRanges };
+    return { type: 'path', repo, path: file.path, language: languageOf(file.path), pathRanges: pathRanges ?? this.fileFilterRanges(file.path) };
+  }
+
+  /** Like the server, a `file:` filter highlights what it matched in the path (pathMatches). */
+  private fileFilterRanges(path: string): Range[] | null {
+    const ranges = this.query.file.flatMap((re) => findRanges({ kind: 'term', regexp: globalCopy(re) }, path) ?? []);
+    return ranges.length > 0 ? ranges.sort((a, b) => a[0] - b[0] || a[1] - b[1]) : null;
   }
 
   private contentHit(repo: Repository, file: CorpusFile, text: string, mode: Mode): Hit | undefined {
@@ -173,7 +181,7 @@ export class SearchRun {
     if (!found) return mode === 'content-or-path' ? this.pathHit(repo, file) : undefined;
     const starts = lineStarts(text);
     const ranges = this.settings.chunkMatches ? found : splitByLine(text, starts, found);
-    const pathRanges = mode === 'content-or-path' ? findRanges(pattern, file.path) : null;
+    const pathRanges = (mode === 'content-or-path' ? findRanges(pattern, file.path) : null) ?? this.fileFilterRanges(file.path);
     // A file matched without anything to highlight (e.g. only through NOT) is one path result.
     if (ranges.length === 0) return { type: 'path', repo, path: file.path, language: languageOf(file.path), pathRanges };
     return { type: 'content', repo, path: file.path, language: languageOf(file.path), text, lineStarts: starts, ranges, pathRanges };
@@ -182,29 +190,38 @@ export class SearchRun {
   /** Counts a hit against the limit, cutting a content hit to fit; false when the limit was already reached. */
   private admit(hit: Hit): boolean {
     if (this.matchCount >= this.limit) {
-      this.hitLimit();
+      this.limitHit = true;
       return false;
     }
     const room = this.limit - this.matchCount;
     if (hit.type === 'content' && hit.ranges.length > room) {
       hit.ranges = hit.ranges.slice(0, room);
-      this.hitLimit();
+      this.limitHit = true;
     }
     this.matchCount += hitCount(hit);
     return true;
   }
 
-  private hitLimit(): void {
-    if (this.limitHit) return;
-    this.limitHit = true;
-    this.skipped.push(skipped.matchLimit(this.limit));
+  /** What was skipped so far, in the server's order; `displayLimit` adds the display entry. */
+  skipped(displayLimit?: number): Skipped[] {
+    return skippedList({
+      ...(this.limitHit && { limitHit: this.limit }),
+      timedOut: this.timedOutRepos,
+      excludedForks: this.excludedForks,
+      excludedArchived: this.excludedArchived,
+      ...(displayLimit !== undefined && { displayLimit }),
+    });
   }
 
-  private stopped(): boolean {
+  private stopped(unsearched: () => string[]): boolean {
     if (this.limitHit || this.timedOut || this.settings.signal?.aborted) return true;
     if (this.now() < this.deadline) return false;
     this.timedOut = true;
-    this.skipped.push(skipped.timeout(this.query.timeoutMs ?? this.settings.defaultTimeoutMs));
+    this.timedOutRepos = unsearched();
     return true;
   }
+}
+
+function globalCopy(re: RegExp): RegExp {
+  return re.global ? re : new RegExp(re.source, `${re.flags}g`);
 }

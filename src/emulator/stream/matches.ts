@@ -15,35 +15,40 @@ interface Position {
   column: number;
 }
 
-/** The wire object of a hit, with at most `maxRanges` of a content hit's ranges (the display limit). */
+/**
+ * The wire object of a hit, with at most `maxRanges` of a content hit's ranges (the display limit).
+ * Keys come in the order of the server's structs, and what they tag `omitempty` is left out when empty.
+ */
 export function toWire(hit: Hit, format: WireFormat, maxRanges = Infinity): object {
   const { repo } = hit;
-  const common = {
-    repositoryID: repo.id,
-    repository: repo.name,
-    repoStars: repo.stars,
-    repoLastFetched: repo.lastFetched,
-    branches: [''],
-  };
+  const stars = repo.stars > 0 ? { repoStars: repo.stars } : {};
+  const fetched = repo.lastFetched ? { repoLastFetched: repo.lastFetched } : {};
+  const language = 'language' in hit && hit.language ? { language: hit.language } : {};
   switch (hit.type) {
     case 'repo':
       return {
         type: 'repo',
-        ...common,
+        repositoryID: repo.id,
+        repository: repo.name,
         ...(hit.nameRanges && { repositoryMatches: singleLine(hit.nameRanges) }),
-        description: '',
-        fork: repo.fork,
-        archived: repo.archived,
-        private: false,
+        branches: [''],
+        ...stars,
+        ...fetched,
+        ...(repo.fork && { fork: true }),
+        ...(repo.archived && { archived: true }),
       };
     case 'path':
       return {
         type: 'path',
         path: hit.path,
         ...(hit.pathRanges && { pathMatches: singleLine(hit.pathRanges) }),
-        ...common,
+        repositoryID: repo.id,
+        repository: repo.name,
+        ...stars,
+        ...fetched,
+        branches: [''],
         commit: repo.commit,
-        language: hit.language,
+        ...language,
       };
     case 'content': {
       const ranges = hit.ranges.length > maxRanges ? hit.ranges.slice(0, maxRanges) : hit.ranges;
@@ -51,13 +56,17 @@ export function toWire(hit: Hit, format: WireFormat, maxRanges = Infinity): obje
         type: 'content',
         path: hit.path,
         ...(hit.pathRanges && { pathMatches: singleLine(hit.pathRanges) }),
-        ...common,
+        repositoryID: repo.id,
+        repository: repo.name,
+        ...stars,
+        ...fetched,
+        branches: [''],
         commit: repo.commit,
         hunks: null,
-        language: hit.language,
         ...(format.chunkMatches
           ? { chunkMatches: chunkMatches(hit, ranges, format) }
           : { lineMatches: lineMatches(hit, ranges) }),
+        ...language,
       };
     }
   }

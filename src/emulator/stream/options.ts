@@ -15,6 +15,8 @@ export const StreamHandlerOptionsSchema = z.object({
   flushBytes: z.number().int().positive().default(32 * 1024),
   /** Longest silence before a keep-alive progress event. */
   progressIntervalMs: millis.default(5000),
+  /** Real ms per emulated ms of the two intervals above (the emulator's time scale). */
+  timeScale: z.number().positive().default(1),
   /** Result limit of a query without count:. */
   defaultLimit: z.number().int().positive().default(10_000),
   /** Timeout of a query without timeout:. */

@@ -1,6 +1,5 @@
 import type { Query } from '../corpus/query.js';
 import { hitCount, SearchRun, type Hit } from '../corpus/search.js';
-import { displayLimit } from '../corpus/skipped.js';
 import type { StreamFaultKind } from './faults.js';
 import { FilterTally } from './filters.js';
 import { toWire, type WireFormat } from './matches.js';
@@ -12,10 +11,13 @@ import { frame, type EventSink } from './sink.js';
 const MALFORMED_EVENT = frame('matches', '[{"type":"content","path":');
 
 /**
- * One search streamed to one client: matches are batched (the first batch at once, then every
- * flushIntervalMs or flushBytes), filters follow each batch when they changed, a progress event is sent
- * as a keep-alive when none was sent for progressIntervalMs, and the normal ending is final filters,
- * remaining matches, progress with done: true, an optional error, then done.
+ * One search streamed to one client, paced like the server:
+ * - once the repositories are chosen, filters and progress when something was excluded;
+ * - on every flush (the first batch at once, then every flushIntervalMs or flushBytes): filters when
+ *   they changed, the matches, then progress when it changed;
+ * - progress as a keep-alive when none was sent for progressIntervalMs;
+ * - at the end: filters, remaining matches, progress with done: true, an optional error, then done.
+ * Intervals are emulated time (scaled by timeScale); the search itself runs at real speed.
  */
 export class StreamSession {
   private readonly search: SearchRun;
@@ -23,11 +25,15 @@ export class StreamSession {
   private readonly format: WireFormat;
   private readonly now: () => number;
   private readonly started: number;
+  private readonly flushEveryMs: number;
+  private readonly keepAliveMs: number;
   private batch: string[] = [];
   private batchChars = 0;
   private flushedOnce = false;
   private lastFlush = Date.now();
   private lastProgress = Date.now();
+  /** The progress last sent, without durationMs: an initial zero state counts as sent. */
+  private lastProgressState = '';
   private displayLeft: number;
   private displayHit = false;
 
@@ -40,6 +46,8 @@ export class StreamSession {
   ) {
     this.now = options.now ?? Date.now;
     this.started = this.now();
+    this.flushEveryMs = options.flushIntervalMs * options.timeScale;
+    this.keepAliveMs = options.progressIntervalMs * options.timeScale;
     this.format = { chunkMatches: params.chunkMatches, contextLines: params.contextLines, maxLineLength: params.maxLineLength };
     this.displayLeft = params.display < 0 ? Infinity : params.display;
     this.search = new SearchRun(options.corpus, query, {
@@ -48,18 +56,19 @@ export class StreamSession {
       defaultTimeoutMs: options.defaultTimeoutMs,
       signal: sink.signal,
       now: this.now,
+      onResolved: () => this.resolved(),
     });
+    this.lastProgressState = this.progressState();
   }
 
   async run(): Promise<void> {
-    const { flushIntervalMs, flushBytes, progressIntervalMs } = this.options;
-    const timer = setInterval(() => this.tick(), Math.min(flushIntervalMs, progressIntervalMs));
+    const timer = setInterval(() => this.tick(), Math.max(1, Math.min(this.flushEveryMs, this.keepAliveMs)));
     let failure: string | undefined;
     try {
       if (this.fault === 'malformedEvent') await this.sink.write(MALFORMED_EVENT);
       for await (const hit of this.search.hits()) {
         this.add(hit);
-        if (!this.flushedOnce || this.batchChars >= flushBytes || Date.now() - this.lastFlush >= flushIntervalMs) {
+        if (!this.flushedOnce || this.batchChars >= this.options.flushBytes || Date.now() - this.lastFlush >= this.flushEveryMs) {
           await this.flush();
         }
         if (this.sink.closed) return;
@@ -91,9 +100,14 @@ export class StreamSession {
     return text;
   }
 
+  /** The repositories are chosen: exclusions show at once, before any match. */
+  private resolved(): void {
+    const text = this.changedFilters() + this.changedProgress();
+    if (text !== '') this.sink.write(text).catch(() => undefined);
+  }
+
   private async flush(): Promise<void> {
-    let text = this.takeBatch();
-    if (this.filters.changed) text += this.filtersEvent();
+    const text = this.changedFilters() + this.takeBatch() + this.changedProgress();
     this.flushedOnce = true;
     this.lastFlush = Date.now();
     if (text === '') return;
@@ -105,17 +119,18 @@ export class StreamSession {
   private tick(): void {
     if (this.sink.busy || this.sink.closed) return;
     const now = Date.now();
-    if (this.batch.length > 0 && now - this.lastFlush >= this.options.flushIntervalMs) {
+    if (this.batch.length > 0 && now - this.lastFlush >= this.flushEveryMs) {
       this.flush().catch(() => undefined);
-    } else if (now - this.lastProgress >= this.options.progressIntervalMs) {
+    } else if (now - this.lastProgress >= this.keepAliveMs) {
       this.sink.write(this.progressEvent(false)).catch(() => undefined);
     }
   }
 
   private async finish(failure: string | undefined): Promise<void> {
     if (this.sink.closed) return;
+    const list = this.filters.list(this.search);
     const text =
-      this.filtersEvent() +
+      (list.length > 0 ? frame('filters', JSON.stringify(list)) : '') +
       this.takeBatch() +
       this.progressEvent(true) +
       (failure === undefined ? '' : frame('error', JSON.stringify({ message: failure })));
@@ -133,14 +148,27 @@ export class StreamSession {
     await (fault === 'cutBeforeDone' ? this.sink.cut() : this.sink.stall(this.options.faults?.stallMs ?? 0));
   }
 
-  private filtersEvent(): string {
-    const list = this.filters.list(this.search);
-    return list.length > 0 ? frame('filters', JSON.stringify(list)) : '';
+  private changedFilters(): string {
+    const list = this.filters.changedList(this.search);
+    return list && list.length > 0 ? frame('filters', JSON.stringify(list)) : '';
   }
 
+  private changedProgress(): string {
+    return this.progressState() === this.lastProgressState ? '' : this.progressEvent(false);
+  }
+
+  private skipped() {
+    return this.search.skipped(this.displayHit ? this.params.display : undefined);
+  }
+
+  private progressState(): string {
+    return JSON.stringify([this.search.matchCount, this.skipped()]);
+  }
+
+  /** Only the final progress carries repositoriesCount. */
   private progressEvent(done: boolean): string {
     this.lastProgress = Date.now();
-    const skipped = this.displayHit ? [...this.search.skipped, displayLimit(this.params.display)] : this.search.skipped;
+    this.lastProgressState = this.progressState();
     return frame(
       'progress',
       JSON.stringify({
@@ -148,7 +176,7 @@ export class StreamSession {
         ...(done && { repositoriesCount: this.search.repositoriesCount }),
         matchCount: this.search.matchCount,
         durationMs: Math.max(0, Math.round(this.now() - this.started)),
-        skipped,
+        skipped: this.skipped(),
       }),
     );
   }

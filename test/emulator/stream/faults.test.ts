@@ -109,9 +109,10 @@ describe('gzip', () => {
     expect(reply.headers['content-encoding']).toBe('gzip');
     const events = parseEvents(reply.text);
     expect(events.at(-1)!.event).toBe('done');
-    expect(events[0]!.event).toBe('matches');
+    // The exclusions come first, as soon as the repositories are chosen.
+    expect(events[0]!.event).toBe('filters');
     const first = reply.pieces[0]!;
-    expect(first.text.startsWith('event: matches\n')).toBe(true);
+    expect(first.text.startsWith('event: filters\n')).toBe(true);
     expect(reply.pieces.at(-1)!.at - first.at).toBeGreaterThanOrEqual(250);
   });
 
@@ -143,7 +144,8 @@ describe('fault modes', () => {
     const reply = await rawSocket(url('count:all retry'), { 'Accept-Encoding': encoding });
     expect(reply.head).toMatch(/^HTTP\/1\.1 200 /);
     expect(reply.complete).toBe(false);
-    expect(reply.text).toMatch(/^event: matches\ndata: /);
+    expect(reply.text).toMatch(/^event: filters\ndata: /);
+    expect(reply.text).toContain('event: matches\ndata: ');
     expect(reply.text).not.toContain('event: done');
     const next = await stream(server.url, { q: 'retry' });
     expect(next.events.at(-1)!.event).toBe('done');

@@ -16,6 +16,7 @@ import {
   stream,
   type TestServer,
 } from './harness.js';
+import { toWire } from '../../../src/emulator/stream/matches.js';
 
 let dir: string;
 let server: TestServer;
@@ -44,7 +45,9 @@ describe('framing and event order', () => {
     expect(names.at(-1)).toBe('done');
     expect(events.at(-1)!.data).toBe('{}');
     expect(names.at(-2)).toBe('progress');
-    expect(names.indexOf('matches')).toBe(0);
+    // Exclusions (one archived repository) first, then filters before the first matches.
+    expect(names.slice(0, 2)).toEqual(['filters', 'progress']);
+    expect(names.indexOf('filters')).toBeLessThan(names.indexOf('matches'));
     const lastFilters = names.lastIndexOf('filters');
     expect(lastFilters).toBeGreaterThan(0);
     expect(names.slice(lastFilters)).toEqual(['filters', 'matches', 'progress', 'done']);
@@ -60,7 +63,7 @@ describe('framing and event order', () => {
     expect(matches).toHaveLength(1);
     const m = matches[0];
     expect(Object.keys(m)).toEqual([
-      'type', 'path', 'repositoryID', 'repository', 'repoStars', 'repoLastFetched', 'branches', 'commit', 'hunks', 'language', 'lineMatches',
+      'type', 'path', 'repositoryID', 'repository', 'repoStars', 'repoLastFetched', 'branches', 'commit', 'hunks', 'lineMatches', 'language',
     ]);
     expect(m).toMatchObject({ type: 'content', path: 'src/main.ts', repository: 'github.com/acme/app', branches: [''], hunks: null, language: 'TypeScript' });
     expect(m.commit).toMatch(/^[0-9a-f]{40}$/);
@@ -213,7 +216,12 @@ describe('query language', () => {
     expect(await paths('type:file readme')).toEqual([]);
     const repos = matchesOf((await search('type:repo acme')).events);
     expect(repos.map((r) => r.repository)).toEqual(['github.com/acme/app', 'github.com/acme/lib']);
-    expect(repos[0]).toMatchObject({ type: 'repo', repositoryMatches: [{ start: { offset: 11 }, end: { offset: 15 } }], fork: false, archived: false });
+    expect(repos[0]).toMatchObject({ type: 'repo', repositoryMatches: [{ start: { offset: 11 }, end: { offset: 15 } }] });
+    // omitempty: a repository's false flags and empty description are absent, not false or empty.
+    for (const key of ['fork', 'archived', 'private', 'description']) expect(repos[0]).not.toHaveProperty(key);
+    const archived = matchesOf((await search('archived:only type:repo old')).events);
+    expect(archived[0]).toMatchObject({ repository: 'github.com/old/archive', archived: true });
+    expect(archived[0]).not.toHaveProperty('fork');
     expect(matchesOf((await search('repo:lib')).events).map((r) => r.type)).toEqual(['repo']);
   });
 
@@ -253,5 +261,29 @@ describe('request parameters', () => {
   it('rejects other methods', async () => {
     const res = await fetch(`${server.url}?q=x`, { method: 'POST' });
     expect(res.status).toBe(405);
+  });
+});
+
+describe('omitted fields and path matches', () => {
+  it('leaves out an unknown language and highlights what file: matched in the path', async () => {
+    const [content] = matchesOf((await search('count:all file:retry\\.ts$ throw')).events);
+    expect(content).toMatchObject({ type: 'content', pathMatches: [{ start: { offset: 4 }, end: { offset: 12 } }] });
+    const [path] = matchesOf((await search('file:native')).events);
+    expect(path).toMatchObject({ type: 'path', path: 'native.c', pathMatches: [{ start: { offset: 0 }, end: { offset: 6 } }] });
+    const repo = { ...(await (await openCorpus(dir)).repositories())[0]!, stars: 0 };
+    const noLanguage = toWire({ type: 'path', repo, path: 'LICENSE', language: '', pathRanges: null }, { chunkMatches: false, contextLines: 0, maxLineLength: -1 });
+    expect(Object.keys(noLanguage)).toEqual(['type', 'path', 'repositoryID', 'repository', 'repoLastFetched', 'branches', 'commit']);
+  });
+});
+
+describe('pattern types', () => {
+  it('accepts lucky like standard and structural with holes', async () => {
+    const standard = await search('count:all fetchData');
+    const lucky = await search('count:all fetchData', { t: 'lucky' });
+    expect(matchesOf(lucky.events)).toEqual(matchesOf(standard.events));
+    const structural = matchesOf((await search('count:all retry(:[fn],', { t: 'structural' })).events);
+    expect(structural.map((m) => m.path)).toEqual(['src/main.ts']);
+    expect(structural[0].lineMatches[0].line).toContain('retry(() => fetchData(), 3)');
+    expect((await search('x', { t: 'fuzzy' })).events.map((e) => e.event)).toEqual(['error', 'done']);
   });
 });
