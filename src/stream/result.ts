@@ -6,7 +6,9 @@ import { z } from 'zod';
  * - `error`: an `error` event, a malformed event, or an alert with neither progress nor matches
  *   (the query did not parse);
  * - `truncated`: the stream ended without `done` (cut, stall, overall timeout, abort);
- * - `limit_hit`: `done` arrived but a skipped reason contains `-limit` or a final filter is not exhaustive;
+ * - `limit_hit`: `done` arrived but the search did not look everywhere: a skipped reason says so (a limit, a
+ *   timeout, a missing repository, an unknown reason with a warning severity: see `incompleteSkipped`) or a
+ *   final filter is not exhaustive;
  * - `complete`: `done` arrived and the search was exhaustive (a `display` cap alone still counts as complete:
  *   see `displayLimited`).
  */
@@ -80,7 +82,7 @@ export const SearchResultSchema = z.object({
   distinctCapped: z.boolean(),
   /** Server's repository count from the final progress event. */
   repositoriesCount: count.optional(),
-  /** `done` arrived, no skipped reason contains `-limit`, and every final filter is exhaustive. */
+  /** `done` arrived, no skipped reason says the search did not look everywhere, and every final filter is exhaustive. */
   exhaustive: z.boolean(),
   /** The server returned fewer matches than it found: a `display` skipped reason, or `counted < matchCount` after `done`. */
   displayLimited: z.boolean(),

@@ -3,7 +3,7 @@ import { DistinctCounter } from './distinct.js';
 import type { Progress } from './events.js';
 import { KNOWN_TYPES } from './match-types.js';
 import { SearchResultSchema, type Alert, type Failure, type Filter, type SearchResult } from './result.js';
-import { limitSkipped, verdictOf } from './verdict.js';
+import { incompleteSkipped, verdictOf } from './verdict.js';
 
 export interface TallyOptions {
   /** Match objects to keep as received (the first ones). */
@@ -149,7 +149,7 @@ export class Tally {
       files: this.files.size,
       distinctCapped: this.repositories.capped || this.files.capped,
       repositoriesCount: this.repositoriesCount,
-      exhaustive: this.done && !limitSkipped(skipped) && this.filters.every((f) => f.exhaustive),
+      exhaustive: this.done && !incompleteSkipped(skipped) && this.filters.every((f) => f.exhaustive),
       displayLimited: skipped.some((s) => s.reason === 'display') || (this.done && matchCount !== undefined && counted < matchCount),
       skipped,
       filters: this.filters,

@@ -13,9 +13,24 @@ export interface VerdictInputs {
   filters: readonly Filter[];
 }
 
-/** Any skipped reason containing `-limit` means the search was cut short by a limit. */
-export function limitSkipped(skipped: readonly Skipped[]): boolean {
-  return skipped.some((s) => s.reason.includes('-limit'));
+// Reasons that only say what the query left out on purpose (forks, archives) or how many matches were
+// sent: the search still looked everywhere it was asked to.
+const LOOKED_EVERYWHERE = new Set(['excluded-archive', 'excluded-fork', 'repository-fork', 'display']);
+// Reasons that name places the search could not look at, whatever their severity.
+const NOT_LOOKED = new Set(['repository-missing', 'repository-cloning', 'backend-missing', 'error']);
+
+/**
+ * True when a skipped reason means the search did not look everywhere: a limit (`*-limit`), a timeout
+ * (`shard-timeout`, `shard-timedout`, any `timeout`), a missing or cloning repository, a backend down, or
+ * a reason this client does not know that the server marks as a warning or worse.
+ */
+export function incompleteSkipped(skipped: readonly Skipped[]): boolean {
+  return skipped.some((s) => {
+    const reason = s.reason.toLowerCase();
+    if (LOOKED_EVERYWHERE.has(reason)) return false;
+    if (reason.includes('limit') || reason.includes('timeout') || reason.includes('timedout') || NOT_LOOKED.has(reason)) return true;
+    return /^(warn|warning|error|critical)$/i.test(s.severity.trim());
+  });
 }
 
 /** The verdict, worst first (see `VerdictSchema`). */
@@ -24,6 +39,6 @@ export function verdictOf(v: VerdictInputs): Verdict {
   // A query that does not parse gets an alert and `done`, with neither progress nor matches.
   if (v.errored || (v.alerts > 0 && !v.progressSeen && v.matchObjects === 0)) return 'error';
   if (!v.done) return 'truncated';
-  if (limitSkipped(v.skipped) || v.filters.some((f) => !f.exhaustive)) return 'limit_hit';
+  if (incompleteSkipped(v.skipped) || v.filters.some((f) => !f.exhaustive)) return 'limit_hit';
   return 'complete';
 }
