@@ -2,6 +2,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadSuite } from '../config/load-suite.js';
 import { parseDuration } from '../config/duration.js';
 import { connectionFor } from '../config/credentials.js';
+import { boundTargets } from '../config/resume-targets.js';
 import { targetsFrom } from '../config/targets.js';
 import { startEmulator, type RunningEmulator } from '../emulator/index.js';
 import { UsageError } from '../http/errors.js';
@@ -73,7 +74,11 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const previous = argv.resume !== undefined ? store.recorder.loadRun(argv.resume) : undefined;
       if (argv.resume !== undefined && !previous) throw new UsageError(`there is no run ${argv.resume} in ${argv.db}; list runs with dsbench runs --db ${argv.db}`);
       const suite = givenSuite ?? (await loadSuite(previous?.info.suitePath as string));
-      if (previous) named = resumeTargets(previous.targets, named);
+      if (previous) {
+        const bound = boundTargets(previous.runId, previous.targets, argv.target, argv.endpoint, process.env);
+        for (const note of bound.notes) process.stderr.write(`dsbench: ${note}\n`);
+        named = bound.targets;
+      }
       let targets: RunTarget[];
       if (named) {
         targets = named.map((t) => ({ ...t, emulated: false, timeScale: 1 }));
@@ -124,17 +129,6 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     }
   },
 };
-
-/** A resumed run goes back to the instances it used; only tokens are read again from the environment. */
-function resumeTargets(stored: Array<{ name: string; url: string; emulated: boolean }>, given: ReturnType<typeof targetsFrom>) {
-  if (stored.some((t) => t.emulated)) {
-    throw new UsageError('this run used the embedded emulator, which ended with its process, so its conversations cannot be re-polled; start a new run');
-  }
-  return stored.map((t) => {
-    const match = given?.find((g) => g.name === t.name || g.connection.endpoint === t.url);
-    return match ?? targetsFrom([`${t.name}=${t.url}`], undefined, process.env)?.[0] ?? { name: t.name, connection: connectionFor(t.url, undefined, process.env) };
-  });
-}
 
 /**
  * First SIGINT/SIGTERM: launch nothing more, give running questions the grace period, then cancel them.

@@ -229,6 +229,12 @@ function resumeRun(options: RunOptions, items: WorkItem[], api: Api): { runId: n
   if (unknown || state.items.length !== items.length) {
     throw new UsageError(`run ${state.runId} planned other items (targets or --repeats differ: ${unknown?.key ?? 'count differs'}); resume with the same --target and --repeats`);
   }
+  for (const stored of state.targets) {
+    const given = options.targets.find((t) => t.name === stored.name);
+    if (given && !stored.emulated && given.connection.endpoint !== stored.url) {
+      throw new UsageError(`run ${state.runId} started on ${stored.name}=${stored.url}, not ${given.connection.endpoint}: its conversations live there; resume on the same instance`);
+    }
+  }
   const storedApi = state.targets[0]?.api ?? api;
   if (options.api !== undefined && options.api !== storedApi) {
     throw new UsageError(`run ${state.runId} used the ${storedApi} API; its conversations cannot be followed with --api ${options.api}`);

@@ -16,14 +16,16 @@ questions:
 ${QUESTIONS.map((q, i) => `  - { id: q${i}, question: "${q}" }\n`).join('')}`;
 
 let e: RunningEmulator;
+let elsewhere: RunningEmulator;
 beforeAll(async () => {
+  elsewhere = await emulator({ timeScale: 0.1, search: inlineSearch });
   // Answers take 4 s of real time, one at a time: the first process is still running (16 s) when the
   // second one has started, even on a loaded machine; the resume runs them all at once.
   e = await emulator({ timeScale: 0.1, medianMs: 40_000, sigma: 0, seed: 5, search: inlineSearch });
 });
 afterAll(cleanup);
 
-describe('dsbench run --resume on a run another process holds', () => {
+describe('dsbench run --resume on a run another process holds, from another shell', () => {
   it('is refused with exit 7 while the holder lives, and taken over once it is killed', async () => {
     const dbPath = path.join(tempDir(), 'lease.db');
     const suiteFile = writeSuite(SUITE);
@@ -38,11 +40,14 @@ describe('dsbench run --resume on a run another process holds', () => {
 
     holder.process.kill('SIGKILL');
     await holder.exited;
-    const resumed = await runCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines', '--concurrency', '4'], env);
+    // Within a second of the kill, from a shell whose SRC_ENDPOINT now names another instance.
+    const resumed = await runCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines', '--concurrency', '4'], { ...env, SRC_ENDPOINT: elsewhere.url });
     expect(resumed.code, resumed.stderr).toBe(ExitCode.ok);
     expect(resumed.stderr).toContain(`took over run ${runId} from pid ${holder.process.pid} on host `);
     expect(resumed.stderr).toContain(`process ${holder.process.pid} is gone`);
+    expect(resumed.stderr).toContain(`SRC_ENDPOINT (${elsewhere.url}) is ignored: run ${runId} is bound to default=${e.url}`);
     expect(asked(e, 'versioned')).toBe(QUESTIONS.length);
+    expect(Object.values(elsewhere.counters()).reduce((n, c) => n + c, 0)).toBe(0);
     expect(peek(dbPath, (db) => db.prepare('SELECT count(*) FROM run_leases').pluck().get())).toBe(0);
   }, 60_000);
 });
