@@ -3,6 +3,7 @@ import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { DEFAULT_DB, openResults } from '../report/open.js';
 import { fmtNum, safeJson, textTable } from '../report/tables.js';
+import { verdictWord } from '../runner/verdict.js';
 import { type RunSummary, listRuns } from '../store/queries.js';
 import type { GlobalArgs } from './global-options.js';
 import type { Output } from './report.js';
@@ -24,8 +25,8 @@ export function outcomeText(outcomes: Record<string, number>): string {
 
 export function runsTable(runs: readonly RunSummary[]): string {
   return textTable({
-    headers: ['id', 'label', 'suite', 'targets', 'started', 'status', 'items', 'outcomes', 'credits'],
-    align: ['right', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'right'],
+    headers: ['id', 'label', 'suite', 'targets', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits'],
+    align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right'],
     rows: runs.map((r) => [
       String(r.id),
       r.label ?? '',
@@ -33,8 +34,11 @@ export function runsTable(runs: readonly RunSummary[]): string {
       r.targets.join(','),
       r.startedAt,
       r.status,
+      // A run still running (or killed) has no verdict yet.
+      r.status === 'running' ? '' : `${verdictWord(r.exitCode)} (exit ${r.exitCode})`,
       String(r.items),
       outcomeText(r.outcomes),
+      r.checks.passed + r.checks.failed === 0 ? '' : `${r.checks.failed} of ${r.checks.passed + r.checks.failed} failed`,
       fmtNum(r.credits, 2),
     ]),
   });
@@ -57,7 +61,7 @@ export async function runRuns(args: RunsArgs, stdout: Output = process.stdout): 
 
 export const runsCommand: CommandModule<GlobalArgs, RunsArgs & GlobalArgs> = {
   command: 'runs',
-  describe: 'List the recorded runs, newest first (id, label, suite, targets, start, status, outcomes, credits)',
+  describe: 'List the recorded runs, newest first (id, label, suite, targets, start, status, verdict and exit code, outcomes, checks, credits)',
   builder: (y: Argv<GlobalArgs>) =>
     y
       .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })

@@ -1,8 +1,8 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { headersFor } from '../config/credentials.js';
 import { parseDuration } from '../config/duration.js';
-import { ExitCode } from '../http/exit-codes.js';
 import { Transport } from '../http/transport.js';
+import { itemExitCode } from '../runner/verdict.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { openTarget } from './target.js';
@@ -84,9 +84,7 @@ function textOf(result: SearchResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** A query the server could not run is the user's to fix; a failed exchange carries its own code. */
+/** The same table as a search item of a run (src/runner/verdict.ts): `run` and `search` agree. */
 function exitCodeOf(result: SearchResult): number {
-  if (result.failure) return result.failure.exitCode;
-  if (result.verdict === 'error') return ExitCode.usage;
-  return ExitCode.ok;
+  return itemExitCode('search', result.verdict, result.httpStatus);
 }

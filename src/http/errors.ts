@@ -56,7 +56,8 @@ export class HttpStatusError extends DsbenchError {
   }
 }
 
-function exitCodeForStatus(status: number): ExitCode {
+/** The exit code of a non-2xx reply: a request the server rejected as invalid is usage, anything else unreachable. */
+export function exitCodeForStatus(status: number): ExitCode {
   if (status === 400 || status === 404 || status === 405 || status === 409 || status === 413 || status === 415 || status === 422) {
     return ExitCode.usage;
   }

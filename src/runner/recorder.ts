@@ -1,3 +1,4 @@
+import type { VerdictOutcome } from './verdict.js';
 import type { QuestionError, QuestionState, QuotaUsage, Source, Stats } from '../deepsearch/model.js';
 
 // The runner records through this interface and never speaks SQL; src/store/ implements it.
@@ -155,6 +156,21 @@ export interface RunLease {
   release(): void;
 }
 
+/** One target's share of a run: items by outcome (unfinished ones by status), credits, checks. */
+export interface TargetTally {
+  counts: Record<string, number>;
+  credits: number;
+  passed: number;
+  failed: number;
+}
+
+/** Everything the verdict of a whole run needs, read from what was recorded (items finished before a resume included). */
+export interface RunTally {
+  targets: Record<string, TargetTally>;
+  items: Array<{ kind: ItemKind; outcome: VerdictOutcome; httpStatus: number | null; count: number }>;
+  checks: { passed: number; failed: number };
+}
+
 export interface Recorder {
   /**
    * Takes the run's lease for this process; throws (exit code runHeld) naming the holder when another live
@@ -175,5 +191,7 @@ export interface Recorder {
   itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void;
   itemSkipped(runId: number, key: string, reason: string, at: string): void;
   conversationDeleted(runId: number, key: string, at: string): void;
+  /** What was recorded of the whole run, items finished before an interruption included. */
+  tally(runId: number): RunTally;
   close(): void;
 }

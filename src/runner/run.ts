@@ -13,10 +13,11 @@ import { deleteConversation, leftToDelete } from './cleanup.js';
 import { planRun, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
-import type { ItemOutcome, Recorder, ResumeItem, RunLease, RunStatus, TargetInfo } from './recorder.js';
+import type { Recorder, ResumeItem, RunLease, RunStatus, TargetInfo } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
 import { runSearchItem } from './search-runner.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
+import { runExitCode, type VerdictOutcome } from './verdict.js';
 
 export interface RunTarget {
   name: string;
@@ -53,8 +54,10 @@ export interface RunOptions {
   lease?: { heartbeatMs: number; staleMs: number } | undefined;
 }
 
+/** One target's share of the whole run (items finished before an interruption included), as recorded. */
 export interface TargetResult {
-  counts: Partial<Record<ItemOutcome | 'pending', number>>;
+  /** Items by outcome; unfinished ones by status (`pending`, `running`). */
+  counts: Partial<Record<VerdictOutcome, number>>;
   credits: number;
   passed: number;
   failed: number;
@@ -78,7 +81,8 @@ interface TargetRuntime {
   gate: TargetGate;
   questions: ReturnType<typeof pLimit>;
   searches: ReturnType<typeof pLimit>;
-  result: TargetResult;
+  /** Exit codes of items that ended in an exception (a bug, or a fault of the recorder). */
+  failures: ExitCode[];
   /** Conversations that items of this run own: a lost send is never matched to one of them. */
   claimed: Set<string>;
 }
@@ -146,9 +150,6 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     await preflight([...runtimes.values()], resolved.questions.length > 0, log);
     const pending = items.filter((item) => resumed.get(item.key)?.status !== 'done');
     reporter.onRunStart?.({ runId, total: items.length, alreadyDone: items.length - pending.length, targets: options.targets.map((t) => t.name) });
-    for (const [key, state] of resumed) {
-      if (state.status === 'done') count(runtimes.get(targetOf(key))?.result, state.outcome ?? 'completed');
-    }
     await Promise.all([
       ...pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, log })),
       ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
@@ -163,14 +164,21 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     await Promise.all([...runtimes.values()].flatMap((r) => [r.client.close(), r.stream.close()]));
   }
 
-  const targets = Object.fromEntries([...runtimes].map(([name, r]) => [name, { ...r.result, ...(r.gate.stopped && { stopped: r.gate.stopped.reason }) }]));
-  const passed = Object.values(targets).reduce((sum, t) => sum + t.passed, 0);
-  const failed = Object.values(targets).reduce((sum, t) => sum + t.failed, 0);
-  const exitCode = exitCodeOf(options, [...runtimes.values()], failed);
+  // The verdict reads what was recorded, so a resumed run counts the items finished before its interruption.
+  const tally = recorder.tally(runId);
+  const targets = Object.fromEntries(
+    [...runtimes].map(([name, r]) => [name, { ...(tally.targets[name] ?? { counts: {}, credits: 0, passed: 0, failed: 0 }), ...(r.gate.stopped && { stopped: r.gate.stopped.reason }) }]),
+  );
+  const exitCode = runExitCode({
+    signalled: options.stop.aborted,
+    stops: [...runtimes.values()].flatMap((r) => [...(r.gate.stopped ? [r.gate.stopped.exitCode] : []), ...r.failures]),
+    items: tally.items,
+    failedChecks: tally.checks.failed,
+  });
   const status: RunStatus = options.stop.aborted || exitCode === ExitCode.aborted ? 'aborted' : exitCode === ExitCode.unreachable ? 'failed' : 'completed';
   // A run whose lease was taken over belongs to its new holder, status included.
   if (!opened.lost.aborted) recorder.setRunStatus(runId, status, new Date().toISOString());
-  return { runId, status, exitCode, targets, expectations: { passed, failed }, wallMs: Math.round(performance.now() - started) };
+  return { runId, status, exitCode, targets, expectations: tally.checks, wallMs: Math.round(performance.now() - started) };
 }
 
 function targetOf(key: string): string {
@@ -257,7 +265,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     gate: new TargetGate(target.name, options.onQuota, options.maxQuotaWaitMs, target.timeScale),
     questions: pLimit(concurrency),
     searches: pLimit(searchConcurrency),
-    result: { counts: {}, credits: 0, passed: 0, failed: 0 },
+    failures: [],
     claimed: new Set(),
   };
 }
@@ -290,12 +298,11 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
   await limit(async () => {
     const { options, runId, log } = ctx;
     // Items not launched before a stop stay pending, so a resume runs them.
-    if (options.stop.aborted) return count(r.result, 'pending');
+    if (options.stop.aborted) return;
     const stop = await r.gate.admit(options.stop);
-    if (options.stop.aborted) return count(r.result, 'pending');
+    if (options.stop.aborted) return;
     if (stop) {
       options.recorder.itemSkipped(runId, item.key, stop.reason, new Date().toISOString());
-      count(r.result, 'skipped');
       // A skipped item is finished for the progress display too, so done reaches the total.
       options.reporter.onItemStart?.(item.key);
       options.reporter.onItemEnd?.(item.key, { outcome: 'skipped', credits: 0, passed: 0, failed: 0 });
@@ -316,27 +323,9 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
       // The recorder or a bug: say which item, keep the rest of the run going.
       const message = error instanceof DsbenchError ? error.message : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
       log(`${item.key}: ${message}`);
+      r.failures.push(error instanceof DsbenchError ? error.exitCode : ExitCode.internal);
       summary = { outcome: 'client_error', credits: 0, passed: 0, failed: 0 };
     }
-    count(r.result, summary.outcome);
-    r.result.credits += summary.credits;
-    r.result.passed += summary.passed;
-    r.result.failed += summary.failed;
     options.reporter.onItemEnd?.(item.key, summary);
   });
-}
-
-function count(result: TargetResult | undefined, outcome: ItemOutcome | 'pending'): void {
-  if (result) result.counts[outcome] = (result.counts[outcome] ?? 0) + 1;
-}
-
-/** The most severe class wins: aborted by signal, unreachable or refused, stopped by quota policy, expectations. */
-function exitCodeOf(options: RunOptions, runtimes: TargetRuntime[], failedExpectations: number): ExitCode {
-  if (options.stop.aborted) return ExitCode.aborted;
-  const stops = runtimes.map((r) => r.gate.stopped).filter((s) => s !== undefined);
-  if (stops.some((s) => s.exitCode === ExitCode.unreachable)) return ExitCode.unreachable;
-  // A question whose request failed, or a search that got no reply or an HTTP error: both are client errors.
-  if (runtimes.some((r) => (r.result.counts.client_error ?? 0) + (r.result.counts.http_error ?? 0) > 0)) return ExitCode.unreachable;
-  if (stops.length > 0) return ExitCode.aborted;
-  return failedExpectations > 0 ? ExitCode.expectationsFailed : ExitCode.ok;
 }

@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { ItemKind, ItemStatus, RunStatus } from '../runner/recorder.js';
+import { ExitCode } from '../http/exit-codes.js';
+import type { ItemKind, ItemStatus, RunStatus, RunTally } from '../runner/recorder.js';
+import { runExitCode, type VerdictOutcome } from '../runner/verdict.js';
 
 // Read side for reports. Rows use camelCase and `null` for absent values (never 0). The iterators
 // stream rows from SQLite; while one is open, this connection cannot write (better-sqlite3 rule).
@@ -32,7 +34,12 @@ export interface RunSummary {
   outcomes: Record<string, number>;
   /** Sum of credits over all turns; null when no turn reported any. */
   credits: number | null;
+  /** Expectations checked over every item of the run. */
+  checks: { passed: number; failed: number };
+  /** The exit code the run's items, status and checks call for (the one verdict function of src/runner/verdict.ts). */
+  exitCode: ExitCode;
 }
+
 
 export interface ItemColumns {
   itemKey: string;
@@ -143,12 +150,54 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
         (SELECT sum(credits) FROM turns WHERE run_id = r.id) AS credits
       FROM runs r WHERE (@suite IS NULL OR r.suite_name = @suite) ORDER BY r.id DESC LIMIT @limit`,
     )
-    .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<RunSummary & { targets: string; outcomes: string }>;
-  return rows.map((r) => ({
-    ...r,
-    targets: JSON.parse(r.targets) as string[],
-    outcomes: JSON.parse(r.outcomes) as Record<string, number>,
-  }));
+    .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<Omit<RunSummary, 'checks' | 'exitCode'> & { targets: string; outcomes: string }>;
+  return rows.map((r) => {
+    const tally = runTally(db, r.id);
+    return {
+      ...r,
+      targets: JSON.parse(r.targets) as string[],
+      outcomes: JSON.parse(r.outcomes) as Record<string, number>,
+      checks: tally.checks,
+      exitCode: storedRunExitCode(r.status, tally),
+    };
+  });
+}
+
+/** The verdict of a recorded run: what `dsbench run` ended (or would have ended) with. */
+export function storedRunExitCode(status: RunStatus, tally: RunTally): ExitCode {
+  return runExitCode({
+    signalled: status === 'aborted',
+    // A run is marked failed when a target was unreachable or refused the token.
+    stops: status === 'failed' ? [ExitCode.unreachable] : [],
+    items: tally.items,
+    failedChecks: tally.checks.failed,
+  });
+}
+
+/** Items by target, kind and outcome, credits and checks of one run: one pass over its items. */
+export function runTally(db: Database.Database, runId: number): RunTally {
+  const rows = db
+    .prepare(
+      `SELECT i.target, i.kind, coalesce(i.outcome, i.status) AS outcome, s.http_status AS httpStatus, count(*) AS count,
+        sum((SELECT sum(t.credits) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key)) AS credits,
+        sum((SELECT sum(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key)) AS passed,
+        sum((SELECT count(*) - sum(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key)) AS failed
+      FROM items i LEFT JOIN searches s ON s.run_id = i.run_id AND s.item_key = i.key
+      WHERE i.run_id = ? GROUP BY i.target, i.kind, outcome, httpStatus ORDER BY min(i.position)`,
+    )
+    .all(runId) as Array<{ target: string; kind: ItemKind; outcome: VerdictOutcome; httpStatus: number | null; count: number; credits: number | null; passed: number | null; failed: number | null }>;
+  const tally: RunTally = { targets: {}, items: [], checks: { passed: 0, failed: 0 } };
+  for (const row of rows) {
+    const t = (tally.targets[row.target] ??= { counts: {}, credits: 0, passed: 0, failed: 0 });
+    t.counts[row.outcome] = (t.counts[row.outcome] ?? 0) + row.count;
+    t.credits += row.credits ?? 0;
+    t.passed += row.passed ?? 0;
+    t.failed += row.failed ?? 0;
+    tally.checks.passed += row.passed ?? 0;
+    tally.checks.failed += row.failed ?? 0;
+    tally.items.push({ kind: row.kind, outcome: row.outcome, httpStatus: row.httpStatus, count: row.count });
+  }
+  return tally;
 }
 
 /** Every column of a turn, named as TurnRow names them. */

@@ -12,6 +12,7 @@ import type {
   ResumeTurn,
   RunInfo,
   RunStatus,
+  RunTally,
   SearchRecord,
   TargetInfo,
   TurnRecord,
@@ -19,6 +20,7 @@ import type {
 } from '../runner/recorder.js';
 import { statsFromSnakeCase, type QuestionError, type QuotaUsage, type Source } from '../deepsearch/model.js';
 import { acquireLease } from './lease.js';
+import { runTally } from './queries.js';
 import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
 
 const { SqliteError } = Database;
@@ -308,6 +310,10 @@ export class SqliteRecorder implements Recorder {
 
   conversationDeleted(runId: number, key: string, at: string): void {
     this.updateItem(this.s.conversationDeleted, { runId, key, at });
+  }
+
+  tally(runId: number): RunTally {
+    return runTally(this.db, runId);
   }
 
   close(): void {

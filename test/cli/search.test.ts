@@ -1,5 +1,7 @@
 // dsbench search as a user runs it: output in the platform CLI's manner, --json fields, verdicts, exit codes.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,5 +91,24 @@ describe('dsbench search on a faulty stream', () => {
     const run = await cli.run(['search', 'needle count:all', '--json'], env);
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout).verdict).toBe('truncated');
+  });
+});
+
+// A reply dsbench cannot decode is a search that did not finish: exit 3, as the same search in a run.
+describe('dsbench search on a reply it cannot decode', () => {
+  it('an unknown content-encoding is truncated, exit 3 (not 5, not a pass)', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'br' });
+      res.end('\u0000\u0001not brotli');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const run = await cli.run(['search', 'needle', '--json'], { SRC_ENDPOINT: `http://127.0.0.1:${port}`, SRC_ACCESS_TOKEN: 'token-x' });
+      expect(JSON.parse(run.stdout).verdict).toBe('truncated');
+      expect(run.code).toBe(3);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/http/exit-codes.js';
 import { expectationSummary, findRun, iterateSearches, iterateTurns, listRuns, parseRunSelector } from '../../src/store/queries.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { TARGETS, completedTurn, questionItems, runInfo } from './fixtures/sample.js';
@@ -67,6 +68,9 @@ describe('queries', () => {
       items: 4,
       outcomes: { completed: 1, error: 1, pending: 1, complete: 1 },
       credits: 3.5,
+      checks: { passed: 1, failed: 2 },
+      // An item left pending: the run stopped before it.
+      exitCode: ExitCode.aborted,
     });
     expect(runs[0]).toMatchObject({ items: 0, outcomes: {}, credits: null, endedAt: null, status: 'running' });
     expect(listRuns(store.db, { limit: 1 }).map((r) => r.id)).toEqual([3]);

@@ -1,0 +1,83 @@
+import { exitCodeForStatus } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+import type { ItemKind, ItemOutcome, ItemStatus } from './recorder.js';
+
+// The one place where outcomes become exit codes: `run` (live and resumed), `runs` and `search` all ask
+// here. docs/exit-codes.md carries the same table in words; change both together.
+
+/** An item as the verdict sees it: its outcome, or its status while it has none. */
+export type VerdictOutcome = ItemOutcome | Exclude<ItemStatus, 'done' | 'skipped'>;
+
+/**
+ * The exit code one item's outcome calls for, before expectations.
+ * - A question that got a final state (completed, error, canceled) or was given up on (timeout) is
+ *   judged by its expectations alone: a suite may expect an error or a timeout.
+ * - A question whose request failed (client_error) is the instance's failure: unreachable.
+ * - A search that completed or stopped at a limit the server reported is judged by its expectations; one
+ *   that was cut, stalled, timed out or could not be decoded (truncated), or got no 2xx reply
+ *   (http_error, by its status: 400/404/... usage, else unreachable) is not a pass; a query the server
+ *   could not run (error) is the suite's to fix: usage.
+ * - An item that never ran to its end (pending, running, skipped after a stop) means the run stopped: aborted.
+ */
+export function itemExitCode(kind: ItemKind, outcome: VerdictOutcome, httpStatus?: number | null): ExitCode {
+  switch (outcome) {
+    case 'completed':
+    case 'canceled':
+    case 'timeout':
+    case 'complete':
+    case 'limit_hit':
+      return ExitCode.ok;
+    case 'error':
+      return kind === 'search' ? ExitCode.usage : ExitCode.ok;
+    case 'client_error':
+    case 'truncated':
+      return ExitCode.unreachable;
+    case 'http_error':
+      return httpStatus === undefined || httpStatus === null ? ExitCode.unreachable : exitCodeForStatus(httpStatus);
+    default:
+      return ExitCode.aborted;
+  }
+}
+
+/**
+ * Most severe first: a bug makes the rest untrustworthy; an unreachable instance explains what follows it;
+ * a stop explains skipped items; then usage, then checks.
+ */
+const SEVERITY: readonly ExitCode[] = [ExitCode.internal, ExitCode.storage, ExitCode.unreachable, ExitCode.aborted, ExitCode.usage, ExitCode.expectationsFailed, ExitCode.ok];
+
+export interface VerdictInput {
+  /** The run was stopped by a signal (or a crash): aborted whatever the items say. */
+  signalled: boolean;
+  /** Exit codes of targets stopped by their gate (unreachable, refused token, quota policy). */
+  stops: readonly ExitCode[];
+  /** Every item of the run, finished before an interruption or not. */
+  items: Iterable<{ kind: ItemKind; outcome: VerdictOutcome; httpStatus?: number | null | undefined }>;
+  failedChecks: number;
+}
+
+/** The run's exit code: the most severe class among its items, stops and checks. */
+export function runExitCode(input: VerdictInput): ExitCode {
+  if (input.signalled) return ExitCode.aborted;
+  const codes = new Set<ExitCode>(input.stops);
+  for (const item of input.items) codes.add(itemExitCode(item.kind, item.outcome, item.httpStatus));
+  if (input.failedChecks > 0) codes.add(ExitCode.expectationsFailed);
+  return SEVERITY.find((code) => codes.has(code)) ?? ExitCode.ok;
+}
+
+/** The verdict in a word, for `runs` and summaries. */
+export function verdictWord(code: ExitCode): string {
+  switch (code) {
+    case ExitCode.ok:
+      return 'passed';
+    case ExitCode.expectationsFailed:
+      return 'checks failed';
+    case ExitCode.usage:
+      return 'suite error';
+    case ExitCode.unreachable:
+      return 'unreachable';
+    case ExitCode.aborted:
+      return 'aborted';
+    default:
+      return `exit ${code}`;
+  }
+}
