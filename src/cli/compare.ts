@@ -28,6 +28,7 @@ export interface CompareArgs {
   confidence?: number | undefined;
   seed?: number | undefined;
   bom?: boolean | undefined;
+  html?: boolean | undefined;
   json?: boolean | undefined;
 }
 
@@ -84,6 +85,7 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
     thresholds: thresholdsFrom(args),
     bootstrap: bootstrapFrom(args),
     bom: args.bom,
+    html: args.html,
   });
   stdout.write(format === 'md' ? result.markdown : format === 'json' ? safeJson(compareJson(result)) : result.text);
   return result.summary.failed ? ExitCode.expectationsFailed : ExitCode.ok;
@@ -111,7 +113,8 @@ export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs>
       .option('resamples', { type: 'number', default: DEFAULT_BOOTSTRAP.resamples, describe: 'Bootstrap resamples' })
       .option('confidence', { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: 'Confidence level of the intervals, in percent' })
       .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP.seed, describe: 'Seed of the bootstrap (same seed, same intervals)' })
-      .option('bom', { type: 'boolean', default: false, describe: 'Start compare.csv with a UTF-8 byte order mark (for Excel)' }) as unknown as Argv<CompareArgs & GlobalArgs>,
+      .option('bom', { type: 'boolean', default: false, describe: 'Start compare.csv with a UTF-8 byte order mark (for Excel)' })
+      .option('html', { type: 'boolean', default: false, describe: 'Also write compare.html: charts of the deltas with their intervals and the answers side by side, offline' }) as unknown as Argv<CompareArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<CompareArgs & GlobalArgs>) => {
     const code = await runCompare(argv);
     if (code !== ExitCode.ok) process.exitCode = code;

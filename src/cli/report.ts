@@ -13,6 +13,7 @@ export interface ReportArgs {
   out?: string | undefined;
   format: string;
   bom?: boolean | undefined;
+  html?: boolean | undefined;
   history?: number | undefined;
   suite?: string | undefined;
   json?: boolean | undefined;
@@ -24,7 +25,7 @@ export interface Output {
   write(text: string): unknown;
 }
 
-const FORMATS: readonly ReportFormat[] = ['csv', 'md', 'json'];
+const FORMATS: readonly ReportFormat[] = ['csv', 'md', 'json', 'html'];
 
 /** `csv`, `md`, `json` or a comma list of them. */
 export function parseFormats(text: string): Set<ReportFormat> {
@@ -50,6 +51,7 @@ function stdoutKind(formats: ReadonlySet<ReportFormat>, json: boolean | undefine
 export async function runReport(args: ReportArgs, stdout: Output = process.stdout): Promise<number> {
   const formats = parseFormats(args.format);
   if (args.json) formats.add('json');
+  if (args.html) formats.add('html');
   const kind = stdoutKind(formats, args.json);
   if (args.history !== undefined) {
     if (args.run !== undefined) throw new UsageError('give either a run or --history N, not both');
@@ -74,9 +76,10 @@ export const reportCommand: CommandModule<GlobalArgs, ReportArgs & GlobalArgs> =
       .option('format', {
         type: 'string',
         default: 'csv',
-        describe: 'csv: CSV files and a terminal summary; md: report.md, printed (for $GITHUB_STEP_SUMMARY); json: report.json, printed. A comma list writes several',
+        describe: 'csv: CSV files and a terminal summary; md: report.md, printed (for $GITHUB_STEP_SUMMARY); json: report.json, printed; html: report.html. A comma list writes several',
       })
       .option('bom', { type: 'boolean', default: false, describe: 'Start CSV files with a UTF-8 byte order mark (for Excel)' })
+      .option('html', { type: 'boolean', default: false, describe: 'Also write report.html (history.html with --history): one self-contained page with charts, opens offline' })
       .option('history', { type: 'number', describe: 'Instead of one run: a trend over the last N runs of a suite (history.csv)' })
       .option('suite', { type: 'string', describe: 'With --history: the suite (default: the suite of the newest run)' })
       .check((argv) => {

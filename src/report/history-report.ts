@@ -7,6 +7,7 @@ import { type Block, renderMarkdown, renderText } from './document.js';
 import { type HistoryRow, HISTORY_COLUMNS, collectHistory } from './history.js';
 import { inSnapshot, openResults } from './open.js';
 import type { ReportFormat } from './report.js';
+import { historyHtml } from './html/history-html.js';
 import { fmtInt, fmtNum, fmtPct, fmtSeconds, safeJson } from './tables.js';
 
 export interface HistoryOptions {
@@ -52,12 +53,15 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     }
     const mdFile = options.formats.has('md') ? path.join(out, 'history.md') : undefined;
     const jsonFile = options.formats.has('json') ? path.join(out, 'history.json') : undefined;
+    const htmlFile = options.formats.has('html') ? path.join(out, 'history.html') : undefined;
     if (mdFile) files.push(mdFile);
     if (jsonFile) files.push(jsonFile);
+    if (htmlFile) files.push(htmlFile);
     const blocks = historyDocument(suite, options.db, rows, files);
     const markdown = renderMarkdown(blocks);
     if (mdFile) writeFileSync(mdFile, markdown);
     if (jsonFile) writeFileSync(jsonFile, safeJson({ db: options.db, suite, rows, files }));
+    if (htmlFile) writeFileSync(htmlFile, historyHtml(options.db, suite, rows, new Date().toISOString()));
     return { suite, rows, out, files, markdown, text: renderText(blocks) };
   } finally {
     store.close();

@@ -25,6 +25,7 @@ import { safeJson } from './tables.js';
 import { inSnapshot, openResults, resolveRun } from './open.js';
 import { QUESTION_COLUMNS, questionRows } from './questions-csv.js';
 import { reportDocument } from './report-document.js';
+import { reportHtml } from './html/report-html.js';
 import { SEARCH_COLUMNS, searchRows } from './searches-csv.js';
 import {
   type QuestionSummaryRow,
@@ -35,7 +36,7 @@ import {
   SearchSummary,
 } from './summary.js';
 
-export type ReportFormat = 'csv' | 'md' | 'json';
+export type ReportFormat = 'csv' | 'md' | 'json' | 'html';
 
 export interface ReportOptions {
   /** Results database path. */
@@ -44,7 +45,7 @@ export interface ReportOptions {
   run: string;
   /** Output folder; default `results/report-<runId>`. */
   out?: string | undefined;
-  /** What to write: `csv` the CSV files, `md` report.md, `json` report.json. */
+  /** What to write: `csv` the CSV files, `md` report.md, `json` report.json, `html` report.html. */
   formats: ReadonlySet<ReportFormat>;
   bom?: boolean | undefined;
   /** Clock for the quota projection (tests pin it). */
@@ -131,6 +132,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
         generatedAt: now.toISOString(),
       };
+      if (options.formats.has('html')) writeFileSync(file('report.html'), reportHtml(db, result));
       return result;
     });
     const mdFile = options.formats.has('md') ? pushed(files, path.join(out, 'report.md')) : undefined;

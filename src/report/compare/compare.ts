@@ -10,6 +10,7 @@ import { safeJson } from '../tables.js';
 import { type CompareSummary, CompareAccumulator } from './aggregate.js';
 import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from './bootstrap.js';
 import { compareDocument } from './compare-document.js';
+import { CompareHtml } from '../html/compare-html.js';
 import { COMPARE_COLUMNS } from './compare-csv.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './gates.js';
 import { type KeyPart, pairByKey } from './pairing.js';
@@ -33,6 +34,8 @@ export interface CompareOptions {
   bom?: boolean | undefined;
   /** Rows listed per category in the summary. */
   maxListed?: number;
+  /** Also write compare.html. */
+  html?: boolean | undefined;
 }
 
 export interface Side {
@@ -80,6 +83,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       const out = options.out ?? path.join('results', `compare-${bRun.id}-vs-${cRun.id}${byTarget ? '' : targetSuffix(baseline, candidate)}`);
       mkdirSync(out, { recursive: true });
       const acc = new CompareAccumulator(options.maxListed ?? 50);
+      const html = options.html ? new CompareHtml() : undefined;
       const qKey = (r: QuestionExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat, r.turn] : [r.suiteItemId, r.repeat, r.turn]);
       const sKey = (r: SearchExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat] : [r.suiteItemId, r.repeat]);
       const exportOptions = (side: Side) => ({ order: 'key' as const, target: side.target ?? undefined });
@@ -94,6 +98,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
         for (const p of questions) {
           const row = questionRow(p);
           acc.add(row);
+          html?.add(p, row);
           yield { ...row, ...ids };
         }
         const searches = pairByKey(
@@ -105,19 +110,21 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
         for (const p of searches) {
           const row = searchRow(p);
           acc.add(row);
+          html?.add(p, row);
           yield { ...row, ...ids };
         }
       }
       const csvFile = path.join(out, 'compare.csv');
       await writeCsv(csvFile, COMPARE_COLUMNS, rows(), { bom: options.bom === true });
       const summary = acc.finish(thresholds, bootstrap);
-      const files = [csvFile, path.join(out, 'compare.md'), path.join(out, 'compare.json')];
+      const files = [csvFile, path.join(out, 'compare.md'), path.join(out, 'compare.json'), ...(html ? [path.join(out, 'compare.html')] : [])];
       const result: CompareResult = { baseline, candidate, byTarget, summary, thresholds, bootstrap, out, files, markdown: '', text: '' };
       const blocks = compareDocument(result);
       result.markdown = renderMarkdown(blocks);
       result.text = renderText(blocks);
       writeFileSync(files[1]!, result.markdown);
       writeFileSync(files[2]!, safeJson(compareJson(result)));
+      if (html) writeFileSync(files[3]!, html.page(result, new Date().toISOString()));
       return result;
     };
     // One snapshot per database, so a run that is still writing cannot change under the comparison.

@@ -1,0 +1,93 @@
+import type { QuestionExportRow, SearchExportRow } from '../../store/queries.js';
+import type { CompareResult } from '../compare/compare.js';
+import type { Paired } from '../compare/pairing.js';
+import type { CompareRow } from '../compare/pairs.js';
+import { reasons } from '../expectations.js';
+import { htmlPage } from './page.js';
+import { MAX_EMBEDDED_ANSWERS, clip } from './report-html.js';
+
+const PAIR_COLUMNS = [
+  'kind', 'pairing', 'target', 'itemId', 'repeat', 'turn', 'stateBaseline', 'stateCandidate', 'stateChange',
+  'latencyBaseline', 'latencyCandidate', 'creditsBaseline', 'creditsCandidate', 'answerSimilarity', 'sourcesJaccard',
+  'expectBaseline', 'expectCandidate', 'expectChange', 'answer',
+] as const;
+
+interface EmbeddedAnswers {
+  question: string | null;
+  baseline: string | null;
+  candidate: string | null;
+  sourcesBaseline: string[];
+  sourcesCandidate: string[];
+  reasonsBaseline: string | null;
+  reasonsCandidate: string | null;
+}
+
+const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
+
+/**
+ * Gathers the comparison page while compare.csv streams: every pair as a compact row, and both answers of
+ * at most MAX_EMBEDDED_ANSWERS question pairs (pairs that changed take the places first, then the rest in order).
+ */
+export class CompareHtml {
+  private readonly pairs: unknown[][] = [];
+  private readonly answers: EmbeddedAnswers[] = [];
+  /** Places kept for changed pairs that come late in key order. */
+  private readonly reserve = Math.floor(MAX_EMBEDDED_ANSWERS / 2);
+  private unchangedEmbedded = 0;
+
+  add(p: Paired<QuestionExportRow | SearchExportRow, QuestionExportRow | SearchExportRow>, row: CompareRow): void {
+    let answer: number | null = null;
+    if (row.kind === 'question' && this.answers.length < MAX_EMBEDDED_ANSWERS) {
+      const changed = row.pairing !== 'paired' || row.stateChange !== 'same' || (row.expectChange !== null && row.expectChange !== 'same') || (row.answerSimilarity ?? 1) < 0.999;
+      if (changed || this.unchangedEmbedded < MAX_EMBEDDED_ANSWERS - this.reserve) {
+        if (!changed) this.unchangedEmbedded++;
+        const b = p.baseline as QuestionExportRow | undefined;
+        const c = p.candidate as QuestionExportRow | undefined;
+        this.answers.push({
+          question: (c ?? b)?.text ?? null,
+          baseline: b ? clip(b.answer) : null,
+          candidate: c ? clip(c.answer) : null,
+          sourcesBaseline: b?.sourceLinks ?? [],
+          sourcesCandidate: c?.sourceLinks ?? [],
+          reasonsBaseline: b && b.expectations.some((e) => !e.passed) ? reasons(b.expectations.filter((e) => !e.passed)) : null,
+          reasonsCandidate: c && c.expectations.some((e) => !e.passed) ? reasons(c.expectations.filter((e) => !e.passed)) : null,
+        });
+        answer = this.answers.length;
+      }
+    }
+    const target = row.targetBaseline === row.targetCandidate || row.targetCandidate === null ? row.targetBaseline : row.targetBaseline === null ? row.targetCandidate : `${row.targetBaseline} → ${row.targetCandidate}`;
+    this.pairs.push([
+      row.kind, row.pairing, target, row.itemId, row.repeat, row.turn, row.stateBaseline, row.stateCandidate, row.stateChange,
+      row.latencyBaseline === null ? null : Math.round(row.latencyBaseline), row.latencyCandidate === null ? null : Math.round(row.latencyCandidate),
+      row.creditsBaseline, row.creditsCandidate, round(row.answerSimilarity), round(row.sourcesJaccard),
+      row.expectBaseline, row.expectCandidate, row.expectChange, answer,
+    ]);
+  }
+
+  page(result: CompareResult, generatedAt: string): string {
+    const side = (s: CompareResult['baseline']) => ({
+      db: s.db,
+      target: s.target,
+      run: { id: s.run.id, label: s.run.label, suiteName: s.run.suiteName, status: s.run.status, startedAt: s.run.startedAt },
+    });
+    const questionPairs = this.pairs.filter((r) => r[0] === 'question').length;
+    const data = {
+      kind: 'compare',
+      generatedAt,
+      baseline: side(result.baseline),
+      candidate: side(result.candidate),
+      failed: result.summary.failed,
+      gates: result.summary.gates,
+      metrics: result.summary.metrics,
+      stateChanges: result.summary.stateChanges,
+      newFailures: result.summary.newFailures.count,
+      fixedFailures: result.summary.fixedFailures.count,
+      bootstrap: result.bootstrap,
+      pairColumns: PAIR_COLUMNS,
+      pairs: this.pairs,
+      answers: this.answers,
+      answersCapped: questionPairs > this.answers.length ? this.answers.length : 0,
+    };
+    return htmlPage(`dsbench compare: run ${result.baseline.run.id} vs run ${result.candidate.run.id}`, data);
+  }
+}

@@ -1,0 +1,63 @@
+import type Database from 'better-sqlite3';
+import { iterateQuestionExport, iterateSearchExport } from '../../store/queries.js';
+import { checksOfTurn, verdictOf } from '../expectations.js';
+import { collectHistory } from '../history.js';
+import type { ReportData } from '../report.js';
+import { searchCount } from '../summary.js';
+import { htmlPage } from './page.js';
+
+/** Answers embedded in a report page; past that the table still lists every question, without its text. */
+export const MAX_EMBEDDED_ANSWERS = 2_000;
+/** Characters kept of one embedded answer. */
+export const MAX_ANSWER_CHARS = 20_000;
+/** Runs of the suite in the trend chart. */
+const TREND_RUNS = 20;
+
+const TURN_COLUMNS = ['target', 'id', 'repeat', 'turn', 'state', 'errorCode', 'serverMs', 'wallMs', 'tokens', 'credits', 'verdict', 'reasons', 'itemVerdict', 'answer'] as const;
+const SEARCH_COLUMNS = ['target', 'id', 'repeat', 'verdict', 'count', 'exhaustive', 'durationMs', 'wallMs', 'checks', 'why', 'query'] as const;
+
+export function clip(text: string | null, max = MAX_ANSWER_CHARS): string | null {
+  return text === null || text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters in the CSV)`;
+}
+
+const failedReasons = (checks: ReadonlyArray<{ name: string; passed: boolean; reason: string }>): string | null =>
+  checks.some((c) => !c.passed) ? checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.reason}`).join('; ') : null;
+
+/** The HTML page of one run, from the same streamed queries as the CSV exports (call inside the report's snapshot). */
+export function reportHtml(db: Database.Database, data: ReportData): string {
+  const runId = data.run.id;
+  const turns: unknown[][] = [];
+  let answers = 0;
+  for (const t of iterateQuestionExport(db, runId)) {
+    const checks = checksOfTurn(t.expectations, t.turn, t.lastTurn);
+    const item = t.turn === t.lastTurn ? verdictOf(t.expectations) : null;
+    const answer = answers < MAX_EMBEDDED_ANSWERS ? clip(t.answer ?? '') : null;
+    if (answer !== null) answers++;
+    turns.push([t.target, t.suiteItemId, t.repeat, t.turn, t.state, t.errorCode ?? t.clientError, t.serverMs, t.wallMs === null ? null : Math.round(t.wallMs), t.totalTokens, t.credits, verdictOf(checks), failedReasons(checks), item, answer]);
+  }
+  const searches: unknown[][] = [];
+  for (const s of iterateSearchExport(db, runId)) {
+    searches.push([s.target, s.suiteItemId, s.repeat, s.verdict, searchCount(s), s.exhaustive, s.durationMs, Math.round(s.wallMs), verdictOf(s.expectations), failedReasons(s.expectations), s.query]);
+  }
+  const history = collectHistory(db, data.run.suiteName, TREND_RUNS).rows.filter((r) => r.runId <= runId);
+  const page = {
+    kind: 'report',
+    db: data.db,
+    generatedAt: data.generatedAt,
+    run: { id: data.run.id, label: data.run.label, suiteName: data.run.suiteName, status: data.run.status, startedAt: data.run.startedAt, endedAt: data.run.endedAt },
+    targets: data.targets,
+    inProgress: data.inProgress,
+    summary: data.summary
+      .filter((s) => s.scope === 'target')
+      .map((s) => ({ target: s.target, items: s.items, questions: s.questions, completed: s.states.completed, failed: s.failed, passRate: s.expectPassRate, serverP50: s.serverMs.p50, serverP90: s.serverMs.p90, credits: s.credits.sum })),
+    tags: data.summary.filter((s) => s.scope === 'tag').map((s) => ({ target: s.target, tag: s.tag, questions: s.questions, credits: s.credits.sum, tokens: s.tokens.sum })),
+    expectations: data.expectations,
+    turnColumns: TURN_COLUMNS,
+    turns,
+    answersCapped: turns.length > answers ? answers : 0,
+    searchColumns: SEARCH_COLUMNS,
+    searches,
+    history,
+  };
+  return htmlPage(`dsbench report: run ${runId}${data.run.label ? ` (${data.run.label})` : ''}`, page);
+}

@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareRuns } from '../../src/report/compare/compare.js';
+import { writeHistory } from '../../src/report/history-report.js';
+import { writeReport } from '../../src/report/report.js';
+import { type ItemScript, completed, failed, question, recordRun, search, searchRecord, tempDir } from './fixtures.js';
+import { openStore } from '../../src/store/store.js';
+
+// The HTML reports opened in a real browser: Debian's chromium, driven by playwright-core. CI installs
+// chromium (.ci/run); the test skips, saying so, only where no chromium binary exists at all.
+
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => !!p);
+const executable = CANDIDATES.find((p) => fs.existsSync(p));
+if (!executable) console.warn(`html-browser.test: SKIPPED, no chromium found (looked at ${CANDIDATES.join(', ')}); install it with apt-get install chromium`);
+
+const SHOTS = path.resolve('results');
+const one = [{ name: 'prod', url: 'https://sg.example.com', api: 'legacy' as const, emulated: false }];
+
+function items(answer: (id: string) => string, slow: number): ItemScript[] {
+  const scripts: ItemScript[] = [];
+  for (let i = 0; i < 120; i++) {
+    const id = `q${String(i).padStart(3, '0')}`;
+    const tags = [i % 3 === 0 ? 'http' : i % 3 === 1 ? 'storage' : 'cli'];
+    const fails = i % 17 === 5;
+    scripts.push({
+      item: question(id, 'prod', 0, tags),
+      turns: [fails ? failed() : completed({ serverMs: 2000 + ((i * 7919) % 9000) * slow, credits: 1 + (i % 4), tokens: 5000 + i * 10, answer: answer(id) })],
+      expectations: [
+        { name: 'state', passed: !fails, reason: fails ? 'state error, expected completed' : 'completed' },
+        { name: 'contains', passed: i % 11 !== 3, reason: i % 11 === 3 ? 'missing "backoff"' : 'found "retry"' },
+      ],
+    });
+  }
+  scripts.push({ item: search('count', 'prod'), search: searchRecord() });
+  return scripts;
+}
+
+describe.skipIf(!executable)('HTML reports in headless chromium', () => {
+  let dir: string;
+  let context: BrowserContext;
+  const files: { report?: string; compare?: string; history?: string } = {};
+
+  beforeAll(async () => {
+    dir = tempDir('dsbench-html-');
+    const db = path.join(dir, 'results.db');
+    const store = openStore(db);
+    // One answer carries markup and a token: the page must show it as text, redacted, and run none of it.
+    const baseline = (id: string) =>
+      id === 'q007' ? 'Use </script><img src=x onerror="document.title=\'pwned\'"> with sgp_0123456789abcdef0123' : `The retry policy of ${id} lives in retry.ts and uses exponential backoff.`;
+    recordRun(store, items(baseline, 1), { targets: one, info: { startedAt: '2025-03-01T00:00:00.000Z' } });
+    recordRun(store, items((id) => `The retry policy of ${id} lives in policy.ts and uses a fixed delay with jitter.`, 1.4), { targets: one, info: { startedAt: '2025-03-02T00:00:00.000Z' } });
+    store.close();
+    files.report = (await writeReport({ db, run: 'latest', out: path.join(dir, 'report'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
+    files.compare = (await compareRuns({ baseline: { db, run: 'latest~1' }, candidate: { db, run: 'latest' }, out: path.join(dir, 'compare'), html: true })).files.find((f) => f.endsWith('.html'));
+    files.history = (await writeHistory({ db, limit: 10, out: path.join(dir, 'history'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
+    context = await chromium.launchPersistentContext(tempDir('dsbench-chromium-'), {
+      executablePath: executable!,
+      headless: true,
+      viewport: { width: 1400, height: 1000 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    fs.mkdirSync(SHOTS, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Opens a page offline (any request leaving file:// fails the test) and collects console errors. */
+  async function open(file: string): Promise<{ page: Page; errors: string[]; requests: string[] }> {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('request', (r) => {
+      if (!r.url().startsWith('file:')) requests.push(r.url());
+    });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 15_000 });
+    return { page, errors, requests };
+  }
+
+  /** How many canvases have something drawn on them (any non-transparent pixel). */
+  async function drawnCharts(page: Page): Promise<number> {
+    // A string, evaluated in the page: the project's type-check has no DOM library.
+    return page.evaluate(`[...document.querySelectorAll('canvas')].filter((c) => {
+      const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) return true;
+      return false;
+    }).length`);
+  }
+
+  it('the run report loads with no console error, draws its charts and pages its table', async () => {
+    const { page, errors, requests } = await open(files.report!);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([]);
+    const html = fs.readFileSync(files.report!, 'utf8');
+    expect(html).not.toContain('sgp_0123456789abcdef0123');
+    expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']?https?:/i);
+    expect(await page.innerText('main table')).toMatch(/prod\t120\t120\t/);
+    expect(await page.innerText('h1')).toContain('items failed their checks');
+    expect(await page.getAttribute('body', 'data-charts')).toBe('5');
+    expect(await drawnCharts(page)).toBe(5);
+    expect(await page.textContent('.pager')).toContain('of 120');
+    await page.click('text=failures only');
+    expect(await page.textContent('.pager')).toMatch(/of (1[0-9]|[2-9])\b/);
+    await page.click('#questions tbody tr');
+    expect(await page.textContent('#questions .detail')).toContain('contains: missing "backoff"');
+    await page.screenshot({ path: path.join(SHOTS, 'html-report.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('the comparison shows the interval chart and both answers side by side, differences marked', async () => {
+    const { page, errors, requests } = await open(files.compare!);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([]);
+    expect(await drawnCharts(page)).toBe(3);
+    const baseline = await page.textContent('#side-by-side .baseline .answer');
+    const candidate = await page.textContent('#side-by-side .candidate .answer');
+    expect(baseline).toContain('retry.ts and uses exponential backoff');
+    expect(candidate).toContain('policy.ts and uses a fixed delay with jitter');
+    expect(await page.textContent('#side-by-side .baseline del')).toBeTruthy();
+    expect(await page.textContent('#side-by-side .candidate ins')).toBeTruthy();
+    expect(await page.innerText('main')).toMatch(/latency\t.*\tregressed/);
+    await page.fill('#pairs input[type=search]', 'q007');
+    await page.waitForFunction(`document.querySelector('#pairs .pager').textContent.includes(' of 1 ')`);
+    await page.click('#pairs tbody tr');
+    expect(await page.textContent('#side-by-side .baseline .answer')).toContain('</script><img src=x');
+    expect(await page.title()).not.toBe('pwned');
+    expect(fs.readFileSync(files.compare!, 'utf8')).not.toContain('sgp_0123456789abcdef0123');
+    await page.fill('#pairs input[type=search]', '');
+    await page.waitForFunction(`document.querySelector('#pairs .pager').textContent.includes(' of 121 ')`);
+    await page.click('#pairs tbody tr');
+    await page.screenshot({ path: path.join(SHOTS, 'html-compare.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('the history shows the trend over runs', async () => {
+    const { page, errors } = await open(files.history!);
+    expect(errors).toEqual([]);
+    expect(await drawnCharts(page)).toBe(3);
+    await page.screenshot({ path: path.join(SHOTS, 'html-history.png'), fullPage: true });
+    await page.close();
+  });
+});
