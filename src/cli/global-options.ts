@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { parseDuration } from '../config/duration.js';
+import { parseSize } from '../config/size.js';
 import { UsageError } from '../http/errors.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 
@@ -21,11 +22,12 @@ export function globalOptions<T>(y: Argv<T>) {
     .option('max-attempts', { type: 'number', describe: 'Attempts per request, the first included, for 429, 502-504 and connection errors (default 5)', global: true })
     .option('retry-base-delay', { type: 'string', describe: 'Backoff base: attempt n waits up to base x 2^(n-1), with full jitter (default 500ms)', global: true })
     .option('max-retry-delay', { type: 'string', describe: 'Longest wait between attempts; a longer Retry-After is not waited for (default 30s)', global: true })
-    .option('request-timeout', { type: 'string', describe: 'Timeout of one attempt of a request (default 30s)', global: true });
+    .option('request-timeout', { type: 'string', describe: 'Timeout of one attempt of a request (default 30s)', global: true })
+    .option('max-reply-size', { type: 'string', describe: 'Largest reply body read (default 64MB); a larger one fails, not retried. Stream events have their own 10 MB bound', global: true });
 }
 
 /** The transport settings the global flags give; absent ones keep the defaults. */
-export function transportSettings(argv: GlobalArgs): { retry: Partial<RetryPolicy>; timeoutMs?: number } {
+export function transportSettings(argv: GlobalArgs): { retry: Partial<RetryPolicy>; timeoutMs?: number; maxReplyBytes?: number } {
   const retry: Partial<RetryPolicy> = {};
   if (argv.maxAttempts !== undefined) {
     if (!(Number.isInteger(argv.maxAttempts) && argv.maxAttempts >= 1 && argv.maxAttempts <= 100)) {
@@ -37,7 +39,8 @@ export function transportSettings(argv: GlobalArgs): { retry: Partial<RetryPolic
   if (argv.maxRetryDelay !== undefined) retry.maxDelayMs = parseDuration(argv.maxRetryDelay, '--max-retry-delay');
   const timeoutMs = argv.requestTimeout !== undefined ? parseDuration(argv.requestTimeout, '--request-timeout') : undefined;
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--request-timeout must be longer than 0');
-  return { retry, ...(timeoutMs !== undefined && { timeoutMs }) };
+  const maxReplyBytes = argv.maxReplySize !== undefined ? parseSize(argv.maxReplySize, '--max-reply-size') : undefined;
+  return { retry, ...(timeoutMs !== undefined && { timeoutMs }), ...(maxReplyBytes !== undefined && { maxReplyBytes }) };
 }
 
 export interface GlobalArgs {
@@ -48,4 +51,5 @@ export interface GlobalArgs {
   retryBaseDelay?: string | undefined;
   maxRetryDelay?: string | undefined;
   requestTimeout?: string | undefined;
+  maxReplySize?: string | undefined;
 }

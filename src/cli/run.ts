@@ -100,6 +100,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         result = await executeRun({
           retry: transport.retry,
           requestTimeoutMs: transport.timeoutMs,
+          maxReplyBytes: transport.maxReplyBytes,
           suite,
           targets,
           recorder: store.recorder,

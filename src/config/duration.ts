@@ -11,6 +11,13 @@ const DURATION_PATTERN = new RegExp(`^(?=\\d)(?:${NUMBER}h)?(?:${NUMBER}m(?!s))?
 
 const UNIT_MS = [3_600_000, 60_000, 1_000, 1] as const;
 
+/** Longest delay a Node timer can hold (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+function tooLong(ms: number): string {
+  return `${ms} ms, longer than the longest wait dsbench can time (${MAX_TIMER_MS} ms, about 24.8 days)`;
+}
+
 export const DURATION_HELP = 'a number of seconds (90) or a string with units: 500ms, 90s, 5m, 1h, 1m30s';
 
 /** Milliseconds of a duration given as seconds (number) or text with units; undefined when it is not a positive duration. */
@@ -32,6 +39,7 @@ export function parseDuration(value: string, source: string): number {
   const trimmed = value.trim();
   const ms = durationToMs(/^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed);
   if (ms === undefined) throw new UsageError(`${source}: "${value}" is not a positive duration; use ${DURATION_HELP}`);
+  if (ms > MAX_TIMER_MS) throw new UsageError(`${source}: "${value}" is ${tooLong(ms)}`);
   return ms;
 }
 
@@ -47,8 +55,8 @@ export const DurationSchema = z
   ], { error: (issue) => badDuration(issue.input) })
   .transform((value, ctx) => {
     const ms = durationToMs(value);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: badDuration(value), input: value });
+    if (ms === undefined || ms > MAX_TIMER_MS) {
+      ctx.addIssue({ code: 'custom', message: ms === undefined ? badDuration(value) : `${JSON.stringify(value)} is ${tooLong(ms)}`, input: value });
       return z.NEVER;
     }
     return ms;

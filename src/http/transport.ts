@@ -33,6 +33,8 @@ export interface TransportOptions {
   random?: () => number;
   /** Called before each retry wait (for logs and progress). */
   onRetry?: (info: RetryInfo) => void;
+  /** Largest whole reply body read (bytes); a larger one is a protocol error, not retried. */
+  maxReplyBytes?: number;
 }
 
 export interface RetryInfo {
@@ -74,6 +76,10 @@ export interface StreamReply {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** Far above any real reply (a long answer is tens of KB), far below what would exhaust memory. */
+export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
+/** An error reply is only quoted, so only its beginning is read. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 /** One keep-alive pool per origin, one retry policy, typed errors: the only way dsbench talks HTTP. */
 export class Transport {
@@ -84,6 +90,7 @@ export class Transport {
   private readonly policy: RetryPolicy;
   private readonly random: () => number;
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
+  private readonly maxReplyBytes: number;
 
   constructor(options: TransportOptions) {
     this.endpoint = options.endpoint.replace(/\/+$/, '');
@@ -92,6 +99,7 @@ export class Transport {
     this.policy = RetryPolicySchema.parse(options.retry ?? {});
     this.random = options.random ?? Math.random;
     this.onRetry = options.onRetry;
+    this.maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
     this.dispatcher = new Agent({
       connections: options.connections ?? 64,
       keepAliveTimeout: 10_000,
@@ -103,12 +111,18 @@ export class Transport {
 
   /** Sends a request and returns a 2xx reply with its whole body; anything else throws a typed error. */
   async request(spec: RequestSpec): Promise<Reply> {
-    return this.withRetries(spec, async (res, attempts) => ({
-      status: res.statusCode,
-      headers: flattenHeaders(res.headers),
-      text: await res.body.text(),
-      attempts,
-    }));
+    return this.withRetries(spec, async (res, attempts) => {
+      const headers = flattenHeaders(res.headers);
+      const text = await readBounded(res, headers, this.maxReplyBytes);
+      if (text === undefined) {
+        throw new ProtocolError(
+          contextOf(spec),
+          `the reply body is larger than the cap of ${this.maxReplyBytes} bytes (--max-reply-size); no real reply is that large, so it was not retried`,
+          '',
+        );
+      }
+      return { status: res.statusCode, headers, text, attempts };
+    });
   }
 
   /** Like `request`, and parses the body as JSON. */
@@ -158,8 +172,8 @@ export class Transport {
         // A whole body is read inside the attempt's timeout; a stream's body is returned unread, so its
         // timeout ends with the headers (the caller owns the body's own timeouts).
         if (res.statusCode >= 200 && res.statusCode < 300) return await onSuccess(res, attempt);
-        const text = await res.body.text();
         const headers = flattenHeaders(res.headers);
+        const text = await readPrefix(res, ERROR_BODY_BYTES);
         if (!isRetryableStatus(res.statusCode, creates) || attempt >= this.policy.maxAttempts) {
           throw new HttpStatusError(ctx, res.statusCode, serverMessage(text, headers), excerpt(text), attempt);
         }
@@ -212,6 +226,41 @@ export class Transport {
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     return headers;
   }
+}
+
+/** The body as text, or undefined (the body dropped) when it is larger than `max` bytes. */
+async function readBounded(res: Dispatcher.ResponseData, headers: Record<string, string>, max: number): Promise<string | undefined> {
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    res.body.destroy();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      res.body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/** The first `max` bytes of a body, the rest dropped. */
+async function readPrefix(res: Dispatcher.ResponseData, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= max) {
+      res.body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks, size).subarray(0, max).toString('utf8');
 }
 
 function seconds(ms: number): string {

@@ -50,6 +50,8 @@ export interface RunOptions {
   retry?: Partial<RetryPolicy> | undefined;
   /** Timeout of one attempt of a request (ms). */
   requestTimeoutMs?: number | undefined;
+  /** Largest reply body read (bytes). */
+  maxReplyBytes?: number | undefined;
   /** How often the run's lease is refreshed, and after how long a silent holder is presumed gone (ms). */
   lease?: { heartbeatMs: number; staleMs: number } | undefined;
 }
@@ -254,7 +256,11 @@ function resumeRun(options: RunOptions, items: WorkItem[], api: Api): { runId: n
 function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versioned', resolved: LoadedSuite['resolved']): TargetRuntime {
   const concurrency = options.concurrency ?? resolved.concurrency;
   const searchConcurrency = options.searchConcurrency ?? resolved.searchConcurrency;
-  const shared = { ...(options.retry && { retry: options.retry }), ...(options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs }) };
+  const shared = {
+    ...(options.retry && { retry: options.retry }),
+    ...(options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs }),
+    ...(options.maxReplyBytes !== undefined && { maxReplyBytes: options.maxReplyBytes }),
+  };
   const transportOptions = { ...shared, connections: concurrency + 2 };
   const poll = resolved.questions[0]?.poll ?? { strategy: 'adaptive' as const, intervalMs: 3000, minMs: 1000, maxMs: 15_000 };
   return {

@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../config/duration.js';
 import { z } from 'zod';
 import { AbortedError, DsbenchError, HttpStatusError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
@@ -11,8 +12,6 @@ import { discard, pump, type PumpEnd } from './pump.js';
 import { bodyEncoding, openStream } from './request.js';
 import type { SearchResult } from './result.js';
 import { Tally } from './tally.js';
-
-const MAX_TIMER_MS = 2_147_483_647;
 
 export const SearchOptionsSchema = z
   .object({

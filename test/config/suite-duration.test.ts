@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DurationSchema, durationToMs, parseDuration } from '../../src/config/duration.js';
+import { parseSuite } from '../../src/config/load-suite.js';
 import { UsageError } from '../../src/http/errors.js';
 
 describe('durations', () => {
@@ -34,5 +35,17 @@ describe('durations', () => {
     expect(parseDuration(' 2m ', '--timeout')).toBe(120_000);
     expect(() => parseDuration('soon', '--timeout')).toThrow(UsageError);
     expect(() => parseDuration('soon', '--timeout')).toThrow('--timeout: "soon" is not a positive duration; use a number of seconds (90)');
+  });
+
+  it('refuses a duration longer than a timer can hold (2^31-1 ms), in a flag and in a suite', () => {
+    expect(DurationSchema.parse('2147483647ms')).toBe(2_147_483_647);
+    for (const input of ['2147483648ms', 2_147_484, '600h']) {
+      const parsed = DurationSchema.safeParse(input);
+      expect(parsed.success, String(input)).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/ms, longer than the longest wait dsbench can time \(2147483647 ms, about 24.8 days\)$/);
+    }
+    expect(() => parseDuration('600h', '--max-quota-wait')).toThrow('--max-quota-wait: "600h" is 2160000000 ms, longer than the longest wait');
+    const text = 'name: s\ndefaults:\n  searchTimeout: 2147484s\nsearches:\n  - { id: a, query: x }\n';
+    expect(() => parseSuite(text, 'suites/s.yaml')).toThrow(/^suites\/s\.yaml:3:18: defaults\.searchTimeout: "2147484s" is 2147484000 ms, longer than the longest wait/m);
   });
 });

@@ -254,6 +254,46 @@ describe('Transport', () => {
   });
 });
 
+describe('Transport: reply size cap', () => {
+  const cap = 64 * 1024;
+
+  it.each([
+    ['declared by Content-Length', true],
+    ['chunked, without a length', false],
+  ])('a reply body above --max-reply-size (%s) is a protocol error, read no further and not retried', async (_what, declared) => {
+    const chunk = Buffer.alloc(16 * 1024, 'a');
+    let written = 0;
+    server = await startServer(async (_req, res) => {
+      res.writeHead(200, declared ? { 'content-type': 'application/json', 'content-length': String(1024 * 1024 * 1024) } : { 'content-type': 'application/json' });
+      // A server that would send a gigabyte: it stops when the client hangs up.
+      while (written < 1024 * 1024 * 1024 && !res.destroyed) {
+        written += chunk.length;
+        if (!res.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      res.end();
+    });
+    const error = await make(server.url, { maxReplyBytes: cap }).requestJson({ operation: 'op', method: 'GET', path: '/big' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as Error).message).toContain(`larger than the cap of ${cap} bytes (--max-reply-size)`);
+    expect(server.received).toHaveLength(1);
+    expect(written).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('a reply at the cap is read whole; an error reply is quoted from its beginning only', async () => {
+    const body = JSON.stringify({ pad: 'x'.repeat(cap - 20) });
+    server = await startServer((req, res) => {
+      if (req.url === '/ok') res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      else res.writeHead(400, { 'content-type': 'text/plain' }).end(`bad request ${'y'.repeat(4 * 1024 * 1024)}`);
+    });
+    const t = make(server.url, { maxReplyBytes: cap });
+    expect((await t.request({ operation: 'op', method: 'GET', path: '/ok' })).text).toBe(body);
+    const error = await t.request({ operation: 'op', method: 'GET', path: '/bad' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpStatusError);
+    expect((error as HttpStatusError).status).toBe(400);
+    expect((error as Error).message.length).toBeLessThan(2000);
+  });
+});
+
 describe('parseRetryAfter', () => {
   const now = Date.parse('Wed, 21 Oct 2026 07:27:58 GMT');
   it.each([
