@@ -9,6 +9,7 @@ import { askCommand } from './ask.js';
 import { compareCommand } from './compare.js';
 import { conversationsCommand } from './conversations.js';
 import { emulatorCommand } from './emulator.js';
+import { mergeCommand } from './merge.js';
 import { runCommand } from './run.js';
 import { searchCommand } from './search.js';
 import { globalOptions } from './global-options.js';
@@ -27,6 +28,7 @@ async function main(argv: string[]): Promise<number> {
     .command(runsCommand)
     .command(reportCommand)
     .command(compareCommand)
+    .command(mergeCommand)
     .demandCommand(1, 'Give a command; see dsbench --help.')
     .strict()
     .recommendCommands()

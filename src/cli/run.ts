@@ -9,6 +9,7 @@ import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
+import { parseShard, type Shard } from '../runner/shard.js';
 import { openStore } from '../store/index.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
@@ -29,6 +30,8 @@ interface RunArgs extends GlobalArgs {
   quiet: boolean;
   reporter?: ReporterName | undefined;
   emulatorTimeScale: number;
+  shard?: string | undefined;
+  group?: string | undefined;
 }
 
 const positiveInt = (name: string, value: number | undefined) => {
@@ -54,11 +57,16 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('grace', { type: 'string', default: '30s', describe: 'After a first Ctrl-C/SIGTERM, how long running questions may finish before they are cancelled' })
       .option('quiet', { type: 'boolean', default: false, describe: 'No progress display' })
       .option('reporter', { choices: Object.keys(REPORTERS) as ReporterName[], describe: 'Progress display (default: bar on a terminal, lines otherwise)' })
+      .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards' })
+      .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .check((argv) => {
         for (const name of ['concurrency', 'search-concurrency', 'repeats', 'resume'] as const) positiveInt(name, argv[name] as number | undefined);
         if (!(Number(argv.emulatorTimeScale) > 0)) throw new UsageError('--emulator-time-scale must be positive');
         if (argv.suite === undefined && argv.resume === undefined) throw new UsageError('give a suite file, e.g. dsbench run suites/smoke.yaml');
+        if (argv.shard !== undefined) parseShard(String(argv.shard));
+        if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
+        if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
         return true;
       }) as unknown as Argv<RunArgs>,
   handler: async (argv: ArgumentsCamelCase<RunArgs>) => {
@@ -79,6 +87,9 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         for (const note of bound.notes) process.stderr.write(`dsbench: ${note}\n`);
         named = bound.targets;
       }
+      const storedGroup = previous?.info.group;
+      const shard: Shard | undefined =
+        argv.shard !== undefined ? parseShard(argv.shard) : storedGroup && { index: storedGroup.shardIndex, count: storedGroup.shardCount };
       let targets: RunTarget[];
       if (named) {
         targets = named.map((t) => ({ ...t, emulated: false, timeScale: 1 }));
@@ -114,6 +125,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
           maxQuotaWaitMs,
           cleanup: argv.cleanup,
           resumeRunId: argv.resume,
+          shard,
+          groupLabel: argv.group,
           onRunOpened: (id) => (runId = id),
           stop: signals.stop,
           abort: signals.abort,

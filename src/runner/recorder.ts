@@ -17,6 +17,19 @@ export interface RunInfo {
   /** Options the run was started with (concurrency, repeats, on-quota, ...), secrets excluded. */
   options: Record<string, unknown>;
   startedAt: string;
+  /** Set on a shard of a run split across machines (`--shard`). */
+  group?: RunGroupInfo | undefined;
+}
+
+/** Shards of one run share a group; `dsbench merge` puts them back together into one run. */
+export interface RunGroupInfo {
+  /** From the suite's hash, the targets and the group label (see runGroupId). */
+  id: string;
+  /** `--group`: tells one nightly's shards from another's. */
+  label: string;
+  /** 1-based. */
+  shardIndex: number;
+  shardCount: number;
 }
 
 export interface TargetInfo {
@@ -37,6 +50,8 @@ export interface PlannedItem {
   suiteItemId: string;
   repeat: number;
   tags: string[];
+  /** Place in the whole plan; a shard keeps the unsharded places, so merged shards read in plan order. Default: index in the list. */
+  position?: number | undefined;
 }
 
 /** Where an item is; `done` items are never run again on resume. */

@@ -16,6 +16,7 @@ import { runQuestion, type ItemSummary } from './question-runner.js';
 import type { Recorder, ResumeItem, RunLease, RunStatus, TargetInfo } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
 import { runSearchItem } from './search-runner.js';
+import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
 import { runExitCode, type VerdictOutcome } from './verdict.js';
 
@@ -41,6 +42,10 @@ export interface RunOptions {
   maxQuotaWaitMs: number;
   cleanup: boolean;
   resumeRunId?: number | undefined;
+  /** Run only this shard of the plan (`--shard`); a resumed shard must give its own. */
+  shard?: Shard | undefined;
+  /** `--group`: the label that, with the suite and targets, names the group the shards belong to. */
+  groupLabel?: string | undefined;
   /** Told the run's id as soon as it is created or reopened (the CLI marks it aborted on a forced exit). */
   onRunOpened?: ((runId: number) => void) | undefined;
   /** First signal: launch nothing more. */
@@ -98,7 +103,8 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   const { reporter, suite } = given;
   const log = (message: string) => reporter.onLog?.(redact(message));
   const resolved = suite.resolved;
-  const items = planRun(resolved, given.targets.map((t) => t.name), given.repeats);
+  const whole = planRun(resolved, given.targets.map((t) => t.name), given.repeats);
+  const items = given.shard ? shardPlan(whole, given.shard) : whole;
   // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
   const { runId, resumed, api, lease } = openRun(given, items, given.api ?? resolved.questions[0]?.api ?? 'versioned');
   if (lease.takeover) log(lease.takeover);
@@ -211,6 +217,14 @@ function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: num
       dsbenchVersion: VERSION,
       options: runOptions,
       startedAt: new Date().toISOString(),
+      ...(options.shard && {
+        group: {
+          id: runGroupId({ suiteHash: suite.sha256, targets, label: options.groupLabel ?? '' }),
+          label: options.groupLabel ?? '',
+          shardIndex: options.shard.index,
+          shardCount: options.shard.count,
+        },
+      }),
     };
     const runId = recorder.createRun(info, targets, items);
     return { runId, resumed: new Map(), api, lease: recorder.acquireLease(runId, staleMs) };
@@ -230,6 +244,14 @@ function resumeRun(options: RunOptions, items: WorkItem[], api: Api): { runId: n
   const { recorder, suite } = options;
   const state = recorder.loadRun(options.resumeRunId as number);
   if (!state) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
+  const storedShard = state.info.group && { index: state.info.group.shardIndex, count: state.info.group.shardCount };
+  if ((storedShard && formatShard(storedShard)) !== (options.shard && formatShard(options.shard))) {
+    throw new UsageError(
+      storedShard
+        ? `run ${state.runId} is shard ${formatShard(storedShard)} of a split run; resume it with --shard ${formatShard(storedShard)} (or without --shard)`
+        : `run ${state.runId} is not a shard; resume it without --shard`,
+    );
+  }
   if (state.status === 'completed') throw new UsageError(`run ${state.runId} completed; there is nothing to resume`);
   if (state.info.suiteHash !== suite.sha256) {
     throw new UsageError(`the suite ${suite.path} changed since run ${state.runId} started; resuming would mix results of two suites. Start a new run instead`);

@@ -188,10 +188,38 @@ const RUN_LEASES = `CREATE TABLE run_leases (
   heartbeat_at TEXT NOT NULL
 );`;
 
+/**
+ * Run groups (issue 15): a shard of a run split across machines carries its group and shard; the run
+ * merged from them carries the group, the shard count, whether shards were missing, and which shard
+ * runs it was made of (run_shards: what a repeated merge compares to be a no-op).
+ */
+const RUN_GROUPS = `
+ALTER TABLE runs ADD COLUMN group_id TEXT;
+ALTER TABLE runs ADD COLUMN group_label TEXT;
+ALTER TABLE runs ADD COLUMN shard_index INTEGER;
+ALTER TABLE runs ADD COLUMN shard_count INTEGER;
+ALTER TABLE runs ADD COLUMN partial INTEGER NOT NULL DEFAULT 0 CHECK (partial IN (0, 1));
+CREATE INDEX runs_group ON runs (group_id, shard_index);
+
+CREATE TABLE run_shards (
+  run_id        INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  shard_index   INTEGER NOT NULL,
+  source_file   TEXT NOT NULL,
+  source_run_id INTEGER NOT NULL,
+  status        TEXT NOT NULL,
+  started_at    TEXT NOT NULL,
+  ended_at      TEXT,
+  items         INTEGER NOT NULL,
+  fingerprint   TEXT NOT NULL,
+  PRIMARY KEY (run_id, shard_index)
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: SCHEMA_V1 },
   { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
   { version: 3, name: 'run leases', up: RUN_LEASES },
+  { version: 4, name: 'run groups: shards and merged runs', up: RUN_GROUPS },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -32,8 +32,10 @@ type Statement = Database.Statement<[Params]>;
 function prepareStatements(db: Database.Database) {
   const s = (sql: string): Statement => db.prepare<Params>(sql);
   return {
-    insertRun: s(`INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, status)
-      VALUES (@label, @suiteName, @suitePath, @suiteHash, @dsbenchVersion, @optionsJson, @startedAt, 'running')`),
+    insertRun: s(`INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, status,
+        group_id, group_label, shard_index, shard_count)
+      VALUES (@label, @suiteName, @suitePath, @suiteHash, @dsbenchVersion, @optionsJson, @startedAt, 'running',
+        @groupId, @groupLabel, @shardIndex, @shardCount)`),
     insertTarget: s(`INSERT INTO targets (run_id, name, url, api, emulated) VALUES (@runId, @name, @url, @api, @emulated)`),
     insertItem: s(`INSERT INTO items (run_id, key, position, kind, target, suite_item_id, repeat, tags_json, status)
       VALUES (@runId, @key, @position, @kind, @target, @suiteItemId, @repeat, @tagsJson, 'pending')`),
@@ -124,6 +126,10 @@ interface RunRow {
   options_json: string;
   started_at: string;
   status: string;
+  group_id: string | null;
+  group_label: string | null;
+  shard_index: number | null;
+  shard_count: number | null;
 }
 interface TargetRow {
   name: string;
@@ -360,6 +366,10 @@ export class SqliteRecorder implements Recorder {
         dsbenchVersion: info.dsbenchVersion,
         optionsJson: JSON.stringify(withoutSecretKeys(info.options)),
         startedAt: info.startedAt,
+        groupId: info.group?.id ?? null,
+        groupLabel: info.group?.label ?? null,
+        shardIndex: info.group?.shardIndex ?? null,
+        shardCount: info.group?.shardCount ?? null,
       }).lastInsertRowid,
     );
     for (const t of targets) {
@@ -369,7 +379,7 @@ export class SqliteRecorder implements Recorder {
       this.s.insertItem.run({
         runId,
         key: item.key,
-        position,
+        position: item.position ?? position,
         kind: item.kind,
         target: item.target,
         suiteItemId: item.suiteItemId,
@@ -479,6 +489,10 @@ export class SqliteRecorder implements Recorder {
         dsbenchVersion: run.dsbench_version,
         options: JSON.parse(run.options_json) as Record<string, unknown>,
         startedAt: run.started_at,
+        ...(run.group_id !== null &&
+          run.shard_index !== null && {
+            group: { id: run.group_id, label: run.group_label ?? '', shardIndex: run.shard_index, shardCount: run.shard_count ?? run.shard_index },
+          }),
       },
       targets,
       items,

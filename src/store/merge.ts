@@ -1,0 +1,402 @@
+import { createHash } from 'node:crypto';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { DsbenchError, UsageError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+import { openStore } from './store.js';
+
+// `dsbench merge`: the shards of a run split across machines (`dsbench run --shard i/n`), each recorded
+// in its own database, become one run in a target database, as if one machine had run it. Rows are
+// copied inside SQLite (ATTACH, INSERT ... SELECT over rowid ranges, one transaction per batch), so
+// memory stays bounded whatever the size of the shards and no row passes through JavaScript.
+
+export interface MergeOptions {
+  sources: readonly string[];
+  into: string;
+  /** Merge what there is when shards are missing; the run is marked partial. */
+  allowPartial?: boolean | undefined;
+  /** Rows per transaction. */
+  batchRows?: number | undefined;
+  log?: ((message: string) => void) | undefined;
+}
+
+export interface MergedRun {
+  groupId: string;
+  groupLabel: string;
+  runId: number;
+  shardCount: number;
+  /** Shard indexes merged, ascending. */
+  shards: number[];
+  missing: number[];
+  partial: boolean;
+  status: string;
+  items: number;
+  /** The target already held exactly this merge: nothing was written. */
+  alreadyMerged: boolean;
+}
+
+interface ShardRun {
+  file: string;
+  runId: number;
+  groupId: string;
+  groupLabel: string;
+  shardIndex: number;
+  shardCount: number;
+  label: string | null;
+  suiteName: string;
+  suitePath: string;
+  suiteHash: string;
+  dsbenchVersion: string;
+  optionsJson: string;
+  startedAt: string;
+  endedAt: string | null;
+  status: string;
+  /** Targets as stored, emulated ones without their URL (a port of a process gone with its job). */
+  targetsKey: string;
+  items: number;
+  fingerprint: string;
+}
+
+const DEFAULT_BATCH_ROWS = 20_000;
+
+/** Run-level tables the merge writes itself, or must not carry (a lease belongs to a live process). */
+const RUN_LEVEL = new Set(['runs', 'targets', 'run_shards', 'run_leases', 'quota_snapshots']);
+
+export function mergeShards(options: MergeOptions): MergedRun[] {
+  const log = options.log ?? (() => undefined);
+  const into = checkPaths(options.sources, options.into);
+  const shards = options.sources.flatMap((file) => readShardRuns(file));
+  const groups = groupShards(shards, options.allowPartial ?? false);
+  const store = openStore(options.into);
+  try {
+    return groups.map((group) => mergeGroup(store.db, into, group, options.batchRows ?? DEFAULT_BATCH_ROWS, log));
+  } finally {
+    store.close();
+  }
+}
+
+function checkPaths(sources: readonly string[], into: string): string {
+  if (sources.length === 0) throw new UsageError('give the shard databases to merge, e.g. dsbench merge shard-*.db --into merged.db');
+  const seen = new Map<string, string>();
+  for (const file of sources) {
+    if (!existsSync(file)) throw new UsageError(`no database at ${file}: pass the files each shard's dsbench run --db wrote`);
+    if (statSync(file).isDirectory()) throw new UsageError(`${file} is a folder, not a shard database`);
+    const real = realpathSync(file);
+    if (seen.has(real)) throw new UsageError(`${file} is given twice (also as ${seen.get(real)}); pass each shard database once`);
+    seen.set(real, file);
+  }
+  const target = existsSync(into) ? realpathSync(into) : into;
+  if (seen.has(target)) throw new UsageError(`--into ${into} is also one of the shard databases; merge into another file`);
+  return into;
+}
+
+function readShardRuns(file: string): ShardRun[] {
+  // openStore upgrades a shard written by an older schema, so its columns are the target's.
+  const store = openStore(file);
+  try {
+    const db = store.db;
+    const runs = db
+      .prepare(
+        `SELECT id AS runId, group_id AS groupId, group_label AS groupLabel, shard_index AS shardIndex, shard_count AS shardCount,
+          label, suite_name AS suiteName, suite_path AS suitePath, suite_hash AS suiteHash, dsbench_version AS dsbenchVersion,
+          options_json AS optionsJson, started_at AS startedAt, ended_at AS endedAt, status
+        FROM runs WHERE shard_index IS NOT NULL ORDER BY id`,
+      )
+      .all() as Array<Omit<ShardRun, 'file' | 'targetsKey' | 'items' | 'fingerprint'>>;
+    if (runs.length === 0) {
+      const all = db.prepare('SELECT count(*) FROM runs').pluck().get() as number;
+      throw new UsageError(`${file} holds no shard (${all} run${all === 1 ? '' : 's'}, none run with --shard); shards are recorded by dsbench run SUITE --shard i/n`);
+    }
+    const targets = db.prepare('SELECT name, url, api, emulated FROM targets WHERE run_id = ? ORDER BY rowid');
+    const counts = db.prepare(
+      `SELECT (SELECT count(*) FROM items WHERE run_id = @id) AS items,
+        (SELECT count(*) FROM items WHERE run_id = @id AND status = 'done') AS done,
+        (SELECT count(*) FROM turns WHERE run_id = @id) AS turns,
+        (SELECT count(*) FROM searches WHERE run_id = @id) AS searches,
+        (SELECT count(*) FROM expectations WHERE run_id = @id) AS expectations`,
+    );
+    return runs.map((run) => {
+      const rows = targets.all(run.runId) as Array<{ name: string; url: string; api: string; emulated: number }>;
+      const targetsKey = JSON.stringify(rows.map((t) => [t.name, t.emulated ? 'emulated' : t.url, t.api]));
+      const c = counts.get({ id: run.runId }) as Record<string, number>;
+      // What a repeated merge compares: the same shard run, in the same state, gives the same print.
+      const fingerprint = hash(JSON.stringify([run.groupId, run.shardIndex, run.startedAt, run.endedAt, run.status, c]));
+      return { ...run, file, targetsKey, items: c.items!, fingerprint };
+    });
+  } finally {
+    store.close();
+  }
+}
+
+interface Group {
+  id: string;
+  label: string;
+  count: number;
+  shards: ShardRun[];
+  missing: number[];
+}
+
+function where(s: ShardRun): string {
+  return `${s.file} run ${s.runId}`;
+}
+
+function groupShards(shards: ShardRun[], allowPartial: boolean): Group[] {
+  const byLabel = new Map<string, ShardRun[]>();
+  for (const s of shards) byLabel.set(s.groupLabel, [...(byLabel.get(s.groupLabel) ?? []), s]);
+  const groups: Group[] = [];
+  for (const [label, members] of byLabel) {
+    const first = members[0]!;
+    const named = label === '' ? 'with no --group' : `of --group ${label}`;
+    for (const s of members) {
+      const differs = differenceOf(first, s);
+      if (differs) throw new UsageError(`the shards ${named} are not of one run: ${differs} (${where(first)} vs ${where(s)}); merge only shards of one dsbench run --shard command line`);
+    }
+    const byIndex = new Map<number, ShardRun>();
+    for (const s of members) {
+      const other = byIndex.get(s.shardIndex);
+      if (other) {
+        throw new UsageError(
+          `shard ${s.shardIndex}/${s.shardCount} ${named} is given twice: ${where(other)} and ${where(s)}. ` +
+            'Pass each shard once; if these are two different nightlies, give each its own --group (e.g. the CI pipeline id)',
+        );
+      }
+      byIndex.set(s.shardIndex, s);
+    }
+    const missing: number[] = [];
+    for (let i = 1; i <= first.shardCount; i++) if (!byIndex.has(i)) missing.push(i);
+    if (missing.length > 0 && !allowPartial) {
+      throw new UsageError(
+        `shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of ${first.shardCount} ${named} ${missing.length === 1 ? 'is' : 'are'} missing ` +
+          `(given: ${[...byIndex.keys()].sort((a, b) => a - b).join(', ')}); pass their databases, or --allow-partial to merge what there is (the run is then marked partial)`,
+      );
+    }
+    groups.push({ id: first.groupId, label, count: first.shardCount, shards: [...byIndex.values()].sort((a, b) => a.shardIndex - b.shardIndex), missing });
+  }
+  return groups;
+}
+
+/** Why two shards cannot be parts of one run, or undefined when they can. */
+function differenceOf(a: ShardRun, b: ShardRun): string | undefined {
+  if (a.suiteHash !== b.suiteHash) return `they ran different suite files (${a.suiteName} sha256 ${a.suiteHash.slice(0, 12)} vs ${b.suiteName} sha256 ${b.suiteHash.slice(0, 12)})`;
+  if (a.targetsKey !== b.targetsKey) return `they ran on different targets (${a.targetsKey} vs ${b.targetsKey})`;
+  if (a.shardCount !== b.shardCount) return `they split the suite differently (--shard ${a.shardIndex}/${a.shardCount} vs ${b.shardIndex}/${b.shardCount})`;
+  if (a.optionsJson !== b.optionsJson) return `they ran with different settings (${a.optionsJson} vs ${b.optionsJson})`;
+  if (a.dsbenchVersion !== b.dsbenchVersion) return `they ran different dsbench versions (${a.dsbenchVersion} vs ${b.dsbenchVersion})`;
+  if (a.groupId !== b.groupId) return `their run group ids differ (${a.groupId} vs ${b.groupId})`;
+  return undefined;
+}
+
+/** A shard whose process is gone while it was running did not complete: the merged run says aborted. */
+function mergedStatus(statuses: string[]): string {
+  if (statuses.includes('failed')) return 'failed';
+  if (statuses.some((s) => s !== 'completed')) return 'aborted';
+  return 'completed';
+}
+
+function mergeGroup(db: Database.Database, into: string, group: Group, batchRows: number, log: (m: string) => void): MergedRun {
+  const name = group.label === '' ? `group ${group.id}` : `group ${group.label} (${group.id})`;
+  const result = (runId: number, alreadyMerged: boolean): MergedRun => ({
+    groupId: group.id,
+    groupLabel: group.label,
+    runId,
+    shardCount: group.count,
+    shards: group.shards.map((s) => s.shardIndex),
+    missing: group.missing,
+    partial: group.missing.length > 0,
+    status: mergedStatus(group.shards.map((s) => s.status)),
+    items: group.shards.reduce((sum, s) => sum + s.items, 0),
+    alreadyMerged,
+  });
+  const existing = db.prepare('SELECT id, status FROM runs WHERE group_id = ? AND shard_index IS NULL').get(group.id) as { id: number; status: string } | undefined;
+  if (existing && existing.status === 'running') {
+    // Only an interrupted merge leaves a merged run running (a merged run's own status is never that).
+    log(`${into}: run ${existing.id} is an interrupted merge of ${name}; deleting it and merging again`);
+    storage(into, () => db.prepare('DELETE FROM runs WHERE id = ?').run(existing.id));
+  } else if (existing) {
+    const stored = db.prepare('SELECT shard_index AS shardIndex, fingerprint FROM run_shards WHERE run_id = ? ORDER BY shard_index').all(existing.id) as Array<{
+      shardIndex: number;
+      fingerprint: string;
+    }>;
+    const same = stored.length === group.shards.length && stored.every((s, i) => s.shardIndex === group.shards[i]!.shardIndex && s.fingerprint === group.shards[i]!.fingerprint);
+    if (same) {
+      log(`${into}: ${name} is already merged as run ${existing.id}; nothing to do`);
+      return result(existing.id, true);
+    }
+    throw new UsageError(
+      `${into} already holds ${name} as run ${existing.id}, merged from other shard runs (shards ${stored.map((s) => s.shardIndex).join(', ')} of ${group.count}, or their state changed since); ` +
+        'merge into another database (a run group is merged once per database)',
+    );
+  }
+  const runId = storage(into, () => insertMergedRun(db, group));
+  try {
+    for (const shard of group.shards) copyShard(db, into, shard, runId, batchRows, log);
+    storage(into, () => finish(db, runId, group));
+  } catch (error) {
+    // Best effort: leave no half-merged run behind (a later merge would also replace one).
+    try {
+      db.prepare('DELETE FROM runs WHERE id = ?').run(runId);
+    } catch {
+      // The original error says more than this one.
+    }
+    throw error;
+  }
+  const merged = result(runId, false);
+  log(`${into}: merged ${name}, shards ${merged.shards.join(', ')} of ${group.count}, into run ${runId} (${merged.items} items, ${merged.status}${merged.partial ? ', partial' : ''})`);
+  return merged;
+}
+
+function insertMergedRun(db: Database.Database, group: Group): number {
+  const first = group.shards[0]!;
+  const labels = new Set(group.shards.map((s) => s.label));
+  const label = labels.size === 1 ? first.label : group.label || null;
+  const started = group.shards.map((s) => s.startedAt).sort()[0]!;
+  const ends = group.shards.map((s) => s.endedAt);
+  const ended = ends.includes(null) ? null : (ends as string[]).sort().at(-1)!;
+  return withAttached(db, first.file, () =>
+    db
+      .transaction(() => {
+        const runId = Number(
+          db
+            .prepare(
+              `INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, ended_at, status,
+                group_id, group_label, shard_index, shard_count, partial)
+              VALUES (@label, @suiteName, @suitePath, @suiteHash, @dsbenchVersion, @optionsJson, @started, @ended, 'running',
+                @groupId, @groupLabel, NULL, @count, @partial)`,
+            )
+            .run({
+              label,
+              suiteName: first.suiteName,
+              suitePath: first.suitePath,
+              suiteHash: first.suiteHash,
+              dsbenchVersion: first.dsbenchVersion,
+              optionsJson: first.optionsJson,
+              started,
+              ended,
+              groupId: group.id,
+              groupLabel: group.label,
+              count: group.count,
+              partial: group.missing.length > 0 ? 1 : 0,
+            }).lastInsertRowid,
+        );
+        // The targets of the first shard: all shards have the same (an emulated one keeps the first's URL).
+        db.prepare(`INSERT INTO targets (run_id, name, url, api, emulated) SELECT ?, name, url, api, emulated FROM src.targets WHERE run_id = ? ORDER BY rowid`).run(
+          runId,
+          first.runId,
+        );
+        return runId;
+      })
+      .immediate(),
+  );
+}
+
+function finish(db: Database.Database, runId: number, group: Group): void {
+  db.transaction(() => {
+    const insert = db.prepare(
+      `INSERT INTO run_shards (run_id, shard_index, source_file, source_run_id, status, started_at, ended_at, items, fingerprint)
+      VALUES (@runId, @shardIndex, @file, @sourceRunId, @status, @startedAt, @endedAt, @items, @fingerprint)`,
+    );
+    for (const s of group.shards) {
+      insert.run({ runId, shardIndex: s.shardIndex, file: s.file, sourceRunId: s.runId, status: s.status, startedAt: s.startedAt, endedAt: s.endedAt, items: s.items, fingerprint: s.fingerprint });
+    }
+    db.prepare('UPDATE runs SET status = ? WHERE id = ?').run(mergedStatus(group.shards.map((s) => s.status)), runId);
+  }).immediate();
+}
+
+/** Copies every row of one shard run into run `runId`: items, then each item-level table, then quota snapshots. */
+function copyShard(db: Database.Database, into: string, shard: ShardRun, runId: number, batchRows: number, log: (m: string) => void): void {
+  withAttached(db, shard.file, () => {
+    for (const table of ['items', ...itemLevelTables(db), 'quota_snapshots']) {
+      const copied = copyTable(db, into, table, shard, runId, batchRows);
+      if (table === 'items') log(`${shard.file}: shard ${shard.shardIndex}/${shard.shardCount}, ${copied} items`);
+    }
+  });
+}
+
+/**
+ * Tables of per-item rows (a run_id and an item_key column), parents before children: the shards' items
+ * are disjoint, so these are a plain union. Tables added later (grades, ...) are carried the same way.
+ */
+function itemLevelTables(db: Database.Database): string[] {
+  const names = (db.prepare(`SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all() as string[]).filter(
+    (name) => !RUN_LEVEL.has(name) && name !== 'items',
+  );
+  const itemLevel = names.filter((name) => {
+    const columns = columnsOf(db, name).map((c) => c.name);
+    return columns.includes('run_id') && columns.includes('item_key');
+  });
+  const ordered: string[] = [];
+  const visit = (name: string) => {
+    if (ordered.includes(name) || !itemLevel.includes(name)) return;
+    const parents = db.prepare(`SELECT "table" FROM pragma_foreign_key_list(?)`).pluck().all(name) as string[];
+    for (const parent of parents) if (parent !== name) visit(parent);
+    ordered.push(name);
+  };
+  itemLevel.forEach(visit);
+  return ordered;
+}
+
+interface Column {
+  name: string;
+  type: string;
+  pk: number;
+}
+
+function columnsOf(db: Database.Database, table: string, schema = 'main'): Column[] {
+  return db.prepare(`SELECT name, type, pk FROM pragma_table_info(?, ?)`).all(table, schema) as Column[];
+}
+
+function copyTable(db: Database.Database, into: string, table: string, shard: ShardRun, runId: number, batchRows: number): number {
+  const columns = columnsOf(db, table);
+  const keys = columns.filter((c) => c.pk > 0);
+  // An INTEGER PRIMARY KEY is the row's own id in its database: the target gives new ones.
+  const own = keys.length === 1 && keys[0]!.type.toUpperCase() === 'INTEGER' ? keys[0]!.name : undefined;
+  const copied = columns.map((c) => c.name).filter((name) => name !== 'run_id' && name !== own);
+  const sourceColumns = new Set(columnsOf(db, table, 'src').map((c) => c.name));
+  const absent = copied.filter((name) => !sourceColumns.has(name));
+  if (absent.length > 0) throw new UsageError(`${shard.file}: table ${table} has no column ${absent.join(', ')}: it was written by another dsbench version than ${into}`);
+  const list = copied.map((name) => `"${name}"`).join(', ');
+  const withoutRowid = (db.prepare(`SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?`).pluck().get(table) as number | undefined) === 1;
+  const insert = `INSERT INTO main."${table}" (run_id, ${list}) SELECT @runId, ${list} FROM src."${table}" WHERE +run_id = @sourceRunId`;
+  let total = 0;
+  if (withoutRowid) {
+    return storage(into, () => db.transaction(() => db.prepare(insert).run({ runId, sourceRunId: shard.runId }).changes).immediate(), shard);
+  }
+  const range = db.prepare(`SELECT min(rowid) AS low, max(rowid) AS high FROM src."${table}" WHERE run_id = ?`).get(shard.runId) as { low: number | null; high: number | null };
+  if (range.low === null || range.high === null) return 0;
+  // `+run_id` keeps SQLite on the rowid range: by the run_id index each batch would scan the whole run.
+  const batch = db.prepare(`${insert} AND rowid >= @from AND rowid < @to`);
+  const copyBatch = db.transaction((from: number, to: number) => batch.run({ runId, sourceRunId: shard.runId, from, to }).changes).immediate;
+  for (let from = range.low; from <= range.high; from += batchRows) {
+    total += storage(into, () => copyBatch(from, from + batchRows), shard);
+  }
+  return total;
+}
+
+function withAttached<T>(db: Database.Database, file: string, work: () => T): T {
+  db.prepare('ATTACH DATABASE ? AS src').run(file);
+  try {
+    return work();
+  } finally {
+    db.exec('DETACH DATABASE src');
+  }
+}
+
+/**
+ * Runs a write on the target. Two shards holding one item (a key, or a place in the plan) break a
+ * uniqueness rule: that is overlapping shards. Any other SQLite failure is the target database's.
+ */
+function storage<T>(into: string, write: () => T, shard?: ShardRun): T {
+  try {
+    return write();
+  } catch (error) {
+    if (!(error instanceof Database.SqliteError)) throw error;
+    if (shard && error.code.startsWith('SQLITE_CONSTRAINT')) {
+      throw new UsageError(`${where(shard)} overlaps a shard merged before it (${error.message}); were these shards split with the same --shard count of one suite?`, { cause: error });
+    }
+    throw new DsbenchError(`writing the merged run into ${into} failed: ${error.message} (${error.code}); check the disk and that no other process writes there, then merge again`, ExitCode.storage, { cause: error });
+  }
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}

@@ -1,0 +1,122 @@
+// Shards 1..n of a suite, each run on its own deterministic emulator (same seed, as n CI machines would)
+// and merged, give the run one machine gives: the same items in the same order, the same outcomes,
+// turns, searches and expectation results; and compare treats the merged run like any other run.
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCompare } from '../../src/cli/compare.js';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { mergeShards } from '../../src/store/merge.js';
+import { FAST, cleanup, corpusDir, emulator, runSuite, suite, target, tempDir } from '../runner/fixtures/harness.js';
+
+afterAll(cleanup);
+
+// Concurrency 1: the emulator samples a repeat by how often its text was asked before, so the order in
+// which one machine asks must not depend on timing.
+const SUITE = `
+name: sharded
+defaults: { api: legacy, concurrency: 1, repeats: 2, poll: { strategy: fixed, interval: 1s } }
+questions:
+  - id: retry
+    question: Where is the retryPolicy of fetch implemented?
+    followups: [Which status codes does it retry?, How is backoffDelay computed?]
+    expect: { contains: backoffDelay, state: completed }
+  - id: parse
+    question: Where is parseSuite defined?
+    expect: { contains: parseSuite }
+  - id: never
+    question: Where is nothingLikeThis configured?
+    expect: { contains: a-string-no-answer-has }
+  - id: token-limit
+    question: "[[token-limit]] Explain every function of the parser."
+    expect: { state: error, errorCode: TOKEN_LIMIT_EXCEEDED }
+  - id: internal
+    question: "[[internal-error]] Where is the cache?"
+  - id: sources
+    question: How are sources listed?
+    followups: [And follow-ups?]
+    repeats: 3
+    expect: { sourcesInclude: github.com/org/repo }
+  - id: lone
+    question: What does p-limit do?
+    repeats: 1
+searches:
+  - id: retry-all
+    query: retry count:all
+    expect: { exhaustive: true, minCount: 1 }
+  - id: none
+    query: nothingLikeThisAnywhere count:all
+    expect: { minCount: 1 }
+`;
+
+/** What a report reads of a run, without what differs between two runs of anything (ids, clocks, polls). */
+function contents(file: string, runId: number) {
+  const db = new Database(file, { readonly: true });
+  try {
+    // Answers link to the emulator that gave them: each machine's has its own port.
+    const rows = (sql: string) => JSON.parse(JSON.stringify(db.prepare(sql).all(runId)).replace(/http:\/\/127\.0\.0\.1:\d+/g, 'EMULATOR')) as unknown[];
+    return {
+      items: rows(`SELECT key, position, kind, target, suite_item_id, repeat, tags_json, status, outcome, message FROM items WHERE run_id = ? ORDER BY position`),
+      turns: rows(`SELECT item_key, turn, text, state, error_code, error_raw_code, error_message, client_error, title, answer, time_millis, tool_calls,
+          total_input_tokens, prompt_tokens, completion_tokens, total_tokens, credits FROM turns WHERE run_id = ? ORDER BY item_key, turn`),
+      sources: rows(`SELECT item_key, turn, position, type, link, label FROM sources WHERE run_id = ? ORDER BY item_key, turn, position`),
+      followups: rows(`SELECT item_key, turn, position, text FROM suggested_followups WHERE run_id = ? ORDER BY item_key, turn, position`),
+      searches: rows(`SELECT item_key, query, params_json, verdict, match_count, counted, counted_by_type_json, repositories, files, exhaustive, skipped_json, alert, error
+        FROM searches WHERE run_id = ? ORDER BY item_key`),
+      expectations: rows(`SELECT item_key, position, name, passed, reason, turn FROM expectations WHERE run_id = ? ORDER BY item_key, position`),
+      targets: rows(`SELECT name, api, emulated FROM targets WHERE run_id = ? ORDER BY rowid`),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe('shards merged', () => {
+  it.each([2, 3, 4])('1..%i merged equal the unsharded run against the same deterministic emulator', async (count) => {
+    const loaded = await suite(SUITE);
+    const corpus = corpusDir();
+    const options = { ...FAST, seed: 42, corpus: { dir: corpus } };
+    const dir = tempDir();
+    // Each machine runs its own embedded emulator: a target that names no instance, whatever its port.
+    const machine = async () => [{ ...target({ name: 'main', emulator: await emulator(options) }), emulated: true }];
+    const whole = await runSuite(loaded, await machine(), { dbPath: path.join(dir, 'whole.db') });
+    whole.close();
+    const shardFiles: string[] = [];
+    for (let index = 1; index <= count; index++) {
+      const file = path.join(dir, `shard-${index}.db`);
+      const run = await runSuite(loaded, await machine(), { dbPath: file, shard: { index, count }, groupLabel: 'ci-1' });
+      run.close();
+      expect(run.result.status).toBe('completed');
+      shardFiles.push(file);
+    }
+    // Into the database of the unsharded run, so compare can pair the two runs.
+    const [merged] = mergeShards({ sources: shardFiles.reverse(), into: whole.dbPath, batchRows: 7 });
+    expect(merged).toMatchObject({ shards: Array.from({ length: count }, (_, i) => i + 1), missing: [], partial: false, status: 'completed', alreadyMerged: false });
+
+    const expected = contents(whole.dbPath, whole.result.runId);
+    const actual = contents(whole.dbPath, merged!.runId);
+    expect(actual.items).toHaveLength(18);
+    expect(actual.items).toEqual(expected.items);
+    expect(actual.turns).toEqual(expected.turns);
+    expect(actual.sources).toEqual(expected.sources);
+    expect(actual.followups).toEqual(expected.followups);
+    expect(actual.searches).toEqual(expected.searches);
+    expect(actual.expectations).toEqual(expected.expectations);
+    expect(actual.targets).toEqual(expected.targets);
+    // Not a vacuous equality: outcomes of several kinds and failed checks are there.
+    expect(new Set(actual.items.map((i) => (i as { outcome: string }).outcome))).toEqual(new Set(['completed', 'error', 'complete']));
+    expect(actual.expectations.some((e) => (e as { passed: number }).passed === 0)).toBe(true);
+
+    // compare pairs every item of the merged run with the unsharded one: nothing new fails.
+    const out: string[] = [];
+    const code = await runCompare(
+      { baseline: String(whole.result.runId), candidate: String(merged!.runId), db: whole.dbPath, failOn: 'new-errors,pass-rate,search-verdicts', format: 'json' },
+      { write: (t: string) => out.push(t) },
+    );
+    expect(code, out.join('')).toBe(ExitCode.ok);
+    const { summary } = JSON.parse(out.join('')) as { summary: { questions: Record<string, number>; searches: Record<string, number>; stateChanges: Record<string, number> } };
+    expect(summary.questions).toEqual({ paired: actual.turns.length, baselineOnly: 0, candidateOnly: 0 });
+    expect(summary.searches).toEqual({ paired: 4, baselineOnly: 0, candidateOnly: 0 });
+    expect(summary.stateChanges).toMatchObject({ same: actual.turns.length + 4, new_error: 0, fixed: 0, changed: 0 });
+  }, 60_000);
+});

@@ -1,0 +1,264 @@
+// dsbench merge on shard databases written through the store's own recorder: everything carried, a
+// repeat is a no-op, and every refusal (other suite or settings, overlap, missing shards, a group already
+// merged, bad paths) says what to do.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseSuite } from '../../src/config/load-suite.js';
+import { UsageError } from '../../src/http/errors.js';
+import { planRun, type WorkItem } from '../../src/runner/plan.js';
+import type { RunStatus, TargetInfo } from '../../src/runner/recorder.js';
+import { runGroupId, shardPlan } from '../../src/runner/shard.js';
+import { mergeShards } from '../../src/store/merge.js';
+import { openStore } from '../../src/store/store.js';
+
+const SUITE = parseSuite(
+  `name: merge
+questions:
+${Array.from({ length: 9 }, (_, i) => `  - id: q${i}\n    question: "Question ${i}?"\n    repeats: ${1 + (i % 2)}\n${i % 3 === 0 ? '    followups: ["And then?"]\n' : ''}`).join('')}
+searches:
+  - { id: s0, query: "retry count:all" }
+  - { id: s1, query: "fetch count:all" }
+`,
+  'merge.yaml',
+).resolved;
+const TARGETS: TargetInfo[] = [{ name: 'prod', url: 'https://sg.example.com', api: 'legacy', emulated: false }];
+const WHOLE = planRun(SUITE, ['prod']);
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-merge-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+interface ShardSpec {
+  index: number;
+  count: number;
+  label?: string;
+  suiteHash?: string;
+  options?: Record<string, unknown>;
+  status?: RunStatus;
+  /** Items to record instead of the shard's own (to fake an overlap). */
+  items?: WorkItem[];
+  file?: string;
+}
+
+/** A shard database as `dsbench run --shard` leaves it, every item recorded with turns, sources, follow-ups and checks. */
+function shardDb(spec: ShardSpec): string {
+  const file = spec.file ?? path.join(dir, `shard-${spec.index}-of-${spec.count}-${spec.label ?? 'g'}-${Math.random().toString(36).slice(2)}.db`);
+  const store = openStore(file);
+  const r = store.recorder;
+  const suiteHash = spec.suiteHash ?? 'hash-1';
+  const label = spec.label ?? 'nightly-7';
+  const items = spec.items ?? shardPlan(WHOLE, { index: spec.index, count: spec.count });
+  const runId = r.createRun(
+    {
+      label: 'nightly',
+      suiteName: 'merge',
+      suitePath: '/ci/suites/merge.yaml',
+      suiteHash,
+      dsbenchVersion: '0.1.0',
+      options: spec.options ?? { api: 'legacy', concurrency: 2 },
+      startedAt: `2026-11-23T03:0${spec.index}:00.000Z`,
+      group: { id: runGroupId({ suiteHash, targets: TARGETS, label }), label, shardIndex: spec.index, shardCount: spec.count },
+    },
+    TARGETS,
+    items,
+  );
+  const at = '2026-11-23T03:30:00.000Z';
+  r.quotaSnapshot(runId, 'prod', { totalQuota: spec.index, quotaLimit: 100 }, at);
+  for (const item of items) {
+    r.itemStarted(runId, item.key, at);
+    if (item.kind === 'question') {
+      const texts = [item.question.text, ...item.question.followups.map((f) => f.text)];
+      texts.forEach((text, turn) =>
+        r.recordTurn(runId, item.key, turn, {
+          state: 'completed',
+          text,
+          questionId: `${item.key}#${turn}`,
+          answer: `answer to ${text}`,
+          sources: [{ type: 'file', link: `https://sg.example.com/${item.suiteItemId}`, label: 'src' }],
+          suggestedFollowups: ['More?'],
+          polls: 2,
+          serverMs: 1000 + turn,
+        }),
+      );
+    } else {
+      r.recordSearch(runId, item.key, { query: item.search.query, params: {}, verdict: 'complete', counted: 3, countedByType: { content: 3 }, repositories: 1, files: 2, wallMs: 5, skipped: [] });
+    }
+    r.recordExpectations(runId, item.key, [{ name: 'contains', passed: item.repeat === 0, reason: `repeat ${item.repeat}` }]);
+    r.itemFinished(runId, item.key, item.kind === 'question' ? 'completed' : 'complete', at);
+  }
+  r.setRunStatus(runId, spec.status ?? 'completed', `2026-11-23T04:0${spec.index}:00.000Z`);
+  store.close();
+  return file;
+}
+
+function shards(count: number, spec: Partial<ShardSpec> = {}): string[] {
+  return Array.from({ length: count }, (_, i) => shardDb({ ...spec, index: i + 1, count }));
+}
+
+function readDb<T>(file: string, read: (db: Database.Database) => T): T {
+  const db = new Database(file, { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+const count = (db: Database.Database, table: string, runId: number) => db.prepare(`SELECT count(*) FROM ${table} WHERE run_id = ?`).pluck().get(runId) as number;
+
+function refusal(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('dsbench merge', () => {
+  it('makes one run with every item, turn, source, follow-up, search, check and quota snapshot of every shard, in plan order', () => {
+    const into = path.join(dir, 'merged.db');
+    const [merged] = mergeShards({ sources: shards(3).reverse(), into, batchRows: 5 });
+    expect(merged).toMatchObject({ shards: [1, 2, 3], missing: [], partial: false, status: 'completed', items: WHOLE.length, alreadyMerged: false });
+    readDb(into, (db) => {
+      const id = merged!.runId;
+      const items = db.prepare('SELECT key, position, status FROM items WHERE run_id = ? ORDER BY position').all(id) as Array<{ key: string; position: number; status: string }>;
+      expect(items.map((i) => i.key)).toEqual(WHOLE.map((i) => i.key));
+      expect(items.map((i) => i.position)).toEqual(WHOLE.map((_, p) => p));
+      const questions = WHOLE.filter((i) => i.kind === 'question');
+      const turns = questions.reduce((sum, i) => sum + (i.kind === 'question' ? 1 + i.question.followups.length : 0), 0);
+      expect(count(db, 'turns', id)).toBe(turns);
+      expect(count(db, 'sources', id)).toBe(turns);
+      expect(count(db, 'suggested_followups', id)).toBe(turns);
+      expect(count(db, 'searches', id)).toBe(WHOLE.length - questions.length);
+      expect(count(db, 'expectations', id)).toBe(WHOLE.length);
+      expect(count(db, 'quota_snapshots', id)).toBe(3);
+      const run = db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as Record<string, unknown>;
+      expect(run).toMatchObject({
+        label: 'nightly',
+        status: 'completed',
+        group_label: 'nightly-7',
+        shard_index: null,
+        shard_count: 3,
+        partial: 0,
+        started_at: '2026-11-23T03:01:00.000Z',
+        ended_at: '2026-11-23T04:03:00.000Z',
+        suite_hash: 'hash-1',
+      });
+      expect(db.prepare('SELECT name, url FROM targets WHERE run_id = ?').all(id)).toEqual([{ name: 'prod', url: 'https://sg.example.com' }]);
+      expect(db.prepare('SELECT shard_index FROM run_shards WHERE run_id = ? ORDER BY shard_index').pluck().all(id)).toEqual([1, 2, 3]);
+    });
+  });
+
+  it('is a no-op when repeated with the same shards, and refuses shards that changed since', () => {
+    const files = shards(2);
+    const into = path.join(dir, 'merged.db');
+    const first = mergeShards({ sources: files, into })[0]!;
+    const again = mergeShards({ sources: [...files].reverse(), into })[0]!;
+    expect(again).toMatchObject({ runId: first.runId, alreadyMerged: true });
+    readDb(into, (db) => {
+      expect(db.prepare('SELECT count(*) FROM runs').pluck().get()).toBe(1);
+      expect(count(db, 'items', first.runId)).toBe(WHOLE.length);
+    });
+    // Shard 2 resumed and ended again: not the shards that were merged.
+    const db = new Database(files[1]!);
+    db.prepare(`UPDATE runs SET ended_at = '2026-11-23T05:00:00.000Z'`).run();
+    db.close();
+    expect(refusal(() => mergeShards({ sources: files, into }))).toMatch(/already holds group nightly-7 \(\w+\) as run 1.*merge into another database/);
+  });
+
+  it('refuses missing shards unless --allow-partial, which marks the run partial', () => {
+    const files = shards(4);
+    const into = path.join(dir, 'merged.db');
+    expect(refusal(() => mergeShards({ sources: [files[0]!, files[2]!], into }))).toMatch(
+      /shards 2, 4 of 4 of --group nightly-7 are missing \(given: 1, 3\); pass their databases, or --allow-partial/,
+    );
+    const [merged] = mergeShards({ sources: [files[0]!, files[2]!], into, allowPartial: true });
+    expect(merged).toMatchObject({ shards: [1, 3], missing: [2, 4], partial: true });
+    readDb(into, (db) => expect(db.prepare('SELECT partial FROM runs WHERE id = ?').pluck().get(merged!.runId)).toBe(1));
+  });
+
+  it('refuses a shard given twice (two nightlies under one --group)', () => {
+    const one = shards(2);
+    const other = shardDb({ index: 2, count: 2 });
+    expect(refusal(() => mergeShards({ sources: [...one, other], into: path.join(dir, 'm.db') }))).toMatch(
+      /shard 2\/2 of --group nightly-7 is given twice: .*run 1 and .*run 1.*give each its own --group/,
+    );
+  });
+
+  it.each([
+    ['another suite file', { suiteHash: 'hash-2' }, /different suite files \(merge sha256 hash-1 vs merge sha256 hash-2\)/],
+    ['other settings', { options: { api: 'legacy', concurrency: 8 } }, /different settings/],
+  ])('refuses shards of %s under one --group', (_, change, message) => {
+    const files = [shardDb({ index: 1, count: 2 }), shardDb({ index: 2, count: 2, ...change })];
+    expect(refusal(() => mergeShards({ sources: files, into: path.join(dir, 'm.db') }))).toMatch(message);
+  });
+
+  it('refuses shards of different shard counts, and shards whose items overlap', () => {
+    expect(refusal(() => mergeShards({ sources: [shardDb({ index: 1, count: 2 }), shardDb({ index: 2, count: 3 })], into: path.join(dir, 'a.db') }))).toMatch(
+      /split the suite differently \(--shard 1\/2 vs 2\/3\)/,
+    );
+    const into = path.join(dir, 'b.db');
+    const overlapping = [shardDb({ index: 1, count: 2 }), shardDb({ index: 2, count: 2, items: WHOLE.map((item, position) => ({ ...item, position })) })];
+    expect(refusal(() => mergeShards({ sources: overlapping, into }))).toMatch(/run 1 overlaps a shard merged before it/);
+    // Nothing half-merged is left behind.
+    readDb(into, (db) => expect(db.prepare('SELECT count(*) FROM items').pluck().get()).toBe(0));
+  });
+
+  it('refuses bad paths: a missing file, one given twice, the target among the shards, a database with no shard', () => {
+    const [a] = shards(1);
+    expect(refusal(() => mergeShards({ sources: [path.join(dir, 'nope.db')], into: path.join(dir, 'm.db') }))).toMatch(/no database at .*nope\.db/);
+    expect(refusal(() => mergeShards({ sources: [a!, a!], into: path.join(dir, 'm.db') }))).toMatch(/is given twice/);
+    expect(refusal(() => mergeShards({ sources: [a!], into: a! }))).toMatch(/--into .* is also one of the shard databases/);
+    const plain = path.join(dir, 'plain.db');
+    openStore(plain).close();
+    expect(refusal(() => mergeShards({ sources: [plain], into: path.join(dir, 'm.db') }))).toMatch(/holds no shard \(0 runs, none run with --shard\)/);
+    expect(refusal(() => mergeShards({ sources: [], into: path.join(dir, 'm.db') }))).toMatch(/give the shard databases/);
+  });
+
+  it('says aborted when a shard was aborted or its job died while running, and replaces an interrupted merge', () => {
+    const files = [shardDb({ index: 1, count: 2, status: 'running' }), shardDb({ index: 2, count: 2 })];
+    const into = path.join(dir, 'merged.db');
+    const [merged] = mergeShards({ sources: files, into });
+    expect(merged!.status).toBe('aborted');
+    // An interrupted merge leaves its run running; the next merge starts it over.
+    const db = new Database(into);
+    db.prepare(`UPDATE runs SET status = 'running'`).run();
+    db.close();
+    const logs: string[] = [];
+    const [again] = mergeShards({ sources: files, into, log: (m) => logs.push(m) });
+    expect(again).toMatchObject({ alreadyMerged: false, status: 'aborted' });
+    expect(logs.join('\n')).toMatch(/run 1 is an interrupted merge of group nightly-7 .*deleting it and merging again/);
+    readDb(into, (d) => expect(d.prepare('SELECT id FROM runs').pluck().all()).toEqual([again!.runId]));
+  });
+
+  it('carries item-level tables it does not know (grades, ...) and no run-level ones it does not know', () => {
+    const files = shards(2);
+    const into = path.join(dir, 'merged.db');
+    const addTables = (file: string, fill: boolean) => {
+      const db = new Database(file);
+      db.exec(`CREATE TABLE grades (run_id INTEGER NOT NULL, item_key TEXT NOT NULL, score REAL, PRIMARY KEY (run_id, item_key),
+        FOREIGN KEY (run_id, item_key) REFERENCES items (run_id, key) ON DELETE CASCADE);
+        CREATE TABLE run_notes (run_id INTEGER NOT NULL, note TEXT)`);
+      if (fill) {
+        db.exec(`INSERT INTO grades SELECT run_id, key, position / 10.0 FROM items; INSERT INTO run_notes VALUES (1, 'machine-local')`);
+      }
+      db.close();
+    };
+    files.forEach((f) => addTables(f, true));
+    openStore(into).close();
+    addTables(into, false);
+    const [merged] = mergeShards({ sources: files, into });
+    readDb(into, (db) => {
+      expect(count(db, 'grades', merged!.runId)).toBe(WHOLE.length);
+      expect(db.prepare('SELECT sum(score) FROM grades').pluck().get()).toBeCloseTo(WHOLE.reduce((s, _, p) => s + p / 10, 0));
+      expect(count(db, 'run_notes', merged!.runId)).toBe(0);
+    });
+  });
+});
