@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 
 // `npm run bench`: every benchmark, one after another, each in its own process so none disturbs another.
-const benches = ['bench/stream/index.ts', 'bench/runner/index.ts', 'bench/report/index.ts'];
+const benches = ['bench/startup/index.ts', 'bench/stream/index.ts', 'bench/runner/index.ts', 'bench/report/index.ts'];
 let failed = false;
 for (const bench of benches) {
   process.stderr.write(`\n== ${bench}\n`);

@@ -7,6 +7,7 @@ import { ExitCode } from '../http/exit-codes.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatQuestion } from './format.js';
 import { openTarget } from './target.js';
+import { commandUsage } from './command-usage.js';
 
 interface AskArgs extends GlobalArgs {
   question: string;
@@ -23,8 +24,7 @@ interface Turn {
 }
 
 export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
-  command: 'ask <question>',
-  describe: 'Ask one conversation (and its follow-ups) and print the answer, sources and stats',
+  ...commandUsage.ask,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('question', { type: 'string', demandOption: true, describe: 'The question' })

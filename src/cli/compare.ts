@@ -8,6 +8,7 @@ import { DEFAULT_DB } from '../report/open.js';
 import { safeJson } from '../report/tables.js';
 import type { GlobalArgs } from './global-options.js';
 import type { Output } from './report.js';
+import { commandUsage } from './command-usage.js';
 
 export interface CompareArgs {
   baseline: string;
@@ -92,8 +93,7 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
 }
 
 export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs> = {
-  command: 'compare <baseline> [candidate]',
-  describe: 'Compare two runs (or two targets) item by item; exit 1 when a regression gate fails',
+  ...commandUsage.compare,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('baseline', { type: 'string', demandOption: true, describe: 'Baseline run: id, label, latest; ~N goes N runs back (nightly~1)' })

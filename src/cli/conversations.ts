@@ -5,6 +5,7 @@ import { UsageError } from '../http/errors.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatQuestion } from './format.js';
 import { openTarget } from './target.js';
+import { commandUsage } from './command-usage.js';
 
 interface ListArgs extends GlobalArgs {
   pageSize?: number | undefined;
@@ -125,8 +126,7 @@ const remove: CommandModule<GlobalArgs, RefArgs> = {
 };
 
 export const conversationsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
-  command: 'conversations',
-  describe: 'Manage conversations on the instance (list, show, cancel, delete)',
+  ...commandUsage.conversations,
   builder: (y: Argv<GlobalArgs>) =>
     y.command(list).command(show).command(cancel).command(remove).demandCommand(1, 'Give an action: list, show, cancel or delete.'),
   handler: () => {},

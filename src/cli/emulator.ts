@@ -2,6 +2,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { startEmulator } from '../emulator/index.js';
 import { UsageError } from '../http/errors.js';
 import type { GlobalArgs } from './global-options.js';
+import { commandUsage } from './command-usage.js';
 
 interface EmulatorArgs extends GlobalArgs {
   port: number;
@@ -22,8 +23,7 @@ interface EmulatorArgs extends GlobalArgs {
 }
 
 export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
-  command: 'emulator',
-  describe: 'Run the emulated instance (both Deep Search APIs and the search stream) until interrupted',
+  ...commandUsage.emulator,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .option('port', { type: 'number', default: 3080, describe: 'Port to listen on (0: any free port)' })

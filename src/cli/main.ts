@@ -1,54 +1,65 @@
 #!/usr/bin/env node
-import yargs from 'yargs';
+import yargs, { type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { DsbenchError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { redact } from '../http/redact.js';
 import { VERSION } from '../version.js';
-import { askCommand } from './ask.js';
-import { compareCommand } from './compare.js';
-import { conversationsCommand } from './conversations.js';
-import { emulatorCommand } from './emulator.js';
-import { mergeCommand } from './merge.js';
-import { runCommand } from './run.js';
-import { searchCommand } from './search.js';
-import { globalOptions } from './global-options.js';
-import { reportCommand } from './report.js';
-import { runsCommand } from './runs.js';
+import { type CommandName, commandUsage } from './command-usage.js';
+import { type GlobalArgs, globalOptions } from './global-options.js';
+
+/** Each command's module, imported only when that command runs, so a command starts without the others' code. */
+const commandModules: Record<CommandName, () => Promise<CommandModule<GlobalArgs, any>>> = {
+  ask: async () => (await import('./ask.js')).askCommand,
+  conversations: async () => (await import('./conversations.js')).conversationsCommand,
+  run: async () => (await import('./run.js')).runCommand,
+  search: async () => (await import('./search.js')).searchCommand,
+  emulator: async () => (await import('./emulator.js')).emulatorCommand,
+  runs: async () => (await import('./runs.js')).runsCommand,
+  report: async () => (await import('./report.js')).reportCommand,
+  compare: async () => (await import('./compare.js')).compareCommand,
+  merge: async () => (await import('./merge.js')).mergeCommand,
+};
+
+/** The command a command line names: its first word that is a command's name (none for `dsbench --help`). */
+function commandNamed(argv: readonly string[]): CommandName | undefined {
+  const words = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  return words.find((word): word is CommandName => Object.hasOwn(commandUsage, word));
+}
 
 async function main(argv: string[]): Promise<number> {
-  const parser = globalOptions(yargs(argv))
-    .scriptName('dsbench')
-    .version(VERSION)
-    .command(askCommand)
-    .command(conversationsCommand)
-    .command(runCommand)
-    .command(searchCommand)
-    .command(emulatorCommand)
-    .command(runsCommand)
-    .command(reportCommand)
-    .command(compareCommand)
-    .command(mergeCommand)
-    .demandCommand(1, 'Give a command; see dsbench --help.')
-    .strict()
-    .recommendCommands()
-    // With .fail(false) yargs throws a plain Error for bad flags, indistinguishable from an internal
-    // error; a failure with a message and no error object is a usage error, anything else is rethrown.
-    .fail((message, error) => {
-      if (error) throw error;
-      throw new UsageError(`${message}\nRun dsbench --help (or dsbench <command> --help) for usage.`);
-    })
-    .wrap(Math.min(110, process.stdout.columns ?? 100))
-    .epilogue(
-      'Environment: SRC_ENDPOINT, SRC_ACCESS_TOKEN, SRC_HEADER_<NAME>, SRC_HEADERS. With no endpoint, dsbench starts its embedded emulator.\n' +
-        'Exit codes: 0 ok, 1 expectations or regression gates failed, 2 usage, 3 instance unreachable or auth failed, 4 aborted, 5 internal error.',
-    );
   try {
-    await parser.parseAsync();
+    const named = commandNamed(argv);
+    const parser = globalOptions(yargs(argv)).scriptName('dsbench').version(VERSION);
+    for (const name of Object.keys(commandUsage) as CommandName[]) {
+      // --help lists the other commands by their usage and description alone, without loading their code.
+      parser.command(name === named ? await commandModules[name]() : { ...commandUsage[name], handler: () => notLoaded(name) });
+    }
+    await parser
+      .demandCommand(1, 'Give a command; see dsbench --help.')
+      .strict()
+      .recommendCommands()
+      // With .fail(false) yargs throws a plain Error for bad flags, indistinguishable from an internal
+      // error; a failure with a message and no error object is a usage error, anything else is rethrown.
+      .fail((message, error) => {
+        if (error) throw error;
+        throw new UsageError(`${message}\nRun dsbench --help (or dsbench <command> --help) for usage.`);
+      })
+      .wrap(Math.min(110, process.stdout.columns ?? 100))
+      .epilogue(
+        'Environment: SRC_ENDPOINT, SRC_ACCESS_TOKEN, SRC_HEADER_<NAME>, SRC_HEADERS. With no endpoint, dsbench starts its embedded emulator.\n' +
+          'Exit codes: 0 ok, 1 expectations or regression gates failed, 2 usage, 3 instance unreachable or auth failed, 4 aborted, 5 internal error.',
+      )
+      .parseAsync();
     return process.exitCode === undefined ? ExitCode.ok : Number(process.exitCode);
   } catch (error) {
     return report(error);
   }
+}
+
+/** A command ran that commandNamed did not see: a bug in reading the command line, not the user's. */
+function notLoaded(name: string): never {
+  throw new Error(`command ${name} ran without its module loaded`);
 }
 
 function report(error: unknown): number {

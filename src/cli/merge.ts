@@ -3,6 +3,7 @@ import { ExitCode } from '../http/exit-codes.js';
 import { mergeShards, type MergedRun } from '../store/merge.js';
 import type { GlobalArgs } from './global-options.js';
 import type { Output } from './report.js';
+import { commandUsage } from './command-usage.js';
 
 export interface MergeArgs {
   databases: string[];
@@ -32,8 +33,7 @@ export function runMerge(args: MergeArgs, stdout: Output = process.stdout, stder
 }
 
 export const mergeCommand: CommandModule<GlobalArgs, MergeArgs & GlobalArgs> = {
-  command: 'merge <databases..>',
-  describe: 'Merge the shards of a run split with dsbench run --shard (one database each) into one run of another database',
+  ...commandUsage.merge,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('databases', { type: 'string', array: true, demandOption: true, describe: 'The shard databases (any order)' })

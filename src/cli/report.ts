@@ -6,6 +6,7 @@ import { DEFAULT_DB } from '../report/open.js';
 import { type ReportFormat, reportJson, writeReport } from '../report/report.js';
 import { safeJson } from '../report/tables.js';
 import type { GlobalArgs } from './global-options.js';
+import { commandUsage } from './command-usage.js';
 
 export interface ReportArgs {
   run?: string | undefined;
@@ -66,8 +67,7 @@ export async function runReport(args: ReportArgs, stdout: Output = process.stdou
 }
 
 export const reportCommand: CommandModule<GlobalArgs, ReportArgs & GlobalArgs> = {
-  command: 'report [run]',
-  describe: 'Export a run as CSV (questions, searches, summary, costs) with a summary, or a trend over runs (--history)',
+  ...commandUsage.report,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('run', { type: 'string', describe: 'Run id, label (its newest run) or latest (default)' })

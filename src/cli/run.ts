@@ -4,7 +4,7 @@ import { parseDuration } from '../config/duration.js';
 import { connectionFor } from '../config/credentials.js';
 import { boundTargets } from '../config/resume-targets.js';
 import { targetsFrom } from '../config/targets.js';
-import { startEmulator, type RunningEmulator } from '../emulator/index.js';
+import type { RunningEmulator } from '../emulator/index.js';
 import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
@@ -13,6 +13,7 @@ import { parseShard, type Shard } from '../runner/shard.js';
 import { openStore } from '../store/index.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
+import { commandUsage } from './command-usage.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -39,8 +40,7 @@ const positiveInt = (name: string, value: number | undefined) => {
 };
 
 export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
-  command: 'run [suite]',
-  describe: 'Run a suite of questions and searches on one or more instances, recording everything in SQLite',
+  ...commandUsage.run,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('suite', { type: 'string', describe: 'Suite file (YAML or JSON); with --resume, defaults to the run\'s own' })
@@ -94,6 +94,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       if (named) {
         targets = named.map((t) => ({ ...t, emulated: false, timeScale: 1 }));
       } else {
+        const { startEmulator } = await import('../emulator/index.js');
         emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale });
         process.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];

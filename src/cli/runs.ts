@@ -7,6 +7,7 @@ import { verdictWord } from '../runner/verdict.js';
 import { type RunSummary, listRuns } from '../store/queries.js';
 import type { GlobalArgs } from './global-options.js';
 import type { Output } from './report.js';
+import { commandUsage } from './command-usage.js';
 
 export interface RunsArgs {
   db: string;
@@ -60,8 +61,7 @@ export async function runRuns(args: RunsArgs, stdout: Output = process.stdout): 
 }
 
 export const runsCommand: CommandModule<GlobalArgs, RunsArgs & GlobalArgs> = {
-  command: 'runs',
-  describe: 'List the recorded runs, newest first (id, label, suite, targets, start, status, verdict and exit code, outcomes, checks, credits)',
+  ...commandUsage.runs,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })

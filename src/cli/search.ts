@@ -6,6 +6,7 @@ import { itemExitCode } from '../runner/verdict.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { openTarget } from './target.js';
+import { commandUsage } from './command-usage.js';
 
 interface SearchArgs extends GlobalArgs {
   query: string;
@@ -19,8 +20,7 @@ interface SearchArgs extends GlobalArgs {
 }
 
 export const searchCommand: CommandModule<GlobalArgs, SearchArgs> = {
-  command: 'search <query>',
-  describe: 'Run one streaming search and print its exhaustive count and verdict',
+  ...commandUsage.search,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('query', { type: 'string', demandOption: true, describe: 'Query, e.g. "fetch count:all"' })

@@ -1,5 +1,4 @@
 import { connectionFor, connectionFromEnv, type Connection } from '../config/credentials.js';
-import { startEmulator } from '../emulator/index.js';
 import { UsageError } from '../http/errors.js';
 
 export interface Target {
@@ -16,6 +15,8 @@ const EMBEDDED_TIME_SCALE = 0.1;
 export async function openTarget(endpointFlag: string | undefined, env = process.env): Promise<Target> {
   const connection = connectionFromEnv(env, endpointFlag);
   if (connection) return { connection, emulated: false, close: async () => {} };
+  // Imported here: a command given an endpoint never loads the emulator's code.
+  const { startEmulator } = await import('../emulator/index.js');
   const emulator = await startEmulator({ port: 0, host: '127.0.0.1', timeScale: embeddedTimeScale(env) });
   process.stderr.write(`dsbench: no --endpoint or SRC_ENDPOINT given: using the embedded emulator at ${emulator.url} (answers are emulated)\n`);
   return {

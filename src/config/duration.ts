@@ -1,20 +1,20 @@
-import { z } from 'zod';
 import { UsageError } from '../http/errors.js';
 
 const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
 
 /**
  * A duration with units, largest first, each at most once: `500ms`, `90s`, `5m`, `1h`, `1m30s`, `1.5h`.
- * The `(?!s)` keeps the minutes group from eating the `m` of `ms`. Also emitted into the JSON Schema.
+ * The `(?!s)` keeps the minutes group from eating the `m` of `ms`. Also emitted into the JSON Schema
+ * (duration-schema.ts, apart so that a command-line flag's duration loads no zod).
  */
-const DURATION_PATTERN = new RegExp(`^(?=\\d)(?:${NUMBER}h)?(?:${NUMBER}m(?!s))?(?:${NUMBER}s)?(?:${NUMBER}ms)?$`);
+export const DURATION_PATTERN = new RegExp(`^(?=\\d)(?:${NUMBER}h)?(?:${NUMBER}m(?!s))?(?:${NUMBER}s)?(?:${NUMBER}ms)?$`);
 
 const UNIT_MS = [3_600_000, 60_000, 1_000, 1] as const;
 
 /** Longest delay a Node timer can hold (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-function tooLong(ms: number): string {
+export function tooLong(ms: number): string {
   return `${ms} ms, longer than the longest wait dsbench can time (${MAX_TIMER_MS} ms, about 24.8 days)`;
 }
 
@@ -42,22 +42,3 @@ export function parseDuration(value: string, source: string): number {
   if (ms > MAX_TIMER_MS) throw new UsageError(`${source}: "${value}" is ${tooLong(ms)}`);
   return ms;
 }
-
-function badDuration(input: unknown): string {
-  return `${JSON.stringify(input)} is not a positive duration; use ${DURATION_HELP}`;
-}
-
-/** Suite duration: seconds or text in the file, milliseconds after parsing. */
-export const DurationSchema = z
-  .union([
-    z.number().positive({ error: (issue) => badDuration(issue.input) }),
-    z.string().regex(DURATION_PATTERN, { error: (issue) => badDuration(issue.input) }),
-  ], { error: (issue) => badDuration(issue.input) })
-  .transform((value, ctx) => {
-    const ms = durationToMs(value);
-    if (ms === undefined || ms > MAX_TIMER_MS) {
-      ctx.addIssue({ code: 'custom', message: ms === undefined ? badDuration(value) : `${JSON.stringify(value)} is ${tooLong(ms)}`, input: value });
-      return z.NEVER;
-    }
-    return ms;
-  });

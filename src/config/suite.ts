@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiFlavourSchema, ErrorCodeSchema } from '../deepsearch/model.js';
-import { DURATION_HELP, DurationSchema } from './duration.js';
+import { DURATION_HELP } from './duration.js';
+import { DurationSchema } from './duration-schema.js';
 import { compilePattern } from './pattern.js';
 import { formatPath } from './suite-issues.js';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OptServerText, ServerText } from '../http/server-text.js';
-import { statsFromSnakeCase, type Conversation, type Question, type QuestionError } from './model.js';
+import type { Conversation, Question, QuestionError } from './model.js';
+import { statsFromSnakeCase } from './stats.js';
 import { normalizeErrorCode } from './wire.js';
 
 // Wire schemas of the legacy REST API. Loose objects: unknown fields pass through; only what the

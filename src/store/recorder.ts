@@ -18,7 +18,8 @@ import type {
   TurnRecord,
   TurnState,
 } from '../runner/recorder.js';
-import { statsFromSnakeCase, type QuestionError, type QuotaUsage, type Source } from '../deepsearch/model.js';
+import type { QuestionError, QuotaUsage, Source } from '../deepsearch/model.js';
+import { statsFromSnakeCase } from '../deepsearch/stats.js';
 import { acquireLease } from './lease.js';
 import { runTally } from './queries.js';
 import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DurationSchema, durationToMs, parseDuration } from '../../src/config/duration.js';
+import { DurationSchema } from '../../src/config/duration-schema.js';
+import { durationToMs, parseDuration } from '../../src/config/duration.js';
 import { parseSuite } from '../../src/config/load-suite.js';
 import { UsageError } from '../../src/http/errors.js';
 

@@ -1,0 +1,71 @@
+// Start-up benchmark: whole `dsbench` processes (plain JavaScript, as the built CLI runs) for --help, runs,
+// ask and search, against `node -e 0`, in paired rounds (each round runs every case once, in a rotating
+// order, so load drifts hit all cases alike). ask and search get an endpoint that refuses connections and
+// one attempt: the process loads everything the command uses, tries once and exits.
+// Usage: node --import tsx bench/startup/index.ts [--quick]
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { openStore } from '../../src/store/index.js';
+import { transpile } from '../lib/transpile.js';
+
+const quick = process.argv.includes('--quick');
+const ROUNDS = quick ? 5 : 21;
+const LIMIT_S = 0.2;
+
+async function refusedEndpoint(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-startup-bench-'));
+try {
+  const [main] = transpile('dsbench-startup-bench', ['src/cli/main.ts']) as [string];
+  const db = path.join(dir, 'results.db');
+  openStore(db).close();
+  const endpoint = await refusedEndpoint();
+  const cases: Array<[string, string[]]> = [
+    ['node -e 0', ['-e', '0']],
+    ['dsbench --help', [main, '--help']],
+    ['dsbench runs', [main, 'runs', '--db', db]],
+    ['dsbench ask', [main, 'ask', 'q', '--endpoint', endpoint, '--max-attempts', '1']],
+    ['dsbench search', [main, 'search', 'q', '--endpoint', endpoint, '--max-attempts', '1']],
+  ];
+  const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+  const loads: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    loads.push(os.loadavg()[0]!);
+    for (let i = 0; i < cases.length; i++) {
+      const [name, args] = cases[(round + i) % cases.length]!;
+      const start = performance.now();
+      const result = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+      times.get(name)!.push((performance.now() - start) / 1000);
+      if (result.status === 5 || result.error) throw new Error(`${name}: ${result.error?.message ?? result.stderr.toString()}`);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const rows = cases.map(([name]) => {
+    const xs = times.get(name)!;
+    const target = name.startsWith('dsbench') ? (median(xs) <= LIMIT_S ? 'met' : 'over') : '';
+    return `| ${name} | ${median(xs).toFixed(3)} | ${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)} | ${target} |`;
+  });
+  const text = `# Start-up benchmark
+
+\`node --import tsx bench/startup/index.ts${quick ? ' --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version},
+${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, 1-minute load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} during the rounds
+(a shared machine: other work ran at the same time). ${ROUNDS} paired rounds; whole-process wall time in seconds.
+
+| command | median s | min-max s | target ${LIMIT_S} s |
+|---|---:|---:|---|
+${rows.join('\n')}
+`;
+  process.stdout.write(text);
+  if (!quick) writeFileSync(new URL('./RESULTS.md', import.meta.url), text);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,66 @@
+// A command loads only the code it uses: start-up time is mostly module loading (bench/startup.ts
+// measures the time; this checks which code each command line loads).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareCli, type Cli } from '../helpers/cli.js';
+import { closedPort } from '../helpers/server.js';
+
+let cli: Cli;
+let dir: string;
+let endpoint: string;
+
+beforeAll(async () => {
+  cli = await prepareCli();
+  dir = mkdtempSync(path.join(tmpdir(), 'dsbench-startup-'));
+  // A module loader hook that appends every URL loaded to the file named by DSBENCH_TEST_LOADED.
+  writeFileSync(
+    path.join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+export async function load(url, context, nextLoad) {
+  appendFileSync(process.env.DSBENCH_TEST_LOADED, url + '\\n');
+  return nextLoad(url, context);
+}
+`,
+  );
+  writeFileSync(path.join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
+  endpoint = await closedPort();
+});
+afterAll(() => {
+  cli.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let runs = 0;
+async function loadedBy(args: string[]): Promise<string[]> {
+  const file = path.join(dir, `loaded-${++runs}.txt`);
+  writeFileSync(file, '');
+  await cli.run(args, { NODE_OPTIONS: `--import ${path.join(dir, 'register.mjs')}`, DSBENCH_TEST_LOADED: file });
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+}
+
+const from = (loaded: string[], part: string) => loaded.filter((url) => url.includes(part));
+
+describe('start-up', () => {
+  it('--help loads no command, no database, HTTP client, schema library or emulator', async () => {
+    const loaded = await loadedBy(['--help']);
+    expect(from(loaded, '/src/cli/main.')).toHaveLength(1);
+    for (const part of ['/src/cli/run.', '/src/cli/ask.', '/src/emulator/', '/better-sqlite3/', '/undici/', '/zod/']) expect(from(loaded, part)).toEqual([]);
+  });
+
+  it('runs loads the database and no HTTP client, schema library or emulator', async () => {
+    const loaded = await loadedBy(['runs', '--db', path.join(dir, 'none.db')]);
+    expect(from(loaded, '/src/cli/runs.')).toHaveLength(1);
+    for (const part of ['/src/cli/ask.', '/src/emulator/', '/undici/', '/zod/']) expect(from(loaded, part)).toEqual([]);
+  });
+
+  it('ask and search given an endpoint load no emulator and no database', async () => {
+    for (const args of [['ask', 'q'], ['search', 'q']]) {
+      const loaded = await loadedBy([...args, '--endpoint', endpoint, '--max-attempts', '1']);
+      expect(from(loaded, `/src/cli/${args[0]}.`)).toHaveLength(1);
+      expect(from(loaded, '/undici/').length).toBeGreaterThan(0);
+      for (const part of ['/src/cli/run.', '/src/emulator/', '/better-sqlite3/']) expect(from(loaded, part)).toEqual([]);
+    }
+  });
+});
