@@ -1,4 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { planTooLarge } from '../config/suite-size.js';
 import { loadSuite } from '../config/load-suite.js';
 import { parseDuration } from '../config/duration.js';
 import { connectionFor } from '../config/credentials.js';
@@ -76,6 +77,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     // Flags and the suite are checked before the database is opened: a usage error leaves no file behind.
     let named = targetsFrom(argv.target, argv.endpoint, process.env);
     const givenSuite = argv.suite !== undefined ? await loadSuite(argv.suite) : undefined;
+    const tooLarge = givenSuite && planTooLarge(givenSuite.resolved, named?.length ?? 1, argv.repeats);
+    if (tooLarge) throw new UsageError(tooLarge);
     const store = openStore(argv.db);
     let emulator: RunningEmulator | undefined;
     try {

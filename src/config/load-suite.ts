@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
 import { UsageError } from '../http/errors.js';
@@ -7,6 +7,7 @@ import { jsonErrorOffset } from './json-syntax.js';
 import { positionOf, type Position } from './positions.js';
 import { formatPath, problemsFromIssues, suiteErrorMap, type Problem } from './suite-issues.js';
 import { duplicateIdMessage, resolveSuite, SuiteSchema, type ResolvedSuite, type Suite } from './suite.js';
+import { MAX_SUITE_BYTES, planTooLarge } from './suite-size.js';
 
 /** More than this many problems are counted, not listed: the first ones usually explain the rest. */
 export const MAX_LISTED_PROBLEMS = 20;
@@ -96,7 +97,9 @@ function readYaml(file: string, source: string): Read {
   const doc = parseDocument(source, { lineCounter: counter, prettyErrors: false, merge: true });
   if (doc.errors.length > 0) throw new SuiteError(file, yamlProblems(doc.errors, source, counter, 'YAML'));
   try {
-    return { data: doc.toJS({ maxAliasCount: 1000 }), locate: locator(doc, counter) };
+    // The limit is on expansion (uses x aliases inside the anchor), so thousands of plain merge keys
+    // pass while a nested alias bomb is refused at its first use.
+    return { data: doc.toJS({ maxAliasCount: 100_000 }), locate: locator(doc, counter) };
   } catch (error) {
     throw new SuiteError(file, [{ line: 1, col: 1, path: '', message: `invalid YAML: ${(error as Error).message}` }]);
   }
@@ -148,7 +151,10 @@ export function parseSuite(text: string, fileName: string): ParsedSuite {
   if (!result.success) {
     throw new SuiteError(fileName, problemsFromIssues(result.error.issues, SuiteSchema).map((p) => locateProblem(p, locate)));
   }
-  return { suite: result.data, resolved: resolveSuite(result.data) };
+  const resolved = resolveSuite(result.data);
+  const tooLarge = planTooLarge(resolved, 1);
+  if (tooLarge) throw new SuiteError(fileName, [{ ...locate(['defaults', 'repeats'], 'value'), path: '', message: tooLarge }]);
+  return { suite: result.data, resolved };
 }
 
 function emptyFile(file: string): SuiteError {
@@ -178,8 +184,21 @@ export async function loadSuite(file: string): Promise<LoadedSuite> {
   const absolute = path.resolve(file);
   let bytes: Buffer;
   try {
-    bytes = await readFile(absolute);
+    const handle = await open(absolute, 'r');
+    try {
+      // Sized before it is read: a huge file is refused without reading it.
+      const { size } = await handle.stat();
+      if (size > MAX_SUITE_BYTES) {
+        throw new UsageError(
+          `suite file ${file} is ${size.toLocaleString('en-US')} bytes; dsbench reads suites of at most ${MAX_SUITE_BYTES.toLocaleString('en-US')} bytes (${MAX_SUITE_BYTES / 1024 / 1024} MB): split it into several suites`,
+        );
+      }
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw readFailure(file, absolute, error);
   }
   const text = bytes.toString('utf8');

@@ -39,7 +39,8 @@ export function mdTable(table: Table): string {
 export function textTable(table: Table): string {
   if (table.rows.length === 0) return '';
   const all = [table.headers, ...table.rows].map((r) => r.map((c) => plainCell(c)));
-  const widths = table.headers.map((_, i) => Math.max(...all.map((r) => [...(r[i] ?? '')].length)));
+  // A reduce, not Math.max(...rows): spreading a 130,000-row table overflows the stack.
+  const widths = table.headers.map((_, i) => all.reduce((w, r) => Math.max(w, [...(r[i] ?? '')].length), 0));
   const pad = (c: string, i: number): string => {
     const fill = ' '.repeat(Math.max(0, widths[i]! - [...c].length));
     return table.align?.[i] === 'right' ? fill + c : c + fill;

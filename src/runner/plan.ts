@@ -1,4 +1,6 @@
 import type { ResolvedQuestion, ResolvedSearch, ResolvedSuite } from '../config/suite.js';
+import { planTooLarge } from '../config/suite-size.js';
+import { UsageError } from '../http/errors.js';
 import type { PlannedItem } from './recorder.js';
 
 export type WorkItem =
@@ -15,9 +17,13 @@ export function itemKey(target: string, kind: 'question' | 'search', id: string,
  * still covers the whole suite once.
  */
 export function planRun(suite: ResolvedSuite, targets: readonly string[], repeatsOverride?: number): WorkItem[] {
+  const tooLarge = planTooLarge(suite, targets.length, repeatsOverride);
+  if (tooLarge) throw new UsageError(tooLarge);
   const items: WorkItem[] = [];
   const repeatsOf = (own: number) => repeatsOverride ?? own;
-  const most = Math.max(0, ...suite.questions.map((q) => repeatsOf(q.repeats)), ...suite.searches.map((s) => repeatsOf(s.repeats)));
+  // A loop, not Math.max(...list): spreading 130,000 arguments overflows the stack.
+  let most = 0;
+  for (const item of [suite.questions, suite.searches].flat()) most = Math.max(most, repeatsOf(item.repeats));
   for (let repeat = 0; repeat < most; repeat++) {
     for (const target of targets) {
       for (const question of suite.questions) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -70,3 +71,45 @@ describe('YAML features', () => {
     expect(resolved.questions[1]?.expect).toEqual({ sourcesInclude: ['github.com/npm/undici'], maxCredits: 5, contains: ['retry'] });
   });
 });
+
+describe('bounds', () => {
+  it('accepts 2,000 merge keys of one anchor', () => {
+    const text = [
+      'name: merges',
+      'questions:',
+      '  - { id: q0, question: "Where is f0?", expect: &defaults { state: completed, maxCredits: 5 } }',
+      ...Array.from({ length: 2000 }, (_, i) => `  - { id: q${i + 1}, question: "Where is f${i + 1}?", expect: { <<: *defaults, contains: f${i + 1} } }`),
+    ].join('\n');
+    const { resolved } = parseSuite(text, 'merges.yaml');
+    expect(resolved.questions).toHaveLength(2001);
+    expect(resolved.questions[2000]?.expect).toMatchObject({ state: 'completed', maxCredits: 5, contains: ['f2000'] });
+  });
+
+  it('still refuses an alias bomb (nested anchors), at once', () => {
+    // Ten levels of nine aliases each: 9^9 strings if expanded.
+    const levels = ['&a [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+    for (let i = 1; i < 10; i++) levels.push(`&${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    const bomb = `name: bomb\nquestions:\n  - id: q\n    question: Where?\n    tags:\n${levels.map((l) => `      - ${l}`).join('\n')}\n`;
+    const started = performance.now();
+    expect(() => parseSuite(bomb, 'bomb.yaml')).toThrow(/^bomb\.yaml:1:1: invalid YAML: .*resource exhaustion/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('refuses repeats x questions beyond what one run plans, with the numbers', () => {
+    const text = 'name: huge\ndefaults:\n  repeats: 100000000\nquestions:\n  - { id: q, question: Where? }\n';
+    expect(() => parseSuite(text, 'huge.yaml')).toThrow(
+      'huge.yaml:3:12: the run would plan 100,000,000 items (1 question and 0 searches x their repeats x 1 target); one run plans at most 2,000,000: lower repeats or split the suite',
+    );
+  });
+
+  it('refuses a suite file larger than the bound before reading it, with its size', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'dsbench-size-')), 'big.yaml');
+    // Sparse: no disk or memory is spent on the test's 40 MB.
+    writeFileSync(file, 'name: big\n');
+    truncateSync(file, 40 * 1024 * 1024);
+    await expect(loadSuite(file)).rejects.toThrow(
+      `suite file ${file} is 41,943,040 bytes; dsbench reads suites of at most 33,554,432 bytes (32 MB): split it into several suites`,
+    );
+  });
+});
+

@@ -44,3 +44,12 @@ describe('tables for people', () => {
     expect(safeJson({ message: 'Bearer abcdefghijkl', n: 1 })).toBe('{\n  "message": "Bearer [REDACTED]",\n  "n": 1\n}\n');
   });
 });
+
+describe('textTable at scale', () => {
+  it('lays out 130,000 rows without overflowing the stack', () => {
+    const rows = Array.from({ length: 130_000 }, (_, i) => [`q${i}`, String(i)]);
+    const text = textTable({ headers: ['id', 'n'], rows });
+    expect(text.split('\n')[130_000]).toBe('q129999  129999');
+  });
+});
+
