@@ -14,6 +14,7 @@ interface EmulatorArgs extends GlobalArgs {
   corpus?: string | undefined;
   quotaLimit: number;
   sharing: boolean;
+  legacyFollowupReply: 'question' | 'conversation';
   tokenLimitRate: number;
   internalErrorRate: number;
   faultRate429: number;
@@ -35,6 +36,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('corpus', { type: 'string', describe: 'Folder of repositories laid out <host>/<owner>/<name> (default: dsbench\'s node_modules)' })
       .option('quota-limit', { type: 'number', default: -1, describe: 'Credits per user before quota errors (-1: unlimited)' })
       .option('sharing', { type: 'boolean', default: true, describe: 'Allow reading other users\' conversations by read token' })
+      .option('legacy-followup-reply', { choices: ['question', 'conversation'] as const, default: 'question' as const, describe: 'What a legacy follow-up returns: the new question alone (as published) or the whole conversation (as a newer client reads it)' })
       .option('token-limit-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in a token-limit error' })
       .option('internal-error-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in an internal error' })
       .option('fault-rate-429', { type: 'number', default: 0, describe: 'Fraction of requests answered 429 with Retry-After' })
@@ -54,6 +56,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
         corpus: argv.corpus !== undefined ? { dir: argv.corpus } : {},
         quota: { limit: argv.quotaLimit },
         sharingEnabled: argv.sharing,
+        legacy: { followUpReply: argv.legacyFollowupReply },
         agent: { tokenLimitRate: argv.tokenLimitRate, internalErrorRate: argv.internalErrorRate },
         faults: { rate429: argv.faultRate429, rate500: argv.faultRate500, rate503: argv.faultRate503, rateReset: argv.faultRateReset },
       });

@@ -30,7 +30,8 @@ export function formatQuestion(question: Question, info: TurnInfo = {}): string 
 export function formatStats(stats: Stats): string {
   return (
     `Stats: ${(stats.timeMillis / 1000).toFixed(1)} s server time, ${stats.toolCalls} tool calls, ` +
-    `${stats.totalTokens} tokens (input ${stats.totalInputTokens}: prompt ${stats.promptTokens}, cached ${stats.cachedTokens}, ` +
-    `cache creation ${stats.cacheCreationInputTokens}; completion ${stats.completionTokens}), ${stats.credits} credits`
+    // Side by side as the server reports them: its figures are not parts of each other.
+    `${stats.credits} credits; tokens as reported: total ${stats.totalTokens}, input ${stats.totalInputTokens}, ` +
+    `prompt ${stats.promptTokens}, cached ${stats.cachedTokens}, cache creation ${stats.cacheCreationInputTokens}, completion ${stats.completionTokens}`
   );
 }

@@ -1,13 +1,10 @@
 import type { FailureKind } from './agent.js';
 
-export const LEGACY_ERROR_KINDS = [
-  'TokenLimitExceeded',
-  'InternalError',
-  'QuotaExceeded',
-  'EntitlementExceeded',
-  'RateLimitExceeded',
-  'Cancelled',
-] as const;
+/**
+ * The only kinds public clients of the legacy API know. Quota and entitlement exhaustion have no kind
+ * of their own there: they are usage limits, reported as RateLimitExceeded.
+ */
+export const LEGACY_ERROR_KINDS = ['TokenLimitExceeded', 'Cancelled', 'RateLimitExceeded', 'InternalError'] as const;
 export type LegacyErrorKind = (typeof LEGACY_ERROR_KINDS)[number];
 
 export const VERSIONED_ERROR_CODES = [
@@ -48,14 +45,14 @@ export const FAILURES: Record<FailureKind, FailureInfo> = {
     versionedCode: 'ERROR_INTERNAL',
   },
   'quota-exceeded': {
-    legacyKind: 'QuotaExceeded',
+    legacyKind: 'RateLimitExceeded',
     title: 'Quota exceeded',
     message: 'You have used all Deep Search credits of the current period.',
     details: (at) => `The quota resets at ${at ?? 'the end of the period'}.`,
     versionedCode: 'ERROR_QUOTA_EXCEEDED',
   },
   'entitlement-exceeded': {
-    legacyKind: 'EntitlementExceeded',
+    legacyKind: 'RateLimitExceeded',
     title: 'Entitlement exceeded',
     message: 'Your entitlement does not allow more Deep Search questions.',
     details: (at) => `The entitlement renews at ${at ?? 'the end of the period'}.`,

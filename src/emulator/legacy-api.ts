@@ -75,7 +75,8 @@ export function legacyRoutes(deps: ApiDeps): Route[] {
       if (body.conversation_id !== id) {
         throw new RequestError(400, 'conversation_id must equal the conversation id of the path');
       }
-      return [202, toLegacyQuestion(service.followUp(userId, id, body.question))];
+      const question = service.followUp(userId, id, body.question);
+      return [202, deps.followUpReply === 'question' ? toLegacyQuestion(question) : renderer(userId)(service.get(userId, id))];
     }),
 
     legacyRoute('POST', `${LEGACY_BASE}/:id/questions/:qid/cancel`, 'legacy.cancel', ({ ctx, userId }) => {

@@ -115,6 +115,11 @@ export const EmulatorOptionsSchema = z
     startTime: z.iso.datetime({ offset: true }).optional(),
     users: z.array(EmulatorUserSchema).min(1).default(DEFAULT_USERS),
     sharingEnabled: z.boolean().default(true),
+    /**
+     * Contested shapes of the legacy API. A follow-up returns the new Question alone (the only published
+     * payload, an early guide) or the whole Conversation (how a newer public client reads it).
+     */
+    legacy: z.object({ followUpReply: z.enum(['question', 'conversation']).default('question') }).prefault({}),
     quota: QuotaOptionsSchema.prefault({}),
     agent: AgentOptionsSchema.prefault({}),
     faults: FaultRatesSchema.prefault({}),

@@ -39,7 +39,11 @@ export interface ApiDeps {
   service: ConversationService;
   /** Base of share URLs and links, without a trailing slash. */
   publicUrl: string;
+  /** What a legacy follow-up returns: the new Question alone, or the whole Conversation. */
+  followUpReply: FollowUpReply;
 }
+
+export type FollowUpReply = 'question' | 'conversation';
 
 export type RouteMatch =
   | { kind: 'found'; route: Route; params: Record<string, string> }

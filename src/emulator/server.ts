@@ -90,7 +90,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     sharingEnabled: options.sharingEnabled,
     rateLimitRetryMs: options.agent.rateLimitRetryMs,
   });
-  const apiDeps = { service, publicUrl };
+  const apiDeps = { service, publicUrl, followUpReply: options.legacy.followUpReply };
   const router = new Router([
     ...legacyRoutes(apiDeps),
     ...versionedRoutes(apiDeps),

@@ -17,7 +17,6 @@ export interface Usage {
 const SYSTEM_PROMPT_TOKENS = 12_000;
 const TOKENS_PER_TOOL_CALL = 900;
 const TOKENS_PER_HIT = 120;
-export const TOKENS_PER_CREDIT = 10_000;
 
 export function zeroUsage(timeMillis = 0, toolCalls = 0): Usage {
   return {
@@ -43,24 +42,26 @@ export interface UsageInput {
 }
 
 /**
- * The documented example (13632 input, 13694 total, 156 completion) follows no simple rule,
- * so the emulator uses one that a client can check:
+ * The platform's figures do not add up (documentation: 11 + 12,359 + 13,625 input tokens reported as
+ * 13,632 and 13,694 in total with 156 completion tokens; an early guide: 14,666 tokens for 5 credits),
+ * so the emulator keeps no sum either and a client cannot come to rely on one:
  *   prompt_tokens               = ceil(question chars / 4)
  *   cached_tokens               = system prompt (12000) + jitter
  *   cache_creation_input_tokens = 900 per tool call + 120 per hit + jitter
- *   total_input_tokens          = prompt_tokens + cached_tokens + cache_creation_input_tokens
+ *   total_input_tokens          = prompt_tokens + 20-100 % of cache_creation_input_tokens
  *   completion_tokens           = ceil(output chars / 4) + reasoning jitter
- *   total_tokens                = total_input_tokens + completion_tokens
- *   credits                     = ceil(total_tokens / 10000)   (13694 tokens -> 2, as documented)
+ *   total_tokens                = total_input_tokens + 30-100 % of completion_tokens
+ *   credits                     = 1 + tool calls + 0..tool calls (per step, not per token:
+ *                                 1 call gives 2 or 3 as documented, 2 calls 3 to 5 as in the guide)
  */
 export function computeUsage(input: UsageInput, rng: Rng): Usage {
   const promptTokens = Math.ceil(input.questionChars / 4);
   const cachedTokens = SYSTEM_PROMPT_TOKENS + rng.int(0, 600);
   const cacheCreationInputTokens =
     input.toolCalls * TOKENS_PER_TOOL_CALL + input.hits * TOKENS_PER_HIT + rng.int(0, 400);
-  const totalInputTokens = promptTokens + cachedTokens + cacheCreationInputTokens;
+  const totalInputTokens = promptTokens + Math.round(cacheCreationInputTokens * (0.2 + 0.8 * rng.next()));
   const completionTokens = Math.ceil(input.outputChars / 4) + rng.int(20, 120);
-  const totalTokens = totalInputTokens + completionTokens;
+  const totalTokens = totalInputTokens + Math.round(completionTokens * (0.3 + 0.7 * rng.next()));
   return {
     timeMillis: input.timeMillis,
     toolCalls: input.toolCalls,
@@ -70,6 +71,6 @@ export function computeUsage(input: UsageInput, rng: Rng): Usage {
     promptTokens,
     completionTokens,
     totalTokens,
-    credits: Math.ceil(totalTokens / TOKENS_PER_CREDIT),
+    credits: 1 + input.toolCalls + rng.int(0, input.toolCalls),
   };
 }

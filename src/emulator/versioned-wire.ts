@@ -97,9 +97,9 @@ export function conversationName(id: number): string {
   return `users/~self/conversations/${id}`;
 }
 
-/** Link to the conversation in the web client; not a share URL (it carries no read token). */
+/** Link to the conversation in the web client, in the form of the platform CLI's fixtures (`/deepsearch/1`). */
 export function conversationUrl(publicUrl: string, id: number): string {
-  return `${publicUrl}/deepsearch/conversations/${id}`;
+  return `${publicUrl}/deepsearch/${id}`;
 }
 
 /** The title of the first answered question, as the conversation's title. */

@@ -34,14 +34,15 @@ const TRIGGERS: Expected[] = [
   {
     trigger: '[[quota-exceeded]]',
     message: 'You have used all Deep Search credits of the current period.',
-    legacy: { code: 'QUOTA_EXCEEDED', rawCode: 'QuotaExceeded' },
+    // The legacy API has no quota or entitlement kind: both are RateLimitExceeded there.
+    legacy: { code: 'RATE_LIMITED', rawCode: 'RateLimitExceeded' },
     versioned: { code: 'QUOTA_EXCEEDED', rawCode: 'ERROR_QUOTA_EXCEEDED' },
     retryTime: /^2025-10-01T00:00:00(\.000)?Z$/,
   },
   {
     trigger: '[[entitlement-exceeded]]',
     message: 'Your entitlement does not allow more Deep Search questions.',
-    legacy: { code: 'ENTITLEMENT_EXCEEDED', rawCode: 'EntitlementExceeded' },
+    legacy: { code: 'RATE_LIMITED', rawCode: 'RateLimitExceeded' },
     versioned: { code: 'ENTITLEMENT_EXCEEDED', rawCode: 'ERROR_ENTITLEMENT_EXCEEDED' },
     retryTime: /^2025-10-01T00:00:00(\.000)?Z$/,
   },
@@ -95,14 +96,17 @@ describe.each(APIS)('%s client: failed questions', (api) => {
     expect(question.error?.code).toBe('INTERNAL');
   });
 
-  it('a used-up quota refuses the next question with QUOTA_EXCEEDED', async () => {
+  it('a used-up quota refuses the next question (legacy: RateLimitExceeded, versioned: QUOTA_EXCEEDED)', async () => {
     const e = await emulator({ ...FAST, quota: { limit: 1 } });
     const c = client(e, api);
     const first = await askAndSettle(c, 'Where is retryPolicy defined?');
     expect(first.question.state).toBe('completed');
     const second = await askAndSettle(c, 'Where is backoffDelay defined?');
     expect(second.question.state).toBe('error');
-    expect(second.question.error).toMatchObject({ code: 'QUOTA_EXCEEDED', message: 'You have used all Deep Search credits of the current period.' });
+    expect(second.question.error).toMatchObject({
+      code: api === 'legacy' ? 'RATE_LIMITED' : 'QUOTA_EXCEEDED',
+      message: 'You have used all Deep Search credits of the current period.',
+    });
     if (api === 'legacy') {
       const credits = first.question.stats!.credits;
       expect(credits).toBeGreaterThanOrEqual(1);

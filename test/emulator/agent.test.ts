@@ -172,7 +172,7 @@ describe('a question naming no repository', () => {
 });
 
 describe('stats', () => {
-  it('stay internally consistent, with one tool call per search, on the HTTP API with the default search', async () => {
+  it('keep no sum the platform does not keep, with one tool call per search, on the HTTP API with the default search', async () => {
     const e = await emulator(FAST);
     for (const question of [ASK, 'Where is nothingLikeThisExists defined in undici?', 'How are slow questions retried?']) {
       const started = Date.now();
@@ -182,9 +182,13 @@ describe('stats', () => {
       expect(Date.now() - started).toBeLessThan(3_000);
       const s = q.stats;
       expect(q.status).toBe('completed');
-      expect(s.total_input_tokens).toBe(s.prompt_tokens + s.cached_tokens + s.cache_creation_input_tokens);
-      expect(s.total_tokens).toBe(s.total_input_tokens + s.completion_tokens);
-      expect(s.credits).toBe(Math.ceil(s.total_tokens / 10_000));
+      // As in the documentation's example: input is not prompt + cached + cache creation.
+      expect(s.total_input_tokens).not.toBe(s.prompt_tokens + s.cached_tokens + s.cache_creation_input_tokens);
+      expect(s.total_input_tokens).toBeGreaterThan(s.prompt_tokens);
+      expect(s.total_tokens).toBeGreaterThan(s.total_input_tokens);
+      // Credits per step, not per 10,000 tokens.
+      expect(s.credits).toBeGreaterThan(s.tool_calls);
+      expect(s.credits).toBeLessThanOrEqual(1 + 2 * s.tool_calls);
       expect(s.prompt_tokens).toBe(Math.ceil(question.length / 4));
       expect(s.tool_calls).toBeGreaterThan(0);
       // The answer says how many searches it ran: the same number as the tool calls.

@@ -53,15 +53,15 @@ describe('legacy API: conversation life cycle', () => {
     ]);
   });
 
-  it('keeps internally consistent stats', async () => {
+  it('keeps stats that, like the platform\'s, are no sums of each other', async () => {
     const e = await emulator({ ...FAST, search: tinySearch });
     const { id } = await ask(e, 'Where is retryPolicy defined in undici?');
     const q = (await legacySettled(e, id)).json.questions[0];
     const s = q.stats;
-    expect(s.total_input_tokens).toBe(s.prompt_tokens + s.cached_tokens + s.cache_creation_input_tokens);
-    expect(s.total_tokens).toBe(s.total_input_tokens + s.completion_tokens);
-    expect(s.credits).toBe(Math.ceil(s.total_tokens / 10_000));
+    expect(s.total_input_tokens).not.toBe(s.prompt_tokens + s.cached_tokens + s.cache_creation_input_tokens);
+    expect(s.total_tokens).not.toBe(s.total_input_tokens + s.completion_tokens);
     expect(s.tool_calls).toBe(2);
+    expect(s.credits).toBeGreaterThanOrEqual(3);
     const [record] = e.questionRecords();
     expect(s.time_millis).toBe(record!.processingMs);
     expect(Date.parse(q.updated_at) - Date.parse(q.created_at)).toBeGreaterThanOrEqual(record!.processingMs - 1000);
@@ -89,6 +89,20 @@ describe('legacy API: conversation life cycle', () => {
     const after = (await legacySettled(e, id)).json;
     expect(after.questions.map((q: { id: number }) => q.id)).toEqual([question.id - 1, question.id]);
     expect(after.questions[1].answer).toBeTruthy();
+  });
+
+  it('replies to a follow-up with the whole conversation when legacy.followUpReply says so', async () => {
+    const e = await emulator({ ...FAST, search: tinySearch, legacy: { followUpReply: 'conversation' } });
+    const { id } = await ask(e, 'first question');
+    await legacySettled(e, id);
+    const followUp = await legacy(e, 'POST', `/${id}/questions`, { conversation_id: id, question: 'second question' });
+    expect(followUp.status).toBe(202);
+    const conversation = LegacyConversationSchema.parse(followUp.json);
+    expect(conversation.id).toBe(id);
+    expect(conversation.questions.map((q) => [q.question, q.status])).toEqual([
+      ['first question', 'completed'],
+      ['second question', 'processing'],
+    ]);
   });
 
   it('refuses a follow-up while a question processes, and goes back to processing after one', async () => {

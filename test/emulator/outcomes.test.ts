@@ -9,8 +9,8 @@ describe('agent outcomes', () => {
   const cases = [
     { trigger: '[[token-limit]]', kind: 'TokenLimitExceeded', code: 'ERROR_TOKEN_LIMIT_EXCEEDED', retry: false },
     { trigger: '[[internal-error]]', kind: 'InternalError', code: 'ERROR_INTERNAL', retry: false },
-    { trigger: '[[quota-exceeded]]', kind: 'QuotaExceeded', code: 'ERROR_QUOTA_EXCEEDED', retry: true },
-    { trigger: '[[entitlement-exceeded]]', kind: 'EntitlementExceeded', code: 'ERROR_ENTITLEMENT_EXCEEDED', retry: true },
+    { trigger: '[[quota-exceeded]]', kind: 'RateLimitExceeded', code: 'ERROR_QUOTA_EXCEEDED', retry: true },
+    { trigger: '[[entitlement-exceeded]]', kind: 'RateLimitExceeded', code: 'ERROR_ENTITLEMENT_EXCEEDED', retry: true },
     { trigger: '[[rate-limited]]', kind: 'RateLimitExceeded', code: 'ERROR_QUOTA_EXCEEDED', retry: true },
   ];
 
@@ -66,7 +66,7 @@ describe('agent outcomes', () => {
 
     const second = await ask(e, 'Where else?');
     const refused = (await legacySettled(e, second.id)).json;
-    expect(refused.questions[0].error.kind).toBe('QuotaExceeded');
+    expect(refused.questions[0].error.kind).toBe('RateLimitExceeded');
     expect(refused.questions[0].error.details).toContain('2025-11-01T00:00:00Z');
     expect(refused.quota_usage.total_quota).toBe(credits);
 

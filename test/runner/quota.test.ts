@@ -21,7 +21,8 @@ ${followup ? '    followups: [Who calls it?]\n' : ''}`;
 describe('--on-quota stop', () => {
   it.each([
     ['versioned', '[[quota-exceeded]] Where is retryPolicy?', 'QUOTA_EXCEEDED'],
-    ['legacy', '[[entitlement-exceeded]] Where is retryPolicy?', 'ENTITLEMENT_EXCEEDED'],
+    // The legacy API reports quota and entitlement exhaustion as RateLimitExceeded.
+    ['legacy', '[[entitlement-exceeded]] Where is retryPolicy?', 'RATE_LIMITED'],
     // The legacy API's only limit kind in public clients: it must stop a run as a quota does.
     ['legacy', '[[rate-limited]] Where is retryPolicy?', 'RATE_LIMITED'],
   ] as const)('%s: %s stops launching on the target; the rest is skipped with the reason; exit code 4', async (api, text, code) => {
@@ -54,7 +55,7 @@ describe('--on-quota stop', () => {
       const { db, result } = run;
       expect(result.exitCode).toBe(ExitCode.aborted);
       expect(items(db, result.runId).map((i) => i.outcome)).toEqual(['completed', 'error', 'skipped']);
-      expect(turns(db, result.runId, 'main/question/q1/0')).toMatchObject([{ state: 'error', error_code: 'QUOTA_EXCEEDED' }]);
+      expect(turns(db, result.runId, 'main/question/q1/0')).toMatchObject([{ state: 'error', error_code: 'RATE_LIMITED' }]);
       expect(asked(e, 'legacy')).toBe(2);
       const snapshots = db.prepare('SELECT target, total_quota, quota_limit, reset_time FROM quota_snapshots WHERE run_id = ? ORDER BY id').all(result.runId);
       expect(snapshots.length).toBeGreaterThanOrEqual(2);
