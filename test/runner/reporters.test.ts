@@ -24,7 +24,8 @@ questions:
     const run = await runSuite(loaded, [target({ name: 'main', emulator: e })], { reporter });
     run.close();
     expect(lines[0]).toBe(`dsbench: run ${run.result.runId}: 3 items on main`);
-    expect(lines).toContain('dsbench: QUOTA_EXCEEDED on target main: stopped launching (--on-quota stop)');
+    // A used-up quota is RateLimitExceeded on the legacy API.
+    expect(lines).toContain('dsbench: RATE_LIMITED on target main: stopped launching (--on-quota stop)');
     expect(lines.at(-1)).toMatch(/^dsbench: 3\/3 done, 0 running, 1 errors, \d+ credits, ETA 0 s$/);
   });
 
