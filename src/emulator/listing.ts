@@ -26,15 +26,31 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
-/** Items strictly after `after` in the sort order, so walking pages never repeats an item. */
+/**
+ * Items strictly after `after` in the sort order, so walking pages never repeats an item. One pass that
+ * keeps only the first size + 1 (no sort of the whole list): a runner looking for a lost create lists
+ * once per loss, so a sort per page made a faulty run quadratic in its conversations.
+ */
 export function pageAfter<T extends SortKeys>(
-  items: readonly T[],
+  items: Iterable<T>,
   sort: SortName,
   after: SortKeys | undefined,
   size: number,
 ): Page<T> {
   const compare = comparator(sort);
-  const sorted = [...items].sort(compare);
-  const rest = after ? sorted.filter((item) => compare(item, after) > 0) : sorted;
-  return { items: rest.slice(0, size), hasMore: rest.length > size };
+  const first: T[] = [];
+  for (const item of items) {
+    if (after && compare(item, after) <= 0) continue;
+    if (first.length > size && compare(item, first[size]!) >= 0) continue;
+    let low = 0;
+    let high = first.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (compare(first[mid]!, item) < 0) low = mid + 1;
+      else high = mid;
+    }
+    first.splice(low, 0, item);
+    if (first.length > size + 1) first.pop();
+  }
+  return { items: first.slice(0, size), hasMore: first.length > size };
 }

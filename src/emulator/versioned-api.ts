@@ -5,6 +5,7 @@ import { parseRequest, readJsonBody, RequestError, sendJson } from './http-io.js
 import { pageAfter, type SortKeys } from './listing.js';
 import type { ApiDeps, Route, RouteContext } from './routes.js';
 import { DomainError, type DomainErrorKind } from './service.js';
+import type { ConversationRecord } from './store.js';
 import {
   AddConversationQuestionRequestSchema,
   conversationTitle,
@@ -54,8 +55,7 @@ export function versionedRoutes(deps: ApiDeps): Route[] {
           if (f.starred !== undefined && c.starred !== f.starred) return false;
           if (f.contentQuery === undefined) return true;
           const needle = f.contentQuery.toLowerCase();
-          const texts = [conversationTitle(c) ?? '', ...c.questions.map((q) => q.text)];
-          return texts.some((t) => t.toLowerCase().includes(needle));
+          return loweredTexts(c).some((t) => t.includes(needle));
         }),
       );
       const size = Math.min(input.pageSize || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
@@ -150,4 +150,16 @@ function camelizeKeys(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, v]) => [key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), camelizeKeys(v)]),
   );
+}
+
+/** Lower-cased title and question texts, kept until the conversation changes: a content filter reads every conversation. */
+const lowered = new WeakMap<ConversationRecord, { questions: number; title: string | undefined; texts: string[] }>();
+
+function loweredTexts(c: ConversationRecord): string[] {
+  const title = conversationTitle(c);
+  const cached = lowered.get(c);
+  if (cached && cached.questions === c.questions.length && cached.title === title) return cached.texts;
+  const texts = [title ?? '', ...c.questions.map((q) => q.text)].map((t) => t.toLowerCase());
+  lowered.set(c, { questions: c.questions.length, title, texts });
+  return texts;
 }
