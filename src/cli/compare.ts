@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { UsageError } from '../http/errors.js';
+import { NothingToCompareError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { DEFAULT_BOOTSTRAP } from '../report/compare/bootstrap.js';
 import { compareJson, compareRuns } from '../report/compare/compare.js';
@@ -89,7 +89,10 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
     html: args.html,
   });
   stdout.write(format === 'md' ? result.markdown : format === 'json' ? safeJson(compareJson(result)) : result.text);
-  return result.summary.failed ? ExitCode.expectationsFailed : ExitCode.ok;
+  if (result.summary.failed) return ExitCode.expectationsFailed;
+  // A comparison with nothing (or too little) to judge must not pass: printed as it is, then exit 8.
+  if (result.nothingCompared) throw new NothingToCompareError(result.nothingCompared);
+  return ExitCode.ok;
 }
 
 export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs> = {

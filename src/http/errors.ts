@@ -134,6 +134,13 @@ export class ProtocolError extends DsbenchError {
   }
 }
 
+/** A gate, history or report had nothing to judge: no pairs, too few pairs, no matching run. */
+export class NothingToCompareError extends DsbenchError {
+  constructor(message: string) {
+    super(message, ExitCode.nothingCompared);
+  }
+}
+
 /** The user (or a signal) asked to stop. */
 export class AbortedError extends DsbenchError {
   constructor(message = 'aborted') {

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../http/errors.js';
+import { NothingToCompareError, UsageError } from '../http/errors.js';
 import { findRun } from '../store/queries.js';
 import { writeCsv } from './csv.js';
 import { type Block, renderMarkdown, renderText } from './document.js';
@@ -40,9 +40,9 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
   const store = openResults(options.db);
   try {
     const suite = options.suite ?? findRun(store.db, 'latest')?.suiteName;
-    if (suite === undefined) throw new UsageError(`no runs in ${options.db} yet, so no history.`);
+    if (suite === undefined) throw new NothingToCompareError(`no runs in ${options.db} yet, so no history.`);
     const { rows, runs } = await inSnapshot(store.db, async () => collectHistory(store.db, suite, options.limit));
-    if (runs.length === 0) throw new UsageError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);
+    if (runs.length === 0) throw new NothingToCompareError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);
     const out = options.out ?? path.join('results', `history-${safeName(suite)}`);
     mkdirSync(out, { recursive: true });
     const files: string[] = [];

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { UsageError } from '../http/errors.js';
+import { NothingToCompareError, UsageError } from '../http/errors.js';
 import { type RunRecord, findRun, findRunOffset, parseRunSelector } from '../store/queries.js';
 import { type Store, openStore } from '../store/store.js';
 
@@ -22,7 +22,8 @@ export function openResults(file: string): Store {
 /**
  * Finds a run by `latest`, id or label, optionally `~N` runs back: `latest~1` is the run before the newest,
  * `nightly~1` the nightly before the newest nightly, `12~1` the run of run 12's suite before it.
- * A UsageError (exit 2) that names the database when there is none.
+ * When none matches: a NothingToCompareError (exit 8) that names the database, so a report or gate of
+ * nothing never passes.
  */
 export function resolveRun(db: Database.Database, file: string, selector: string): RunRecord {
   const text = selector.trim();
@@ -35,9 +36,9 @@ export function resolveRun(db: Database.Database, file: string, selector: string
   const hint = `dsbench runs --db ${file} lists the runs.`;
   const run = findRun(db, parsed);
   if (!run) {
-    if (parsed === 'latest') throw new UsageError(`no runs in ${file} yet. Run a suite first, or pass --db with another database.`);
-    if (typeof parsed === 'number') throw new UsageError(`no run ${parsed} in ${file}; ${hint}`);
-    throw new UsageError(`no run labelled "${parsed}" in ${file} (a run is named by its id, its label, or latest, with ~N for N runs back); ${hint}`);
+    if (parsed === 'latest') throw new NothingToCompareError(`no runs in ${file} yet. Run a suite first, or pass --db with another database.`);
+    if (typeof parsed === 'number') throw new NothingToCompareError(`no run ${parsed} in ${file}; ${hint}`);
+    throw new NothingToCompareError(`no run labelled "${parsed}" in ${file} (a run is named by its id, its label, or latest, with ~N for N runs back); ${hint}`);
   }
   if (offset === 0) return run;
   const earlier =
@@ -46,7 +47,7 @@ export function resolveRun(db: Database.Database, file: string, selector: string
       : typeof parsed === 'number'
         ? findRunOffset(db, { suite: run.suiteName, atMostId: run.id }, offset)
         : findRunOffset(db, { label: parsed }, offset);
-  if (!earlier) throw new UsageError(`${text}: there are not ${offset} earlier runs of that kind in ${file}; ${hint}`);
+  if (!earlier) throw new NothingToCompareError(`${text}: there are not ${offset} earlier runs of that kind in ${file}; ${hint}`);
   return earlier;
 }
 

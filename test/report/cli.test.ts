@@ -100,6 +100,7 @@ describe('dsbench report', () => {
     await runReport({ db, history: 5, out: path.join(dir, 'h2'), format: 'json' }, latest);
     expect(JSON.parse(latest.text)).toMatchObject({ suite: 'other', rows: expect.arrayContaining([expect.objectContaining({ suite: 'other', target: 'prod', questions: 1 })]) as unknown });
     await expect(runReport({ db, history: 5, suite: 'nope', format: 'csv' }, sink())).rejects.toThrow(/no runs of suite "nope"/);
+    await expect(runReport({ db, history: 5, suite: 'nope', format: 'csv' }, sink())).rejects.toMatchObject({ exitCode: ExitCode.nothingCompared });
     await expect(runReport({ db, history: 2, run: '1', format: 'csv' }, sink())).rejects.toThrow(/either a run or --history/);
     await expect(runReport({ db, suite: 'smoke', format: 'csv' }, sink())).rejects.toThrow(/--suite goes with --history/);
   });
@@ -122,7 +123,11 @@ describe('commands through yargs, in process', () => {
       await cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c')]).parseAsync();
       expect(process.exitCode).toBe(ExitCode.expectationsFailed);
       process.exitCode = undefined;
-      await cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c2'), '--fail-on', 'none', '--max-credits-regression', 'off', '--json']).parseAsync();
+      // Two latency pairs are too few for the default --min-pairs 5: the gate cannot pass on them.
+      await expect(cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c1'), '--fail-on', 'none', '--max-credits-regression', 'off']).parseAsync()).rejects.toMatchObject({
+        exitCode: ExitCode.nothingCompared,
+      });
+      await cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c2'), '--fail-on', 'none', '--max-credits-regression', 'off', '--min-pairs', '2', '--json']).parseAsync();
       expect(process.exitCode ?? 0).toBe(0);
       expect(JSON.parse(String(write.mock.calls.at(-1)?.[0]))).toMatchObject({ failed: false });
     } finally {
@@ -172,7 +177,7 @@ try {
     expect(compare.status).toBe(1);
     expect(compare.stdout).toContain('## dsbench compare: FAILED');
     const missing = run('report', '7', '--db', db);
-    expect(missing.status).toBe(2);
+    expect(missing.status).toBe(ExitCode.nothingCompared);
     expect(missing.stderr).toBe(`dsbench: no run 7 in ${db}; dsbench runs --db ${db} lists the runs.\n`);
     fs.rmSync(cache, { recursive: true, force: true });
   });

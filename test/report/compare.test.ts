@@ -213,3 +213,44 @@ describe('compare two runs', () => {
     expect(DEFAULT_THRESHOLDS.failOn.has('new-errors')).toBe(true);
   });
 });
+
+describe('a comparison cannot pass on nothing', () => {
+  it('runs of different suites pair nothing: exit 8, saying what was compared and why nothing paired', async () => {
+    const b = recordRun(store, baselineItems(), { targets: one('prod') });
+    const other = baselineItems().map((s) => ({ ...s, item: { ...s.item, key: s.item.key.replace('/q', '/other-q').replace('/s1', '/other-s1'), suiteItemId: `other-${s.item.suiteItemId}` } }));
+    const c = recordRun(store, other, { targets: one('prod'), info: { suiteName: 'nightly' } });
+    const out = sink();
+    const error = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'n'), format: 'json' }, out).then(
+      () => undefined,
+      (e: unknown) => e as { exitCode: number; message: string },
+    );
+    expect(error?.exitCode).toBe(ExitCode.nothingCompared);
+    expect(error?.message).toContain(`compared run ${b} (suite smoke, target prod) with run ${c} (suite nightly, target prod)`);
+    expect(error?.message).toContain('paired 0 question turns and 0 searches (8 only in the baseline, 8 only in the candidate)');
+    expect(error?.message).toContain('different suites (smoke and nightly)');
+    // The comparison is still printed and written, and says it judged nothing.
+    expect(JSON.parse(out.text)).toMatchObject({ failed: false, nothingCompared: error?.message, summary: { starved: ['no question turn or search paired'] } });
+    expect(fs.readFileSync(path.join(dir, 'n', 'compare.md'), 'utf8')).toContain('NOTHING TO JUDGE');
+  });
+
+  it('a run that recorded nothing pairs nothing: exit 8, naming it', async () => {
+    const b = recordRun(store, baselineItems(), { targets: one('prod') });
+    const c = recordRun(store, baselineItems().map((s) => ({ ...s, leave: 'pending' as const })), { targets: one('prod'), status: 'aborted' });
+    await expect(runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'e') }, sink())).rejects.toThrow(
+      new RegExp(`run ${c} recorded no question turn or search`),
+    );
+  });
+
+  it('a gated metric with fewer pairs than --min-pairs fails with exit 8, until --min-pairs or the gate allows it', async () => {
+    const few = baselineItems().slice(1, 4);
+    const b = recordRun(store, few, { targets: one('prod') });
+    const c = recordRun(store, few, { targets: one('prod') });
+    await expect(runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'f') }, sink())).rejects.toMatchObject({
+      exitCode: ExitCode.nothingCompared,
+      message: expect.stringContaining('latency regression: 3 comparable question pairs, fewer than --min-pairs 5'),
+    });
+    expect(await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'g'), minPairs: 3 }, sink())).toBe(ExitCode.ok);
+    const gatesOff = { maxLatencyRegression: 'off', maxCreditsRegression: 'off' };
+    expect(await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'h'), ...gatesOff }, sink())).toBe(ExitCode.ok);
+  });
+});

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DsbenchError, UsageError } from '../../src/http/errors.js';
+import { DsbenchError, NothingToCompareError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { headers } from '../../src/report/csv.js';
 import { QUESTION_COLUMNS } from '../../src/report/questions-csv.js';
@@ -262,20 +262,21 @@ describe('edge cases', () => {
     expect(result.text).toContain('!! This run is still running: pending 1, running 2');
   });
 
-  it('a run not found is a usage error that names the database and suggests dsbench runs', async () => {
+  it('a run not found is nothing to report (exit 8), naming the database and suggesting dsbench runs', async () => {
     seed();
     const attempt = (run: string) => writeReport({ db, run, out: path.join(dir, 'x'), formats: ALL });
-    await expect(attempt('99')).rejects.toThrow(UsageError);
+    await expect(attempt('99')).rejects.toThrow(NothingToCompareError);
     await expect(attempt('99')).rejects.toThrow(`no run 99 in ${db}; dsbench runs --db ${db} lists the runs.`);
     await expect(attempt('weekly')).rejects.toThrow(/no run labelled "weekly" in .*results\.db.*dsbench runs/);
     await expect(attempt('nightly~3')).rejects.toThrow(/not 3 earlier runs/);
     const error = await attempt('99').catch((e: unknown) => e);
-    expect((error as DsbenchError).exitCode).toBe(ExitCode.usage);
+    expect((error as DsbenchError).exitCode).toBe(ExitCode.nothingCompared);
     expect(fs.existsSync(path.join(dir, 'x'))).toBe(false);
   });
 
-  it('an empty database has no latest run', async () => {
+  it('an empty database has no latest run: exit 8', async () => {
     await expect(writeReport({ db, run: 'latest', formats: ALL })).rejects.toThrow(/no runs in .* yet/);
+    await expect(writeReport({ db, run: 'latest', formats: ALL })).rejects.toMatchObject({ exitCode: ExitCode.nothingCompared });
   });
 
   it('a missing or foreign database file is a clear usage error, and is not created', async () => {

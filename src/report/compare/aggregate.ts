@@ -16,6 +16,8 @@ export interface MetricResult extends PairedChange {
   judgement: Judgement;
   /** The metric can fail the comparison (its threshold is not off). */
   gated: boolean;
+  /** Comparable pairs with the metric on at least one side: 0 when neither run reports it (credits on the versioned API). */
+  measured: number;
 }
 
 export interface Listed {
@@ -42,6 +44,8 @@ export interface CompareSummary {
   unpaired: Listed;
   gates: GateResult[];
   failed: boolean;
+  /** Why a gate had too little to judge (no pairs at all, or a gated metric with fewer than --min-pairs); empty when every gate could judge. */
+  starved: string[];
 }
 
 const UNITS: Record<MetricName, string> = { latency: 'ms', tokens: 'tokens', credits: 'credits', tool_calls: 'calls', search_latency: 'ms' };
@@ -60,7 +64,9 @@ class Capped {
 }
 
 export class CompareAccumulator {
-  private readonly pairs = new Map<MetricName, { b: NumberColumn; c: NumberColumn }>(METRICS.map((m) => [m, { b: new NumberColumn(), c: new NumberColumn() }]));
+  private readonly pairs = new Map<MetricName, { b: NumberColumn; c: NumberColumn; measured: number }>(
+    METRICS.map((m) => [m, { b: new NumberColumn(), c: new NumberColumn(), measured: 0 }]),
+  );
   private readonly questions = { paired: 0, baselineOnly: 0, candidateOnly: 0 };
   private readonly searches = { paired: 0, baselineOnly: 0, candidateOnly: 0 };
   private readonly stateChanges = { same: 0, new_error: 0, fixed: 0, changed: 0, in_progress: 0 };
@@ -135,15 +141,15 @@ export class CompareAccumulator {
       search_latency: thresholds.latency,
     };
     const metrics = METRICS.map((metric): MetricResult => {
-      const { b, c } = this.pairs.get(metric)!;
+      const { b, c, measured } = this.pairs.get(metric)!;
       const change = pairedMedianChange(b.values(), c.values(), bootstrap);
       const threshold = thresholdOf[metric];
-      return { metric, unit: UNITS[metric], ...change, threshold, judgement: judge(change, threshold, thresholds.minPairs), gated: threshold !== null };
+      return { metric, unit: UNITS[metric], ...change, threshold, judgement: judge(change, threshold, thresholds.minPairs), gated: threshold !== null, measured };
     });
     const rate = (n: number): number | null => (this.pass.items === 0 ? null : n / this.pass.items);
     const baselineRate = rate(this.pass.baselinePassed);
     const candidateRate = rate(this.pass.candidatePassed);
-    const summary: Omit<CompareSummary, 'gates' | 'failed'> = {
+    const summary: Omit<CompareSummary, 'gates' | 'failed' | 'starved'> = {
       questions: { ...this.questions },
       searches: { ...this.searches },
       stateChanges: { ...this.stateChanges },
@@ -166,12 +172,13 @@ export class CompareAccumulator {
       unpaired: this.unpaired.listed,
     };
     const gates = evaluateGates(summary, thresholds);
-    return { ...summary, gates, failed: gates.some((g) => g.enabled && g.failed) };
+    return { ...summary, gates, failed: gates.some((g) => g.enabled && g.failed), starved: starvedGates(summary, thresholds) };
   }
 
   private addPair(metric: MetricName, b: number | null, c: number | null): void {
-    if (b === null || c === null) return;
     const p = this.pairs.get(metric)!;
+    if (b !== null || c !== null) p.measured++;
+    if (b === null || c === null) return;
     p.b.push(b);
     p.c.push(c);
   }
@@ -183,8 +190,25 @@ function describe(column: NumberColumn): { n: number; median: number | null; mea
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
+/**
+ * A gate cannot pass on nothing: no pair at all, or a gated metric that was measured but on fewer pairs
+ * than --min-pairs. A metric neither run reports (credits on the versioned API) is not held against it.
+ */
+export function starvedGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starved'>, t: Thresholds): string[] {
+  if (s.questions.paired + s.searches.paired === 0) return ['no question turn or search paired'];
+  // One flag gates question and search latency: that gate judged something if either had enough pairs.
+  const gates = new Map<string, MetricResult[]>();
+  for (const m of s.metrics.filter((m) => m.gated && m.measured > 0)) {
+    const gate = m.metric === 'search_latency' ? 'latency' : m.metric;
+    gates.set(gate, [...(gates.get(gate) ?? []), m]);
+  }
+  return [...gates]
+    .filter(([, metrics]) => metrics.every((m) => m.n < t.minPairs))
+    .map(([gate, metrics]) => `${gate} regression: ${metrics.map((m) => `${m.n} comparable ${m.metric === 'search_latency' ? 'search' : 'question'} pairs`).join(' and ')}, fewer than --min-pairs ${t.minPairs}`);
+}
+
 /** Every gate, enabled or not, with what it found. */
-export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed'>, t: Thresholds): GateResult[] {
+export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starved'>, t: Thresholds): GateResult[] {
   const gates: GateResult[] = s.metrics.map((m) => ({
     name: `${m.metric} regression`,
     enabled: m.gated,

@@ -39,7 +39,7 @@ const JUDGEMENT_MARK: Record<string, string> = { regressed: 'REGRESSED', improve
 export function compareDocument(r: CompareResult): Block[] {
   const s = r.summary;
   const blocks: Block[] = [];
-  blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : 'passed'}`] });
+  blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : r.nothingCompared ? 'NOTHING TO JUDGE' : 'passed'}`] });
   blocks.push({ kind: 'list', items: [['Baseline: ', ...sideName(r.baseline)], ['Candidate: ', ...sideName(r.candidate)]] });
   if (r.baseline.run.suiteName !== r.candidate.run.suiteName) {
     blocks.push({ kind: 'callout', text: ['The runs are of different suites (', { code: r.baseline.run.suiteName }, ' and ', { code: r.candidate.run.suiteName }, '): only items with the same ids are paired.'] });
@@ -49,6 +49,7 @@ export function compareDocument(r: CompareResult): Block[] {
   for (const side of [r.baseline, r.candidate]) {
     if (side.run.status === 'running') blocks.push({ kind: 'callout', text: [`Run ${side.run.id} is still running: its unfinished items are listed as unpaired or in progress.`] });
   }
+  if (r.nothingCompared) blocks.push({ kind: 'callout', text: [`${r.nothingCompared[0]!.toUpperCase()}${r.nothingCompared.slice(1)}`] });
   const failedGates = s.gates.filter((g) => g.enabled && g.failed);
   if (failedGates.length > 0) {
     blocks.push({ kind: 'callout', text: [`Failed: ${failedGates.map((g) => `${g.name} (${g.detail})`).join('; ')}.`] });

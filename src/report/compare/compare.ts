@@ -52,6 +52,8 @@ export interface CompareResult {
   /** Whether the target is part of the pairing key (multi-target runs compared target by target). */
   byTarget: boolean;
   summary: CompareSummary;
+  /** Set when a gate had nothing (or too little) to judge: what was compared and why it did not pair. */
+  nothingCompared: string | undefined;
   thresholds: Thresholds;
   bootstrap: BootstrapOptions;
   out: string;
@@ -118,7 +120,8 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       await writeCsv(csvFile, COMPARE_COLUMNS, rows(), { bom: options.bom === true });
       const summary = acc.finish(thresholds, bootstrap);
       const files = [csvFile, path.join(out, 'compare.md'), path.join(out, 'compare.json'), ...(html ? [path.join(out, 'compare.html')] : [])];
-      const result: CompareResult = { baseline, candidate, byTarget, summary, thresholds, bootstrap, out, files, markdown: '', text: '' };
+      const nothingCompared = summary.starved.length === 0 ? undefined : nothingComparedMessage(baseline, candidate, byTarget, summary, thresholds);
+      const result: CompareResult = { baseline, candidate, byTarget, summary, nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '' };
       const blocks = compareDocument(result);
       result.markdown = renderMarkdown(blocks);
       result.text = renderText(blocks);
@@ -133,6 +136,31 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
     baselineStore.close();
     if (candidateStore && candidateStore !== baselineStore) candidateStore.close();
   }
+}
+
+function sideText(s: Side): string {
+  return `run ${s.run.id} (suite ${s.run.suiteName}, ${s.target !== null ? `target ${s.target}` : `targets ${s.targets.join(', ') || 'none'}`})`;
+}
+
+/** What was compared, what paired, and why nothing (or too little) did, with what to do. */
+export function nothingComparedMessage(b: Side, c: Side, byTarget: boolean, s: CompareSummary, t: Thresholds): string {
+  const paired = s.questions.paired + s.searches.paired;
+  const bOnly = s.questions.baselineOnly + s.searches.baselineOnly;
+  const cOnly = s.questions.candidateOnly + s.searches.candidateOnly;
+  const head =
+    `nothing to judge: compared ${sideText(b)} with ${sideText(c)}; paired ${s.questions.paired} question turns and ${s.searches.paired} searches ` +
+    `(${bOnly} only in the baseline, ${cOnly} only in the candidate)`;
+  if (paired > 0) {
+    return `${head}. ${s.starved.join('; ')}. Compare runs with more items, lower --min-pairs, or turn that gate off (e.g. --max-latency-regression off).`;
+  }
+  let why: string;
+  if (bOnly === 0 && cOnly === 0) why = 'neither run recorded a question turn or a search (stopped before anything ran?)';
+  else if (bOnly === 0 || cOnly === 0) why = `run ${(bOnly === 0 ? b : c).run.id} recorded no question turn or search (stopped before anything ran?)`;
+  else if (b.run.suiteName !== c.run.suiteName) why = `the runs are of different suites (${b.run.suiteName} and ${c.run.suiteName}), so no item id matches; compare two runs of one suite`;
+  else if (byTarget && !b.targets.some((name) => c.targets.includes(name))) {
+    why = `the runs have no target in common; name one of each with --targets ${b.targets[0] ?? 'a'},${c.targets[0] ?? 'b'}`;
+  } else why = 'no item id and repeat is in both runs (was --repeats or the suite changed?)';
+  return `${head}: ${why}.`;
 }
 
 function targetSuffix(b: Side, c: Side): string {
@@ -176,6 +204,7 @@ export function compareJson(r: CompareResult): Record<string, unknown> {
     thresholds: { ...r.thresholds, failOn: [...r.thresholds.failOn] },
     bootstrap: r.bootstrap,
     failed: r.summary.failed,
+    nothingCompared: r.nothingCompared ?? null,
     summary: r.summary,
     files: r.files,
   };
