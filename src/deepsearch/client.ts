@@ -15,10 +15,13 @@ export interface ListOptions {
   /** Versioned only: full-text filter on conversation content. */
   contentQuery?: string;
   signal?: AbortSignal;
+  persistent?: boolean;
 }
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Retry transient failures until `signal` aborts, not just up to the attempt limit (see RequestSpec). */
+  persistent?: boolean;
 }
 
 /** One interface over both Deep Search API flavours. */

@@ -164,8 +164,8 @@ function idOf(ref: string): string {
   return ref;
 }
 
-function signal(options: { signal?: AbortSignal | undefined }): { signal?: AbortSignal } {
-  return options.signal ? { signal: options.signal } : {};
+function signal(options: { signal?: AbortSignal | undefined; persistent?: boolean | undefined }): { signal?: AbortSignal; persistent?: boolean } {
+  return options.signal ? { signal: options.signal, ...(options.persistent && { persistent: true }) } : {};
 }
 
 function contextOf(spec: RequestSpec) {

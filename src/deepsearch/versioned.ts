@@ -95,6 +95,7 @@ export class VersionedClient implements DeepSearchClient {
       body,
       creates,
       ...(options.signal && { signal: options.signal }),
+      ...(options.persistent && { persistent: true }),
     };
     const { reply, json } = await this.transport.requestJson(spec);
     return { reply, json: camelizeKeys(json), spec };

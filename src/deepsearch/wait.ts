@@ -15,6 +15,8 @@ export interface WaitOptions {
   /** Give up after this long (ms); the caller decides whether to cancel on the server. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Each poll retries transient failures until `signal` aborts (see CallOptions). */
+  persistent?: boolean;
   /** Sees every polled conversation, so the caller can record each state change as it is observed. */
   onPoll?: (conversation: Conversation) => void;
 }
@@ -43,7 +45,7 @@ export async function waitForQuestion(
   for (;;) {
     if (options.signal?.aborted) throw new AbortedError(`waiting for ${ref} aborted`);
     const pollStarted = performance.now();
-    const conversation = await client.get(ref, options.signal ? { signal: options.signal } : {});
+    const conversation = await client.get(ref, options.signal ? { signal: options.signal, ...(options.persistent && { persistent: true }) } : {});
     polls++;
     options.onPoll?.(conversation);
     const question = questionAt(conversation, index);

@@ -32,9 +32,14 @@ export function isNotSentCode(code: string): boolean {
   return NOT_SENT_CODES.has(code);
 }
 
-/** Whether a reply status may be retried for a request that creates something or for one that does not. */
-export function isRetryableStatus(status: number, creates: boolean): boolean {
-  return creates ? NOT_ACTED_STATUSES.has(status) : RETRYABLE_STATUSES.has(status);
+/**
+ * Whether a reply status may be retried for a request that creates something or for one that does not.
+ * A persistent idempotent request (a poll that must not end an item) also retries any other 5xx but
+ * 501 and 505, which no retry changes.
+ */
+export function isRetryableStatus(status: number, creates: boolean, persistent = false): boolean {
+  if (creates) return NOT_ACTED_STATUSES.has(status);
+  return RETRYABLE_STATUSES.has(status) || (persistent && status >= 500 && status !== 501 && status !== 505);
 }
 
 /** Retry-After as delta-seconds or an HTTP date, in ms from `now`; undefined when absent or unreadable. */

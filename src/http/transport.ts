@@ -60,6 +60,12 @@ export interface RequestSpec {
    */
   signal?: AbortSignal;
   timeoutMs?: number;
+  /**
+   * Keep retrying transient failures past the attempt limit, with the same backoff, until `signal` aborts
+   * (e.g. the item's own deadline): a poll must not end an item over one 500 or reset. A create still
+   * retries only what provably did not act.
+   */
+  persistent?: boolean;
 }
 
 export interface Reply {
@@ -154,6 +160,8 @@ export class Transport {
   ): Promise<T> {
     const ctx = contextOf(spec);
     const creates = spec.creates ?? false;
+    const persistent = spec.persistent === true && spec.signal !== undefined;
+    const lastAttempt = (attempt: number) => !persistent && attempt >= this.policy.maxAttempts;
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw new AbortedError(`${ctx.operation} aborted`);
       const timeout = new AbortController();
@@ -174,7 +182,7 @@ export class Transport {
         if (res.statusCode >= 200 && res.statusCode < 300) return await onSuccess(res, attempt);
         const headers = flattenHeaders(res.headers);
         const text = await readPrefix(res, ERROR_BODY_BYTES);
-        if (!isRetryableStatus(res.statusCode, creates) || attempt >= this.policy.maxAttempts) {
+        if (!isRetryableStatus(res.statusCode, creates, persistent) || lastAttempt(attempt)) {
           throw new HttpStatusError(ctx, res.statusCode, serverMessage(text, headers), excerpt(text), attempt);
         }
         retryAfterMs = parseRetryAfter(headers['retry-after']);
@@ -198,7 +206,7 @@ export class Transport {
           : redact(error instanceof Error ? error.message : String(error));
         const notSent = isNotSentCode(code);
         if (creates && !notSent) throw new OutcomeUnknownError(ctx, code, detail, { cause: error });
-        if (attempt >= this.policy.maxAttempts) throw new ConnectionError(ctx, code, detail, attempt, { cause: error });
+        if (lastAttempt(attempt)) throw new ConnectionError(ctx, code, detail, attempt, { cause: error });
         retryReason = code;
       } finally {
         clearTimeout(timer);

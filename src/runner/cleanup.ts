@@ -13,7 +13,7 @@ export interface CleanupContext {
 export async function deleteConversation(ctx: CleanupContext, key: string, ref: string): Promise<void> {
   try {
     // Its own deadline: this also runs after the run's signal was aborted.
-    await ctx.client.delete(ref, { signal: AbortSignal.timeout(10_000) });
+    await ctx.client.delete(ref, { signal: AbortSignal.timeout(30_000), persistent: true });
     ctx.recorder.conversationDeleted(ctx.runId, key, new Date().toISOString());
   } catch (error) {
     // Already gone (deleted by hand, or by a run that died before recording it): nothing is left to delete.

@@ -69,7 +69,12 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
   const turns = start.turns;
   let ref = start.ref;
   let message: string | undefined;
-  const deadline = performance.now() + realTimeout(item.question.timeoutMs, ctx.timeScale);
+  const realMs = realTimeout(item.question.timeoutMs, ctx.timeScale);
+  const deadline = performance.now() + realMs;
+  // Requests of the item retry transient failures until its own timeout (with a little grace, so the
+  // last poll at the timeout is not cut short), or until the run is aborted.
+  const until = AbortSignal.any([ctx.signal, AbortSignal.timeout(realMs + Math.max(1000, realMs / 10))]);
+  let following = false;
 
   let current = start.next;
   try {
@@ -79,25 +84,39 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
       let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
       let resumed = current === start.next && start.pending === 'poll';
       if (current === start.next && start.pending === 'maybe-sent') {
-        const found = await findSent(ctx, item, ref, current, text, start.sentAt);
+        const found = await findSent(ctx, item, ref, current, text, start.sentAt, until);
         if (found !== undefined) [ref, resumed] = [found, true];
       }
       if (!resumed) {
         sentAt = iso();
         sentClock = performance.now();
         recorder.recordTurn(runId, item.key, current, { state: 'sending', text, sentAt, polls: 0 });
-        ref = await send(ctx, item, ref, current, text, sentAt);
+        ref = await send(ctx, item, ref, current, text, sentAt, until);
       }
-      const turn = await follow(ctx, item, ref as string, current, text, sentAt, sentClock, deadline);
+      following = true;
+      const turn = await follow(ctx, item, ref as string, current, text, sentAt, sentClock, deadline, until);
+      following = false;
       turns[current] = turn;
       if (turn.state !== 'completed') break;
     }
   } catch (error) {
     const text = texts[current] ?? '';
-    if (error instanceof AbortedError || ctx.signal.aborted) {
+    if (ctx.signal.aborted) {
       await cancelOnServer(ctx, ref, item);
       message = 'cancelled by dsbench: the run was aborted';
       turns[current] = { state: 'canceled', text, clientError: message, polls: 0 };
+    } else if (error instanceof AbortedError) {
+      // The item's own timeout passed while a request was still being retried.
+      await cancelOnServer(ctx, ref, item);
+      message = `no answer within ${formatTimeout(item.question.timeoutMs)} (requests were still failing); cancelled on the server`;
+      turns[current] = { state: 'timeout', text, clientError: message, polls: 0 };
+    } else if (following && ref !== undefined && !(error instanceof HttpStatusError && error.status === 404)) {
+      // The question is on the server and its outcome unobserved: kept for a resume to re-poll, never re-asked.
+      message = redact(error instanceof Error ? error.message : String(error));
+      if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.gate.fail(message);
+      ctx.log(`${item.key}: ${message}; conversation ${ref} is kept unfinished: dsbench run --resume ${runId} re-polls it`);
+      recorder.itemUnobserved(runId, item.key, message);
+      return { outcome: 'client_error', credits: 0, passed: 0, failed: 0 };
     } else {
       message = redact(error instanceof Error ? error.message : String(error));
       if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.gate.fail(message);
@@ -155,25 +174,26 @@ function restored(recorded: ResumeTurn, texts: string[]): TurnRecord {
 }
 
 /** Sends turn `index`; returns the conversation's ref. A create whose outcome is unknown is looked for before giving up. */
-async function send(ctx: QuestionContext, item: QuestionItem, ref: string | undefined, index: number, text: string, sentAt: string): Promise<string> {
-  const { recorder, runId, client, signal } = ctx;
+async function send(ctx: QuestionContext, item: QuestionItem, ref: string | undefined, index: number, text: string, sentAt: string, until: AbortSignal): Promise<string> {
+  const { recorder, runId, client } = ctx;
+  const signal = until;
   try {
     if (index === 0) {
-      const conversation = await client.create(text, { signal });
+      const conversation = await client.create(text, { signal, persistent: true });
       ctx.claimed.add(conversation.ref);
       recorder.conversationCreated(runId, item.key, conversation.ref, iso());
       recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
       return conversation.ref;
     }
-    const added = await client.addQuestion(ref as string, text, { signal });
+    const added = await client.addQuestion(ref as string, text, { signal, persistent: true });
     recorder.recordTurn(runId, item.key, index, { state: 'processing', text, questionId: added.id, polls: 0 });
     return ref as string;
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
     ctx.log(`${item.key}: ${error.message}`);
     // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
-    const signal = ctx.signal.aborted ? AbortSignal.timeout(10_000) : ctx.signal;
-    const found = await findSent(ctx, item, ref, index, text, sentAt, signal).catch((lookup: unknown) => {
+    const lookupSignal = ctx.signal.aborted ? AbortSignal.timeout(10_000) : until;
+    const found = await findSent(ctx, item, ref, index, text, sentAt, lookupSignal).catch((lookup: unknown) => {
       if (ctx.signal.aborted) return undefined;
       throw lookup;
     });
@@ -196,21 +216,21 @@ async function findSent(
   index: number,
   text: string,
   sentAt: string | undefined,
-  signal = ctx.signal,
+  signal: AbortSignal,
 ): Promise<string | undefined> {
   const { client, recorder, runId } = ctx;
   if (index > 0 && ref !== undefined) {
-    const conversation = await client.get(ref, { signal });
+    const conversation = await client.get(ref, { signal, persistent: true });
     return conversation.questions[index]?.text === text ? ref : undefined;
   }
   if (ref !== undefined) return ref;
   const since = Date.parse(sentAt ?? '') - 60_000;
   let looked = 0;
-  for await (const summary of client.list({ pageSize: 20, signal, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) })) {
+  for await (const summary of client.list({ pageSize: 20, signal, persistent: true, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) })) {
     if (++looked > 50) break;
     if (summary.createdAt !== undefined && Date.parse(summary.createdAt) < since) continue;
     if (ctx.claimed.has(summary.ref)) continue;
-    const conversation = await client.get(summary.ref, { signal });
+    const conversation = await client.get(summary.ref, { signal, persistent: true });
     if (conversation.questions[0]?.text === text && conversation.questions.length === 1) {
       ctx.log(`${item.key}: found conversation ${conversation.ref} sent before the interruption; following it instead of asking again`);
       ctx.claimed.add(conversation.ref);
@@ -231,8 +251,9 @@ async function follow(
   sentAt: string,
   sentClock: number,
   deadline: number,
+  until: AbortSignal,
 ): Promise<TurnRecord> {
-  const { recorder, runId, client, signal } = ctx;
+  const { recorder, runId, client } = ctx;
   let lastState: string | undefined;
   const tracker = ctx.schedule.track();
   let waited: Awaited<ReturnType<typeof waitForQuestion>>;
@@ -240,7 +261,8 @@ async function follow(
     waited = await waitForQuestion(client, ref, index, {
       schedule: tracker.next,
       timeoutMs: Math.max(0, deadline - performance.now()),
-      signal,
+      signal: until,
+      persistent: true,
       onPoll: (conversation) => {
         const question = questionAt(conversation, index);
         if (question && question.rawState !== lastState) {
@@ -321,7 +343,7 @@ function serverTimes(question: Question | undefined, conversation: Conversation)
 async function cancelOnServer(ctx: QuestionContext, ref: string | undefined, item: QuestionItem, questionId?: string): Promise<void> {
   if (ref === undefined) return;
   try {
-    await ctx.client.cancel(ref, questionId, { signal: AbortSignal.timeout(10_000) });
+    await ctx.client.cancel(ref, questionId, { signal: AbortSignal.timeout(30_000), persistent: true });
   } catch (error) {
     ctx.log(`${item.key}: could not cancel ${ref} on the server: ${error instanceof DsbenchError ? error.message : String(error)}`);
   }

@@ -205,6 +205,11 @@ export interface Recorder {
   recordExpectations(runId: number, key: string, results: ExpectationResult[]): void;
   itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void;
   itemSkipped(runId: number, key: string, reason: string, at: string): void;
+  /**
+   * The item's conversation exists but its outcome could not be observed (a request failed for good):
+   * it stays running with this message, so a resume re-polls it instead of asking again.
+   */
+  itemUnobserved(runId: number, key: string, message: string): void;
   conversationDeleted(runId: number, key: string, at: string): void;
   /** What was recorded of the whole run, items finished before an interruption included. */
   tally(runId: number): RunTally;

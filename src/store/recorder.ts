@@ -53,6 +53,7 @@ function prepareStatements(db: Database.Database) {
     conversationCreated: s(`UPDATE items SET conversation_ref = @ref, conversation_created_at = @at WHERE run_id = @runId AND key = @key`),
     itemEnded: s(`UPDATE items SET status = @status, outcome = @outcome, message = @message, ended_at = @at
       WHERE run_id = @runId AND key = @key`),
+    itemUnobserved: s(`UPDATE items SET status = 'running', message = @message WHERE run_id = @runId AND key = @key`),
     conversationDeleted: s(`UPDATE items SET deleted_at = @at WHERE run_id = @runId AND key = @key`),
     upsertTurn: s(`INSERT INTO turns (run_id, item_key, turn, text, question_id, state, error_code, error_raw_code, error_message,
         error_title, error_details, error_retry_time, client_error, title, answer, sent_at, observed_end_at, server_created_at,
@@ -309,6 +310,10 @@ export class SqliteRecorder implements Recorder {
 
   itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void {
     this.updateItem(this.s.itemEnded, { runId, key, status: 'done', outcome, message: redacted(message), at });
+  }
+
+  itemUnobserved(runId: number, key: string, message: string): void {
+    this.updateItem(this.s.itemUnobserved, { runId, key, message: redacted(message) });
   }
 
   itemSkipped(runId: number, key: string, reason: string, at: string): void {

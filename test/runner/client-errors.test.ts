@@ -1,5 +1,5 @@
-// Failed requests: a 500 is a recorded client error naming status and endpoint; 429 and 503 are retried
-// transparently; a create whose outcome is unknown is looked for, never asked twice.
+// Failed requests: a 500 on create is a recorded client error naming status and endpoint; 429 and 503, and
+// any 5xx of a poll, are retried transparently; a create whose outcome is unknown is looked for, never asked twice.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { asked, cleanup, corpusDir, emulator, FAST, inlineSearch, item, items, op, runRow, runSuite, suite, target, turns } from './fixtures/harness.js';
@@ -44,14 +44,15 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
     }
   });
 
-  it('a 500 on a poll is a client error of that turn', async () => {
+  it('a poll failing with 500 more times than the attempt limit is retried until it passes: the item completes', async () => {
     const e = await emulator();
-    e.injectFault({ operation: op(api, 'get'), kind: '500' });
+    e.injectFault({ operation: op(api, 'get'), kind: '500', times: 8 });
     const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: e })]);
     try {
-      expect(run.result.exitCode).toBe(ExitCode.unreachable);
-      const message = item(run.db, run.result.runId, 'main/question/q1/0').message!;
-      expect(message).toMatch(api === 'legacy' ? /^legacy\.get \(GET \/\.api\/deepsearch\/v1\/\d+\) failed with HTTP 500/ : /^versioned\.GetConversation \(POST .+\) failed with HTTP 500/);
+      expect(run.result.exitCode, JSON.stringify(run.reporter.logs)).toBe(ExitCode.ok);
+      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['completed', 'completed']);
+      expect(e.faultCounters()[`${op(api, 'get')}.500`]).toBe(8);
+      expect(asked(e, api)).toBe(2);
     } finally {
       run.close();
     }

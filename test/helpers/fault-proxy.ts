@@ -1,0 +1,105 @@
+// A misbehaving proxy on port 0 in front of an instance (the emulator): per request it forwards, answers a
+// status of its own, resets the connection before or after the server acted, or delays delivery, even
+// after the client is gone (a proxy that still delivers a dead process's request).
+import { createServer, request, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export type ProxyAction =
+  | { kind: 'forward'; delayMs?: number }
+  /** Answered by the proxy; the server never sees the request. */
+  | { kind: 'status'; status: number }
+  /** The connection is reset before the request is forwarded: the server never acts. */
+  | { kind: 'reset' }
+  /** The client's connection is reset at once; the request still reaches the server `delayMs` later. */
+  | { kind: 'resetThenDeliver'; delayMs: number };
+
+export interface ProxiedRequest {
+  method: string;
+  url: string;
+  body: string;
+  /** e.g. `legacy.get`, `versioned.GetConversation`. */
+  operation: string;
+}
+
+export interface FaultProxy {
+  url: string;
+  /** Actions taken so far, by kind. */
+  counts: Record<string, number>;
+  close(): Promise<void>;
+}
+
+/** `versioned.<Method>` or `legacy.create|get|list|addQuestion|cancel|delete`, from method and path. */
+export function operationOf(method: string, url: string): string {
+  const path = url.split('?')[0] ?? '';
+  const versioned = /\/([A-Za-z]+)$/.exec(path);
+  if (path.includes('deepsearch.v1') || path.includes('DeepSearchService')) return `versioned.${versioned?.[1] ?? '?'}`;
+  if (/\/questions\/\d+\/cancel$|\/cancel$/.test(path)) return 'legacy.cancel';
+  if (/\/questions$/.test(path)) return 'legacy.addQuestion';
+  if (/\/\d+$/.test(path)) return method === 'DELETE' ? 'legacy.delete' : 'legacy.get';
+  return method === 'POST' ? 'legacy.create' : 'legacy.list';
+}
+
+export async function startFaultProxy(upstream: string, decide: (req: ProxiedRequest, n: number) => ProxyAction): Promise<FaultProxy> {
+  const target = new URL(upstream);
+  const counts: Record<string, number> = {};
+  const sockets = new Set<Socket>();
+  let n = 0;
+  const forward = (req: IncomingMessage, body: Buffer) =>
+    new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>((resolve, reject) => {
+      const out = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+        async (res) => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of res) chunks.push(chunk as Buffer);
+          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) });
+        },
+      );
+      out.on('error', reject);
+      out.end(body);
+    });
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const action = decide({ method: req.method ?? '', url: req.url ?? '', body: body.toString('utf8'), operation: operationOf(req.method ?? '', req.url ?? '') }, ++n);
+    counts[action.kind] = (counts[action.kind] ?? 0) + 1;
+    try {
+      if (action.kind === 'status') {
+        res.writeHead(action.status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `proxy says ${action.status}` }));
+        return;
+      }
+      if (action.kind === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      if (action.kind === 'resetThenDeliver') {
+        req.socket.destroy();
+        await sleep(action.delayMs);
+        await forward(req, body).catch(() => undefined);
+        return;
+      }
+      if (action.delayMs) await sleep(action.delayMs);
+      const reply = await forward(req, body);
+      const { 'transfer-encoding': _te, connection: _c, ...headers } = reply.headers;
+      res.writeHead(reply.status, headers).end(reply.body);
+    } catch {
+      req.socket.destroy();
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    counts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
