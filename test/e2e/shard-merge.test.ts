@@ -8,6 +8,7 @@ import { runCompare } from '../../src/cli/compare.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { mergeShards } from '../../src/store/merge.js';
 import { FAST, cleanup, corpusDir, emulator, runSuite, suite, target, tempDir } from '../runner/fixtures/harness.js';
+import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
 
 afterAll(cleanup);
 
@@ -119,4 +120,31 @@ describe('shards merged', () => {
     expect(summary.searches).toEqual({ paired: 4, baselineOnly: 0, candidateOnly: 0 });
     expect(summary.stateChanges).toMatchObject({ same: actual.turns.length + 4, new_error: 0, fixed: 0, changed: 0 });
   }, 60_000);
+});
+
+describe('dsbench run --shard', () => {
+  it.each([
+    [['--shard', '0/4'], /--shard 0\/4: the shard index must be between 1 and 4/],
+    [['--shard', '3'], /--shard must be INDEX\/COUNT/],
+    [['--group', 'nightly-1'], /--group names the shards of one run: give it with --shard/],
+  ])('refuses %j with a usage error (exit 2) before touching the database', async (flags, message) => {
+    const db = path.join(tempDir(), 'never.db');
+    const exit = await dsbenchHere(['run', 'suites/smoke.yaml', '--db', db, ...flags]);
+    expect(exit.code).toBe(ExitCode.usage);
+    expect(exit.stderr).toMatch(message);
+  });
+
+  it('resumes a shard as that shard, and refuses another --shard', async () => {
+    const loaded = await suite(SUITE);
+    const e = await emulator({ ...FAST, corpus: { dir: corpusDir() } });
+    const dbPath = path.join(tempDir(), 'shard.db');
+    const first = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, shard: { index: 2, count: 3 }, groupLabel: 'g' });
+    first.close();
+    const resume = (shard: { index: number; count: number } | undefined) =>
+      runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, shard, resumeRunId: first.result.runId });
+    await expect(resume({ index: 1, count: 3 })).rejects.toThrow(/run 1 is shard 2\/3 of a split run; resume it with --shard 2\/3/);
+    await expect(resume(undefined)).rejects.toThrow(/run 1 is shard 2\/3/);
+    // Completed: nothing to resume, but the shard check came first and passed.
+    await expect(resume({ index: 2, count: 3 })).rejects.toThrow(/run 1 completed; there is nothing to resume/);
+  }, 30_000);
 });

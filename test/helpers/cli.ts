@@ -31,8 +31,8 @@ export interface Run {
 }
 
 export interface Cli {
-  /** Runs dsbench with a clean environment (no SRC_*, no CI) plus `env`. */
-  run(args: string[], env?: Record<string, string>): Promise<Run>;
+  /** Runs dsbench with a clean environment (no SRC_*, no CI) plus `env`, in the project folder or `cwd`. */
+  run(args: string[], env?: Record<string, string>, cwd?: string): Promise<Run>;
   /** Everything any run printed, for secrets checks. */
   printed: string[];
   dispose(): void;
@@ -63,10 +63,10 @@ export async function prepareCli(): Promise<Cli> {
     command = ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts')];
   }
   const printed: string[] = [];
-  const run = (args: string[], env: Record<string, string> = {}) =>
+  const run = (args: string[], env: Record<string, string> = {}, cwd: string = ROOT) =>
     new Promise<Run>((resolve, reject) => {
       const child = spawn(process.execPath, [...command, ...args], {
-        cwd: ROOT,
+        cwd,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', NO_COLOR: '1', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: 15_000,
