@@ -41,10 +41,13 @@ interface Entry {
 
 /** Suggested filters, tallied from every counted hit (displayed or not). */
 export class FilterTally {
+  /** Set when the list may have changed since `changedList` last ran. */
+  dirty = false;
   private readonly entries = new Map<string, Entry>();
   private lastSent = '';
 
   add(hit: Hit, count: number): void {
+    this.dirty = true;
     this.bump(`repo:^${escapeRegExp(hit.repo.name)}$`, hit.repo.name, count, 'repo');
     this.bump(...TYPE_LABELS[hit.type], count, 'type');
     if (hit.type === 'repo') return;
@@ -80,6 +83,8 @@ export class FilterTally {
 
   /** The list when it changed since the last call that returned one, else undefined. */
   changedList(run: SearchRun): Filter[] | undefined {
+    if (!this.dirty) return undefined;
+    this.dirty = false;
     const list = this.list(run);
     const text = JSON.stringify(list);
     if (text === this.lastSent) return undefined;

@@ -11,10 +11,10 @@ import { frame, type EventSink } from './sink.js';
 const MALFORMED_EVENT = frame('matches', '[{"type":"content","path":');
 
 /**
- * One search streamed to one client, paced like the server:
- * - once the repositories are chosen, filters and progress when something was excluded;
- * - on every flush (the first batch at once, then every flushIntervalMs or flushBytes): filters when
- *   they changed, the matches, then progress when it changed;
+ * One search streamed to one client, paced like the server (its handler and the documentation's example):
+ * - the first batch goes at once, as filters then matches;
+ * - every flushIntervalMs (or when a batch passes flushBytes): filters when they changed, the matches
+ *   waiting, then progress when it changed; so exclusions known before any match show at the first tick;
  * - progress as a keep-alive when none was sent for progressIntervalMs;
  * - at the end: filters, remaining matches, progress with done: true, an optional error, then done.
  * Intervals are emulated time (scaled by timeScale); the search itself runs at real speed.
@@ -56,7 +56,9 @@ export class StreamSession {
       defaultTimeoutMs: options.defaultTimeoutMs,
       signal: sink.signal,
       now: this.now,
-      onResolved: () => this.resolved(),
+      onResolved: () => {
+        this.filters.dirty = true;
+      },
     });
     this.lastProgressState = this.progressState();
   }
@@ -68,9 +70,10 @@ export class StreamSession {
       if (this.fault === 'malformedEvent') await this.sink.write(MALFORMED_EVENT);
       for await (const hit of this.search.hits()) {
         this.add(hit);
-        if (!this.flushedOnce || this.batchChars >= this.options.flushBytes || Date.now() - this.lastFlush >= this.flushEveryMs) {
-          await this.flush();
-        }
+        if (!this.flushedOnce) {
+          this.flushedOnce = true;
+          await this.flush(false);
+        } else if (this.batchChars >= this.options.flushBytes || Date.now() - this.lastFlush >= this.flushEveryMs) await this.flush(true);
         if (this.sink.closed) return;
       }
     } catch (err) {
@@ -100,27 +103,22 @@ export class StreamSession {
     return text;
   }
 
-  /** The repositories are chosen: exclusions show at once, before any match. */
-  private resolved(): void {
-    const text = this.changedFilters() + this.changedProgress();
-    if (text !== '') this.sink.write(text).catch(() => undefined);
-  }
-
-  private async flush(): Promise<void> {
-    const text = this.changedFilters() + this.takeBatch() + this.changedProgress();
-    this.flushedOnce = true;
+  /** The first batch goes out at once without progress, as in the documentation's example. */
+  private async flush(withProgress: boolean): Promise<void> {
+    const text = this.changedFilters() + this.takeBatch() + (withProgress ? this.changedProgress() : '');
     this.lastFlush = Date.now();
     if (text === '') return;
     await this.sink.write(text);
     await this.faultPoint();
   }
 
-  /** Timer: sends a batch that waited long enough, or a keep-alive progress; skips while writes are queued. */
+  /** Timer: a flush when its interval passed and something waits, else a keep-alive; skips while writes are queued. */
   private tick(): void {
     if (this.sink.busy || this.sink.closed) return;
     const now = Date.now();
-    if (this.batch.length > 0 && now - this.lastFlush >= this.flushEveryMs) {
-      this.flush().catch(() => undefined);
+    const waiting = this.batch.length > 0 || this.filters.dirty || this.progressState() !== this.lastProgressState;
+    if (waiting && now - this.lastFlush >= this.flushEveryMs) {
+      this.flush(true).catch(() => undefined);
     } else if (now - this.lastProgress >= this.keepAliveMs) {
       this.sink.write(this.progressEvent(false)).catch(() => undefined);
     }

@@ -33,18 +33,16 @@ async function slowCorpus(ms: number): Promise<Corpus> {
 }
 
 describe('event order like the server', () => {
-  it('reports exclusions first, sends filters before the first matches, progress after each changed flush', async () => {
+  it('sends filters and the first batch at once, then filters, matches and progress on each changed flush', async () => {
     const unbatched = await startServer({ corpus, flushBytes: 1, flushIntervalMs: 60_000 });
     try {
       const { events } = await stream(unbatched.url, { q: 'count:all retry' });
       const order = names(events);
-      expect(order.slice(0, 2)).toEqual(['filters', 'progress']);
-      expect(json(events[1]!)).toMatchObject({ done: false, matchCount: 0 });
-      // Every batch before the ending is followed by a progress: the match count changed.
-      const firstMatches = order.indexOf('matches');
-      expect(order[firstMatches - 1]).toBe('filters');
+      // As in the documentation's example, the first batch carries no progress.
+      expect(order.slice(0, 5)).toEqual(['filters', 'matches', 'filters', 'matches', 'progress']);
+      // Every later batch before the ending is followed by a progress: the match count changed.
       order.forEach((name, i) => {
-        if (name === 'matches' && i < order.lastIndexOf('filters')) expect(order[i + 1]).toBe('progress');
+        if (name === 'matches' && i > 1 && i < order.lastIndexOf('filters')) expect(order[i + 1]).toBe('progress');
       });
       const counts = events.filter((e) => e.event === 'progress').map((e) => json(e).matchCount);
       expect(counts).toEqual([...counts].sort((a, b) => a - b));
@@ -52,6 +50,20 @@ describe('event order like the server', () => {
       expect(order.slice(-3)).toEqual(['filters', 'progress', 'done']);
     } finally {
       await unbatched.close();
+    }
+  });
+
+  it('shows exclusions at the first tick when no match came yet, as in the documentation example', async () => {
+    const slow = await startServer({ corpus: await slowCorpus(60), flushIntervalMs: 10 });
+    try {
+      const { events } = await stream(slow.url, { q: 'count:1 retry' });
+      const order = names(events);
+      expect(order.slice(0, 4)).toEqual(['filters', 'progress', 'filters', 'matches']);
+      expect(json<any[]>(events[0]!)).toEqual([{ value: 'archived:yes', label: 'Include archived repos', count: 1, exhaustive: true, kind: 'utility' }, expect.objectContaining({ value: 'fork:yes' })]);
+      expect(json(events[1]!)).toMatchObject({ done: false, matchCount: 0, skipped: [{ reason: 'repository-fork' }, { reason: 'excluded-archive' }] });
+      expect(order.slice(-3)).toEqual(['filters', 'progress', 'done']);
+    } finally {
+      await slow.close();
     }
   });
 
