@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { OptServerText, ServerText } from '../http/server-text.js';
 import type { Conversation, Question, QuestionError } from './model.js';
-import { statsFromSnakeCase } from './stats.js';
+import { impossibleStats, statsFromSnakeCase } from './stats.js';
 import { normalizeErrorCode } from './wire.js';
 
 // Wire schemas of the legacy REST API. Loose objects: unknown fields pass through; only what the
 // client relies on is required (ids, status, the question list).
 const Id = z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String);
 const OptString = z.string().nullish().transform((v) => v ?? undefined);
-const Num = z.number().nullish();
+// Any number, infinite included (JSON.parse reads 1e400 as Infinity): an impossible figure is an anomaly
+// of that reply (see impossibleStats), not a reason to drop the reply.
+const Num = z.custom<number>((v) => typeof v === 'number', 'expected a number').nullish();
 
 const LegacyStats = z.looseObject({
   time_millis: Num,
@@ -100,7 +102,12 @@ export function legacyQuestion(wire: LegacyQuestionWire, index: number): Questio
   if (wire.answer !== undefined) question.answer = wire.answer;
   if (wire.sources) question.sources = wire.sources.map(({ type, link, label }) => ({ type, link, label }));
   if (wire.suggested_followups) question.suggestedFollowups = wire.suggested_followups;
-  if (wire.stats) question.stats = statsFromSnakeCase(wire.stats);
+  if (wire.stats) {
+    // One impossible figure makes the whole block suspect: it is kept out of every sum and percentile.
+    const anomalies = impossibleStats(wire.stats);
+    if (anomalies.length > 0) question.anomalies = anomalies;
+    else question.stats = statsFromSnakeCase(wire.stats);
+  }
   if (wire.created_at) question.createdAt = wire.created_at;
   if (wire.updated_at) question.updatedAt = wire.updated_at;
   return question;

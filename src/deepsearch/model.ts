@@ -80,6 +80,8 @@ export const QuestionSchema = z.object({
   sources: z.array(SourceSchema).optional(),
   suggestedFollowups: z.array(z.string()).optional(),
   stats: StatsSchema.optional(),
+  /** Figures of the reply that cannot be true; the reply's stats are then left out whole (not summed). */
+  anomalies: z.array(z.string()).optional(),
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
 });

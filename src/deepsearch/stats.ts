@@ -28,3 +28,30 @@ export function statsFromSnakeCase(s: SnakeCaseStats): Stats {
     credits: s.credits ?? 0,
   };
 }
+
+// Largest value each figure can truly take for one answer (30 days of server time, ten billion tokens, ten
+// million credits): a larger one is a server or proxy bug, and one such figure would swamp every mean.
+const MOST: Readonly<Record<keyof SnakeCaseStats, number>> = {
+  time_millis: 30 * 24 * 3_600_000,
+  tool_calls: 1_000_000,
+  total_input_tokens: 1e10,
+  cached_tokens: 1e10,
+  cache_creation_input_tokens: 1e10,
+  prompt_tokens: 1e10,
+  completion_tokens: 1e10,
+  total_tokens: 1e10,
+  credits: 1e7,
+};
+
+/** The figures of a reply's stats that cannot be true (negative, not finite, absurdly large), described. */
+export function impossibleStats(s: SnakeCaseStats): string[] {
+  const found: string[] = [];
+  for (const [field, most] of Object.entries(MOST) as Array<[keyof SnakeCaseStats, number]>) {
+    const value = s[field];
+    if (value === null || value === undefined) continue;
+    if (!Number.isFinite(value)) found.push(`stats.${field} ${value} is not finite`);
+    else if (value < 0) found.push(`stats.${field} ${value} is negative`);
+    else if (value > most) found.push(`stats.${field} ${value} is larger than any answer can take (${most})`);
+  }
+  return found;
+}

@@ -40,6 +40,18 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       ],
     });
   }
+  if (data.anomalies.length > 0) {
+    const { shown, more } = capped(data.anomalies, MAX_LISTED);
+    blocks.push({
+      kind: 'callout',
+      text: [
+        `${fmtInt(data.anomalies.length)} ${data.anomalies.length === 1 ? 'reply' : 'replies'} gave stats that cannot be true; their stats are left out of every sum, mean and percentile: `,
+        ...shown.flatMap((a, i): Inline[] => [i > 0 ? '; ' : '', { code: a.itemKey }, ` turn ${a.turn + 1}: ${a.anomalies.join(', ')}`]),
+        more > 0 ? `; and ${fmtInt(more)} more` : '',
+        '.',
+      ],
+    });
+  }
   if (data.counts.items === 0) blocks.push({ kind: 'para', text: ['The run has no items: nothing to report.'] });
 
   const targets = data.summary.filter((s) => s.scope === 'target' && s.items + s.questions > 0);

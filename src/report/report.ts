@@ -3,11 +3,13 @@ import type Database from 'better-sqlite3';
 import path from 'node:path';
 import {
   type ErrorBreakdownRow,
+  type StatAnomalyRow,
   type ExpectationSummary,
   type QuotaSnapshotRow,
   type RunRecord,
   type RunTargetRow,
   errorBreakdown,
+  statAnomalies,
   expectationOverview,
   iterateItemVerdicts,
   iterateQuestionExport,
@@ -68,6 +70,8 @@ export interface ReportData {
   costs: CostRow[];
   quota: QuotaSnapshotRow[];
   errors: ErrorBreakdownRow[];
+  /** Replies whose stats could not be true: left out of sums and percentiles. */
+  anomalies: StatAnomalyRow[];
   expectations: ExpectationSummary & { items: number; passedItems: number; failedItems: number };
   generatedAt: string;
 }
@@ -129,6 +133,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         costs: costRows,
         quota,
         errors: errorBreakdown(db, run.id),
+        anomalies: statAnomalies(db, run.id),
         expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
         generatedAt: now.toISOString(),
       };
@@ -194,6 +199,7 @@ export function reportJson(data: ReportData, files: readonly string[]): Record<s
     costs: data.costs,
     quota: data.quota,
     errors: data.errors,
+    anomalies: data.anomalies,
     expectations: data.expectations,
     files,
   };

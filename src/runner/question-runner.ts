@@ -294,6 +294,7 @@ async function follow(
   const question = waited.question as Question;
   const turn: TurnRecord = { ...turnOf(question, waited.conversation, text, sentAt), polls: waited.polls, wallMs, observedEndAt };
   recorder.recordTurn(runId, item.key, index, turn);
+  if (question.anomalies) ctx.log(`${item.key} turn ${index + 1}: stats that cannot be true, left out of sums: ${question.anomalies.join(', ')}`);
   tracker.finish(turn.serverMs);
   if (waited.conversation.quotaUsage) recorder.quotaSnapshot(runId, item.target, waited.conversation.quotaUsage, observedEndAt);
   if (question.error && isLimitError(question.error.code)) {
@@ -320,6 +321,7 @@ function turnOf(question: Question, conversation: Conversation, text: string, se
     sources: question.sources,
     suggestedFollowups: question.suggestedFollowups,
     stats: question.stats,
+    anomalies: question.anomalies,
     sentAt,
     ...serverTimes(question, conversation),
   };

@@ -81,6 +81,8 @@ export interface TurnRecord {
   suggestedFollowups?: string[] | undefined;
   /** Absent (not zero) where the API has none. */
   stats?: Stats | undefined;
+  /** Figures of the reply that cannot be true (then `stats` is absent). */
+  anomalies?: string[] | undefined;
   /** When the question was sent, and when its end was observed (ISO 8601, local clock). */
   sentAt?: string | undefined;
   observedEndAt?: string | undefined;

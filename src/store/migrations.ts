@@ -215,11 +215,15 @@ CREATE TABLE run_shards (
 );
 `;
 
+/** Figures of a reply that cannot be true (JSON list of descriptions); its stats are then not recorded. */
+const STAT_ANOMALIES = `ALTER TABLE turns ADD COLUMN anomalies TEXT;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: SCHEMA_V1 },
   { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
   { version: 3, name: 'run leases', up: RUN_LEASES },
   { version: 4, name: 'run groups: shards and merged runs', up: RUN_GROUPS },
+  { version: 5, name: 'stat anomalies of a reply', up: STAT_ANOMALIES },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -529,6 +529,25 @@ export function errorBreakdown(db: Database.Database, runId: number): ErrorBreak
     .all({ runId }) as ErrorBreakdownRow[];
 }
 
+export interface StatAnomalyRow {
+  target: string;
+  itemKey: string;
+  turn: number;
+  /** What could not be true, one description per figure. */
+  anomalies: string[];
+}
+
+/** Replies whose stats could not be true (kept out of sums and percentiles), in item order. */
+export function statAnomalies(db: Database.Database, runId: number): StatAnomalyRow[] {
+  const rows = db
+    .prepare(
+      `SELECT i.target, t.item_key AS itemKey, t.turn, t.anomalies FROM turns t JOIN items i ON i.run_id = t.run_id AND i.key = t.item_key
+      WHERE t.run_id = @runId AND t.anomalies IS NOT NULL ORDER BY i.position, t.turn`,
+    )
+    .all({ runId }) as Array<Omit<StatAnomalyRow, 'anomalies'> & { anomalies: string }>;
+  return rows.map((r) => ({ ...r, anomalies: JSON.parse(r.anomalies) as string[] }));
+}
+
 /**
  * The run `offset` places back (0 = newest) among the runs that match: all runs, or those with a label,
  * of a suite, up to an id. For selectors like `nightly~1` (the nightly before the newest).

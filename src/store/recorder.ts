@@ -58,11 +58,11 @@ function prepareStatements(db: Database.Database) {
     upsertTurn: s(`INSERT INTO turns (run_id, item_key, turn, text, question_id, state, error_code, error_raw_code, error_message,
         error_title, error_details, error_retry_time, client_error, title, answer, sent_at, observed_end_at, server_created_at,
         server_updated_at, server_ms, server_ms_source, wall_ms, polls, time_millis, tool_calls, total_input_tokens, cached_tokens,
-        cache_creation_input_tokens, prompt_tokens, completion_tokens, total_tokens, credits)
+        cache_creation_input_tokens, prompt_tokens, completion_tokens, total_tokens, credits, anomalies)
       VALUES (@runId, @key, @turn, @text, @questionId, @state, @errorCode, @errorRawCode, @errorMessage, @errorTitle, @errorDetails,
         @errorRetryTime, @clientError, @title, @answer, @sentAt, @observedEndAt, @serverCreatedAt, @serverUpdatedAt, @serverMs,
         @serverMsSource, @wallMs, @polls, @timeMillis, @toolCalls, @totalInputTokens, @cachedTokens, @cacheCreationInputTokens,
-        @promptTokens, @completionTokens, @totalTokens, @credits)
+        @promptTokens, @completionTokens, @totalTokens, @credits, @anomalies)
       ON CONFLICT (run_id, item_key, turn) DO UPDATE SET
         text = excluded.text, state = excluded.state, polls = excluded.polls,
         question_id = coalesce(excluded.question_id, question_id),
@@ -75,6 +75,7 @@ function prepareStatements(db: Database.Database) {
         client_error = coalesce(excluded.client_error, client_error),
         title = coalesce(excluded.title, title),
         answer = coalesce(excluded.answer, answer),
+        anomalies = coalesce(excluded.anomalies, anomalies),
         sent_at = coalesce(excluded.sent_at, sent_at),
         observed_end_at = coalesce(excluded.observed_end_at, observed_end_at),
         server_created_at = coalesce(excluded.server_created_at, server_created_at),
@@ -82,15 +83,16 @@ function prepareStatements(db: Database.Database) {
         server_ms = coalesce(excluded.server_ms, server_ms),
         server_ms_source = coalesce(excluded.server_ms_source, server_ms_source),
         wall_ms = coalesce(excluded.wall_ms, wall_ms),
-        time_millis = coalesce(excluded.time_millis, time_millis),
-        tool_calls = coalesce(excluded.tool_calls, tool_calls),
-        total_input_tokens = coalesce(excluded.total_input_tokens, total_input_tokens),
-        cached_tokens = coalesce(excluded.cached_tokens, cached_tokens),
-        cache_creation_input_tokens = coalesce(excluded.cache_creation_input_tokens, cache_creation_input_tokens),
-        prompt_tokens = coalesce(excluded.prompt_tokens, prompt_tokens),
-        completion_tokens = coalesce(excluded.completion_tokens, completion_tokens),
-        total_tokens = coalesce(excluded.total_tokens, total_tokens),
-        credits = coalesce(excluded.credits, credits)`),
+        -- Stats of a reply with impossible figures are dropped whole, including those of earlier polls.
+        time_millis = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.time_millis, time_millis) END,
+        tool_calls = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.tool_calls, tool_calls) END,
+        total_input_tokens = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.total_input_tokens, total_input_tokens) END,
+        cached_tokens = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.cached_tokens, cached_tokens) END,
+        cache_creation_input_tokens = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.cache_creation_input_tokens, cache_creation_input_tokens) END,
+        prompt_tokens = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.prompt_tokens, prompt_tokens) END,
+        completion_tokens = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.completion_tokens, completion_tokens) END,
+        total_tokens = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.total_tokens, total_tokens) END,
+        credits = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.credits, credits) END`),
     deleteSources: s(`DELETE FROM sources WHERE run_id = @runId AND item_key = @key AND turn = @turn`),
     insertSource: s(`INSERT INTO sources (run_id, item_key, turn, position, type, link, label)
       VALUES (@runId, @key, @turn, @position, @type, @link, @label)`),
@@ -430,6 +432,7 @@ export class SqliteRecorder implements Recorder {
       completionTokens: r.stats?.completionTokens ?? null,
       totalTokens: r.stats?.totalTokens ?? null,
       credits: r.stats?.credits ?? null,
+      anomalies: r.anomalies && r.anomalies.length > 0 ? JSON.stringify(r.anomalies) : null,
     });
     if (r.sources !== undefined) {
       this.s.deleteSources.run({ runId, key, turn });
