@@ -1,13 +1,15 @@
 // Secrets must never reach logs, errors, the database or CSV: every text that leaves the transport passes here.
-const PATTERNS: ReadonlyArray<[RegExp, string]> = [
-  [/(authorization["']?\s*[:=]\s*["']?(?:token|bearer)\s+)[^\s"',}]+/gi, '$1[REDACTED]'],
-  [/\b(bearer)\s+[A-Za-z0-9._~+/=-]{6,}/gi, '$1 [REDACTED]'],
+// Each pattern with a word (lower case) that every text it matches holds: a pattern whose word is absent is
+// skipped. Replacing only removes or keeps text, so the words of the original text stand for every step.
+const PATTERNS: ReadonlyArray<[string, RegExp, string]> = [
+  ['authorization', /(authorization["']?\s*[:=]\s*["']?(?:token|bearer)\s+)[^\s"',}]+/gi, '$1[REDACTED]'],
+  ['bearer', /\b(bearer)\s+[A-Za-z0-9._~+/=-]{6,}/gi, '$1 [REDACTED]'],
   // After "token", a credential has a digit and some length; ordinary words ("token limit") do not.
-  [/\b(token)\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
-  [/\bsgp_[A-Za-z0-9_]+/g, 'sgp_[REDACTED]'],
-  [/("?(?:read_?token|readToken|access_?token|accessToken|token)"?\s*[:=]\s*"?)[^"\s&,}]+/gi, '$1[REDACTED]'],
-  [/(\/deepsearch\/)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '$1[REDACTED]'],
-  [/([?&](?:filter_read_token|token|access_token)=)[^&#\s]+/gi, '$1[REDACTED]'],
+  ['token', /\b(token)\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
+  ['sgp_', /\bsgp_[A-Za-z0-9_]+/g, 'sgp_[REDACTED]'],
+  ['token', /("?(?:read_?token|readToken|access_?token|accessToken|token)"?\s*[:=]\s*"?)[^"\s&,}]+/gi, '$1[REDACTED]'],
+  ['/deepsearch/', /(\/deepsearch\/)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '$1[REDACTED]'],
+  ['token=', /([?&](?:filter_read_token|token|access_token)=)[^&#\s]+/gi, '$1[REDACTED]'],
 ];
 
 const known = new Set<string>();
@@ -17,10 +19,15 @@ export function registerSecret(secret: string | undefined): void {
   if (secret && secret.length >= 4) known.add(secret);
 }
 
+/** Any pattern's word: most text (answers, titles, errors) holds none, and one test then stands for all seven. */
+const ANY_WORD = /token|bearer|authorization|sgp_|\/deepsearch\//i;
+
 export function redact(text: string): string {
   let out = text;
-  for (const secret of known) out = out.split(secret).join('[REDACTED]');
-  for (const [re, replacement] of PATTERNS) out = out.replace(re, replacement);
+  for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[REDACTED]');
+  if (!ANY_WORD.test(out)) return out;
+  const lower = out.toLowerCase();
+  for (const [word, re, replacement] of PATTERNS) if (lower.includes(word)) out = out.replace(re, replacement);
   return out;
 }
 

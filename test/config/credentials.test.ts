@@ -74,6 +74,15 @@ describe('redact', () => {
     '{"read_token":"6c1f2b1e-1111-2222-3333-444455556666"}',
     'https://sg.example.com/deepsearch/6c1f2b1e-1111-2222-3333-444455556666',
     '/.api/deepsearch/v1?filter_read_token=secretvalue&page_first=1',
+    // Every pattern in other letter cases and alone in its text (redact first looks for their words).
+    'AUTHORIZATION: BEARER abcdefghijk',
+    'bearer abcdefghijk',
+    'TOKEN abcdefghijk1',
+    'sgp_0123456789abcdef',
+    'ACCESS_TOKEN=secretvalue',
+    'readToken: "secretvalue"',
+    'https://sg.example.com/DEEPSEARCH/6C1F2B1E-1111-2222-3333-444455556666',
+    '/x?TOKEN=secretvalue',
   ])('hides the secret in %s', (text) => {
     const out = redact(text);
     expect(out).toContain('[REDACTED]');
