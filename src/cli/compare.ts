@@ -30,6 +30,7 @@ export interface CompareArgs {
   seed?: number | undefined;
   bom?: boolean | undefined;
   html?: boolean | undefined;
+  junit?: string | undefined;
   json?: boolean | undefined;
 }
 
@@ -87,6 +88,7 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
     bootstrap: bootstrapFrom(args),
     bom: args.bom,
     html: args.html,
+    junit: args.junit,
   });
   stdout.write(format === 'md' ? result.markdown : format === 'json' ? safeJson(compareJson(result)) : result.text);
   if (result.summary.failed) return ExitCode.expectationsFailed;
@@ -117,6 +119,7 @@ export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs>
       .option('confidence', { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: 'Confidence level of the intervals, in percent' })
       .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP.seed, describe: 'Seed of the bootstrap (same seed, same intervals)' })
       .option('bom', { type: 'boolean', default: false, describe: 'Start compare.csv with a UTF-8 byte order mark (for Excel)' })
+      .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE: a test case per gate and per pair, failing as the gates do' })
       .option('html', { type: 'boolean', default: false, describe: 'Also write compare.html: charts of the deltas with their intervals and the answers side by side, offline' }) as unknown as Argv<CompareArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<CompareArgs & GlobalArgs>) => {
     const code = await runCompare(argv);

@@ -11,7 +11,9 @@ import { ExitCode } from '../http/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
 import { parseShard, type Shard } from '../runner/shard.js';
+import { writeRunJunit } from '../report/junit.js';
 import { openStore } from '../store/index.js';
+import { findRun } from '../store/queries.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
 import { commandUsage } from './command-usage.js';
@@ -34,6 +36,7 @@ interface RunArgs extends GlobalArgs {
   emulatorTimeScale: number;
   shard?: string | undefined;
   group?: string | undefined;
+  junit?: string | undefined;
 }
 
 const positiveInt = (name: string, value: number | undefined) => {
@@ -60,6 +63,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('reporter', { choices: Object.keys(REPORTERS) as ReporterName[], describe: 'Progress display (default: bar on a terminal, lines otherwise)' })
       .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards' })
       .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
+      .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .check((argv) => {
         for (const name of ['concurrency', 'search-concurrency', 'repeats', 'resume'] as const) positiveInt(name, argv[name] as number | undefined);
@@ -140,6 +144,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       }
       const emulated = targets.some((t) => t.emulated);
       process.stdout.write(argv.json ? `${JSON.stringify({ ...result, db: store.path, emulated }, null, 2)}\n` : formatRunSummary(result, store.path, emulated));
+      if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
       process.exitCode = result.exitCode;
     } finally {
       store.close();

@@ -6,13 +6,17 @@ import { type Table, mdCell, mdTable, plainCell, textTable } from './tables.js';
 
 export type Inline = string | { code: string } | { strong: string };
 
-export type Block =
+export type Block = (
   | { kind: 'heading'; level: 1 | 2 | 3; text: Inline[] }
   | { kind: 'para'; text: Inline[] }
   /** A warning people must not miss (a run in progress, a failed gate). */
   | { kind: 'callout'; text: Inline[] }
   | { kind: 'list'; items: Inline[][] }
-  | { kind: 'table'; table: Table };
+  | { kind: 'table'; table: Table }
+) & {
+  /** For report.md and job summaries only: too long for a terminal. */
+  markdownOnly?: boolean;
+};
 
 function mdInline(parts: Inline[]): string {
   return parts
@@ -43,6 +47,7 @@ export function renderMarkdown(blocks: readonly Block[]): string {
 export function renderText(blocks: readonly Block[]): string {
   const out: string[] = [];
   for (const b of blocks) {
+    if (b.markdownOnly) continue;
     if (b.kind === 'heading') {
       const t = textInline(b.text);
       out.push(b.level === 1 ? `${t}\n${'='.repeat(Math.min(100, [...t].length))}\n` : `${t}\n`);

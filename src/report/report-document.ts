@@ -3,6 +3,8 @@ import type { ReportData } from './report.js';
 import { capped, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
 const MAX_LISTED = 20;
+/** Lines of the per-question table: a job summary must stay small (GitHub takes 1 MiB). */
+const MAX_PER_QUESTION = 200;
 
 /** The human summary of one run: status, questions by target, errors, expectations, tags, searches, costs. */
 export function reportDocument(data: ReportData, files: readonly string[]): Block[] {
@@ -120,6 +122,21 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       });
       if (more > 0) blocks.push({ kind: 'para', text: [`… and ${fmtInt(more)} more failed checks (expect_reasons in questions.csv and searches.csv).`] });
     }
+  }
+
+  if (data.perQuestion && data.perQuestion.length > 0) {
+    const { shown, more } = capped(data.perQuestion, MAX_PER_QUESTION);
+    blocks.push({ kind: 'heading', level: 2, text: ['Per question'], markdownOnly: true });
+    blocks.push({
+      kind: 'table',
+      markdownOnly: true,
+      table: {
+        headers: ['target', 'question', 'items', 'checks passed', 'checks failed', 'asked', 'completed', 'errors', 'server p50', 'credits'],
+        align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+        rows: shown.map((q) => [q.target, q.id, fmtInt(q.items), fmtInt(q.passed), fmtInt(q.failed), fmtInt(q.asked), fmtInt(q.completed), fmtInt(q.errors), fmtSeconds(q.serverMsP50), fmtNum(q.credits, 2)]),
+      },
+    });
+    if (more > 0) blocks.push({ kind: 'para', markdownOnly: true, text: [`… and ${fmtInt(more)} more questions (failing ones first above; every turn in questions.csv).`] });
   }
 
   const tags = data.summary.filter((s) => s.scope === 'tag');

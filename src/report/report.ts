@@ -26,8 +26,10 @@ import { renderMarkdown, renderText } from './document.js';
 import { safeJson } from './tables.js';
 import { inSnapshot, openResults, resolveRun } from './open.js';
 import { QUESTION_COLUMNS, questionRows } from './questions-csv.js';
+import { type QuestionLine, PerQuestion } from './per-question.js';
 import { reportDocument } from './report-document.js';
 import { reportHtml } from './html/report-html.js';
+import { writeRunJunit } from './junit.js';
 import { SEARCH_COLUMNS, searchRows } from './searches-csv.js';
 import {
   type QuestionSummaryRow,
@@ -54,6 +56,8 @@ export interface ReportOptions {
   now?: Date | undefined;
   /** Failures listed in summaries. */
   maxListed?: number | undefined;
+  /** Also write JUnit XML (a test case per item) to this file. */
+  junit?: string | undefined;
 }
 
 export interface ReportData {
@@ -73,6 +77,8 @@ export interface ReportData {
   /** Replies whose stats could not be true: left out of sums and percentiles. */
   anomalies: StatAnomalyRow[];
   expectations: ExpectationSummary & { items: number; passedItems: number; failedItems: number };
+  /** One line per target and question id (null when the run has more than MAX_QUESTIONS of them). */
+  perQuestion: QuestionLine[] | null;
   generatedAt: string;
 }
 
@@ -111,7 +117,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       const csvOptions = { bom: options.bom === true };
       // Summaries first: their per-row numbers (about 36 bytes a question) are freed before the exports
       // stream, so the two never hold memory at the same time.
-      const { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now } = summarizeRun(db, run, order, counts, options.now ?? new Date());
+      const { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion } = summarizeRun(db, run, order, counts, options.now ?? new Date());
       if (csv) {
         await writeCsv(file('questions.csv'), QUESTION_COLUMNS, questionRows(run.id, iterateQuestionExport(db, run.id)), csvOptions);
         await writeCsv(file('searches.csv'), SEARCH_COLUMNS, searchRows(run.id, iterateSearchExport(db, run.id)), csvOptions);
@@ -135,9 +141,14 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         errors: errorBreakdown(db, run.id),
         anomalies: statAnomalies(db, run.id),
         expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
+        perQuestion,
         generatedAt: now.toISOString(),
       };
       if (options.formats.has('html')) writeFileSync(file('report.html'), reportHtml(db, result));
+      if (options.junit !== undefined) {
+        writeRunJunit(db, run, options.junit);
+        files.push(options.junit);
+      }
       return result;
     });
     const mdFile = options.formats.has('md') ? pushed(files, path.join(out, 'report.md')) : undefined;
@@ -157,15 +168,18 @@ function summarizeRun(db: Database.Database, run: RunRecord, order: string[], co
   const questions = new QuestionSummary(run.id, order, counts.turns);
   const searches = new SearchSummary(run.id, order, counts.searches);
   const costs = new CostAnalysis(run.id);
+  const perQuestion = new PerQuestion();
   for (const t of iterateTurnMetrics(db, run.id)) {
     questions.addTurn(t);
     costs.addTurn(t);
+    perQuestion.addTurn(t);
   }
   let itemsPending = 0;
   let itemsRunning = 0;
   for (const item of iterateItemVerdicts(db, run.id)) {
     questions.addItem(item);
     searches.addItem(item);
+    perQuestion.addItem(item);
     if (item.status === 'pending') itemsPending++;
     if (item.status === 'running') itemsRunning++;
   }
@@ -175,7 +189,7 @@ function summarizeRun(db: Database.Database, run: RunRecord, order: string[], co
   const quota = quotaSnapshots(db, run.id);
   const inProgress = run.status === 'running' || itemsPending > 0 || itemsRunning > 0;
   const costRows = costs.rows({ summary, snapshots: quota, runComplete: !inProgress, now });
-  return { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now };
+  return { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion: perQuestion.rows() };
 }
 
 function pushed(files: string[], file: string): string {

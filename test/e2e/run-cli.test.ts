@@ -88,8 +88,12 @@ describe('--json', () => {
   });
 
   it('without --json, a summary table on stdout', async () => {
-    const exit = await here(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', dbPath(), '--reporter', 'lines'], { SRC_ACCESS_TOKEN: SECRET });
+    const junit = path.join(tempDir(), 'ci', 'junit.xml');
+    const exit = await here(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', dbPath(), '--reporter', 'lines', '--junit', junit], { SRC_ACCESS_TOKEN: SECRET });
     expect(exit.code).toBe(1);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toMatch(/<testsuites name="dsbench run 1: cli" tests="3" failures="1" errors="0"/);
+    expect(xml).toContain('<failure type="expectation" message="contains: ');
     expect(exit.stdout).toMatch(/^\nRun 1 completed in \d+\.\d s; recorded in .+runs\.db\n/);
     expect(exit.stdout).toMatch(/target\s+completed\s+error\s+credits\s+expect ok\s+expect failed\ndefault\s+2\s+1\s+\d+\s+1\s+1\n/);
     expect(exit.stdout).toContain('Expectations: 1 passed, 1 failed. Exit code 1.');

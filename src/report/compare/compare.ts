@@ -11,6 +11,7 @@ import { type CompareSummary, CompareAccumulator } from './aggregate.js';
 import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from './bootstrap.js';
 import { compareDocument } from './compare-document.js';
 import { CompareHtml } from '../html/compare-html.js';
+import { CompareJunit, writeJunitFile } from '../junit.js';
 import { COMPARE_COLUMNS } from './compare-csv.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './gates.js';
 import { type KeyPart, pairByKey } from './pairing.js';
@@ -36,6 +37,8 @@ export interface CompareOptions {
   maxListed?: number;
   /** Also write compare.html. */
   html?: boolean | undefined;
+  /** Also write JUnit XML to this file. */
+  junit?: string | undefined;
 }
 
 export interface Side {
@@ -86,6 +89,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       mkdirSync(out, { recursive: true });
       const acc = new CompareAccumulator(options.maxListed ?? 50);
       const html = options.html ? new CompareHtml() : undefined;
+      const junit = options.junit !== undefined ? new CompareJunit() : undefined;
       const qKey = (r: QuestionExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat, r.turn] : [r.suiteItemId, r.repeat, r.turn]);
       const sKey = (r: SearchExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat] : [r.suiteItemId, r.repeat]);
       const exportOptions = (side: Side) => ({ order: 'key' as const, target: side.target ?? undefined });
@@ -101,6 +105,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
           const row = questionRow(p);
           acc.add(row);
           html?.add(p, row);
+          junit?.add(row);
           yield { ...row, ...ids };
         }
         const searches = pairByKey(
@@ -113,13 +118,14 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
           const row = searchRow(p);
           acc.add(row);
           html?.add(p, row);
+          junit?.add(row);
           yield { ...row, ...ids };
         }
       }
       const csvFile = path.join(out, 'compare.csv');
       await writeCsv(csvFile, COMPARE_COLUMNS, rows(), { bom: options.bom === true });
       const summary = acc.finish(thresholds, bootstrap);
-      const files = [csvFile, path.join(out, 'compare.md'), path.join(out, 'compare.json'), ...(html ? [path.join(out, 'compare.html')] : [])];
+      const files = [csvFile, path.join(out, 'compare.md'), path.join(out, 'compare.json'), ...(html ? [path.join(out, 'compare.html')] : []), ...(options.junit !== undefined ? [options.junit] : [])];
       const nothingCompared = summary.starved.length === 0 ? undefined : nothingComparedMessage(baseline, candidate, byTarget, summary, thresholds);
       const result: CompareResult = { baseline, candidate, byTarget, summary, nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '' };
       const blocks = compareDocument(result);
@@ -128,6 +134,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       writeFileSync(files[1]!, result.markdown);
       writeFileSync(files[2]!, safeJson(compareJson(result)));
       if (html) writeFileSync(files[3]!, html.page(result, new Date().toISOString()));
+      if (junit) writeJunitFile(options.junit!, junit.xml(result));
       return result;
     };
     // One snapshot per database, so a run that is still writing cannot change under the comparison.
