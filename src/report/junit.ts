@@ -197,6 +197,9 @@ export class CompareJunit {
     for (const g of result.summary.gates) {
       this.suites.add('gates', { classname: 'compare.gates', name: g.name, seconds: 0, failure: g.enabled && g.failed ? { type: 'gate', message: `${g.name}: ${g.detail}`, body: g.detail } : undefined });
     }
+    if (result.nothingCompared) {
+      this.suites.add('gates', { classname: 'compare.gates', name: 'something to compare', seconds: 0, error: { type: 'nothing_compared', message: result.nothingCompared, body: result.nothingCompared } });
+    }
     for (const row of this.pending) {
       let failure: Case['failure'];
       if (row.stateChange === 'new_error' && on('new-errors')) {

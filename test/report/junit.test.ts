@@ -145,10 +145,13 @@ describe('JUnit XML', () => {
     const file = path.join(t.dir, 'compare.xml');
     const result = await compareRuns({ baseline: { db: t.db, run: 'latest~1' }, candidate: { db: t.db, run: 'latest' }, out: path.join(t.dir, 'c'), junit: file });
     expect(result.summary.failed).toBe(true);
-    const { els, cases, failures } = checkJunit(fs.readFileSync(file, 'utf8'));
+    const { els, cases, failures, errors } = checkJunit(fs.readFileSync(file, 'utf8'));
     expect(els.filter((e) => e.tag === 'testsuite').map((s) => s.attrs.name)).toEqual(['gates', 'pairs']);
     const gates = cases.filter((c) => c.attrs.classname === 'compare.gates').map((c) => c.attrs.name);
-    expect(gates).toEqual(result.summary.gates.map((g) => g.name));
+    // Three pairs are fewer than --min-pairs: a gated metric measured on nothing is an error case too (exit 8).
+    expect(result.nothingCompared).toBeTruthy();
+    expect(gates).toEqual([...result.summary.gates.map((g) => g.name), 'something to compare']);
+    expect(errors.map((e) => e.attrs.type)).toEqual(['nothing_compared']);
     expect(cases.filter((c) => c.attrs.classname !== 'compare.gates').map((c) => c.attrs.name)).toEqual(['a [repeat 0] turn 0', 'b [repeat 0] turn 0', 'c [repeat 0] turn 0']);
     // new-errors and pass-rate are on by default and both failed; b is the new error, c the new failing check.
     expect(failures.map((f) => f.attrs.type).sort()).toEqual(['gate', 'gate', 'new_error', 'new_failure']);
