@@ -24,10 +24,19 @@ export function outcomeText(outcomes: Record<string, number>): string {
     .join(', ');
 }
 
+/** `2/4` for a shard, `merged 4/4` for the run merged from shards, with `PARTIAL` when shards were missing. */
+export function splitText(split: RunSummary['split']): string {
+  if (!split) return '';
+  if (split.shardIndex !== null) return `${split.shardIndex}/${split.shardCount}`;
+  return `merged ${split.shards.length}/${split.shardCount}${split.partial ? ' PARTIAL' : ''}`;
+}
+
 export function runsTable(runs: readonly RunSummary[]): string {
+  // The shard column only where some run was split, so the usual listing keeps its width.
+  const split = runs.some((r) => r.split);
   return textTable({
-    headers: ['id', 'label', 'suite', 'targets', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits'],
-    align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right'],
+    headers: ['id', 'label', 'suite', 'targets', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits', ...(split ? ['shard'] : [])],
+    align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right', 'left'],
     rows: runs.map((r) => [
       String(r.id),
       r.label ?? '',
@@ -41,6 +50,7 @@ export function runsTable(runs: readonly RunSummary[]): string {
       outcomeText(r.outcomes),
       r.checks.passed + r.checks.failed === 0 ? '' : `${r.checks.failed} of ${r.checks.passed + r.checks.failed} failed`,
       fmtNum(r.credits, 2),
+      ...(split ? [splitText(r.split)] : []),
     ]),
   });
 }

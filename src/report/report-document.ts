@@ -33,6 +33,21 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       items: data.targets.map((t): Inline[] => [{ code: t.name }, `: ${t.url} (${t.api} API${t.emulated ? ', emulated' : ''})`]),
     });
   }
+  const split = run.split;
+  if (split) {
+    const group = split.groupLabel === '' ? `run group ${split.groupId}` : `run group ${split.groupLabel} (${split.groupId})`;
+    if (split.shardIndex !== null) {
+      blocks.push({ kind: 'callout', text: [`Shard ${split.shardIndex}/${split.shardCount} of ${group}: this run holds only its share of the suite; dsbench merge joins the shards into one run.`] });
+    } else if (split.partial) {
+      const missing = Array.from({ length: split.shardCount }, (_, i) => i + 1).filter((i) => !split.shards.includes(i));
+      blocks.push({
+        kind: 'callout',
+        text: [{ strong: 'PARTIAL' }, `: merged from shards ${split.shards.join(', ')} of ${split.shardCount} of ${group}; the items of shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} are not in this run.`],
+      });
+    } else {
+      blocks.push({ kind: 'para', text: [`Merged from all ${split.shardCount} shards of ${group}.`] });
+    }
+  }
   if (data.inProgress) {
     blocks.push({
       kind: 'callout',

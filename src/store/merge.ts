@@ -186,10 +186,13 @@ function differenceOf(a: ShardRun, b: ShardRun): string | undefined {
   return undefined;
 }
 
-/** A shard whose process is gone while it was running did not complete: the merged run says aborted. */
-function mergedStatus(statuses: string[]): string {
+/**
+ * A shard whose process is gone while it was running did not complete, and a run without some of its
+ * shards did not run the whole suite: either way the merged run says aborted, never completed.
+ */
+function mergedStatus(statuses: string[], partial: boolean): string {
   if (statuses.includes('failed')) return 'failed';
-  if (statuses.some((s) => s !== 'completed')) return 'aborted';
+  if (partial || statuses.some((s) => s !== 'completed')) return 'aborted';
   return 'completed';
 }
 
@@ -203,7 +206,7 @@ function mergeGroup(db: Database.Database, into: string, group: Group, batchRows
     shards: group.shards.map((s) => s.shardIndex),
     missing: group.missing,
     partial: group.missing.length > 0,
-    status: mergedStatus(group.shards.map((s) => s.status)),
+    status: mergedStatus(group.shards.map((s) => s.status), group.missing.length > 0),
     items: group.shards.reduce((sum, s) => sum + s.items, 0),
     alreadyMerged,
   });
@@ -298,7 +301,7 @@ function finish(db: Database.Database, runId: number, group: Group): void {
     for (const s of group.shards) {
       insert.run({ runId, shardIndex: s.shardIndex, file: s.file, sourceRunId: s.runId, status: s.status, startedAt: s.startedAt, endedAt: s.endedAt, items: s.items, fingerprint: s.fingerprint });
     }
-    db.prepare('UPDATE runs SET status = ? WHERE id = ?').run(mergedStatus(group.shards.map((s) => s.status)), runId);
+    db.prepare('UPDATE runs SET status = ? WHERE id = ?').run(mergedStatus(group.shards.map((s) => s.status), group.missing.length > 0), runId);
   }).immediate();
 }
 

@@ -19,6 +19,38 @@ export interface RunRecord {
   startedAt: string;
   endedAt: string | null;
   status: RunStatus;
+  /** Set on a shard of a split run and on the run merged from its shards. */
+  split: RunSplit | null;
+}
+
+/** How a run belongs to a run split over machines (`dsbench run --shard`, `dsbench merge`). */
+export interface RunSplit {
+  groupId: string;
+  groupLabel: string;
+  /** This run's shard (1-based); null on the run merged from the shards. */
+  shardIndex: number | null;
+  shardCount: number;
+  /** The shards the run holds: its own, or those merged into it. */
+  shards: number[];
+  /** Merged with shards missing (`--allow-partial`). */
+  partial: boolean;
+}
+
+interface SplitColumns {
+  groupId: string | null;
+  groupLabel: string | null;
+  shardIndex: number | null;
+  shardCount: number | null;
+  partial: number;
+}
+
+/** Replaces a run row's split columns by its `split`. */
+function withSplit<T extends SplitColumns & { id: number }>(db: Database.Database, row: T): Omit<T, keyof SplitColumns> & { split: RunSplit | null } {
+  const { groupId, groupLabel, shardIndex, shardCount, partial, ...rest } = row;
+  if (groupId === null || shardCount === null) return { ...rest, split: null };
+  const shards =
+    shardIndex !== null ? [shardIndex] : (db.prepare('SELECT shard_index FROM run_shards WHERE run_id = ? ORDER BY shard_index').pluck().all(row.id) as number[]);
+  return { ...rest, split: { groupId, groupLabel: groupLabel ?? '', shardIndex, shardCount, shards, partial: partial === 1 } };
 }
 
 export interface RunSummary {
@@ -38,6 +70,7 @@ export interface RunSummary {
   checks: { passed: number; failed: number };
   /** The exit code the run's items, status and checks call for (the one verdict function of src/runner/verdict.ts). */
   exitCode: ExitCode;
+  split: RunSplit | null;
 }
 
 
@@ -119,7 +152,8 @@ const ITEM_COLUMNS = `i.key AS itemKey, i.kind, i.target, i.suite_item_id AS sui
   i.status AS itemStatus, i.outcome`;
 
 const RUN_COLUMNS = `id, label, suite_name AS suiteName, suite_path AS suitePath, suite_hash AS suiteHash,
-  dsbench_version AS dsbenchVersion, options_json AS options, started_at AS startedAt, ended_at AS endedAt, status`;
+  dsbench_version AS dsbenchVersion, options_json AS options, started_at AS startedAt, ended_at AS endedAt, status,
+  group_id AS groupId, group_label AS groupLabel, shard_index AS shardIndex, shard_count AS shardCount, partial`;
 
 /** `12` selects run 12, `latest` the newest run, anything else the newest run with that label. */
 export function parseRunSelector(text: string): RunSelector {
@@ -134,7 +168,7 @@ export function findRun(db: Database.Database, selector: RunSelector): RunRecord
         ? db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT 1`).get()
         : db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE label = ? ORDER BY id DESC LIMIT 1`).get(selector);
   if (!row) return undefined;
-  const run = row as RunRecord & { options: string };
+  const run = withSplit(db, row as Omit<RunRecord, 'split' | 'options'> & SplitColumns & { options: string });
   return { ...run, options: JSON.parse(run.options) as Record<string, unknown> };
 }
 
@@ -143,6 +177,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
   const rows = db
     .prepare(
       `SELECT r.id, r.label, r.suite_name AS suiteName, r.started_at AS startedAt, r.ended_at AS endedAt, r.status,
+        r.group_id AS groupId, r.group_label AS groupLabel, r.shard_index AS shardIndex, r.shard_count AS shardCount, r.partial,
         (SELECT json_group_array(name) FROM (SELECT name FROM targets WHERE run_id = r.id ORDER BY rowid)) AS targets,
         (SELECT count(*) FROM items WHERE run_id = r.id) AS items,
         (SELECT json_group_object(k, n) FROM
@@ -150,8 +185,11 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
         (SELECT sum(credits) FROM turns WHERE run_id = r.id) AS credits
       FROM runs r WHERE (@suite IS NULL OR r.suite_name = @suite) ORDER BY r.id DESC LIMIT @limit`,
     )
-    .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<Omit<RunSummary, 'checks' | 'exitCode'> & { targets: string; outcomes: string }>;
-  return rows.map((r) => {
+    .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<
+    Omit<RunSummary, 'checks' | 'exitCode' | 'split'> & SplitColumns & { targets: string; outcomes: string }
+  >;
+  return rows.map((row) => {
+    const r = withSplit(db, row);
     const tally = runTally(db, r.id);
     return {
       ...r,
@@ -565,6 +603,6 @@ export function findRunOffset(
     )
     .get({ label: where.label ?? null, suite: where.suite ?? null, maxId: where.atMostId ?? null, offset });
   if (!row) return undefined;
-  const run = row as RunRecord & { options: string };
+  const run = withSplit(db, row as Omit<RunRecord, 'split' | 'options'> & SplitColumns & { options: string });
   return { ...run, options: JSON.parse(run.options) as Record<string, unknown> };
 }

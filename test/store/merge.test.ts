@@ -11,7 +11,10 @@ import { UsageError } from '../../src/http/errors.js';
 import { planRun, type WorkItem } from '../../src/runner/plan.js';
 import type { RunStatus, TargetInfo } from '../../src/runner/recorder.js';
 import { runGroupId, shardPlan } from '../../src/runner/shard.js';
+import { runsTable } from '../../src/cli/runs.js';
+import { runReport } from '../../src/cli/report.js';
 import { mergeShards } from '../../src/store/merge.js';
+import { findRun, listRuns } from '../../src/store/queries.js';
 import { openStore } from '../../src/store/store.js';
 
 const SUITE = parseSuite(
@@ -180,8 +183,34 @@ describe('dsbench merge', () => {
       /shards 2, 4 of 4 of --group nightly-7 are missing \(given: 1, 3\); pass their databases, or --allow-partial/,
     );
     const [merged] = mergeShards({ sources: [files[0]!, files[2]!], into, allowPartial: true });
-    expect(merged).toMatchObject({ shards: [1, 3], missing: [2, 4], partial: true });
-    readDb(into, (db) => expect(db.prepare('SELECT partial FROM runs WHERE id = ?').pluck().get(merged!.runId)).toBe(1));
+    // A run without some of its shards did not run the whole suite: never completed.
+    expect(merged).toMatchObject({ shards: [1, 3], missing: [2, 4], partial: true, status: 'aborted' });
+    readDb(into, (db) => {
+      expect(db.prepare('SELECT partial FROM runs WHERE id = ?').pluck().get(merged!.runId)).toBe(1);
+      const split = { groupId: merged!.groupId, groupLabel: 'nightly-7', shardIndex: null, shardCount: 4, shards: [1, 3], partial: true };
+      expect(findRun(db, merged!.runId)?.split).toEqual(split);
+      const runs = listRuns(db);
+      expect(runs[0]?.split).toEqual(split);
+      expect(runsTable(runs)).toMatch(/shard\n.*merged 2\/4 PARTIAL/s);
+    });
+  });
+
+  it('shows in runs and report which shard a run is, or that it was merged, and whether shards were missing', async () => {
+    const files = shards(2);
+    readDb(files[1]!, (db) => expect(runsTable(listRuns(db))).toMatch(/ 2\/2\n$/));
+    const into = path.join(dir, 'merged.db');
+    const full = mergeShards({ sources: files, into })[0]!;
+    readDb(into, (db) => expect(runsTable(listRuns(db))).toMatch(/merged 2\/2\n$/));
+    const report = async (db: string) => {
+      const out: string[] = [];
+      expect(await runReport({ db, run: 'latest', format: 'md', out: path.join(dir, `report-${out.length}-${Math.random()}`) }, { write: (t: string) => out.push(t) })).toBe(0);
+      return out.join('');
+    };
+    expect(await report(into)).toContain(`Merged from all 2 shards of run group nightly-7 (${full.groupId}).`);
+    expect(await report(files[0]!)).toMatch(/Shard 1\/2 of run group nightly-7 .*dsbench merge joins the shards/);
+    const partialDb = path.join(dir, 'partial.db');
+    mergeShards({ sources: [files[1]!], into: partialDb, allowPartial: true });
+    expect(await report(partialDb)).toMatch(/\*\*PARTIAL\*\*: merged from shards 2 of 2 of run group nightly-7 .*the items of shard 1 are not in this run/);
   });
 
   it('refuses a shard given twice (two nightlies under one --group)', () => {

@@ -71,6 +71,7 @@ describe('queries', () => {
       checks: { passed: 1, failed: 2 },
       // An item left pending: the run stopped before it.
       exitCode: ExitCode.aborted,
+      split: null,
     });
     expect(runs[0]).toMatchObject({ items: 0, outcomes: {}, credits: null, endedAt: null, status: 'running' });
     expect(listRuns(store.db, { limit: 1 }).map((r) => r.id)).toEqual([3]);
