@@ -39,10 +39,11 @@ export function extraHeadersFromEnv(env: Env): Record<string, string> {
     const name = key.slice('SRC_HEADER_'.length).trim().toLowerCase();
     if (name) headers[name] = value;
   }
-  for (const line of (env.SRC_HEADERS ?? '').split(/\r?\n/)) {
+  for (const [index, line] of (env.SRC_HEADERS ?? '').split(/\r?\n/).entries()) {
     if (line.trim() === '') continue;
     const colon = line.indexOf(':');
-    if (colon <= 0) throw new UsageError(`SRC_HEADERS: "${line}" is not of the form name:value (one header per line)`);
+    // The line is not quoted: it may well be a credential written as name=value.
+    if (colon <= 0) throw new UsageError(`SRC_HEADERS: line ${index + 1} is not of the form name:value (one header per line)`);
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   return headers;

@@ -38,6 +38,12 @@ describe('credentials and headers', () => {
     expect(extraHeadersFromEnv({ SRC_HEADER_X_Proxy: 'a', SRC_HEADERS: 'k1: v1\nK2:v2:with-colon\n' })).toEqual({ x_proxy: 'a', k1: 'v1', k2: 'v2:with-colon' });
   });
 
+  it('does not quote a malformed SRC_HEADERS line, which may hold a credential', () => {
+    expect(() => extraHeadersFromEnv({ SRC_HEADERS: 'x-a: 1\nx-api-key=s3cr3t-value' })).toThrow(
+      new UsageError('SRC_HEADERS: line 2 is not of the form name:value (one header per line)'),
+    );
+  });
+
   it.each([
     [{ SRC_ENDPOINT: 'http://x.example', SRC_HEADERS: 'no-colon-here' }, 'SRC_HEADERS'],
     [{ SRC_ENDPOINT: 'http://x.example', SRC_ACCESS_TOKEN: 'sgp_x1234', SRC_HEADER_AUTHORIZATION: 'token y' }, 'keep one'],
