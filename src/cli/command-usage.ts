@@ -21,6 +21,10 @@ export const commandUsage = {
     command: 'merge <databases..>',
     describe: 'Merge the shards of a run split with dsbench run --shard (one database each) into one run of another database',
   },
+  grade: {
+    command: 'grade <run>',
+    describe: 'Grade (or re-grade) a recorded run with the judge and check its citations, without asking the service again',
+  },
 } as const;
 
 export type CommandName = keyof typeof commandUsage;

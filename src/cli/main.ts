@@ -19,6 +19,7 @@ const commandModules: Record<CommandName, () => Promise<CommandModule<GlobalArgs
   report: async () => (await import('./report.js')).reportCommand,
   compare: async () => (await import('./compare.js')).compareCommand,
   merge: async () => (await import('./merge.js')).mergeCommand,
+  grade: async () => (await import('./grade.js')).gradeCommand,
 };
 
 /** The command a command line names: its first word that is a command's name (none for `dsbench --help`). */

@@ -12,7 +12,7 @@ import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporte
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
 import { parseShard, type Shard } from '../runner/shard.js';
 import { writeRunJunit } from '../report/junit.js';
-import { openStore } from '../store/index.js';
+import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { findRun } from '../store/queries.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
@@ -102,7 +102,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         targets = named.map((t) => ({ ...t, emulated: false, timeScale: 1 }));
       } else {
         const { startEmulator } = await import('../emulator/index.js');
-        emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale });
+        // Some answers cite a missing line or another repository's file, so citation checks have something to find.
+        emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale, agent: { badCitationRate: 0.1 } });
         process.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
       }
@@ -117,6 +118,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       let result: RunResult;
       try {
         result = await executeRun({
+          grades: new SqliteGradeStore(store.db),
           retry: transport.retry,
           requestTimeoutMs: transport.timeoutMs,
           maxReplyBytes: transport.maxReplyBytes,
@@ -143,7 +145,12 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         signals.dispose();
       }
       const emulated = targets.some((t) => t.emulated);
-      process.stdout.write(argv.json ? `${JSON.stringify({ ...result, db: store.path, emulated }, null, 2)}\n` : formatRunSummary(result, store.path, emulated));
+      const grades = gradingSummary(store.db, result.runId);
+      process.stdout.write(
+        argv.json
+          ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), db: store.path, emulated }, null, 2)}\n`
+          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades),
+      );
       if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
       process.exitCode = result.exitCode;
     } finally {

@@ -168,7 +168,7 @@ export class FakeAgent {
         return { kind: 'failed', failure, usage: computeUsage({ ...base, outputChars: 0 }, rng) };
       }
       const composed = composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });
-      const answer = { ...composed, markdown: garbleCitations(composed.markdown, this.config.agent.badCitationRate, citationRng, await this.repositories()) };
+      const answer = { ...composed, markdown: garbleCitations(composed.markdown, this.config.agent.badCitationRate, citationRng, await this.repositories(), linkBase) };
       return { kind: 'completed', answer, usage: computeUsage({ ...base, outputChars: answer.markdown.length }, rng) };
     } catch {
       return { kind: 'failed', failure: 'internal', usage: zeroUsage(timeMillis, searches) };

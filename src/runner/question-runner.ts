@@ -41,6 +41,8 @@ export interface ItemSummary {
   credits: number;
   passed: number;
   failed: number;
+  /** A conversation's turns as recorded, in order, for grading. */
+  turns?: readonly TurnRecord[] | undefined;
 }
 
 const iso = () => new Date().toISOString();
@@ -136,6 +138,7 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
     credits: asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0),
     passed: results.filter((r) => r.passed).length,
     failed: results.filter((r) => !r.passed).length,
+    turns: asked,
   };
 }
 

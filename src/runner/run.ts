@@ -13,12 +13,16 @@ import { deleteConversation, leftToDelete } from './cleanup.js';
 import { planRun, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
-import type { Recorder, ResumeItem, RunLease, RunStatus, TargetInfo } from './recorder.js';
+import type { Recorder, ResumeItem, RunLease, RunStatus, TargetInfo, TurnRecord } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
 import { runSearchItem } from './search-runner.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
 import { runExitCode, type VerdictOutcome } from './verdict.js';
+import type { Env } from '../config/credentials.js';
+import type { ResolvedQuestion } from '../config/suite.js';
+import { RunGrading, type GradingTotals } from '../grade/run-grading.js';
+import type { GradeStore } from '../grade/store.js';
 
 export interface RunTarget {
   name: string;
@@ -57,6 +61,10 @@ export interface RunOptions {
   requestTimeoutMs?: number | undefined;
   /** Largest reply body read (bytes). */
   maxReplyBytes?: number | undefined;
+  /** Where grades go; with it, items are graded as they end when the suite asks (judge.during: run). */
+  grades?: GradeStore | undefined;
+  /** Where the judge's endpoint, token and model are read (DSBENCH_JUDGE_*). */
+  env?: Env | undefined;
   /** How often the run's lease is refreshed, and after how long a silent holder is presumed gone (ms). */
   lease?: { heartbeatMs: number; staleMs: number } | undefined;
 }
@@ -78,6 +86,8 @@ export interface RunResult {
   targets: Record<string, TargetResult>;
   expectations: { passed: number; failed: number };
   wallMs: number;
+  /** Judge calls, cache hits and judge tokens of grading during the run, when the suite asked for it. */
+  grading?: GradingTotals | undefined;
 }
 
 interface TargetRuntime {
@@ -105,6 +115,11 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   const resolved = suite.resolved;
   const whole = planRun(resolved, given.targets.map((t) => t.name), given.repeats);
   const items = given.shard ? shardPlan(whole, given.shard) : whole;
+  // Before the run is opened: a judge that cannot be configured is a usage error, with nothing asked.
+  const grading =
+    given.grades && resolved.judge.during === 'run'
+      ? RunGrading.create({ suite: resolved, store: given.grades, targets: given.targets, env: given.env ?? process.env, retry: given.retry, timeoutMs: given.requestTimeoutMs })
+      : undefined;
   // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
   const { runId, resumed, api, lease } = openRun(given, items, given.api ?? resolved.questions[0]?.api ?? 'versioned');
   if (lease.takeover) log(lease.takeover);
@@ -126,8 +141,9 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   }, (options.lease ?? LEASE).heartbeatMs).unref();
   try {
     options.onRunOpened?.(runId);
-    return await followRun(options, { runId, resumed, api, items, started, log, lost: lost.signal });
+    return await followRun(options, { runId, resumed, api, items, started, log, lost: lost.signal, grading });
   } finally {
+    await grading?.close();
     clearInterval(heartbeat);
     if (!lost.signal.aborted) lease.release();
   }
@@ -143,6 +159,7 @@ interface OpenedRun {
   started: number;
   log: (message: string) => void;
   lost: AbortSignal;
+  grading: RunGrading | undefined;
 }
 
 async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunResult> {
@@ -159,7 +176,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     const pending = items.filter((item) => resumed.get(item.key)?.status !== 'done');
     reporter.onRunStart?.({ runId, total: items.length, alreadyDone: items.length - pending.length, targets: options.targets.map((t) => t.name) });
     await Promise.all([
-      ...pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, log })),
+      ...pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, log, grading: opened.grading })),
       ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
         const r = runtimes.get(targetOf(item.key)) as TargetRuntime;
         // A target refused at preflight would only time out on each delete.
@@ -186,7 +203,15 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   const status: RunStatus = options.stop.aborted || exitCode === ExitCode.aborted ? 'aborted' : exitCode === ExitCode.unreachable ? 'failed' : 'completed';
   // A run whose lease was taken over belongs to its new holder, status included.
   if (!opened.lost.aborted) recorder.setRunStatus(runId, status, new Date().toISOString());
-  return { runId, status, exitCode, targets, expectations: tally.checks, wallMs: Math.round(performance.now() - started) };
+  return {
+    runId,
+    status,
+    exitCode,
+    targets,
+    expectations: tally.checks,
+    wallMs: Math.round(performance.now() - started),
+    ...(opened.grading && { grading: opened.grading.totals }),
+  };
 }
 
 function targetOf(key: string): string {
@@ -319,10 +344,12 @@ interface LaunchContext {
   options: RunOptions;
   runId: number;
   log: (m: string) => void;
+  grading: RunGrading | undefined;
 }
 
 async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext): Promise<void> {
   const limit = item.kind === 'question' ? r.questions : r.searches;
+  let turns: readonly TurnRecord[] | undefined;
   await limit(async () => {
     const { options, runId, log } = ctx;
     // Items not launched before a stop stay pending, so a resume runs them.
@@ -354,6 +381,19 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
       r.failures.push(error instanceof DsbenchError ? error.exitCode : ExitCode.internal);
       summary = { outcome: 'client_error', credits: 0, passed: 0, failed: 0 };
     }
+    turns = summary.turns;
     options.reporter.onItemEnd?.(item.key, summary);
   });
+  // Outside the question's slot, under the judge's own limit: grading never holds up asking.
+  if (item.kind === 'question' && turns && ctx.grading?.needs(item.question)) await gradeLive(ctx.grading, ctx, item.key, item.target, item.question, turns);
+}
+
+async function gradeLive(grading: RunGrading, ctx: LaunchContext, key: string, target: string, question: ResolvedQuestion, turns: readonly TurnRecord[]): Promise<void> {
+  try {
+    const outcome = await grading.grade(ctx.runId, key, target, question, turns.map((t, turn) => ({ ...t, turn })), ctx.options.abort);
+    for (const problem of outcome.problems) ctx.log(`${key}: grading ${problem}`);
+  } catch (error) {
+    // The store failing: the run's answers are recorded already; grade it later with dsbench grade.
+    ctx.log(`${key}: could not record its grade (${error instanceof Error ? error.message : String(error)}); grade the run later with dsbench grade ${ctx.runId}`);
+  }
 }

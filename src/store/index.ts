@@ -2,3 +2,5 @@ export { openStore, DEFAULT_BUSY_TIMEOUT_MS, type Store, type StoreOptions } fro
 export { SqliteRecorder } from './recorder.js';
 export { MIGRATIONS, migrate, latestVersion, schemaVersion, type Migration } from './migrations.js';
 export * from './queries.js';
+export { SqliteGradeStore } from './grades.js';
+export { gradingSummary, formatGradingSummary, type GradingSummary } from './grade-queries.js';

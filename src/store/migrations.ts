@@ -218,12 +218,74 @@ CREATE TABLE run_shards (
 /** Figures of a reply that cannot be true (JSON list of descriptions); its stats are then not recorded. */
 const STAT_ANOMALIES = `ALTER TABLE turns ADD COLUMN anomalies TEXT;`;
 
+/**
+ * Grading (issue 12): the judge's verdict per turn and rubric (question- or follow-up-level), every
+ * citation checked with its reason, and the judge's replies cached by model, prompt and inputs so a
+ * re-grade costs nothing. Judge tokens live here, apart from the service's credits in turns.
+ */
+const GRADING = `
+CREATE TABLE grades (
+  run_id            INTEGER NOT NULL,
+  item_key          TEXT NOT NULL,
+  turn              INTEGER NOT NULL,
+  spec              TEXT NOT NULL CHECK (spec IN ('question', 'followup')),
+  status            TEXT NOT NULL CHECK (status IN ('graded', 'unparseable', 'error', 'no_answer')),
+  score             REAL,
+  judge_pass        INTEGER CHECK (judge_pass IN (0, 1)),
+  min_score         REAL NOT NULL,
+  passed            INTEGER NOT NULL CHECK (passed IN (0, 1)),
+  reasons_json      TEXT NOT NULL,
+  error             TEXT,
+  model             TEXT NOT NULL,
+  prompt_version    TEXT NOT NULL,
+  prompt_hash       TEXT NOT NULL,
+  inputs_hash       TEXT NOT NULL,
+  cached            INTEGER NOT NULL CHECK (cached IN (0, 1)),
+  prompt_tokens     INTEGER,
+  completion_tokens INTEGER,
+  graded_at         TEXT NOT NULL,
+  PRIMARY KEY (run_id, item_key, turn, spec),
+  FOREIGN KEY (run_id, item_key, turn) REFERENCES turns (run_id, item_key, turn) ON DELETE CASCADE
+);
+
+CREATE TABLE citations (
+  run_id     INTEGER NOT NULL,
+  item_key   TEXT NOT NULL,
+  turn       INTEGER NOT NULL,
+  position   INTEGER NOT NULL,
+  origin     TEXT NOT NULL CHECK (origin IN ('answer', 'source')),
+  repository TEXT NOT NULL,
+  path       TEXT,
+  start_line INTEGER,
+  end_line   INTEGER,
+  link       TEXT NOT NULL,
+  status     TEXT NOT NULL CHECK (status IN ('valid', 'invalid', 'unchecked')),
+  reason     TEXT NOT NULL,
+  checked_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, item_key, turn, position),
+  FOREIGN KEY (run_id, item_key, turn) REFERENCES turns (run_id, item_key, turn) ON DELETE CASCADE
+);
+CREATE INDEX citations_status ON citations (run_id, status);
+
+CREATE TABLE judge_cache (
+  model             TEXT NOT NULL,
+  prompt_hash       TEXT NOT NULL,
+  inputs_hash       TEXT NOT NULL,
+  content           TEXT NOT NULL,
+  prompt_tokens     INTEGER,
+  completion_tokens INTEGER,
+  created_at        TEXT NOT NULL,
+  PRIMARY KEY (model, prompt_hash, inputs_hash)
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: SCHEMA_V1 },
   { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
   { version: 3, name: 'run leases', up: RUN_LEASES },
   { version: 4, name: 'run groups: shards and merged runs', up: RUN_GROUPS },
   { version: 5, name: 'stat anomalies of a reply', up: STAT_ANOMALIES },
+  { version: 6, name: 'grades, citations and the judge cache', up: GRADING },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractCitations } from '../../src/grade/links.js';
 import { ADMIN, FAST, ask, emulator, legacySettled, stopAll } from './helpers.js';
@@ -91,8 +94,18 @@ describe('raw files', () => {
 
 describe('citations the agent gets wrong', () => {
   it('at badCitationRate 1 every file link cites a missing line or another repository', async () => {
-    const clean = await emulator(FAST);
-    const noisy = await emulator({ ...FAST, agent: { badCitationRate: 1 } });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-noise-'));
+    const files: Record<string, string> = {
+      'github.com/npm/undici/lib/retry-handler.js': 'class RetryHandler {\n}\nmodule.exports = RetryHandler\n',
+      'github.com/npm/undici/index.js': 'module.exports.RetryHandler = require("./lib/retry-handler")\n',
+      'github.com/npm/zod/index.js': 'export const z = {}\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+    }
+    const clean = await emulator({ ...FAST, corpus: { dir } });
+    const noisy = await emulator({ ...FAST, corpus: { dir }, agent: { badCitationRate: 1 } });
     const question = 'Where is RetryHandler implemented in undici?';
     const answers = await Promise.all(
       [clean, noisy].map(async (e) => {
@@ -108,5 +121,6 @@ describe('citations the agent gets wrong', () => {
       const was = good[i]!;
       expect(c.repository !== was.repository || (c.startLine ?? 0) > 100_000).toBe(true);
     });
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -267,16 +267,16 @@ describe('dsbench merge', () => {
     readDb(into, (d) => expect(d.prepare('SELECT id FROM runs').pluck().all()).toEqual([again!.runId]));
   });
 
-  it('carries item-level tables it does not know (grades, ...) and no run-level ones it does not know', () => {
+  it('carries item-level tables it does not know (item_scores, ...) and no run-level ones it does not know', () => {
     const files = shards(2);
     const into = path.join(dir, 'merged.db');
     const addTables = (file: string, fill: boolean) => {
       const db = new Database(file);
-      db.exec(`CREATE TABLE grades (run_id INTEGER NOT NULL, item_key TEXT NOT NULL, score REAL, PRIMARY KEY (run_id, item_key),
+      db.exec(`CREATE TABLE item_scores (run_id INTEGER NOT NULL, item_key TEXT NOT NULL, score REAL, PRIMARY KEY (run_id, item_key),
         FOREIGN KEY (run_id, item_key) REFERENCES items (run_id, key) ON DELETE CASCADE);
         CREATE TABLE run_notes (run_id INTEGER NOT NULL, note TEXT)`);
       if (fill) {
-        db.exec(`INSERT INTO grades SELECT run_id, key, position / 10.0 FROM items; INSERT INTO run_notes VALUES (1, 'machine-local')`);
+        db.exec(`INSERT INTO item_scores SELECT run_id, key, position / 10.0 FROM items; INSERT INTO run_notes VALUES (1, 'machine-local')`);
       }
       db.close();
     };
@@ -285,8 +285,8 @@ describe('dsbench merge', () => {
     addTables(into, false);
     const [merged] = mergeShards({ sources: files, into });
     readDb(into, (db) => {
-      expect(count(db, 'grades', merged!.runId)).toBe(WHOLE.length);
-      expect(db.prepare('SELECT sum(score) FROM grades').pluck().get()).toBeCloseTo(WHOLE.reduce((s, _, p) => s + p / 10, 0));
+      expect(count(db, 'item_scores', merged!.runId)).toBe(WHOLE.length);
+      expect(db.prepare('SELECT sum(score) FROM item_scores').pluck().get()).toBeCloseTo(WHOLE.reduce((s, _, p) => s + p / 10, 0));
       expect(count(db, 'run_notes', merged!.runId)).toBe(0);
     });
   });

@@ -1,0 +1,185 @@
+// Grading end to end against the emulator: during a run, re-grading from the cache, and every judge failure.
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RunGrading } from '../../src/grade/run-grading.js';
+import { UsageError } from '../../src/http/errors.js';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { executeRun } from '../../src/runner/run.js';
+import { openStore, SqliteGradeStore, gradingSummary } from '../../src/store/index.js';
+import { CapturingReporter, cleanup, corpusDir, emulator, suite, target, tempDir } from '../runner/fixtures/harness.js';
+import type { EmulatorOptions } from '../../src/emulator/index.js';
+
+afterEach(cleanup);
+beforeEach(() => {
+  OPTIONS = { timeScale: 0.01, medianMs: 5_000, startTime: '2025-09-24T08:14:06Z', corpus: { dir: corpusDir(FILES) } };
+});
+
+/** A corpus small enough that the agent's searches never run out of real time, so answers are the same on a busy machine. */
+const FILES = {
+  'github.com/npm/undici/lib/handler/retry-handler.js': 'const { kRetry } = require("../core/symbols")\n\nclass RetryHandler {\n  constructor (opts) {\n    this.retryAfter = opts.retryAfter\n  }\n}\n\nmodule.exports = RetryHandler\n',
+  'github.com/npm/undici/lib/dispatcher/agent.js': 'class Agent {\n  constructor ({ keepAliveTimeout } = {}) {\n    this.pools = new Map() // one Pool per origin\n    this.keepAliveTimeout = keepAliveTimeout\n  }\n}\nmodule.exports = Agent\n',
+  'github.com/npm/undici/index.js': 'const RetryHandler = require("./lib/handler/retry-handler")\nconst Agent = require("./lib/dispatcher/agent")\nmodule.exports = { RetryHandler, Agent }\n',
+  'github.com/npm/zod/index.js': 'export const z = {}\n',
+};
+let OPTIONS: EmulatorOptions;
+
+const SUITE = `
+name: graded
+defaults: { api: legacy, timeout: 10m }
+judge: { concurrency: 2 }
+questions:
+  - id: retry
+    question: Where is RetryHandler implemented in undici?
+    expect:
+      rubric: Names \`RetryHandler\` and the file \`lib/handler/retry-handler.js\`.
+      minScore: 0.5
+      cites: [lib/handler/retry-handler.js, RetryHandler]
+      minCitationValidity: 0.9
+  - id: keepalive
+    question: How does undici's Agent keep connections alive per origin?
+    followups:
+      - question: Which option sets the idle timeout?
+        expect: { reference: The \`keepAliveTimeout\` option of the \`Agent\`. }
+`;
+
+async function run(text: string, emulatorOptions?: EmulatorOptions, env: Record<string, string> = {}) {
+  const e = await emulator(emulatorOptions ?? OPTIONS);
+  const loaded = await suite(text);
+  const dbPath = path.join(tempDir(), 'runs.db');
+  const store = openStore(dbPath);
+  const reporter = new CapturingReporter();
+  try {
+    const result = await executeRun({
+      suite: loaded,
+      targets: [target({ name: 'emu', emulator: e })],
+      recorder: store.recorder,
+      grades: new SqliteGradeStore(store.db),
+      env,
+      reporter,
+      onQuota: 'stop',
+      maxQuotaWaitMs: 60_000,
+      cleanup: false,
+      stop: new AbortController().signal,
+      abort: new AbortController().signal,
+      retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2 },
+    });
+    return { e, result, reporter, dbPath, loaded, grades: gradingSummary(store.db, result.runId) };
+  } finally {
+    store.close();
+  }
+}
+
+function rows(dbPath: string, sql: string): Array<Record<string, unknown>> {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return db.prepare(sql).all() as Array<Record<string, unknown>>;
+  } finally {
+    db.close();
+  }
+}
+
+describe('grading during a run', () => {
+  it('grades each rubric and reference once, checks citations and cites, and re-grades from the cache with no judge call', async () => {
+    const { e, result, dbPath, loaded, grades } = await run(SUITE);
+    expect(rows(dbPath, "SELECT item_key, name, reason FROM expectations WHERE passed = 0")).toEqual([]);
+    expect(result.exitCode).toBe(ExitCode.ok);
+    expect(result.grading).toMatchObject({ items: 2, judgeCalls: 2, cacheHits: 0 });
+    expect(e.counters()['llm.chat']).toBe(2);
+    expect(grades[0]).toMatchObject({ target: 'emu', grades: 2, graded: 2, passed: 2, citations: { invalid: 0, unchecked: 0 } });
+    expect(grades[0]!.citations.valid).toBeGreaterThan(2);
+    const recorded = rows(dbPath, 'SELECT item_key, turn, spec, status, cached, prompt_hash FROM grades ORDER BY item_key');
+    expect(recorded.map((r) => [r.item_key, r.turn, r.spec, r.status])).toEqual([
+      ['emu/question/keepalive/0', 1, 'followup', 'graded'],
+      ['emu/question/retry/0', 0, 'question', 'graded'],
+    ]);
+    const checks = rows(dbPath, "SELECT name, passed FROM expectations WHERE item_key = 'emu/question/retry/0' AND name IN ('minScore', 'cites', 'minCitationValidity')");
+    expect(checks).toEqual([
+      { name: 'minScore', passed: 1 },
+      { name: 'minCitationValidity', passed: 1 },
+      { name: 'cites', passed: 1 },
+      { name: 'cites', passed: 1 },
+    ]);
+
+    // Re-grade: every verdict from the cache, the service never asked.
+    const store = openStore(dbPath);
+    const before = { ...e.counters() };
+    const grading = RunGrading.create({ suite: loaded.resolved, store: new SqliteGradeStore(store.db), targets: [{ name: 'emu', connection: target({ name: 'emu', emulator: e }).connection }], env: {} })!;
+    try {
+      const state = store.recorder.loadRun(result.runId)!;
+      for (const item of state.items) {
+        const q = loaded.resolved.questions.find((x) => item.key.includes(`/${x.id}/`))!;
+        await grading.grade(result.runId, item.key, 'emu', q, item.turns.map((t) => ({ turn: t.turn, state: t.state, text: t.text ?? '', answer: t.answer, sources: t.sources })));
+      }
+    } finally {
+      await grading.close();
+      store.close();
+    }
+    expect(grading.totals).toMatchObject({ judgeCalls: 0, cacheHits: 2 });
+    expect(e.counters()['llm.chat']).toBe(before['llm.chat']);
+    expect(e.counters()['legacy.create']).toBe(before['legacy.create']);
+    expect(rows(dbPath, 'SELECT cached FROM grades').map((r) => r.cached)).toEqual([1, 1]);
+  });
+
+  it('fails minCitationValidity when the agent cites lines that do not exist', async () => {
+    const { result, grades, dbPath } = await run(SUITE, { ...OPTIONS, agent: { badCitationRate: 1 } });
+    expect(result.exitCode).toBe(ExitCode.expectationsFailed);
+    expect(grades[0]!.citations.invalid).toBeGreaterThan(0);
+    const validity = rows(dbPath, "SELECT passed, reason FROM expectations WHERE name = 'minCitationValidity'");
+    expect(validity).toEqual([{ passed: 0, reason: expect.stringMatching(/^\d of \d+ citations resolve \(\d+%, at least 90% expected\)/) }]);
+    const reasons = rows(dbPath, "SELECT DISTINCT reason FROM citations WHERE status = 'invalid'").map((r) => String(r.reason));
+    expect(reasons.some((r) => /beyond the end of the file|not found in/.test(r))).toBe(true);
+  });
+});
+
+describe('judge failures', () => {
+  it('records prose instead of a verdict as unparseable, never a pass, and goes on', async () => {
+    const text = SUITE.replace('Where is RetryHandler implemented in undici?', '"[[judge-prose]] Where is RetryHandler implemented in undici?"');
+    const { result, reporter, dbPath } = await run(text);
+    expect(result.exitCode).toBe(ExitCode.expectationsFailed);
+    const grade = rows(dbPath, "SELECT status, passed, score, error FROM grades WHERE item_key = 'emu/question/retry/0'")[0];
+    expect(grade).toMatchObject({ status: 'unparseable', passed: 0, score: null, error: expect.stringMatching(/^the judge replied with something other than a JSON verdict: "The answer looks reasonable/) });
+    expect(rows(dbPath, "SELECT status FROM grades WHERE item_key = 'emu/question/keepalive/0'")).toEqual([{ status: 'graded' }]);
+    expect(reporter.logs.some((l) => l.includes('emu/question/retry/0: grading turn 0: the judge replied'))).toBe(true);
+    // Not cached: a re-grade asks again.
+    expect(rows(dbPath, 'SELECT count(*) AS n FROM judge_cache')).toEqual([{ n: 1 }]);
+  });
+
+  it('records a judge that is down or refuses the model as an error per turn; the answers stay recorded', async () => {
+    const e = await emulator(OPTIONS);
+    e.injectFault({ operation: 'llm.chat', kind: '503', times: 4 });
+    const loaded = await suite(SUITE);
+    const dbPath = path.join(tempDir(), 'runs.db');
+    const store = openStore(dbPath);
+    try {
+      const base = { suite: loaded, targets: [target({ name: 'emu', emulator: e })], recorder: store.recorder, grades: new SqliteGradeStore(store.db), reporter: new CapturingReporter(), onQuota: 'stop' as const, maxQuotaWaitMs: 1000, cleanup: false, stop: new AbortController().signal, abort: new AbortController().signal, retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 2 } };
+      const down = await executeRun({ ...base, env: {} });
+      expect(down.exitCode).toBe(ExitCode.expectationsFailed);
+      const errors = store.db.prepare('SELECT error FROM grades').pluck().all() as string[];
+      expect(errors).toHaveLength(2);
+      for (const error of errors) expect(error).toMatch(/^judge at http:\/\/127\.0\.0\.1:\d+\/\.api\/llm: judge\.chat \(POST \/chat\/completions\) failed with HTTP 503.*after 2 attempts/);
+      expect(store.db.prepare("SELECT count(*) FROM turns WHERE state = 'completed'").pluck().get()).toBe(3);
+
+      const refused = await executeRun({ ...base, env: { DSBENCH_JUDGE_MODEL: 'nope::1::x' } });
+      const refusal = store.db.prepare('SELECT error FROM grades WHERE run_id = ?').pluck().all(refused.runId) as string[];
+      expect(refusal[0]).toMatch(/HTTP 400: model "nope::1::x" is not available/);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('refuses an external judge without DSBENCH_JUDGE_ENDPOINT before asking anything', async () => {
+    const e = await emulator(OPTIONS);
+    const text = SUITE.replace('judge: { concurrency: 2 }', 'judge: { endpoint: external }');
+    await expect(run(text, undefined, {})).rejects.toThrow(UsageError);
+    expect(e.counters()['legacy.create'] ?? 0).toBe(0);
+  });
+
+  it('uses DSBENCH_JUDGE_ENDPOINT with its own token and model', async () => {
+    const judge = await emulator(OPTIONS);
+    const { result, e } = await run(SUITE, undefined, { DSBENCH_JUDGE_ENDPOINT: `${judge.url}/.api/llm`, DSBENCH_JUDGE_TOKEN: 'sgp_emulator_alice_token', DSBENCH_JUDGE_MODEL: 'openai::2024-02-01::gpt-4o' });
+    expect(result.grading?.judgeCalls).toBe(2);
+    expect(judge.counters()['llm.chat']).toBe(2);
+    expect(e.counters()['llm.chat']).toBe(0);
+  });
+});
