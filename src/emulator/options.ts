@@ -91,6 +91,10 @@ export const FaultRatesSchema = z
     slowMs: z.number().int().min(0).default(2_000),
     /** Destroy the socket after the handler acted: the client cannot know the outcome. */
     rateResetAfterAction: probability.default(0),
+    /** Added to the server's clock (Date headers and every timestamp): -600000 is a server 10 minutes behind. */
+    clockOffsetMs: z.number().int().default(0),
+    /** Real ms between accepting a writing request (create, follow-up, cancel, delete) and acting on it. */
+    actDelayMs: z.number().int().min(0).default(0),
   })
   .refine(
     (f) =>

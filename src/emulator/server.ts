@@ -69,7 +69,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
   const publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
 
-  const clock = new VirtualClock(options.timeScale, options.startTime ? Date.parse(options.startTime) : Date.now());
+  const clock = new VirtualClock(options.timeScale, (options.startTime ? Date.parse(options.startTime) : Date.now()) + options.faults.clockOffsetMs);
   const quota = new QuotaLedger(
     options.quota.limit,
     options.quota.resetTime ? Date.parse(options.quota.resetTime) : nextMonthStart(clock.startMs),
@@ -116,6 +116,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     faultCounts,
     signal: lifetime.signal,
     now: () => clock.now(),
+    actDelayMs: options.faults.actDelayMs,
   });
   server.on('request', (req, res) => {
     dispatch(req, res).catch(() => res.destroy());

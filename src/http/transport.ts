@@ -81,7 +81,7 @@ export interface StreamReply {
   body: Readable;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Far above any real reply (a long answer is tens of KB), far below what would exhaust memory. */
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
 /** An error reply is only quoted, so only its beginning is read. */

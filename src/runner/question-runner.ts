@@ -2,12 +2,14 @@ import type { ResolvedQuestion } from '../config/suite.js';
 import type { DeepSearchClient } from '../deepsearch/client.js';
 import { isLimitError, questionAt, type Conversation, type Question } from '../deepsearch/model.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 import { deleteConversation } from './cleanup.js';
 import { evaluateQuestion } from './expectations.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
 import type { ItemOutcome, Recorder, ResumeItem, ResumeTurn, TurnRecord } from './recorder.js';
+import type { ServerClock } from './server-clock.js';
 import type { TargetGate } from './target-gate.js';
 
 export interface QuestionContext {
@@ -27,6 +29,13 @@ export interface QuestionContext {
   signal: AbortSignal;
   /** Real time per server time (below 1 only for a faster emulator), so timeouts keep the suite's meaning. */
   timeScale: number;
+  /** The target's clock, from its replies' Date headers: lost sends are looked for on it. */
+  clock: ServerClock;
+  /**
+   * How long after it was sent a request may still reach the server (the request timeout of whichever
+   * process sent it): a turn not found before then may still be landing, so it is looked for again first.
+   */
+  sendWindowMs: number;
   log: (message: string) => void;
 }
 
@@ -86,14 +95,17 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
       let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
       let resumed = current === start.next && start.pending === 'poll';
       if (current === start.next && start.pending === 'maybe-sent') {
-        const found = await findSent(ctx, item, ref, current, text, start.sentAt, until);
+        const found = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, until);
         if (found !== undefined) [ref, resumed] = [found, true];
+        else ctx.log(`${item.key}: turn ${current} is not on the server and its send can no longer land: asking it`);
       }
-      if (!resumed) {
+      // A send that provably did not act (not found once its window passed) is sent again.
+      while (!resumed) {
         sentAt = iso();
         sentClock = performance.now();
         recorder.recordTurn(runId, item.key, current, { state: 'sending', text, sentAt, polls: 0 });
-        ref = await send(ctx, item, ref, current, text, sentAt, until);
+        const sent = await send(ctx, item, ref, current, text, sentAt, until);
+        if (sent !== undefined) [ref, resumed] = [sent, true];
       }
       following = true;
       const turn = await follow(ctx, item, ref as string, current, text, sentAt, sentClock, deadline, until);
@@ -176,41 +188,76 @@ function restored(recorded: ResumeTurn, texts: string[]): TurnRecord {
   return { ...record, text: texts[turn] ?? record.text ?? '', polls: record.polls ?? 0 };
 }
 
-/** Sends turn `index`; returns the conversation's ref. A create whose outcome is unknown is looked for before giving up. */
-async function send(ctx: QuestionContext, item: QuestionItem, ref: string | undefined, index: number, text: string, sentAt: string, until: AbortSignal): Promise<string> {
+/**
+ * Sends turn `index`; returns the conversation's ref, or undefined when the send provably did not act (not
+ * on the server once its window passed) and may be sent again. A send whose outcome is unknown (the
+ * connection broke after it was sent, or a 5xx that may come from after the server acted) is looked for
+ * first; during an abort, once, and never sent again.
+ */
+async function send(ctx: QuestionContext, item: QuestionItem, ref: string | undefined, index: number, text: string, sentAt: string, until: AbortSignal): Promise<string | undefined> {
   const { recorder, runId, client } = ctx;
-  const signal = until;
   try {
     if (index === 0) {
-      const conversation = await client.create(text, { signal, persistent: true });
+      const conversation = await client.create(text, { signal: until, persistent: true });
+      ctx.clock.observe(conversation.serverDate);
       ctx.claimed.add(conversation.ref);
       recorder.conversationCreated(runId, item.key, conversation.ref, iso());
       recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
       return conversation.ref;
     }
-    const added = await client.addQuestion(ref as string, text, { signal, persistent: true });
+    const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true });
     recorder.recordTurn(runId, item.key, index, { state: 'processing', text, questionId: added.id, polls: 0 });
     return ref as string;
   } catch (error) {
-    if (!(error instanceof OutcomeUnknownError)) throw error;
+    const unknown = error instanceof OutcomeUnknownError || (error instanceof HttpStatusError && error.status >= 500);
+    if (!unknown) throw error;
     ctx.log(`${item.key}: ${error.message}`);
-    // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
-    const lookupSignal = ctx.signal.aborted ? AbortSignal.timeout(10_000) : until;
-    const found = await findSent(ctx, item, ref, index, text, sentAt, lookupSignal).catch((lookup: unknown) => {
-      if (ctx.signal.aborted) return undefined;
-      throw lookup;
-    });
-    if (found === undefined) {
-      ctx.log(`${item.key}: no conversation was found for it; if one was created it may still be running: see dsbench conversations list`);
-      throw error;
+    if (ctx.signal.aborted) {
+      // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
+      const found = await findSent(ctx, item, ref, index, text, sentAt, AbortSignal.timeout(10_000)).catch(() => undefined);
+      if (found === undefined) ctx.log(`${item.key}: no conversation was found for it; if one was created it may still be running: see dsbench conversations list`);
+      if (found === undefined) throw error;
+      return found;
     }
+    const found = await findWithinWindow(ctx, item, ref, index, text, sentAt, until);
+    if (found === undefined) ctx.log(`${item.key}: turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after it was sent: it did not act; asking it again`);
     return found;
   }
 }
 
 /**
- * Looks on the server for a turn that may have been sent: the conversation's questions (a follow-up),
- * or recent conversations with the same first question created since it was sent (a create).
+ * Looks for a turn that may have been sent at `sentAt`; not found while its send could still be landing
+ * (its window has not passed), waits out the window and looks once more.
+ */
+async function findWithinWindow(
+  ctx: QuestionContext,
+  item: QuestionItem,
+  ref: string | undefined,
+  index: number,
+  text: string,
+  sentAt: string | undefined,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const found = await findSent(ctx, item, ref, index, text, sentAt, signal);
+  if (found !== undefined) return found;
+  const waitMs = Date.parse(sentAt ?? '') + ctx.sendWindowMs - Date.now();
+  if (!(waitMs > 0)) return undefined;
+  ctx.log(`${item.key}: turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
+  try {
+    await sleep(waitMs, undefined, { signal });
+  } catch {
+    throw new AbortedError(`${item.key}: waiting for a send to land aborted`);
+  }
+  return findSent(ctx, item, ref, index, text, sentAt, signal);
+}
+
+/** How far before the send (on the server's clock) a lookup still looks: Date headers have whole seconds, clocks drift. */
+const LOOKUP_MARGIN_MS = 60_000;
+
+/**
+ * Looks on the server for a turn that may have been sent: the conversation's questions (a follow-up), or
+ * every page of conversations, newest first, until they are provably older than the send on the server's
+ * clock (a create). Logs what it decided.
  */
 async function findSent(
   ctx: QuestionContext,
@@ -224,16 +271,25 @@ async function findSent(
   const { client, recorder, runId } = ctx;
   if (index > 0 && ref !== undefined) {
     const conversation = await client.get(ref, { signal, persistent: true });
-    return conversation.questions[index]?.text === text ? ref : undefined;
+    ctx.clock.observe(conversation.serverDate);
+    const found = conversation.questions[index]?.text === text;
+    ctx.log(`${item.key}: follow-up ${index} ${found ? 'is' : 'is not'} in conversation ${ref}`);
+    return found ? ref : undefined;
   }
   if (ref !== undefined) return ref;
-  const since = Date.parse(sentAt ?? '') - 60_000;
+  const sentLocal = Date.parse(sentAt ?? '');
   let looked = 0;
-  for await (const summary of client.list({ pageSize: 20, signal, persistent: true, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) })) {
-    if (++looked > 50) break;
-    if (summary.createdAt !== undefined && Date.parse(summary.createdAt) < since) continue;
+  let since: number | undefined;
+  // Legacy lists by id (creation order), the versioned API by last update: either is newest first.
+  const orderOf = (s: { createdAt?: string | undefined; updatedAt?: string | undefined }) => Date.parse((client.api === 'legacy' ? s.createdAt : (s.updatedAt ?? s.createdAt)) ?? '');
+  for await (const summary of client.list({ pageSize: 50, signal, persistent: true, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) })) {
+    const serverSent = ctx.clock.atLeast(sentLocal);
+    since = serverSent === undefined || Number.isNaN(serverSent) ? undefined : serverSent - LOOKUP_MARGIN_MS;
+    if (since !== undefined && orderOf(summary) < since) break;
     if (ctx.claimed.has(summary.ref)) continue;
+    looked++;
     const conversation = await client.get(summary.ref, { signal, persistent: true });
+    ctx.clock.observe(conversation.serverDate);
     if (conversation.questions[0]?.text === text && conversation.questions.length === 1) {
       ctx.log(`${item.key}: found conversation ${conversation.ref} sent before the interruption; following it instead of asking again`);
       ctx.claimed.add(conversation.ref);
@@ -241,7 +297,13 @@ async function findSent(
       return conversation.ref;
     }
   }
+  const back = since === undefined ? 'through every page' : `back to ${new Date(since).toISOString()} on the server's clock`;
+  ctx.log(`${item.key}: looked at ${looked} conversations ${back}: none is this question`);
   return undefined;
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 }
 
 /** Polls turn `index` until it ends or the item's time is up; records each change of state as it is seen. */
@@ -268,6 +330,7 @@ async function follow(
       persistent: true,
       onPoll: (conversation) => {
         const question = questionAt(conversation, index);
+        ctx.clock.observe(conversation.serverDate);
         if (question && question.rawState !== lastState) {
           lastState = question.rawState;
           recorder.recordTurn(runId, item.key, index, { ...turnOf(question, conversation, text, sentAt), polls: 0 });

@@ -7,7 +7,7 @@ import { DsbenchError, HttpStatusError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { redact } from '../http/redact.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
-import { Transport } from '../http/transport.js';
+import { DEFAULT_TIMEOUT_MS, Transport } from '../http/transport.js';
 import { VERSION } from '../version.js';
 import { deleteConversation, leftToDelete } from './cleanup.js';
 import { planRun, type WorkItem } from './plan.js';
@@ -16,6 +16,7 @@ import { runQuestion, type ItemSummary } from './question-runner.js';
 import type { Recorder, ResumeItem, RunLease, RunStatus, TargetInfo, TurnRecord } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
 import { runSearchItem } from './search-runner.js';
+import { ServerClock } from './server-clock.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
 import { runExitCode, type VerdictOutcome } from './verdict.js';
@@ -102,6 +103,7 @@ interface TargetRuntime {
   failures: ExitCode[];
   /** Conversations that items of this run own: a lost send is never matched to one of them. */
   claimed: Set<string>;
+  clock: ServerClock;
 }
 
 /**
@@ -121,7 +123,7 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
       ? RunGrading.create({ suite: resolved, store: given.grades, targets: given.targets, env: given.env ?? process.env, retry: given.retry, timeoutMs: given.requestTimeoutMs })
       : undefined;
   // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
-  const { runId, resumed, api, lease } = openRun(given, items, given.api ?? resolved.questions[0]?.api ?? 'versioned');
+  const { runId, resumed, api, sendWindowMs, lease } = openRun(given, items, given.api ?? resolved.questions[0]?.api ?? 'versioned');
   if (lease.takeover) log(lease.takeover);
   // Losing the lease (another process took it over after our heartbeat went silent) stops launching.
   const lost = new AbortController();
@@ -141,7 +143,7 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   }, (options.lease ?? LEASE).heartbeatMs).unref();
   try {
     options.onRunOpened?.(runId);
-    return await followRun(options, { runId, resumed, api, items, started, log, lost: lost.signal, grading });
+    return await followRun(options, { runId, resumed, api, sendWindowMs, items, started, log, lost: lost.signal, grading });
   } finally {
     await grading?.close();
     clearInterval(heartbeat);
@@ -155,6 +157,7 @@ interface OpenedRun {
   runId: number;
   resumed: Map<string, ResumeItem>;
   api: Api;
+  sendWindowMs: number;
   items: WorkItem[];
   started: number;
   log: (message: string) => void;
@@ -176,7 +179,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     const pending = items.filter((item) => resumed.get(item.key)?.status !== 'done');
     reporter.onRunStart?.({ runId, total: items.length, alreadyDone: items.length - pending.length, targets: options.targets.map((t) => t.name) });
     await Promise.all([
-      ...pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, log, grading: opened.grading })),
+      ...pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, sendWindowMs: opened.sendWindowMs, log, grading: opened.grading })),
       ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
         const r = runtimes.get(targetOf(item.key)) as TargetRuntime;
         // A target refused at preflight would only time out on each delete.
@@ -220,7 +223,15 @@ function targetOf(key: string): string {
 
 type Api = 'legacy' | 'versioned';
 
-function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: number; resumed: Map<string, ResumeItem>; api: Api; lease: RunLease } {
+interface Opening {
+  runId: number;
+  resumed: Map<string, ResumeItem>;
+  api: Api;
+  /** The longest request timeout of the processes that sent this run's requests: how long a send may still land. */
+  sendWindowMs: number;
+}
+
+function openRun(options: RunOptions, items: WorkItem[], api: Api): Opening & { lease: RunLease } {
   const { recorder, suite } = options;
   const staleMs = (options.lease ?? LEASE).staleMs;
   if (options.resumeRunId === undefined) {
@@ -233,6 +244,8 @@ function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: num
       onQuota: options.onQuota,
       maxQuotaWaitMs: options.maxQuotaWaitMs,
       cleanup: options.cleanup,
+      // A resume waits this long after a send of this process before it may ask the turn again.
+      requestTimeoutMs: ownWindow(options),
     };
     const info = {
       label: options.label,
@@ -252,7 +265,7 @@ function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: num
       }),
     };
     const runId = recorder.createRun(info, targets, items);
-    return { runId, resumed: new Map(), api, lease: recorder.acquireLease(runId, staleMs) };
+    return { runId, resumed: new Map(), api, sendWindowMs: ownWindow(options), lease: recorder.acquireLease(runId, staleMs) };
   }
   if (!recorder.loadRun(options.resumeRunId)) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
   // Taken before the run's state is read: what a live holder writes meanwhile must not be missed.
@@ -265,7 +278,11 @@ function openRun(options: RunOptions, items: WorkItem[], api: Api): { runId: num
   }
 }
 
-function resumeRun(options: RunOptions, items: WorkItem[], api: Api): { runId: number; resumed: Map<string, ResumeItem>; api: Api } {
+function ownWindow(options: RunOptions): number {
+  return options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+}
+
+function resumeRun(options: RunOptions, items: WorkItem[], api: Api): Opening {
   const { recorder, suite } = options;
   const state = recorder.loadRun(options.resumeRunId as number);
   if (!state) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
@@ -297,7 +314,9 @@ function resumeRun(options: RunOptions, items: WorkItem[], api: Api): { runId: n
     throw new UsageError(`run ${state.runId} used the ${storedApi} API; its conversations cannot be followed with --api ${options.api}`);
   }
   recorder.setRunStatus(state.runId, 'running', new Date().toISOString());
-  return { runId: state.runId, resumed: new Map(state.items.map((i) => [i.key, i])), api: storedApi };
+  const before = Number(state.info.options.requestTimeoutMs);
+  const sendWindowMs = Math.max(ownWindow(options), Number.isFinite(before) ? before : DEFAULT_TIMEOUT_MS);
+  return { runId: state.runId, resumed: new Map(state.items.map((i) => [i.key, i])), api: storedApi, sendWindowMs };
 }
 
 function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versioned', resolved: LoadedSuite['resolved']): TargetRuntime {
@@ -320,6 +339,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     searches: pLimit(searchConcurrency),
     failures: [],
     claimed: new Set(),
+    clock: new ServerClock(target.timeScale),
   };
 }
 
@@ -343,6 +363,7 @@ async function preflight(runtimes: TargetRuntime[], hasQuestions: boolean, log: 
 interface LaunchContext {
   options: RunOptions;
   runId: number;
+  sendWindowMs: number;
   log: (m: string) => void;
   grading: RunGrading | undefined;
 }
@@ -369,7 +390,7 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
       summary =
         item.kind === 'question'
           ? await runQuestion(
-              { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, log },
+              { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, clock: r.clock, sendWindowMs: ctx.sendWindowMs, log },
               { key: item.key, target: item.target, question: item.question },
               resume,
             )

@@ -30,7 +30,7 @@ describe('dsbench run --resume on a run another process holds, from another shel
     const dbPath = path.join(tempDir(), 'lease.db');
     const suiteFile = writeSuite(SUITE);
     const env = { SRC_ACCESS_TOKEN: e.adminToken, SRC_ENDPOINT: e.url };
-    const holder = startCli(['run', suiteFile, '--db', dbPath, '--reporter', 'lines'], env);
+    const holder = startCli(['run', suiteFile, '--db', dbPath, '--reporter', 'lines', '--request-timeout', '2s'], env);
     const runId = await until('the run holds its lease', () => peek(dbPath, (db) => db.prepare('SELECT run_id FROM run_leases').pluck().get() as number | undefined), 20_000);
 
     const second = await runCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines'], env);
@@ -41,7 +41,7 @@ describe('dsbench run --resume on a run another process holds, from another shel
     holder.process.kill('SIGKILL');
     await holder.exited;
     // Within a second of the kill, from a shell whose SRC_ENDPOINT now names another instance.
-    const resumed = await runCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines', '--concurrency', '4'], { ...env, SRC_ENDPOINT: elsewhere.url });
+    const resumed = await runCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines', '--concurrency', '4', '--request-timeout', '2s'], { ...env, SRC_ENDPOINT: elsewhere.url });
     expect(resumed.code, resumed.stderr).toBe(ExitCode.ok);
     expect(resumed.stderr).toContain(`took over run ${runId} from pid ${holder.process.pid} on host `);
     expect(resumed.stderr).toContain(`process ${holder.process.pid} is gone`);

@@ -49,8 +49,9 @@ describe('dsbench run, SIGKILL, then --resume', () => {
     expect(PLANNED_TURNS).toBe(34);
     const dbPath = path.join(tempDir(), 'kill.db');
     const suiteFile = writeSuite(SUITE);
+    // A send may still land up to its request timeout after it was made: a resume waits that long before asking again.
     const env = { SRC_ACCESS_TOKEN: e.adminToken };
-    const child = startCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines'], env);
+    const child = startCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines', '--request-timeout', '2s'], env);
 
     // Wait until some items are done and some are processing on the server, then kill at once.
     const before = await until(
@@ -74,7 +75,7 @@ describe('dsbench run, SIGKILL, then --resume', () => {
     const unfinished = atKill.items.filter((i) => i.status !== 'done').length;
     expect(unfinished).toBeGreaterThan(0);
 
-    const resumed = await runCli(['run', '--resume', String(runId.id), '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines'], env);
+    const resumed = await runCli(['run', '--resume', String(runId.id), '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines', '--request-timeout', '2s'], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`dsbench: run ${runId.id}: 20 items on default (`);
 

@@ -50,6 +50,8 @@ questions:
     question: Where is backoffDelay implemented?
 `;
 
+const SEND_WINDOW_MS = 200;
+
 interface Crashed {
   dbPath: string;
   runId: number;
@@ -74,6 +76,8 @@ async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: Cra
       stop: stop.signal,
       abort: new AbortController().signal,
       retry: { baseDelayMs: 1, maxDelayMs: 20 },
+      // A send may land up to this long after it was made: a resume waits that long before asking again.
+      requestTimeoutMs: SEND_WINDOW_MS,
       ...extra,
     });
     throw new Error('the run ended without reaching its crash point');
@@ -93,7 +97,7 @@ async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: Cra
 const turnIs = (key: string, turn: number, state: TurnRecord['state']) => (_run: number, k: string, t: number, r: TurnRecord) => k === key && t === turn && r.state === state;
 
 async function resume(e: RunningEmulator, crashed: Crashed, extra: { cleanup?: boolean } = {}) {
-  return runSuite(crashed.loaded, [target({ name: 'main', emulator: e })], { dbPath: crashed.dbPath, resumeRunId: crashed.runId, ...extra });
+  return runSuite(crashed.loaded, [target({ name: 'main', emulator: e })], { dbPath: crashed.dbPath, resumeRunId: crashed.runId, requestTimeoutMs: SEND_WINDOW_MS, ...extra });
 }
 
 describe('resume after a crash at a given point', () => {

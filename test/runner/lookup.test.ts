@@ -1,0 +1,111 @@
+// The lookup of a send whose outcome is unknown cannot miss: it reads the server's clock (10 minutes behind
+// here), walks every page until conversations are older than the send (60 newer ones on the legacy API),
+// and waits out the send window when the request may still be landing (a proxy delivering it late).
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/http/exit-codes.js';
+import { openStore } from '../../src/store/index.js';
+import { executeRun } from '../../src/runner/run.js';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { client, closeAll } from '../helpers/emulator.js';
+import { CrashError, crashingRecorder } from './fixtures/crash.js';
+import { asked, CapturingReporter, cleanup, emulator, inlineSearch, item, op, runSuite, suite, target, tempDir } from './fixtures/harness.js';
+
+const proxies: FaultProxy[] = [];
+afterEach(async () => {
+  await Promise.all(proxies.splice(0).map((p) => p.close()));
+  await closeAll();
+  await cleanup();
+});
+
+const ONE = (api: 'legacy' | 'versioned') => `
+name: lookup
+defaults: { api: ${api}, concurrency: 1, poll: { strategy: fixed, interval: 20ms } }
+questions:
+  - id: q1
+    question: Where is retryPolicy implemented?
+    followups: [Which callers use retryPolicy?]
+`;
+
+/** Real time on the server, 10 minutes behind the local clock; answers in 100 ms. */
+const BEHIND = { timeScale: 1, sigma: 0, medianMs: 100, search: inlineSearch, faults: { clockOffsetMs: -600_000 } };
+
+describe.each(['legacy', 'versioned'] as const)('the lookup of a lost send (%s)', (api) => {
+  it('finds a create and a follow-up that acted on a server whose clock is 10 minutes behind', async () => {
+    const e = await emulator(BEHIND);
+    e.injectFault({ operation: op(api, 'create'), kind: 'resetAfterAction' });
+    e.injectFault({ operation: op(api, 'addQuestion'), kind: 'resetAfterAction' });
+    const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: e })], { requestTimeoutMs: 300 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(e.faultCounters()[`${op(api, 'create')}.resetAfterAction`]).toBe(1);
+      expect(asked(e, api)).toBe(2);
+      expect(e.questionRecords()).toHaveLength(2);
+      expect(logs).toContain('following it instead of asking again');
+      expect(logs).toContain('main/question/q1/0: follow-up 1 is in conversation');
+    } finally {
+      run.close();
+    }
+  });
+
+  it('finds a create the proxy delivers after the connection broke, once its send window passed; asks nothing twice', async () => {
+    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    let creates = 0;
+    const proxy = await startFaultProxy(e.url, (req) =>
+      req.operation === op(api, 'create') && ++creates === 1 ? { kind: 'resetThenDeliver', delayMs: 300 } : { kind: 'forward' },
+    );
+    proxies.push(proxy);
+    const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 800 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(logs).toContain('its send could still be landing: looking again in');
+      expect(asked(e, api)).toBe(2);
+      expect(e.questionRecords()).toHaveLength(2);
+    } finally {
+      run.close();
+    }
+  });
+});
+
+describe('on resume, a create that acted before the process died', () => {
+  it('is found behind 60 newer conversations on the legacy API', async () => {
+    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const dbPath = path.join(tempDir(), 'runs.db');
+    const loaded = await suite(ONE('legacy'));
+    const store = openStore(dbPath);
+    const stop = new AbortController();
+    const recorder = crashingRecorder(store.recorder, { method: 'conversationCreated', when: () => true, at: 'before' }, stop);
+    await executeRun({
+      suite: loaded,
+      targets: [target({ name: 'main', emulator: e })],
+      recorder,
+      reporter: new CapturingReporter(),
+      onQuota: 'stop',
+      maxQuotaWaitMs: 1000,
+      cleanup: false,
+      stop: stop.signal,
+      abort: new AbortController().signal,
+      requestTimeoutMs: 300,
+    }).catch((error: unknown) => {
+      if (!(error instanceof CrashError)) throw error;
+    });
+    store.close();
+    expect(e.questionRecords()).toHaveLength(1);
+    const other = client(e, 'legacy');
+    await Promise.all(Array.from({ length: 60 }, (_, i) => other.create(`Where is unrelated${i} implemented?`)));
+
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, resumeRunId: 1, requestTimeoutMs: 300 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(logs).toContain('following it instead of asking again');
+      expect(item(run.db, 1, 'main/question/q1/0').conversation_ref).toBe(String(e.questionRecords()[0]!.conversationId));
+      // q1 once, its follow-up once, and the 60 others.
+      expect(e.questionRecords()).toHaveLength(62);
+    } finally {
+      run.close();
+    }
+  });
+});
