@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { startEmulator } from '../emulator/index.js';
+import { ADMIN_PREFIX, formatLogEntry, startEmulator, type RequestLogEntry } from '../emulator/index.js';
 import { UsageError } from '../http/errors.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
@@ -21,7 +21,22 @@ interface EmulatorArgs extends GlobalArgs {
   faultRate500: number;
   faultRate503: number;
   faultRateReset: number;
+  faultRate502: number;
+  faultRateSlow: number;
+  slowMs: number;
+  faultRateResetAfter: number;
+  retryAfter: number;
+  streamCutRate: number;
+  streamStallRate: number;
+  streamMalformedRate: number;
+  stream401Rate: number;
+  stream500Rate: number;
+  streamStallMs: number;
+  log: boolean;
 }
+
+/** The admin interface's token comes from the environment only: a flag value would show in `ps`. */
+export const ADMIN_TOKEN_ENV = 'DSBENCH_EMULATOR_ADMIN_TOKEN';
 
 export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
   ...commandUsage.emulator,
@@ -42,8 +57,21 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('fault-rate-429', { type: 'number', default: 0, describe: 'Fraction of requests answered 429 with Retry-After' })
       .option('fault-rate-500', { type: 'number', default: 0, describe: 'Fraction of requests answered 500' })
       .option('fault-rate-503', { type: 'number', default: 0, describe: 'Fraction of requests answered 503' })
-      .option('fault-rate-reset', { type: 'number', default: 0, describe: 'Fraction of connections reset before an answer' }) as unknown as Argv<EmulatorArgs>,
+      .option('fault-rate-reset', { type: 'number', default: 0, describe: 'Fraction of connections reset before the server acts' })
+      .option('fault-rate-reset-after', { type: 'number', default: 0, describe: 'Fraction of connections reset after the server acted (the client cannot know the outcome)' })
+      .option('fault-rate-502', { type: 'number', default: 0, describe: 'Fraction of requests answered by a proxy\'s HTML 502 page' })
+      .option('fault-rate-slow', { type: 'number', default: 0, describe: 'Fraction of requests delayed by --slow-ms before being handled' })
+      .option('slow-ms', { type: 'number', default: 2_000, describe: 'Real ms a slow request waits' })
+      .option('retry-after', { type: 'number', default: 1, describe: 'Retry-After seconds of a 429' })
+      .option('stream-cut-rate', { type: 'number', default: 0, describe: 'Fraction of search streams closed after the first events, without done' })
+      .option('stream-stall-rate', { type: 'number', default: 0, describe: 'Fraction of search streams that go silent for --stream-stall-ms after the first events' })
+      .option('stream-stall-ms', { type: 'number', default: 10_000, describe: 'Real ms a stalled stream stays silent' })
+      .option('stream-malformed-rate', { type: 'number', default: 0, describe: 'Fraction of search streams starting with an event that is not valid JSON' })
+      .option('stream-401-rate', { type: 'number', default: 0, describe: 'Fraction of search streams refused with a plain-text 401' })
+      .option('stream-500-rate', { type: 'number', default: 0, describe: 'Fraction of search streams refused with a plain-text 500' })
+      .option('log', { type: 'boolean', default: false, describe: 'Log each request on stderr: method, path, status, latency, operation (never a credential)' }) as unknown as Argv<EmulatorArgs>,
   handler: async (argv: ArgumentsCamelCase<EmulatorArgs>) => {
+    const adminToken = process.env[ADMIN_TOKEN_ENV] || undefined;
     let emulator;
     try {
       emulator = await startEmulator({
@@ -58,17 +86,46 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
         sharingEnabled: argv.sharing,
         legacy: { followUpReply: argv.legacyFollowupReply },
         agent: { tokenLimitRate: argv.tokenLimitRate, internalErrorRate: argv.internalErrorRate },
-        faults: { rate429: argv.faultRate429, rate500: argv.faultRate500, rate503: argv.faultRate503, rateReset: argv.faultRateReset },
+        faults: {
+          rate429: argv.faultRate429,
+          retryAfterSeconds: argv.retryAfter,
+          rate500: argv.faultRate500,
+          rate503: argv.faultRate503,
+          rateReset: argv.faultRateReset,
+          rateProxy502: argv.faultRate502,
+          rateSlow: argv.faultRateSlow,
+          slowMs: argv.slowMs,
+          rateResetAfterAction: argv.faultRateResetAfter,
+        },
+        stream: {
+          faults: {
+            rates: {
+              cutBeforeDone: argv.streamCutRate,
+              stall: argv.streamStallRate,
+              malformedEvent: argv.streamMalformedRate,
+              status401: argv.stream401Rate,
+              status500: argv.stream500Rate,
+            },
+            stallMs: argv.streamStallMs,
+          },
+        },
+        ...(adminToken !== undefined && { admin: { token: adminToken } }),
+        ...(argv.log && { onRequest: (entry: RequestLogEntry) => process.stderr.write(`${formatLogEntry(entry)}\n`) }),
       });
     } catch (error) {
       throw new UsageError(`cannot start the emulator: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
-    const info = { url: emulator.url, tokens: emulator.tokens, timeScale: argv.timeScale, corpus: emulator.corpus.root };
+    const admin = adminToken === undefined ? null : `${emulator.url}${ADMIN_PREFIX}`;
+    const info = { url: emulator.url, tokens: emulator.tokens, timeScale: argv.timeScale, corpus: emulator.corpus.root, admin };
     process.stdout.write(
       argv.json
         ? `${JSON.stringify(info)}\n`
         : `dsbench emulator listening on ${emulator.url} (time scale ${argv.timeScale}, corpus ${emulator.corpus.root})\n` +
             emulator.tokens.map((t) => `  token ${t.token}  user ${t.username} (${t.userId})  scopes ${t.scopes.join(', ')}\n`).join('') +
+            `${speedNote(argv.timeScale, argv.medianMs)}\n` +
+            (admin === null
+              ? `Admin interface off: set ${ADMIN_TOKEN_ENV} (16+ characters) to turn it on.\n`
+              : `Admin interface at ${admin} (counters, log, faults) with Authorization: Bearer $${ADMIN_TOKEN_ENV}\n`) +
             `Try: SRC_ENDPOINT=${emulator.url} SRC_ACCESS_TOKEN=${emulator.adminToken} dsbench ask "How does yaml report parse errors?"\n`,
     );
     await new Promise<void>((resolve) => {
@@ -78,3 +135,14 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
     await emulator.stop();
   },
 };
+
+/** How fast the emulator runs, and how to make it faster. */
+export function speedNote(timeScale: number, medianMs: number): string {
+  const seconds = (ms: number) => (ms >= 1000 ? `${+(ms / 1000).toPrecision(3)} s` : `${+ms.toPrecision(3)} ms`);
+  const faster = timeScale / 100;
+  return (
+    `Speed: an answer takes ${seconds(medianMs * timeScale)} of real time at the median (${seconds(medianMs)} emulated); ` +
+    `stream keep-alives every ${seconds(5000 * timeScale)}. ` +
+    `Faster: --time-scale ${faster} (answers in ${seconds(medianMs * faster)}; the wire still reports emulated times) or a smaller --median-ms.`
+  );
+}

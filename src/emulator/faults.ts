@@ -52,10 +52,20 @@ export class FaultPlanner {
   private readonly injected = new Map<string, Pending[]>();
 
   constructor(
-    private readonly rates: FaultRates,
+    private rates: FaultRates,
     seed: number | string,
   ) {
     this.rng = createRng(hashSeed(seed, 'faults'));
+  }
+
+  /** The rates in force. */
+  current(): FaultRates {
+    return { ...this.rates };
+  }
+
+  /** Replaces the rates from now on (the admin interface); already validated. */
+  setRates(rates: FaultRates): void {
+    this.rates = { ...rates };
   }
 
   inject(input: InjectFault): void {

@@ -22,3 +22,5 @@ export {
   VersionedQuestionSchema,
   ListConversationSummariesResponseSchema,
 } from './versioned-wire.js';
+export { ADMIN_PREFIX } from './admin.js';
+export { formatLogEntry, type RequestLogEntry } from './request-log.js';

@@ -3,6 +3,7 @@ import type { AgentSearch } from './agent.js';
 import { CorpusOptionsSchema } from './corpus/corpus.js';
 import { DEFAULT_LLM_MODELS } from './llm-api.js';
 import { StreamFaultOptionsSchema } from './stream/faults.js';
+import type { RequestLogEntry } from './request-log.js';
 import type { Route } from './routes.js';
 
 export const SCOPES = ['externalapi:read', 'externalapi:write'] as const;
@@ -143,6 +144,16 @@ export const EmulatorOptionsSchema = z
     /** Replaces the corpus search the agent cites from (tests use a tiny inline one). */
     search: z.custom<AgentSearch>((v) => typeof v === 'function', 'search must be a function').optional(),
     extraRoutes: z.array(z.custom<Route>((v) => typeof v === 'object' && v !== null)).default([]),
+    /** The admin interface under /-/emulator/ (counters, request log, fault switches); off without a token. */
+    admin: z
+      .object({
+        token: z.string().min(16, 'the admin token must have at least 16 characters').optional(),
+        /** Requests kept in the log. */
+        logSize: z.number().int().positive().default(1000),
+      })
+      .prefault({}),
+    /** Called once per request as it ends (the CLI's --log). */
+    onRequest: z.custom<(entry: RequestLogEntry) => void>((v) => typeof v === 'function').optional(),
   })
   .superRefine((o, ctx) => {
     const ids = new Set<number>();

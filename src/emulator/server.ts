@@ -1,4 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createAdminHandler } from './admin.js';
+import { RequestLog, type RequestLogEntry } from './request-log.js';
 import type { AddressInfo, Socket } from 'node:net';
 import { FakeAgent } from './agent.js';
 import { createAuthenticator } from './auth.js';
@@ -44,6 +46,8 @@ export interface RunningEmulator {
   /** Faults applied, keyed `<operation>.<kind>`. */
   faultCounters(): Record<string, number>;
   questionRecords(): QuestionRecordView[];
+  /** The last requests (method, path, operation, status, latency), oldest first. */
+  requestLog(limit?: number): RequestLogEntry[];
   /** Makes the next `times` requests of an operation suffer a fault. */
   injectFault(fault: InjectFault): void;
   /** Faults of the search stream: `enqueue(kind)` makes the next stream request suffer it. */
@@ -118,8 +122,24 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     now: () => clock.now(),
     actDelayMs: options.faults.actDelayMs,
   });
+  const requestLog = new RequestLog(options.admin.logSize, options.onRequest);
+  const admin = options.admin.token
+    ? createAdminHandler({
+        token: options.admin.token,
+        counters: () => requests.snapshot(),
+        faultCounters: () => faultCounts.snapshot(),
+        log: requestLog,
+        faults,
+        streamFaults,
+      })
+    : undefined;
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (admin && (await admin(req, res))) return;
+    requestLog.track(req, res, operationOf(router, req));
+    await dispatch(req, res);
+  };
   server.on('request', (req, res) => {
-    dispatch(req, res).catch(() => res.destroy());
+    handle(req, res).catch(() => res.destroy());
   });
 
   const tokens = options.users.flatMap((u) =>
@@ -142,6 +162,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     counters: () => requests.snapshot(),
     faultCounters: () => faultCounts.snapshot(),
     questionRecords: () => service.questionRecords(),
+    requestLog: (limit) => requestLog.recent(limit),
     injectFault: (fault) => faults.inject(fault),
     streamFaults,
     corpus,
@@ -153,6 +174,11 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
         for (const socket of sockets) socket.destroy();
       })),
   };
+}
+
+function operationOf(router: Router, req: IncomingMessage): string {
+  const match = router.match(req.method ?? 'GET', new URL(req.url ?? '/', 'http://emulator.invalid').pathname);
+  return match.kind === 'none' ? UNMATCHED_OPERATION : match.route.operation;
 }
 
 function trackSockets(server: Server): Set<Socket> {

@@ -30,8 +30,8 @@ export type StreamFaultOptions = z.input<typeof StreamFaultOptionsSchema>;
 
 /** Picks the fault of each request: first from the queue, else drawn by the configured rates. */
 export class StreamFaultInjector {
-  readonly stallMs: number;
-  private readonly rates: Record<StreamFaultKind, number>;
+  stallMs: number;
+  private rates: Record<StreamFaultKind, number>;
   private readonly queue: StreamFaultKind[] = [];
   private readonly rng: Rng;
 
@@ -40,6 +40,17 @@ export class StreamFaultInjector {
     this.rates = parsed.rates;
     this.stallMs = parsed.stallMs;
     this.rng = createRng(parsed.seed);
+  }
+
+  /** The settings in force. */
+  current(): { rates: Record<StreamFaultKind, number>; stallMs: number } {
+    return { rates: { ...this.rates }, stallMs: this.stallMs };
+  }
+
+  /** Replaces rates and stall time from now on (the admin interface); the seeded sequence goes on. */
+  configure(settings: { rates: Record<StreamFaultKind, number>; stallMs: number }): void {
+    this.rates = { ...settings.rates };
+    this.stallMs = settings.stallMs;
   }
 
   /** Forces faults on the next requests, one each, in order. */
