@@ -5,10 +5,10 @@ import { redact } from '../../src/http/redact.js';
 import { openResults } from '../../src/report/open.js';
 import { iterateQuestionExport } from '../../src/store/queries.js';
 
-const [db, passes] = [process.argv[2]!, Number(process.argv[3] ?? 3)];
+const [db, runId, passes] = [process.argv[2]!, Number(process.argv[3]), Number(process.argv[4] ?? 5)];
 const store = openResults(db);
 const cells: string[] = [];
-for (const r of iterateQuestionExport(store.db, 1)) {
+for (const r of iterateQuestionExport(store.db, runId)) {
   for (const v of [r.errorRawCode, r.errorMessage, r.errorTitle, r.errorDetails, r.clientError, r.text, r.title, r.answer]) if (v) cells.push(v);
   cells.push(r.sourceLinks.join('\n'), r.suggestedFollowups.join('\n'));
 }

@@ -49,10 +49,13 @@ try {
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const bare = times.get('node -e 0')!;
   const rows = cases.map(([name]) => {
     const xs = times.get(name)!;
+    // Each round's time over the same round's bare node: steadier than seconds on a loaded machine.
+    const ratios = xs.map((x, i) => x / bare[i]!);
     const target = name.startsWith('dsbench') ? (median(xs) <= LIMIT_S ? 'met' : 'over') : '';
-    return `| ${name} | ${median(xs).toFixed(3)} | ${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)} | ${target} |`;
+    return `| ${name} | ${median(xs).toFixed(3)} | ${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)} | ${median(ratios).toFixed(1)} (${Math.min(...ratios).toFixed(1)}-${Math.max(...ratios).toFixed(1)}) | ${target} |`;
   });
   const text = `# Start-up benchmark
 
@@ -60,8 +63,8 @@ try {
 ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, 1-minute load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} during the rounds
 (a shared machine: other work ran at the same time). ${ROUNDS} paired rounds; whole-process wall time in seconds.
 
-| command | median s | min-max s | target ${LIMIT_S} s |
-|---|---:|---:|---|
+| command | median s | min-max s | × node -e 0, median (min-max) | target ${LIMIT_S} s |
+|---|---:|---:|---:|---|
 ${rows.join('\n')}
 `;
   process.stdout.write(text);

@@ -21,8 +21,10 @@ const [serverJs, clientJs, ceilingsJs] = transpile('dsbench-stream-bench', ['ben
   string,
   string,
 ];
+// --quick: one small stream, for `npm run bench -- --quick`; RESULTS.md is written by full runs only.
+const quick = process.argv.includes('--quick');
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
-if (sizes.length === 0) sizes.push(1_000_000, 3_000_000);
+if (sizes.length === 0) sizes.push(...(quick ? [200_000] : [1_000_000, 3_000_000]));
 
 async function startServer(): Promise<{ endpoint: string; stop: () => void }> {
   const child = fork(serverJs, [], { execArgv: [] });
@@ -128,4 +130,5 @@ ${context}
 ${NOTES}`;
 console.log(`${table}\n\n${context}`);
 process.stderr.write('(RESULTS.md also carries the notes in bench/stream/notes.md)\n');
-writeFileSync(here('./RESULTS.md'), report);
+if (quick) process.stdout.write(report);
+else writeFileSync(here('./RESULTS.md'), report);
