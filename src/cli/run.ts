@@ -146,10 +146,14 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       }
       const emulated = targets.some((t) => t.emulated);
       const grades = gradingSummary(store.db, result.runId);
+      const split = shard && findRun(store.db, result.runId)?.split;
+      const shardNote = split
+        ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`
+        : '';
       process.stdout.write(
         argv.json
-          ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades),
+          ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), db: store.path, emulated }, null, 2)}\n`
+          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades) + shardNote,
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
       process.exitCode = result.exitCode;

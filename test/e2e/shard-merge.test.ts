@@ -1,6 +1,7 @@
 // Shards 1..n of a suite, each run on its own deterministic emulator (same seed, as n CI machines would)
 // and merged, give the run one machine gives: the same items in the same order, the same outcomes,
 // turns, searches and expectation results; and compare treats the merged run like any other run.
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -133,6 +134,17 @@ describe('dsbench run --shard', () => {
     expect(exit.code).toBe(ExitCode.usage);
     expect(exit.stderr).toMatch(message);
   });
+
+  it('says in --json which shard of which group it ran', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'tiny.yaml');
+    writeFileSync(file, 'name: tiny\ndefaults: { api: legacy, timeout: 1h }\nquestions:\n  - { id: a, question: Where is pLimit defined? }\n  - { id: b, question: What does yargs parse? }\n');
+    const exit = await dsbenchHere(['run', file, '--shard', '2/2', '--group', 'ci-9', '--db', path.join(dir, 's.db'), '--json', '--quiet', '--emulator-time-scale', '0.01']);
+    expect(exit.code, exit.stderr).toBe(ExitCode.ok);
+    const result = JSON.parse(exit.stdout) as { split: Record<string, unknown>; targets: Record<string, { counts: Record<string, number> }> };
+    expect(result.split).toMatchObject({ groupLabel: 'ci-9', shardIndex: 2, shardCount: 2, shards: [2], partial: false });
+    expect(result.targets.emulator?.counts).toEqual({ completed: 1 });
+  }, 30_000);
 
   it('resumes a shard as that shard, and refuses another --shard', async () => {
     const loaded = await suite(SUITE);
