@@ -267,6 +267,27 @@ describe('dsbench merge', () => {
     readDb(into, (d) => expect(d.prepare('SELECT id FROM runs').pluck().all()).toEqual([again!.runId]));
   });
 
+  it('carries the grades and citations of every turn', () => {
+    const files = shards(3);
+    for (const file of files) {
+      const db = new Database(file);
+      db.exec(`INSERT INTO grades (run_id, item_key, turn, spec, status, score, judge_pass, min_score, passed, reasons_json, model, prompt_version,
+          prompt_hash, inputs_hash, cached, graded_at)
+        SELECT run_id, item_key, turn, 'question', 'graded', 4, 1, 3, 1, '[]', 'judge', 'v1', 'p', 'i', 0, 'now' FROM turns;
+        INSERT INTO citations (run_id, item_key, turn, position, origin, repository, link, status, reason, checked_at)
+        SELECT run_id, item_key, turn, 0, 'source', 'github.com/org/repo', 'https://x/' || item_key, 'valid', 'found', 'now' FROM turns`);
+      db.close();
+    }
+    const into = path.join(dir, 'merged.db');
+    const [merged] = mergeShards({ sources: files, into });
+    readDb(into, (db) => {
+      const turns = count(db, 'turns', merged!.runId);
+      expect(turns).toBeGreaterThan(0);
+      expect(count(db, 'grades', merged!.runId)).toBe(turns);
+      expect(count(db, 'citations', merged!.runId)).toBe(turns);
+    });
+  });
+
   it('carries item-level tables it does not know (item_scores, ...) and no run-level ones it does not know', () => {
     const files = shards(2);
     const into = path.join(dir, 'merged.db');
