@@ -32,6 +32,10 @@ export interface CompareArgs {
   html?: boolean | undefined;
   junit?: string | undefined;
   json?: boolean | undefined;
+  judge?: boolean | undefined;
+  maxLossRate?: string | undefined;
+  maxScoreDrop?: number | undefined;
+  maxCitationValidityDrop?: string | undefined;
 }
 
 const pctText = (f: number | null): string => (f === null ? 'off' : `${+(f * 100).toFixed(6)}%`);
@@ -90,8 +94,21 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
     html: args.html,
     junit: args.junit,
   });
-  stdout.write(format === 'md' ? result.markdown : format === 'json' ? safeJson(compareJson(result)) : result.text);
-  if (result.summary.failed) return ExitCode.expectationsFailed;
+  const pairwise = args.judge
+    ? await (await import('./compare-judge.js')).judgePairs(
+        result.baseline,
+        result.candidate,
+        {
+          maxLossRate: args.maxLossRate === undefined ? null : parsePercent(args.maxLossRate, '--max-loss-rate'),
+          maxScoreDrop: args.maxScoreDrop ?? null,
+          maxCitationValidityDrop: args.maxCitationValidityDrop === undefined ? null : parsePercent(args.maxCitationValidityDrop, '--max-citation-validity-drop'),
+        },
+        bootstrapFrom(args),
+      )
+    : undefined;
+  if (format === 'json') stdout.write(safeJson({ ...compareJson(result), ...(pairwise && { pairwise: { ...pairwise.result, failedGates: pairwise.failedGates } }) }));
+  else stdout.write((format === 'md' ? result.markdown : result.text) + (pairwise?.text ?? ''));
+  if (result.summary.failed || (pairwise && pairwise.failedGates.length > 0)) return ExitCode.expectationsFailed;
   // A comparison with nothing (or too little) to judge must not pass: printed as it is, then exit 8.
   if (result.nothingCompared) throw new NothingToCompareError(result.nothingCompared);
   return ExitCode.ok;
@@ -120,6 +137,10 @@ export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs>
       .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP.seed, describe: 'Seed of the bootstrap (same seed, same intervals)' })
       .option('bom', { type: 'boolean', default: false, describe: 'Start compare.csv with a UTF-8 byte order mark (for Excel)' })
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE: a test case per gate and per pair, failing as the gates do' })
+      .option('judge', { type: 'boolean', default: false, describe: 'Also ask the judge which answer of each pair is better, in both orders (docs/grading.md)' })
+      .option('max-loss-rate', { type: 'string', describe: 'With --judge: largest share of pairs the candidate may lose, e.g. 20%' })
+      .option('max-score-drop', { type: 'number', describe: 'With --judge: largest drop of the mean judge score (0 to 1) over turns graded in both runs' })
+      .option('max-citation-validity-drop', { type: 'string', describe: 'With --judge: largest drop of the citation validity rate, in points, e.g. 5%' })
       .option('html', { type: 'boolean', default: false, describe: 'Also write compare.html: charts of the deltas with their intervals and the answers side by side, offline' }) as unknown as Argv<CompareArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<CompareArgs & GlobalArgs>) => {
     const code = await runCompare(argv);

@@ -2,6 +2,10 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pLimit from 'p-limit';
+import { JudgeSchema } from '../../src/config/suite.js';
+import { JudgeClient, resolveJudgeEndpoint } from '../../src/grade/judge-client.js';
+import { comparePairwise, outcomeOf } from '../../src/grade/pairwise.js';
 import { RunGrading } from '../../src/grade/run-grading.js';
 import { UsageError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
@@ -181,5 +185,47 @@ describe('judge failures', () => {
     expect(result.grading?.judgeCalls).toBe(2);
     expect(judge.counters()['llm.chat']).toBe(2);
     expect(e.counters()['llm.chat']).toBe(0);
+  });
+});
+
+describe('pairwise comparison', () => {
+  it('reads a split verdict as a tie and only two agreeing verdicts as a win or a loss', () => {
+    expect(outcomeOf('B', 'A')).toBe('win');
+    expect(outcomeOf('A', 'B')).toBe('loss');
+    expect(outcomeOf('A', 'A')).toBe('tie');
+    expect(outcomeOf('tie', 'A')).toBe('tie');
+    expect(outcomeOf(undefined, 'A')).toBe('undecided');
+  });
+
+  it('the candidate whose citations do not resolve loses, in both orders; asked again, every verdict comes from the cache', async () => {
+    const base = await run(SUITE);
+    const cand = await run(SUITE, { ...OPTIONS, agent: { badCitationRate: 1 } });
+    const judgeEmulator = await emulator(OPTIONS);
+    const bStore = openStore(base.dbPath);
+    const cStore = openStore(cand.dbPath);
+    const judge = new JudgeClient(resolveJudgeEndpoint(JudgeSchema.parse({}), target({ name: 'j', emulator: judgeEmulator }).connection, {}));
+    try {
+      const options = {
+        baseline: { db: bStore.db, runId: base.result.runId, target: 'emu' },
+        candidate: { db: cStore.db, runId: cand.result.runId, target: 'emu' },
+        judge,
+        cache: new SqliteGradeStore(cStore.db),
+        limit: pLimit(2),
+        bootstrap: { resamples: 500, confidence: 0.95, seed: 1 },
+      };
+      const first = await comparePairwise(options);
+      expect(first).toMatchObject({ pairs: 3, wins: 0, undecided: 0, judgeCalls: 6, cacheHits: 0 });
+      expect(first.losses).toBeGreaterThan(0);
+      expect(first.lossRate!.low).toBeLessThanOrEqual(first.lossRate!.value);
+      expect(first.citationValidity.delta).toBeLessThan(0);
+      expect(first.scoreDelta!.pairs).toBe(2);
+      const again = await comparePairwise(options);
+      expect(again).toMatchObject({ judgeCalls: 0, cacheHits: 6, losses: first.losses, ties: first.ties });
+      expect(judgeEmulator.counters()['llm.chat']).toBe(6);
+    } finally {
+      await judge.close();
+      bStore.close();
+      cStore.close();
+    }
   });
 });

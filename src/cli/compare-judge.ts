@@ -1,0 +1,83 @@
+import pLimit from 'p-limit';
+import { connectionFor, type Env } from '../config/credentials.js';
+import { JudgeSchema } from '../config/suite.js';
+import { targetsFrom } from '../config/targets.js';
+import type { RunningEmulator } from '../emulator/index.js';
+import { JudgeClient, resolveJudgeEndpoint } from '../grade/judge-client.js';
+import { comparePairwise, formatPairwise, type PairwiseResult } from '../grade/pairwise.js';
+import { NothingToCompareError } from '../http/errors.js';
+import type { Side } from '../report/compare/compare.js';
+import { openStore, runTargets, SqliteGradeStore } from '../store/index.js';
+
+export interface PairwiseGates {
+  /** Largest share of decided pairs the candidate may lose; null: off. */
+  maxLossRate: number | null;
+  /** Largest drop of the mean judge score (candidate minus baseline); null: off. */
+  maxScoreDrop: number | null;
+  /** Largest drop of the citation validity rate (percentage points as a fraction); null: off. */
+  maxCitationValidityDrop: number | null;
+}
+
+export interface PairwiseOutcome {
+  result: PairwiseResult;
+  text: string;
+  failedGates: string[];
+}
+
+/**
+ * `compare --judge`: the judge compares each pair of answers in both orders. The judge is the one of
+ * DSBENCH_JUDGE_ENDPOINT, else the candidate target's own LLM API (a new embedded emulator for an
+ * emulated run), with the model of DSBENCH_JUDGE_MODEL or the first the endpoint lists.
+ */
+export async function judgePairs(baseline: Side, candidate: Side, gates: PairwiseGates, bootstrap: { resamples: number; confidence: number; seed: number }, env: Env = process.env): Promise<PairwiseOutcome> {
+  const sameDb = baseline.db === candidate.db;
+  const cStore = openStore(candidate.db);
+  const bStore = sameDb ? cStore : openStore(baseline.db);
+  let emulator: RunningEmulator | undefined;
+  let judge: JudgeClient | undefined;
+  try {
+    const targetName = candidate.target ?? candidate.targets[0];
+    const target = runTargets(cStore.db, candidate.run.id).find((t) => t.name === targetName);
+    let connection;
+    if (!env.DSBENCH_JUDGE_ENDPOINT?.trim() && target) {
+      if (target.emulated) {
+        emulator = await (await import('../emulator/index.js')).startEmulator({ port: 0 });
+        connection = connectionFor(emulator.url, emulator.adminToken, {});
+      } else connection = targetsFrom([`${target.name}=${target.url}`], undefined, env)![0]!.connection;
+    }
+    judge = new JudgeClient(resolveJudgeEndpoint(JudgeSchema.parse({}), connection, env));
+    const result = await comparePairwise({
+      baseline: { db: bStore.db, runId: baseline.run.id, target: baseline.target },
+      candidate: { db: cStore.db, runId: candidate.run.id, target: candidate.target },
+      judge,
+      cache: new SqliteGradeStore(cStore.db),
+      limit: pLimit(4),
+      bootstrap,
+    });
+    const decided = result.wins + result.losses + result.ties;
+    if (decided === 0) {
+      throw new NothingToCompareError(
+        `the judge decided no pair (${result.pairs} paired answers, ${result.undecided} undecided${result.problems[0] ? `; first problem: ${result.problems[0]}` : ''})`,
+      );
+    }
+    const failedGates: string[] = [];
+    if (gates.maxLossRate !== null && result.lossRate && result.lossRate.value > gates.maxLossRate) {
+      failedGates.push(`pairwise loss rate ${(result.lossRate.value * 100).toFixed(1)}% exceeds ${(gates.maxLossRate * 100).toFixed(1)}%`);
+    }
+    if (gates.maxScoreDrop !== null && result.scoreDelta && -result.scoreDelta.mean > gates.maxScoreDrop) {
+      failedGates.push(`mean judge score dropped by ${(-result.scoreDelta.mean).toFixed(3)} (more than ${gates.maxScoreDrop})`);
+    }
+    const vd = result.citationValidity.delta;
+    if (gates.maxCitationValidityDrop !== null && vd !== undefined && -vd > gates.maxCitationValidityDrop) {
+      failedGates.push(`citation validity dropped by ${(-vd * 100).toFixed(1)} points (more than ${(gates.maxCitationValidityDrop * 100).toFixed(1)})`);
+    }
+    const problems = result.problems.slice(0, 5).map((p) => `  judge problem: ${p}\n`).join('');
+    const text = formatPairwise(result, bootstrap.confidence) + problems + failedGates.map((g) => `  GATE FAILED: ${g}\n`).join('');
+    return { result, text, failedGates };
+  } finally {
+    await judge?.close();
+    if (!sameDb) bStore.close();
+    cStore.close();
+    await emulator?.stop();
+  }
+}
