@@ -108,7 +108,7 @@ describe('bounds', () => {
     writeFileSync(file, 'name: big\n');
     truncateSync(file, 40 * 1024 * 1024);
     await expect(loadSuite(file)).rejects.toThrow(
-      `suite file ${file} is 41,943,040 bytes; dsbench reads suites of at most 33,554,432 bytes (32 MB): split it into several suites`,
+      `suite file ${file} is 41,943,040 bytes; dsbench reads suites of at most 16,777,216 bytes (16 MB): split it into several suites`,
     );
   });
 });
