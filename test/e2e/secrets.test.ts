@@ -2,11 +2,12 @@
 // canaries, a server echoes every header it receives into answers, titles, sources, error messages and
 // stream events, and nothing dsbench stores (tables, database and WAL bytes), exports or prints may
 // contain any of them.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/store.js';
 import { prepareCli, type Cli, type Run } from '../helpers/cli.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../runner/fixtures/harness.js';
@@ -119,6 +120,11 @@ searches:
     expect: { exhaustive: true }
 `,
     );
+    // A connection held open through the run keeps the -wal file (the last one to close would remove it), so
+    // the write-ahead log itself can be scanned, not only what was checkpointed into the database.
+    openStore(db).close();
+    const holder = new Database(db);
+    holder.prepare('SELECT count(*) FROM runs').get();
     const run = await dsbench(['run', suite, '--endpoint', server.url, '--db', db, '--quiet', '--json', '--max-attempts', '1']);
     expect(run.stdout, run.stderr).toContain('"runId"');
     // The server saw the canaries, so a leak would have been possible.
@@ -131,6 +137,8 @@ searches:
     expect(ask.stdout).toContain('[REDACTED]');
     const askVersioned = await dsbench(['ask', 'Where is it?', '--endpoint', server.url, '--api', 'versioned', '--json', '--poll-interval', '0.01']);
     expect(askVersioned.stdout).toContain('[REDACTED]');
+    const search = await dsbench(['search', 'anything', '--endpoint', server.url, '--json']);
+    expect(search.stdout).toContain('[REDACTED]');
     const failing = await dsbench(['conversations', 'delete', '140', '--api', 'legacy', '--endpoint', server.url, '--max-attempts', '1']);
     expect(failing.stderr).toContain('[REDACTED]');
 
@@ -151,6 +159,10 @@ searches:
     } finally {
       handle.close();
     }
-    for (const file of [db, `${db}-wal`].filter((f) => existsSync(f))) scan(path.basename(file), readFileSync(file).toString('latin1'));
+    expect(statSync(`${db}-wal`).size).toBeGreaterThan(0);
+    // The log did hold the run's rows, echoed text included (redacted).
+    expect(readFileSync(`${db}-wal`).toString('latin1')).toContain('[REDACTED]');
+    for (const file of [db, `${db}-wal`]) scan(path.basename(file), readFileSync(file).toString('latin1'));
+    holder.close();
   });
 });
