@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { vi } from 'vitest';
 import { Corpus } from '../../../src/emulator/corpus/index.js';
 import { createStreamHandler, type StreamHandlerOptions } from '../../../src/emulator/stream/index.js';
 
@@ -41,6 +42,17 @@ export function removeDir(dir: string): void {
 
 export function openCorpus(dir: string): Promise<Corpus> {
   return Corpus.open({ dir, archived: ARCHIVED, forks: FORKS });
+}
+
+/** A corpus over `dir` whose file reads each take `delayMs(path)` longer. */
+export async function slowCorpus(dir: string, delayMs: (path: string) => number): Promise<Corpus> {
+  const slow = await openCorpus(dir);
+  const readText = slow.readText.bind(slow);
+  vi.spyOn(slow, 'readText').mockImplementation(async (repo, file) => {
+    await new Promise((r) => setTimeout(r, delayMs(file.path)));
+    return readText(repo, file);
+  });
+  return slow;
 }
 
 export interface TestServer {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Corpus } from '../../../src/emulator/corpus/index.js';
 import {
   countOf,
@@ -8,6 +8,7 @@ import {
   matchesOf,
   openCorpus,
   removeDir,
+  slowCorpus as slowCorpusOf,
   startServer,
   stream,
   type TestServer,
@@ -163,16 +164,7 @@ describe('filters', () => {
 });
 
 describe('batching and keep-alive', () => {
-  /** A corpus over the same folder whose file reads take `delayMs(path)` longer. */
-  const slowCorpus = async (delayMs: (path: string) => number) => {
-    const slow = await openCorpus(dir);
-    const readText = slow.readText.bind(slow);
-    vi.spyOn(slow, 'readText').mockImplementation(async (repo, file) => {
-      await new Promise((r) => setTimeout(r, delayMs(file.path)));
-      return readText(repo, file);
-    });
-    return slow;
-  };
+  const slowCorpus = (delayMs: (path: string) => number) => slowCorpusOf(dir, delayMs);
 
   it('sends the first batch at once, then batches by size', async () => {
     const unbatched = await startServer({ corpus, flushBytes: 1, flushIntervalMs: 60_000 });

@@ -1,7 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Corpus } from '../../../src/emulator/corpus/index.js';
 import { amount } from '../../../src/emulator/corpus/skipped.js';
-import { finalProgress, json, makeCorpusDir, openCorpus, removeDir, startServer, stream, type StreamEvent, type TestServer } from './harness.js';
+import {
+  finalProgress,
+  json,
+  makeCorpusDir,
+  openCorpus,
+  removeDir,
+  slowCorpus as slowCorpusOf,
+  startServer,
+  stream,
+  type StreamEvent,
+  type TestServer,
+} from './harness.js';
 
 let dir: string;
 let corpus: Corpus;
@@ -21,16 +32,7 @@ afterAll(async () => {
 const search = (q: string, params: Record<string, string> = {}) => stream(server.url, { q, ...params });
 const names = (events: StreamEvent[]) => events.map((e) => e.event);
 
-/** A corpus over the same folder whose file reads each take `ms` longer. */
-async function slowCorpus(ms: number): Promise<Corpus> {
-  const slow = await openCorpus(dir);
-  const readText = slow.readText.bind(slow);
-  vi.spyOn(slow, 'readText').mockImplementation(async (repo, file) => {
-    await new Promise((r) => setTimeout(r, ms));
-    return readText(repo, file);
-  });
-  return slow;
-}
+const slowCorpus = (ms: number) => slowCorpusOf(dir, () => ms);
 
 describe('event order like the server', () => {
   it('sends filters and the first batch at once, then filters, matches and progress on each changed flush', async () => {
