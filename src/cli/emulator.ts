@@ -32,6 +32,8 @@ interface EmulatorArgs extends GlobalArgs {
   stream401Rate: number;
   stream500Rate: number;
   streamStallMs: number;
+  clockOffsetMs: number;
+  actDelayMs: number;
   log: boolean;
 }
 
@@ -69,6 +71,8 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('stream-malformed-rate', { type: 'number', default: 0, describe: 'Fraction of search streams starting with an event that is not valid JSON' })
       .option('stream-401-rate', { type: 'number', default: 0, describe: 'Fraction of search streams refused with a plain-text 401' })
       .option('stream-500-rate', { type: 'number', default: 0, describe: 'Fraction of search streams refused with a plain-text 500' })
+      .option('clock-offset-ms', { type: 'number', default: 0, describe: 'Offset of the server\'s clock (Date headers and timestamps): -600000 is 10 minutes behind' })
+      .option('act-delay-ms', { type: 'number', default: 0, describe: 'Real ms between accepting a writing request and acting on it' })
       .option('log', { type: 'boolean', default: false, describe: 'Log each request on stderr: method, path, status, latency, operation (never a credential)' }) as unknown as Argv<EmulatorArgs>,
   handler: async (argv: ArgumentsCamelCase<EmulatorArgs>) => {
     const adminToken = process.env[ADMIN_TOKEN_ENV] || undefined;
@@ -96,6 +100,8 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
           rateSlow: argv.faultRateSlow,
           slowMs: argv.slowMs,
           rateResetAfterAction: argv.faultRateResetAfter,
+          clockOffsetMs: argv.clockOffsetMs,
+          actDelayMs: argv.actDelayMs,
         },
         stream: {
           faults: {

@@ -18,6 +18,8 @@ export interface AdminDeps {
   log: RequestLog;
   faults: FaultPlanner;
   streamFaults: StreamFaultInjector;
+  /** Moves the server's clock when its offset setting changes. */
+  shiftClock: (deltaMs: number) => void;
 }
 
 /** Partial settings: what is given replaces the current value, the rest stays. */
@@ -97,6 +99,7 @@ function update(deps: AdminDeps, patch: z.output<typeof FaultsPatchSchema>): unk
     rates: { ...now.stream.rates, ...patch.stream?.rates },
     stallMs: patch.stream?.stallMs ?? now.stream.stallMs,
   });
+  deps.shiftClock(http.clockOffsetMs - now.http.clockOffsetMs);
   deps.faults.setRates(http);
   deps.streamFaults.configure(stream);
   return settings(deps);

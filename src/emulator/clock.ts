@@ -6,6 +6,8 @@ import { performance } from 'node:perf_hooks';
  */
 export class VirtualClock {
   private readonly realStart: number;
+  /** Moves the clock after start (a server clock offset changed at run time). */
+  private shiftMs = 0;
 
   constructor(
     readonly timeScale: number,
@@ -17,7 +19,12 @@ export class VirtualClock {
 
   /** Current virtual time, whole epoch ms. */
   now(): number {
-    return Math.floor(this.startMs + this.toVirtualMs(this.realNow() - this.realStart));
+    return Math.floor(this.startMs + this.shiftMs + this.toVirtualMs(this.realNow() - this.realStart));
+  }
+
+  /** Sets the clock ahead (positive) or back by `ms` from now on. */
+  shift(ms: number): void {
+    this.shiftMs += ms;
   }
 
   /** Real ms that a virtual duration takes. */

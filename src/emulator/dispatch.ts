@@ -17,8 +17,6 @@ export interface DispatchDeps {
   signal: AbortSignal;
   /** The virtual clock: every reply's Date header tells it, as a real server's tells its own clock. */
   now: () => number;
-  /** Real ms a writing request waits between being accepted and acted on (a busy server or proxy). */
-  actDelayMs?: number;
 }
 
 const writePlainError: ErrorWriter = (res, status, message) => sendText(res, status, message);
@@ -68,7 +66,8 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
       return;
     }
     const writes = route.scope === 'write' || (route.scope === undefined && req.method !== 'GET');
-    if (deps.actDelayMs && writes && !(await delay(deps.actDelayMs, deps.signal))) return;
+    const { actDelayMs } = deps.faults.settings;
+    if (actDelayMs > 0 && writes && !(await delay(actDelayMs, deps.signal))) return;
     const afterAction = fault?.kind === 'resetAfterAction' || fault?.kind === 'dropField' ? fault : undefined;
     const ctx: RouteContext = {
       user,

@@ -58,7 +58,12 @@ export class FaultPlanner {
     this.rng = createRng(hashSeed(seed, 'faults'));
   }
 
-  /** The rates in force. */
+  /** The settings in force, not to be changed by the caller. */
+  get settings(): Readonly<FaultRates> {
+    return this.rates;
+  }
+
+  /** A copy of the settings in force. */
   current(): FaultRates {
     return { ...this.rates };
   }

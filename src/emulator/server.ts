@@ -120,7 +120,6 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     faultCounts,
     signal: lifetime.signal,
     now: () => clock.now(),
-    actDelayMs: options.faults.actDelayMs,
   });
   const requestLog = new RequestLog(options.admin.logSize, options.onRequest);
   const admin = options.admin.token
@@ -131,6 +130,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
         log: requestLog,
         faults,
         streamFaults,
+        shiftClock: (ms) => clock.shift(ms),
       })
     : undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

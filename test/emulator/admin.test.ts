@@ -69,7 +69,7 @@ describe('admin interface', () => {
     const e = await emulator({ ...FAST, search: tinySearch, admin: { token: TOKEN } });
     const initial = (await admin(e, 'GET', 'faults')).json;
     expect(Object.keys(initial.http).sort()).toEqual(
-      ['rate429', 'rate500', 'rate503', 'rateProxy502', 'rateReset', 'rateResetAfterAction', 'rateSlow', 'retryAfterSeconds', 'slowMs'].sort(),
+      ['actDelayMs', 'clockOffsetMs', 'rate429', 'rate500', 'rate503', 'rateProxy502', 'rateReset', 'rateResetAfterAction', 'rateSlow', 'retryAfterSeconds', 'slowMs'].sort(),
     );
     expect(Object.keys(initial.stream.rates).sort()).toEqual(['cutBeforeDone', 'malformedEvent', 'stall', 'status401', 'status500']);
 
@@ -98,5 +98,27 @@ describe('admin interface', () => {
     expect((await legacy(e, 'POST', '', { question: 'x' })).status).toBe(202);
     expect((await admin(e, 'GET', 'counters')).json.faults).toMatchObject({ 'legacy.create.500': 1, 'legacy.create.429': 1, 'legacy.create.503': 1 });
     expect((await admin(e, 'DELETE', 'faults')).status).toBe(404);
+  });
+
+  it('moves the server clock and delays acting when those settings change', async () => {
+    const e = await emulator({ ...FAST, timeScale: 1, search: tinySearch, admin: { token: TOKEN } });
+    const serverTime = async () => Date.parse((await fetch(`${e.url}/.api/deepsearch/v1`, { headers: { 'X-Requested-With': 'x 1' } })).headers.get('date')!);
+    const before = await serverTime();
+    await admin(e, 'PATCH', 'faults', { http: { clockOffsetMs: -600_000 } });
+    const behind = await serverTime();
+    expect(before - behind).toBeGreaterThan(590_000);
+    expect(before - behind).toBeLessThan(610_000);
+    // Setting the same offset again does not move the clock further.
+    await admin(e, 'PATCH', 'faults', { http: { clockOffsetMs: -600_000 } });
+    expect(Math.abs((await serverTime()) - behind)).toBeLessThan(10_000);
+
+    await admin(e, 'PATCH', 'faults', { http: { actDelayMs: 1_000 } });
+    const started = performance.now();
+    expect((await legacy(e, 'POST', '', { question: 'x' })).status).toBe(202);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
+    const read = performance.now();
+    await legacy(e, 'GET', '');
+    // Reads are not delayed (the delay is between accepting a write and acting on it).
+    expect(performance.now() - read).toBeLessThan(990);
   });
 });
