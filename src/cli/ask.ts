@@ -2,8 +2,9 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { createClient, type DeepSearchClient } from '../deepsearch/index.js';
 import { withoutSecrets, type Conversation, type Question } from '../deepsearch/model.js';
 import { fixedSchedule, waitForQuestion } from '../deepsearch/wait.js';
-import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
+import { parseDuration } from '../config/duration.js';
+import { AskProgress } from './ask-progress.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatQuestion } from './format.js';
 import { openTarget } from './target.js';
@@ -12,8 +13,8 @@ import { commandUsage } from './command-usage.js';
 interface AskArgs extends GlobalArgs {
   question: string;
   followup: string[];
-  timeout: number;
-  pollInterval?: number | undefined;
+  timeout: string;
+  pollInterval?: string | undefined;
 }
 
 interface Turn {
@@ -29,19 +30,22 @@ export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
     y
       .positional('question', { type: 'string', demandOption: true, describe: 'The question' })
       .option('followup', { type: 'string', array: true, default: [] as string[], describe: 'A follow-up, asked after the previous answer ends (repeatable)' })
-      .option('timeout', { type: 'number', default: 300, describe: 'Seconds to wait for each answer before cancelling it' })
-      .option('poll-interval', { type: 'number', describe: 'Seconds between polls (default 3; 0.2 on the embedded emulator)' })
+      .option('timeout', { type: 'string', default: '5m', describe: 'How long to wait for each answer before cancelling it (90, 90s, 5m)' })
+      .option('poll-interval', { type: 'string', describe: 'Time between polls (default 3s; 200ms on the embedded emulator)' })
       .check((argv) => {
-        if (!(argv.timeout > 0)) throw new UsageError('--timeout must be a positive number of seconds');
-        if (argv.pollInterval != null && !(Number(argv.pollInterval) > 0)) throw new UsageError('--poll-interval must be a positive number of seconds');
+        parseDuration(String(argv.timeout), '--timeout');
+        if (argv.pollInterval != null) parseDuration(String(argv.pollInterval), '--poll-interval');
         return true;
       }) as unknown as Argv<AskArgs>,
   handler: async (argv: ArgumentsCamelCase<AskArgs>) => {
     const target = await openTarget(argv.endpoint);
     const client = createClient(target.connection, argv.api, transportSettings(argv));
     try {
-      const intervalMs = (argv.pollInterval ?? (target.emulated ? 0.2 : 3)) * 1000;
-      const { conversation, turns } = await ask(client, [argv.question, ...argv.followup], intervalMs, argv.timeout * 1000);
+      const intervalMs = argv.pollInterval != null ? parseDuration(String(argv.pollInterval), '--poll-interval') : target.emulated ? 200 : 3000;
+      const texts = [argv.question, ...argv.followup];
+      // --json for a script: its stderr stays empty unless a person watches a terminal.
+      const progress = new AskProgress(argv.json && !process.stderr.isTTY ? { write: () => true } : process.stderr, texts.length);
+      const { conversation, turns } = await ask(client, texts, intervalMs, parseDuration(String(argv.timeout), '--timeout'), progress);
       const last = turns[turns.length - 1];
       if (argv.json) process.stdout.write(`${JSON.stringify(jsonOutput(conversation, turns, target.emulated), null, 2)}\n`);
       else process.stdout.write(textOutput(conversation, turns));
@@ -54,19 +58,27 @@ export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
 };
 
 /** Asks the first question, then each follow-up once the previous answer has ended; stops at the first that did not complete. */
-async function ask(client: DeepSearchClient, texts: string[], intervalMs: number, timeoutMs: number) {
+async function ask(client: DeepSearchClient, texts: string[], intervalMs: number, timeoutMs: number, progress: AskProgress) {
   const [first, ...followups] = texts as [string, ...string[]];
   let conversation = await client.create(first);
+  progress.sent(0);
   const turns: Turn[] = [];
   for (let index = 0; ; index++) {
-    const waited = await waitForQuestion(client, conversation.ref, index, { schedule: fixedSchedule(intervalMs), timeoutMs });
+    let polls = 0;
+    const waited = await waitForQuestion(client, conversation.ref, index, {
+      schedule: fixedSchedule(intervalMs),
+      timeoutMs,
+      onPoll: (c) => progress.polled(index, c, ++polls),
+    });
     conversation = waited.conversation;
     if (waited.timedOut) await client.cancel(conversation.ref, waited.question?.id);
     const question = waited.question ?? { index, text: texts[index] ?? '', state: 'processing' as const, rawState: 'unlisted' };
+    progress.ended(index, waited.timedOut ? 'timed out (cancelled)' : question.state);
     turns.push({ question, timedOut: waited.timedOut, polls: waited.polls, wallMs: Math.round(waited.wallMs) });
     const next = followups[index];
     if (next === undefined || waited.timedOut || question.state !== 'completed') break;
     await client.addQuestion(conversation.ref, next);
+    progress.sent(index + 1);
   }
   return { conversation, turns };
 }

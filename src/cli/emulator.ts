@@ -1,8 +1,44 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { ZodError } from 'zod';
 import { ADMIN_PREFIX, formatLogEntry, startEmulator, type RequestLogEntry } from '../emulator/index.js';
 import { UsageError } from '../http/errors.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
+
+/** A demo's pace: a median 30 s answer in 3 s, so the suggested `ask` shows its progress and ends soon. */
+export const DEMO_TIME_SCALE = 0.1;
+
+/** The emulator's settings by their place in its options, named as the flags that set them. */
+const FLAGS: Record<string, string> = {
+  port: '--port',
+  host: '--host',
+  seed: '--seed',
+  timeScale: '--time-scale',
+  medianMs: '--median-ms',
+  sigma: '--sigma',
+  'corpus.dir': '--corpus',
+  'quota.limit': '--quota-limit',
+  'agent.tokenLimitRate': '--token-limit-rate',
+  'agent.internalErrorRate': '--internal-error-rate',
+  'faults.rate429': '--fault-rate-429',
+  'faults.rate500': '--fault-rate-500',
+  'faults.rate503': '--fault-rate-503',
+  'faults.rateReset': '--fault-rate-reset',
+  'faults.retryAfterSeconds': '--retry-after',
+  'faults.rateProxy502': '--fault-rate-502',
+  'faults.rateSlow': '--fault-rate-slow',
+  'faults.slowMs': '--slow-ms',
+  'faults.rateResetAfterAction': '--fault-rate-reset-after',
+};
+
+export function flagProblems(error: ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const where = issue.path.join('.');
+      return `${FLAGS[where] ?? where}: ${issue.message}`;
+    })
+    .join('; ');
+}
 
 interface EmulatorArgs extends GlobalArgs {
   port: number;
@@ -47,7 +83,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('port', { type: 'number', default: 3080, describe: 'Port to listen on (0: any free port)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
       .option('seed', { type: 'string', default: '1', describe: 'Seed of every random choice (same seed, same answers and times)' })
-      .option('time-scale', { type: 'number', default: 1, describe: 'Real time per emulated time: 0.01 makes a 30 s answer take 0.3 s' })
+      .option('time-scale', { type: 'number', default: DEMO_TIME_SCALE, describe: `Real time per emulated time: the default ${DEMO_TIME_SCALE} makes a 30 s answer take 3 s (a demo's pace); 1 is real time` })
       .option('median-ms', { type: 'number', default: 30_000, describe: 'Median answer time (log-normal), emulated ms' })
       .option('sigma', { type: 'number', default: 0.8, describe: 'Log-normal sigma of answer times' })
       .option('corpus', { type: 'string', describe: 'Folder of repositories laid out <host>/<owner>/<name> (default: dsbench\'s node_modules)' })
@@ -119,7 +155,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
         ...(argv.log && { onRequest: (entry: RequestLogEntry) => process.stderr.write(`${formatLogEntry(entry)}\n`) }),
       });
     } catch (error) {
-      throw new UsageError(`cannot start the emulator: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new UsageError(`cannot start the emulator: ${error instanceof ZodError ? flagProblems(error) : error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     const admin = adminToken === undefined ? null : `${emulator.url}${ADMIN_PREFIX}`;
     const info = { url: emulator.url, tokens: emulator.tokens, timeScale: argv.timeScale, corpus: emulator.corpus.root, admin };
@@ -132,7 +168,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
             (admin === null
               ? `Admin interface off: set ${ADMIN_TOKEN_ENV} (16+ characters) to turn it on.\n`
               : `Admin interface at ${admin} (counters, log, faults) with Authorization: Bearer $${ADMIN_TOKEN_ENV}\n`) +
-            `Try: SRC_ENDPOINT=${emulator.url} SRC_ACCESS_TOKEN=${emulator.adminToken} dsbench ask "How does yaml report parse errors?"\n`,
+            `Try: SRC_ENDPOINT=${emulator.url} SRC_ACCESS_TOKEN=${emulator.adminToken} npx dsbench ask "How does yaml report parse errors?"\n`,
     );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

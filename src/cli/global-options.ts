@@ -5,7 +5,20 @@ import { UsageError } from '../http/errors.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 
 /** Options every command takes. */
-export function globalOptions<T>(y: Argv<T>) {
+export function commonOptions<T>(y: Argv<T>) {
+  return y.option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text', global: true });
+}
+
+/** Commands that talk to an instance: its address, API flavour, retries and timeouts. */
+export const NETWORK_COMMANDS: ReadonlySet<string> = new Set(['ask', 'conversations', 'run', 'search']);
+
+/** The common options, plus the network ones for commands that talk to an instance (and for the top-level help). */
+export function globalOptions<T>(y: Argv<T>, network = true): Argv<GlobalArgs> {
+  const common = commonOptions(y);
+  return (network ? networkOptions(common) : common) as unknown as Argv<GlobalArgs>;
+}
+
+function networkOptions<T>(y: Argv<T>) {
   return y
     .option('endpoint', {
       type: 'string',
@@ -18,7 +31,6 @@ export function globalOptions<T>(y: Argv<T>) {
       describe: 'Deep Search API flavour',
       global: true,
     })
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text', global: true })
     .option('max-attempts', { type: 'number', describe: 'Attempts per request, the first included, for 429, 502-504 and connection errors (default 5)', global: true })
     .option('retry-base-delay', { type: 'string', describe: 'Backoff base: attempt n waits up to base x 2^(n-1), with full jitter (default 500ms)', global: true })
     .option('max-retry-delay', { type: 'string', describe: 'Longest wait between attempts; a longer Retry-After is not waited for (default 30s)', global: true })

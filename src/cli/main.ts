@@ -6,7 +6,8 @@ import { ExitCode } from '../http/exit-codes.js';
 import { redact } from '../http/redact.js';
 import { VERSION } from '../version.js';
 import { type CommandName, commandUsage } from './command-usage.js';
-import { type GlobalArgs, globalOptions } from './global-options.js';
+import { suggestFlags } from './did-you-mean.js';
+import { type GlobalArgs, NETWORK_COMMANDS, globalOptions } from './global-options.js';
 
 /** Each command's module, imported only when that command runs, so a command starts without the others' code. */
 const commandModules: Record<CommandName, () => Promise<CommandModule<GlobalArgs, any>>> = {
@@ -31,12 +32,13 @@ function commandNamed(argv: readonly string[]): CommandName | undefined {
 async function main(argv: string[]): Promise<number> {
   try {
     const named = commandNamed(argv);
-    const parser = globalOptions(yargs(argv)).scriptName('dsbench').version(VERSION);
+    const parser = globalOptions(yargs(valuesStartingWithDash(argv)), named === undefined || NETWORK_COMMANDS.has(named)).scriptName('dsbench').version(VERSION);
     for (const name of Object.keys(commandUsage) as CommandName[]) {
       // --help lists the other commands by their usage and description alone, without loading their code.
       parser.command(name === named ? await commandModules[name]() : { ...commandUsage[name], handler: () => notLoaded(name) });
     }
     await parser
+      .middleware((args) => rejectNotANumber(args, argv), true)
       .demandCommand(1, 'Give a command; see dsbench --help.')
       .strict()
       .recommendCommands()
@@ -44,7 +46,9 @@ async function main(argv: string[]): Promise<number> {
       // error; a failure with a message and no error object is a usage error, anything else is rethrown.
       .fail((message, error) => {
         if (error) throw error;
-        throw new UsageError(`${message}\nRun dsbench --help (or dsbench <command> --help) for usage.`);
+        // The parser's options at this point are those of the command being parsed.
+        const known = Object.keys((parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+        throw new UsageError(`${suggestFlags(message, known)}\nRun dsbench --help (or dsbench <command> --help) for usage.`);
       })
       .wrap(Math.min(110, process.stdout.columns ?? 100))
       .epilogue(
@@ -55,6 +59,31 @@ async function main(argv: string[]): Promise<number> {
     return process.exitCode === undefined ? ExitCode.ok : Number(process.exitCode);
   } catch (error) {
     return report(error);
+  }
+}
+
+/** Flags whose values may start with a dash (`--sort -updated_at`): joined to their flag so yargs reads a value, not short flags. */
+const DASH_VALUES = new Set(['--sort']);
+
+function valuesStartingWithDash(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (DASH_VALUES.has(argv[i]!) && next !== undefined && /^-[A-Za-z_]/.test(next)) {
+      out.push(`${argv[i]}=${next}`);
+      i++;
+    } else out.push(argv[i]!);
+  }
+  return out;
+}
+
+/** yargs reads `--display abc` as NaN and says "received NaN" later; say which flag and what was given instead. */
+function rejectNotANumber(args: Record<string, unknown>, argv: readonly string[]): void {
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value !== 'number' || !Number.isNaN(value) || /[A-Z]/.test(key)) continue;
+    const at = argv.findIndex((a) => a === `--${key}` || a.startsWith(`--${key}=`));
+    const given = at < 0 ? '' : argv[at]!.includes('=') ? argv[at]!.slice(argv[at]!.indexOf('=') + 1) : (argv[at + 1] ?? '');
+    throw new UsageError(`--${key} takes a number, got "${given}"`);
   }
 }
 

@@ -49,7 +49,12 @@ export const searchCommand: CommandModule<GlobalArgs, SearchArgs> = {
         },
         { timeoutMs, stallTimeoutMs },
       );
-      process.stdout.write(argv.json ? `${JSON.stringify(jsonOf(result), null, 2)}\n` : textOf(result));
+      if (argv.json) process.stdout.write(`${JSON.stringify(jsonOf(result), null, 2)}\n`);
+      else {
+        const text = textOf(result);
+        process.stdout.write(text.out);
+        if (text.err) process.stderr.write(text.err);
+      }
       process.exitCode = exitCodeOf(result);
     } finally {
       await transport.close();
@@ -62,9 +67,13 @@ function jsonOf(result: SearchResult) {
   return { ...result, alert: result.alerts[0] ?? null, error: [...result.errors, result.failure?.message].filter(Boolean).join('; ') || null };
 }
 
-/** The platform CLI's manner: `N[+] results in T from M repositories`, then skipped reasons and alerts. */
-function textOf(result: SearchResult): string {
+/**
+ * The platform CLI's manner: `N[+] results in T from M repositories`, then skipped reasons and alerts on
+ * stdout; what went wrong (errors, a failed stream) on stderr, so a pipe of the results stays clean.
+ */
+export function textOf(result: SearchResult): { out: string; err: string } {
   const lines: string[] = [];
+  const problems: string[] = [];
   const ran = result.matchCount !== undefined || result.counted > 0;
   if (result.verdict !== 'http_error' && (ran || result.verdict !== 'error')) {
     const count = result.matchCount ?? result.counted;
@@ -78,10 +87,10 @@ function textOf(result: SearchResult): string {
   }
   for (const s of result.skipped) lines.push(`Skipped: ${s.title}${s.suggested ? ` (try ${s.suggested.queryExpression})` : ''}`);
   for (const a of result.alerts) lines.push(`Alert: ${a.title}${a.description ? ` — ${a.description}` : ''}`);
-  for (const e of result.errors) lines.push(`Error: ${e}`);
-  if (result.failure) lines.push(`Failed: ${result.failure.message}`);
+  for (const e of result.errors) problems.push(`dsbench: search error: ${e}`);
+  if (result.failure) problems.push(`dsbench: search failed: ${result.failure.message}`);
   lines.push(`wall ${(result.wallMs / 1000).toFixed(2)}s, first match after ${result.timeToFirstMatchMs !== undefined ? `${Math.round(result.timeToFirstMatchMs)} ms` : '—'}`);
-  return `${lines.join('\n')}\n`;
+  return { out: `${lines.join('\n')}\n`, err: problems.length > 0 ? `${problems.join('\n')}\n` : '' };
 }
 
 /** The same table as a search item of a run (src/runner/verdict.ts): `run` and `search` agree. */

@@ -212,7 +212,7 @@ describe.concurrent('dsbench CLI', () => {
     const cases: Array<[string[], string]> = [
       [['ask', 'Where?', '--bogus'], 'Unknown argument: bogus'],
       [['ask', 'Where?', '--api', 'foo'], 'Argument: api, Given: "foo", Choices: "legacy", "versioned"'],
-      [['ask', 'Where?', '--timeout', '-1'], '--timeout must be a positive number of seconds'],
+      [['ask', 'Where?', '--timeout', '-1'], '--timeout: "-1" is not a positive duration'],
       [['ask'], 'Not enough non-option arguments: got 0, need at least 1'],
     ];
     const runs = await Promise.all(cases.map(([args]) => dsbench([...args, '--endpoint', fast.url], asAdmin)));
@@ -243,6 +243,30 @@ describe.concurrent('dsbench CLI', () => {
     for (const text of ['dsbench ask <question>', 'dsbench conversations', 'dsbench emulator', '--endpoint', '--api', 'Exit codes: 0 ok']) {
       expect(run.stdout).toContain(text);
     }
+  });
+
+  it('flags read alike everywhere: durations, dash values, typos with a suggestion, numbers named', async () => {
+    const [typo, notNumber, timeout, sorted, offline, emulatorFlag] = await Promise.all([
+      dsbench(['ask', 'Where?', '--timout', '5m', '--endpoint', fast.url], asAdmin),
+      dsbench(['search', 'retry', '--display', 'abc', '--endpoint', fast.url], asAdmin),
+      dsbench(['ask', 'Where is the retry policy of undici implemented?', '--timeout', '5m', '--poll-interval', '10ms', '--endpoint', fast.url], asAdmin),
+      dsbench(['conversations', 'list', '--api', 'legacy', '--sort', '-updated_at', '--limit', '2', '--endpoint', fast.url], asAdmin),
+      dsbench(['runs', '--endpoint', fast.url, '--db', 'no-such.db']),
+      dsbench(['emulator', '--sigma', '-3', '--port', '0']),
+    ]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('--timout: did you mean --timeout?');
+    expect(notNumber.code).toBe(2);
+    expect(notNumber.stderr).toContain('--display takes a number, got "abc"');
+    expect(timeout.code, timeout.stderr).toBe(0);
+    // Not a terminal: one line per state change, each turn's end with its time.
+    expect(timeout.stderr).toMatch(/dsbench: question: sent, waiting for the answer\n(dsbench: question: processing\n)?dsbench: question: completed after \d+\.\d s\n/);
+    expect(sorted.code, sorted.stderr).toBe(0);
+    expect(offline.code).toBe(2);
+    expect(offline.stderr).toContain('Unknown argument: endpoint');
+    expect(emulatorFlag.code).toBe(2);
+    expect(emulatorFlag.stderr).toContain('cannot start the emulator: --sigma: Too small');
+    expect(emulatorFlag.stderr).not.toContain('"code"');
   });
 
   it('with no endpoint, ask uses the embedded emulator and says so', async () => {
