@@ -195,7 +195,7 @@ describe.concurrent('from a real process', () => {
   it('an unknown flag, from a real process', async ({ expect }) => {
     const exit = await dsbench(['run', writeSuite(SUITE), '--db', dbPath(), '--concurency', '2']);
     expect(exit.code).toBe(2);
-    expect(exit.stderr).toBe('dsbench: Unknown argument: concurency\nRun dsbench --help (or dsbench <command> --help) for usage.\n');
+    expect(exit.stderr).toBe('dsbench: Unknown argument: concurency\n--concurency: did you mean --concurrency?\nRun dsbench --help (or dsbench <command> --help) for usage.\n');
   });
 
   it('a refused token stops the target with exit code 3 and is not printed', async ({ expect }) => {
