@@ -16,7 +16,7 @@ export function openResults(file: string): Store {
     throw new UsageError(`no results database at ${file}: run a suite first (dsbench run), or pass --db with the database's path.`);
   }
   if (statSync(file).isDirectory()) throw new UsageError(`${file} is a folder, not a results database; pass --db with the database file.`);
-  return openStore(file);
+  return openStore(file, { readOnly: true });
 }
 
 /**

@@ -127,7 +127,15 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   if (lease.takeover) log(lease.takeover);
   // Losing the lease (another process took it over after our heartbeat went silent) stops launching.
   const lost = new AbortController();
-  const options: RunOptions = { ...given, stop: AbortSignal.any([given.stop, lost.signal]) };
+  // A database that cannot be written any more stops the run at once: nothing more is launched and what
+  // runs is cancelled on the server (its observations could not be recorded).
+  const storage = storageWatch(given.recorder);
+  const options: RunOptions = {
+    ...given,
+    recorder: storage.recorder,
+    stop: AbortSignal.any([given.stop, lost.signal, storage.broken]),
+    abort: AbortSignal.any([given.abort, storage.broken]),
+  };
   // Every running item listens on these two signals at once: many listeners are expected, not a leak.
   setMaxListeners(0, options.stop, options.abort);
   const heartbeat = setInterval(() => {
@@ -143,7 +151,7 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   }, (options.lease ?? LEASE).heartbeatMs).unref();
   try {
     options.onRunOpened?.(runId);
-    return await followRun(options, { runId, resumed, api, sendWindowMs, items, started, log, lost: lost.signal, grading });
+    return await followRun(options, { runId, resumed, api, sendWindowMs, items, started, log, lost: lost.signal, grading, storageFault: storage.fault });
   } finally {
     await grading?.close();
     clearInterval(heartbeat);
@@ -163,6 +171,8 @@ interface OpenedRun {
   log: (message: string) => void;
   lost: AbortSignal;
   grading: RunGrading | undefined;
+  /** The first storage failure of the run, once there is one. */
+  storageFault: () => DsbenchError | undefined;
 }
 
 async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunResult> {
@@ -192,6 +202,21 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     await Promise.all([...runtimes.values()].flatMap((r) => [r.client.close(), r.stream.close()]));
   }
 
+  const fault = opened.storageFault();
+  if (fault) {
+    try {
+      // Resumable as any aborted run, when the database still takes this one small write.
+      recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
+    } catch {
+      // The run stays `running`; a resume takes it all the same.
+    }
+    throw new DsbenchError(
+      `${fault.message}\nRun ${runId} stopped: nothing more was launched and running questions were cancelled on the server; ` +
+        `once the database can be written, continue it with dsbench run --resume ${runId}.`,
+      fault.exitCode,
+      { cause: fault },
+    );
+  }
   // The verdict reads what was recorded, so a resumed run counts the items finished before its interruption.
   const tally = recorder.tally(runId);
   const targets = Object.fromEntries(
@@ -371,40 +396,13 @@ interface LaunchContext {
 async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext): Promise<void> {
   const limit = item.kind === 'question' ? r.questions : r.searches;
   let turns: readonly TurnRecord[] | undefined;
-  await limit(async () => {
-    const { options, runId, log } = ctx;
-    // Items not launched before a stop stay pending, so a resume runs them.
-    if (options.stop.aborted) return;
-    const stop = await r.gate.admit(options.stop);
-    if (options.stop.aborted) return;
-    if (stop) {
-      options.recorder.itemSkipped(runId, item.key, stop.reason, new Date().toISOString());
-      // A skipped item is finished for the progress display too, so done reaches the total.
-      options.reporter.onItemStart?.(item.key);
-      options.reporter.onItemEnd?.(item.key, { outcome: 'skipped', credits: 0, passed: 0, failed: 0 });
-      return;
-    }
-    options.reporter.onItemStart?.(item.key);
-    let summary: ItemSummary;
-    try {
-      summary =
-        item.kind === 'question'
-          ? await runQuestion(
-              { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, clock: r.clock, sendWindowMs: ctx.sendWindowMs, log },
-              { key: item.key, target: item.target, question: item.question },
-              resume,
-            )
-          : await runSearchItem({ runId, recorder: options.recorder, transport: r.stream, gate: r.gate, signal: options.abort, log }, { key: item.key, search: item.search });
-    } catch (error) {
-      // The recorder or a bug: say which item, keep the rest of the run going.
-      const message = error instanceof DsbenchError ? error.message : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
-      log(`${item.key}: ${message}`);
-      r.failures.push(error instanceof DsbenchError ? error.exitCode : ExitCode.internal);
-      summary = { outcome: 'client_error', credits: 0, passed: 0, failed: 0 };
-    }
-    turns = summary.turns;
-    options.reporter.onItemEnd?.(item.key, summary);
-  });
+  try {
+    turns = await limit(() => launchItem(item, r, resume, ctx));
+  } catch (error) {
+    // A storage failure (recording a skip, say) stops the whole run and is reported once, at its end.
+    if (error instanceof DsbenchError && error.exitCode === ExitCode.storage) return;
+    throw error;
+  }
   // Outside the question's slot, under the judge's own limit: grading never holds up asking.
   if (item.kind === 'question' && turns && ctx.grading?.needs(item.question)) await gradeLive(ctx.grading, ctx, item.key, item.target, item.question, turns);
 }
@@ -417,4 +415,65 @@ async function gradeLive(grading: RunGrading, ctx: LaunchContext, key: string, t
     // The store failing: the run's answers are recorded already; grade it later with dsbench grade.
     ctx.log(`${key}: could not record its grade (${error instanceof Error ? error.message : String(error)}); grade the run later with dsbench grade ${ctx.runId}`);
   }
+}
+
+/** Runs one item in its slot; returns a question's turns for grading. */
+async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext): Promise<readonly TurnRecord[] | undefined> {
+  const { options, runId, log } = ctx;
+  // Items not launched before a stop stay pending, so a resume runs them.
+  if (options.stop.aborted) return undefined;
+  const stop = await r.gate.admit(options.stop);
+  if (options.stop.aborted) return undefined;
+  if (stop) {
+    options.recorder.itemSkipped(runId, item.key, stop.reason, new Date().toISOString());
+    // A skipped item is finished for the progress display too, so done reaches the total.
+    options.reporter.onItemStart?.(item.key);
+    options.reporter.onItemEnd?.(item.key, { outcome: 'skipped', credits: 0, passed: 0, failed: 0 });
+    return undefined;
+  }
+  options.reporter.onItemStart?.(item.key);
+  let summary: ItemSummary;
+  try {
+    summary =
+      item.kind === 'question'
+        ? await runQuestion(
+            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, clock: r.clock, sendWindowMs: ctx.sendWindowMs, log },
+            { key: item.key, target: item.target, question: item.question },
+            resume,
+          )
+        : await runSearchItem({ runId, recorder: options.recorder, transport: r.stream, gate: r.gate, signal: options.abort, log }, { key: item.key, search: item.search });
+  } catch (error) {
+    if (error instanceof DsbenchError && error.exitCode === ExitCode.storage) throw error;
+    // A bug: say which item, keep the rest of the run going.
+    const message = error instanceof DsbenchError ? error.message : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    log(`${item.key}: ${message}`);
+    r.failures.push(error instanceof DsbenchError ? error.exitCode : ExitCode.internal);
+    summary = { outcome: 'client_error', credits: 0, passed: 0, failed: 0 };
+  }
+  options.reporter.onItemEnd?.(item.key, summary);
+  return summary.turns;
+}
+
+/** Wraps the recorder: the first storage failure (exit code 6) is kept and aborts `broken`, then rethrown. */
+function storageWatch(recorder: Recorder): { recorder: Recorder; broken: AbortSignal; fault: () => DsbenchError | undefined } {
+  const broken = new AbortController();
+  let fault: DsbenchError | undefined;
+  const watched = new Proxy(recorder, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        try {
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        } catch (error) {
+          if (error instanceof DsbenchError && error.exitCode === ExitCode.storage && !fault) {
+            fault = error;
+            broken.abort();
+          }
+          throw error;
+        }
+      };
+    },
+  });
+  return { recorder: watched, broken: broken.signal, fault: () => fault };
 }

@@ -1,15 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { UsageError } from '../http/errors.js';
 import { type Migration, MIGRATIONS, latestVersion, migrate, schemaVersion } from './migrations.js';
 import { SqliteRecorder } from './recorder.js';
+import { StorageError, storageErrorFrom } from './storage-error.js';
 
 export interface StoreOptions {
   /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
   busyTimeoutMs?: number;
   /** The schema steps; only tests pass their own. */
   migrations?: readonly Migration[];
+  /** Read only (reports): nothing is created or written, except a one-time schema upgrade. */
+  readOnly?: boolean;
 }
 
 export interface Store {
@@ -32,9 +34,10 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
  */
 export function openStore(file: string, options: StoreOptions = {}): Store {
   const migrations = options.migrations ?? MIGRATIONS;
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (options.readOnly) return openReadOnly(file, options, migrations);
   let db: Database.Database | undefined;
   try {
+    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     db = new Database(file);
     configure(db, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
     checkVersion(db, file, migrations);
@@ -42,14 +45,36 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
     return new SqliteStore(file, db);
   } catch (err) {
     db?.close();
-    if (isSqliteCode(err, 'SQLITE_NOTADB')) {
-      throw new UsageError(`${file} is not a SQLite database; pass --db with another path (or move that file away).`, { cause: err });
-    }
-    if (isSqliteCode(err, 'SQLITE_CANTOPEN')) {
-      throw new UsageError(`cannot open ${file} as a database: is it a folder, or in a folder dsbench cannot write to?`, { cause: err });
+    throw storageErrorFrom(err, file) ?? err;
+  }
+}
+
+/**
+ * Opens an existing database for reading only, so reports work on a read-only file or file system.
+ * One whose schema is older is upgraded first, which needs it writable once.
+ */
+function openReadOnly(file: string, options: StoreOptions, migrations: readonly Migration[]): Store {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
+    checkVersion(db, file, migrations);
+    const behind = schemaVersion(db) < latestVersion(migrations);
+    if (!behind) return new SqliteStore(file, db);
+    db.close();
+  } catch (err) {
+    db?.close();
+    throw storageErrorFrom(err, file, false) ?? err;
+  }
+  try {
+    openStore(file, { ...options, readOnly: false }).close();
+  } catch (err) {
+    if (err instanceof StorageError) {
+      throw new StorageError(file, `its schema is older than this dsbench's and must be upgraded once, but ${err.problem}`, err.todo, { cause: err });
     }
     throw err;
   }
+  return openReadOnly(file, options, migrations);
 }
 
 function configure(db: Database.Database, busyTimeoutMs: number): void {
@@ -64,20 +89,13 @@ function checkVersion(db: Database.Database, file: string, migrations: readonly 
   const version = schemaVersion(db);
   const latest = latestVersion(migrations);
   if (version > latest) {
-    throw new UsageError(
-      `${file} was written by a newer dsbench (schema version ${version}, this dsbench knows up to ${latest}); ` +
-        'upgrade dsbench, or pass --db with another path.',
-    );
+    throw new StorageError(file, `written by a newer dsbench (schema version ${version}, this dsbench knows up to ${latest})`, 'Upgrade dsbench, or pass --db with another path');
   }
   // Version 0 with tables in it is some other program's database: migrating would write into it.
   const tables = db.prepare("SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").pluck().get() as number;
   if (version === 0 && tables > 0) {
-    throw new UsageError(`${file} is a SQLite database but not a dsbench one; pass --db with another path.`);
+    throw new StorageError(file, 'a SQLite database, but not a dsbench one', 'Pass --db with another path');
   }
-}
-
-function isSqliteCode(err: unknown, code: string): boolean {
-  return err instanceof Database.SqliteError && err.code === code;
 }
 
 class SqliteStore implements Store {
@@ -89,11 +107,28 @@ class SqliteStore implements Store {
   ) {}
 
   get recorder(): SqliteRecorder {
-    this.recorderInstance ??= new SqliteRecorder(this.db);
+    this.recorderInstance ??= storageFaultsNamed(new SqliteRecorder(this.db), this.path);
     return this.recorderInstance;
   }
 
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/** The recorder with every SQLite or file-system failure turned into a StorageError naming the database. */
+function storageFaultsNamed(recorder: SqliteRecorder, file: string): SqliteRecorder {
+  return new Proxy(recorder, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        try {
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        } catch (error) {
+          throw storageErrorFrom(error, file) ?? error;
+        }
+      };
+    },
+  });
 }

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { MIGRATIONS, latestVersion, migrate } from '../../src/store/migrations.js';
 import { questionExportSql } from '../../src/store/queries.js';
+import { StorageError } from '../../src/store/storage-error.js';
 import { openStore } from '../../src/store/store.js';
 
 let dir: string;
@@ -62,17 +62,19 @@ describe('openStore', () => {
     }
   });
 
-  it('refuses a file that is not a SQLite database with a usage error', () => {
+  it('refuses a file that is not a SQLite database with a storage error naming it, for writing and for reading', () => {
     const file = path.join(dir, 'notes.db');
     fs.writeFileSync(file, 'these are not the pages you are looking for '.repeat(100));
-    const err = catchError(() => openStore(file));
-    expect(err).toBeInstanceOf(UsageError);
-    expect((err as UsageError).exitCode).toBe(ExitCode.usage);
-    expect((err as Error).message).toMatch(/not a SQLite database.*--db/);
+    for (const readOnly of [false, true]) {
+      const err = catchError(() => openStore(file, { readOnly }));
+      expect(err).toBeInstanceOf(StorageError);
+      expect((err as StorageError).exitCode).toBe(ExitCode.storage);
+      expect((err as Error).message).toMatch(new RegExp(`^results database ${file}: not a SQLite database, or a corrupted one\\. Pass --db`));
+    }
   });
 
   it('says so when the path cannot be opened as a database', () => {
-    expect(() => openStore(dir)).toThrow(/cannot open .* as a database/);
+    expect(() => openStore(dir)).toThrow(/cannot be opened: it is a folder, or its folder cannot be written/);
   });
 
   it('refuses a database written by a newer dsbench, and leaves it alone', () => {
@@ -81,9 +83,11 @@ describe('openStore', () => {
     raw.exec('CREATE TABLE future (x)');
     raw.pragma(`user_version = ${latestVersion() + 3}`);
     raw.close();
-    const err = catchError(() => openStore(file));
-    expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toContain(`newer dsbench (schema version ${latestVersion() + 3}, this dsbench knows up to ${latestVersion()}); upgrade dsbench`);
+    for (const readOnly of [false, true]) {
+      const err = catchError(() => openStore(file, { readOnly }));
+      expect(err).toMatchObject({ exitCode: ExitCode.storage });
+      expect((err as Error).message).toContain(`${file}: written by a newer dsbench (schema version ${latestVersion() + 3}, this dsbench knows up to ${latestVersion()}). Upgrade dsbench`);
+    }
     const after = new Database(file);
     expect(after.pragma('user_version', { simple: true })).toBe(latestVersion() + 3);
     after.close();

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { DsbenchError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
+
+/** The results database could not be used: what went wrong, where, and what to do. Exit code 6. */
+export class StorageError extends DsbenchError {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+    readonly todo: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`results database ${file}: ${problem}. ${todo}`, ExitCode.storage, options);
+  }
+}
+
+const IO_CODES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EEXIST: 'a part of the path exists and is not a folder',
+  EISDIR: 'the path is a folder',
+};
+
+/**
+ * The StorageError for an error of SQLite or of the file system on `file`, or undefined when it is
+ * neither (a bug). `writing` says whether dsbench was writing (a run) or only reading (a report).
+ */
+export function storageErrorFrom(error: unknown, file: string, writing = true): StorageError | undefined {
+  if (error instanceof StorageError) return error;
+  const folder = path.dirname(path.resolve(file));
+  const elsewhere = 'or pass --db with a path on a writable disk';
+  if (error instanceof Database.SqliteError) {
+    const code = error.code;
+    if (code === 'SQLITE_FULL') {
+      return new StorageError(file, 'the disk is full (or the database reached its size limit)', `Free space on the disk of ${folder}, ${elsewhere}`, { cause: error });
+    }
+    if (code.startsWith('SQLITE_READONLY')) {
+      return new StorageError(file, 'the database is read-only (the file, its folder or the file system cannot be written)', `Make ${file} and ${folder} writable, ${elsewhere}`, { cause: error });
+    }
+    if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+      return new StorageError(file, 'not a SQLite database, or a corrupted one', 'Pass --db with another path, or move that file away (keep a copy if it held results)', { cause: error });
+    }
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+      return new StorageError(file, 'locked by another program for longer than dsbench waits', 'Close whatever holds it (another dsbench, a SQLite browser) and try again', { cause: error });
+    }
+    if (code.startsWith('SQLITE_CANTOPEN')) {
+      return new StorageError(
+        file,
+        writing ? 'cannot be opened: it is a folder, or its folder cannot be written' : 'cannot be opened for reading',
+        writing ? `Check that ${folder} exists and is writable, ${elsewhere}` : `Check that ${file} is a file dsbench can read`,
+        { cause: error },
+      );
+    }
+    if (code.startsWith('SQLITE_IOERR')) {
+      return new StorageError(file, `a disk error (${code})`, `Check the disk of ${folder} (full, removed or failing), ${elsewhere}`, { cause: error });
+    }
+    return undefined;
+  }
+  const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (errno !== undefined && errno in IO_CODES) {
+    return new StorageError(file, `cannot create or write ${folder}: ${IO_CODES[errno]}`, `Pass --db with a path in a folder dsbench can write`, { cause: error });
+  }
+  return undefined;
+}
