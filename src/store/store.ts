@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { type Migration, MIGRATIONS, latestVersion, migrate, schemaVersion } from './migrations.js';
@@ -64,6 +65,10 @@ function openReadOnly(file: string, options: StoreOptions, migrations: readonly 
     db.close();
   } catch (err) {
     db?.close();
+    if (err instanceof Database.SqliteError && err.code === 'SQLITE_CANTOPEN') {
+      const copy = snapshotOf(file);
+      if (copy) return copy;
+    }
     throw storageErrorFrom(err, file, false) ?? err;
   }
   try {
@@ -75,6 +80,27 @@ function openReadOnly(file: string, options: StoreOptions, migrations: readonly 
     throw err;
   }
   return openReadOnly(file, options, migrations);
+}
+
+/**
+ * A WAL database closed cleanly has no -shm file, and SQLite cannot create one in a folder it cannot write
+ * (a read-only file system): it then refuses even to read. Nothing can be writing it there, so a private
+ * copy in the temporary folder is the same data; it is deleted on close. Undefined if it cannot be copied.
+ */
+function snapshotOf(file: string): Store | undefined {
+  let folder: string | undefined;
+  try {
+    folder = mkdtempSync(path.join(os.tmpdir(), 'dsbench-read-'));
+    const copy = path.join(folder, path.basename(file));
+    copyFileSync(file, copy);
+    if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
+    const db = new Database(copy, { readonly: true, fileMustExist: true });
+    const removeFolder = folder;
+    return new SqliteStore(file, db, () => rmSync(removeFolder, { recursive: true, force: true }));
+  } catch {
+    if (folder) rmSync(folder, { recursive: true, force: true });
+    return undefined;
+  }
 }
 
 function configure(db: Database.Database, busyTimeoutMs: number): void {
@@ -104,6 +130,7 @@ class SqliteStore implements Store {
   constructor(
     readonly path: string,
     readonly db: Database.Database,
+    private readonly onClose?: () => void,
   ) {}
 
   get recorder(): SqliteRecorder {
@@ -113,6 +140,7 @@ class SqliteStore implements Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+    this.onClose?.();
   }
 }
 
