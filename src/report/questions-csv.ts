@@ -53,6 +53,13 @@ export const QUESTION_COLUMNS: ReadonlyArray<Column<Row>> = [
   { name: 'source_count', value: (r) => r.sourceLinks.length },
   { name: 'sources', value: (r) => text(r.sourceLinks.join('\n')) },
   { name: 'suggested_followups', value: (r) => text(r.suggestedFollowups.join('\n')) },
+  { name: 'judge_score', value: (r) => r.judgeScore },
+  { name: 'citations_valid', value: (r) => r.citationsValid },
+  { name: 'citations_invalid', value: (r) => r.citationsInvalid },
+  {
+    name: 'citation_validity',
+    value: (r) => (r.citationsValid + r.citationsInvalid === 0 ? null : Number((r.citationsValid / (r.citationsValid + r.citationsInvalid)).toFixed(4))),
+  },
 ];
 
 export function* questionRows(runId: number, rows: Iterable<QuestionExportRow>): Generator<Row> {

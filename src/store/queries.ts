@@ -313,6 +313,11 @@ export interface QuestionExportRow extends TurnRow {
   expectations: ExpectationRecord[];
   /** Highest turn recorded for the item: item-level checks belong to it. */
   lastTurn: number;
+  /** The judge's score of this turn (the lowest when two rubrics grade it); null when not graded. */
+  judgeScore: number | null;
+  /** Citations of this turn checked valid and invalid (0 and 0 when none were checked). */
+  citationsValid: number;
+  citationsInvalid: number;
 }
 
 export interface SearchExportRow extends SearchRow {
@@ -356,7 +361,10 @@ export function questionExportSql(options: ExportOptions = {}): string {
       (SELECT json_group_array(f.text ORDER BY f.position) FROM suggested_followups f
         WHERE f.run_id = t.run_id AND f.item_key = t.item_key AND f.turn = t.turn) AS suggestedFollowups,
       ${EXPECTATIONS_JSON} AS expectations,
-      (SELECT max(t2.turn) FROM turns t2 WHERE t2.run_id = t.run_id AND t2.item_key = t.item_key) AS lastTurn
+      (SELECT max(t2.turn) FROM turns t2 WHERE t2.run_id = t.run_id AND t2.item_key = t.item_key) AS lastTurn,
+      (SELECT min(g.score) FROM grades g WHERE g.run_id = t.run_id AND g.item_key = t.item_key AND g.turn = t.turn) AS judgeScore,
+      (SELECT count(*) FROM citations c WHERE c.run_id = t.run_id AND c.item_key = t.item_key AND c.turn = t.turn AND c.status = 'valid') AS citationsValid,
+      (SELECT count(*) FROM citations c WHERE c.run_id = t.run_id AND c.item_key = t.item_key AND c.turn = t.turn AND c.status = 'invalid') AS citationsInvalid
     FROM items i CROSS JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key
     WHERE i.run_id = ? AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}, t.turn`;
 }

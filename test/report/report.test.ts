@@ -52,7 +52,7 @@ describe('report of a run', () => {
       'server_ms_source', 'polls', 'sent_at', 'observed_end_at', 'server_created_at', 'server_updated_at', 'time_millis', 'tool_calls',
       'total_input_tokens', 'cached_tokens', 'cache_creation_input_tokens', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'credits',
       'expect_verdict', 'expect_reasons', 'item_expect_verdict', 'conversation_ref', 'server_question_id', 'question', 'title', 'answer',
-      'source_count', 'sources', 'suggested_followups',
+      'source_count', 'sources', 'suggested_followups', 'judge_score', 'citations_valid', 'citations_invalid', 'citation_validity',
     ]);
     expect(fs.readFileSync(path.join(dir, 'out', 'summary.csv'), 'utf8').split('\n')[0]).toBe(headers(SUMMARY_COLUMNS).join(','));
   });
@@ -87,6 +87,10 @@ describe('report of a run', () => {
       source_count: '2',
       sources: '/github.com/org/repo\n/github.com/org/repo/-/blob/retry.ts',
       suggested_followups: 'Which codes?\nHow long?',
+      judge_score: '',
+      citations_valid: '0',
+      citations_invalid: '0',
+      citation_validity: '',
     });
     expect(rows[1]).toMatchObject({ turn: '1', server_ms: '3000', expect_verdict: 'pass', expect_reasons: 'contains: pass: found retry' });
     expect(rows[2]).toMatchObject({
