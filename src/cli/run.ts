@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { planTooLarge } from '../config/suite-size.js';
 import { loadSuite } from '../config/load-suite.js';
@@ -6,12 +7,13 @@ import { connectionFor } from '../config/credentials.js';
 import { boundTargets } from '../config/resume-targets.js';
 import { targetsFrom } from '../config/targets.js';
 import type { RunningEmulator } from '../emulator/index.js';
-import { UsageError } from '../http/errors.js';
+import { NothingToCompareError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
 import { parseShard, type Shard } from '../runner/shard.js';
 import { writeRunJunit } from '../report/junit.js';
+import { resolveRun } from '../report/open.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { findRun } from '../store/queries.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
@@ -26,7 +28,7 @@ interface RunArgs extends GlobalArgs {
   concurrency?: number | undefined;
   searchConcurrency?: number | undefined;
   repeats?: number | undefined;
-  resume?: number | undefined;
+  resume?: string | undefined;
   cleanup: boolean;
   onQuota: 'stop' | 'wait' | 'continue';
   maxQuotaWait: string;
@@ -54,7 +56,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('concurrency', { type: 'number', describe: 'Conversations at once per target (default: the suite\'s)' })
       .option('search-concurrency', { type: 'number', describe: 'Searches at once per target (default: the suite\'s)' })
       .option('repeats', { type: 'number', describe: 'Repeats of every item (default: the suite\'s)' })
-      .option('resume', { type: 'number', describe: 'Continue an interrupted run by id: finished items stay, running ones are re-polled, never asked again' })
+      .option('resume', { type: 'string', describe: 'Continue an interrupted run (its id, its label, or latest): finished items stay, running ones are re-polled, never asked again' })
       .option('cleanup', { type: 'boolean', default: false, describe: 'Delete the conversations the run created once they are recorded' })
       .option('on-quota', { choices: ['stop', 'wait', 'continue'] as const, default: 'stop' as const, describe: 'When a target reports quota or entitlement exhaustion' })
       .option('max-quota-wait', { type: 'string', default: '1h', describe: 'Longest wait for a quota reset with --on-quota wait' })
@@ -66,7 +68,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .check((argv) => {
-        for (const name of ['concurrency', 'search-concurrency', 'repeats', 'resume'] as const) positiveInt(name, argv[name] as number | undefined);
+        for (const name of ['concurrency', 'search-concurrency', 'repeats'] as const) positiveInt(name, argv[name] as number | undefined);
         if (!(Number(argv.emulatorTimeScale) > 0)) throw new UsageError('--emulator-time-scale must be positive');
         if (argv.suite === undefined && argv.resume === undefined) throw new UsageError('give a suite file, e.g. dsbench run suites/smoke.yaml');
         if (argv.shard !== undefined) parseShard(String(argv.shard));
@@ -86,8 +88,10 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     const store = openStore(argv.db);
     let emulator: RunningEmulator | undefined;
     try {
-      const previous = argv.resume !== undefined ? store.recorder.loadRun(argv.resume) : undefined;
-      if (argv.resume !== undefined && !previous) throw new UsageError(`there is no run ${argv.resume} in ${argv.db}; list runs with dsbench runs --db ${argv.db}`);
+      // A label names its newest run, as everywhere a run id goes.
+      const resumeId = argv.resume !== undefined ? runToResume(store.db, argv.db, String(argv.resume)) : undefined;
+      const previous = resumeId !== undefined ? store.recorder.loadRun(resumeId) : undefined;
+      if (resumeId !== undefined && !previous) throw new UsageError(`there is no run ${argv.resume} in ${argv.db}; list runs with dsbench runs --db ${argv.db}`);
       const suite = givenSuite ?? (await loadSuite(previous?.info.suitePath as string));
       if (previous) {
         const bound = boundTargets(previous.runId, previous.targets, argv.target, argv.endpoint, process.env);
@@ -110,9 +114,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       let runId: number | undefined;
       // A second signal exits at once; the run is marked aborted first (one synchronous commit) so the
       // database does not claim a run is still running in a process that is gone.
-      const signals = handleSignals(graceMs, () => {
+      const signals = handleSignals(graceMs, argv.db, () => runId, () => {
         if (runId !== undefined) store.recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
-        return runId;
       });
       const reporterName = argv.reporter ?? defaultReporter(argv.quiet, Boolean(process.stderr.isTTY));
       let result: RunResult;
@@ -134,7 +137,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
           onQuota: argv.onQuota,
           maxQuotaWaitMs,
           cleanup: argv.cleanup,
-          resumeRunId: argv.resume,
+          resumeRunId: resumeId,
           shard,
           groupLabel: argv.group,
           onRunOpened: (id) => (runId = id),
@@ -164,26 +167,48 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
   },
 };
 
+/** The run `--resume` names; one that matches nothing is the user's mistake here (exit 2), not an empty report. */
+function runToResume(db: Database.Database, file: string, selector: string): number {
+  try {
+    return resolveRun(db, file, selector).id;
+  } catch (error) {
+    if (error instanceof NothingToCompareError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** A command that resumes the run as printed: with its database, so it works from any folder's defaults. */
+export function resumeHint(runId: number | undefined, db: string): string {
+  return `npx dsbench run --resume ${runId ?? '<run id>'} --db ${/^[\w./-]+$/.test(db) ? db : JSON.stringify(db)}`;
+}
+
+/** A line on stderr; on a terminal the progress bar's line is cleared first, so the two never mix. */
+function notice(text: string): void {
+  process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[2K' : ''}${text}\n`);
+}
+
 /**
  * First SIGINT/SIGTERM: launch nothing more, give running questions the grace period, then cancel them.
  * A second one exits at once: every state change is already committed, so the database stays consistent.
  */
-function handleSignals(graceMs: number, beforeForcedExit: () => number | undefined) {
+function handleSignals(graceMs: number, db: string, currentRun: () => number | undefined, beforeForcedExit: () => void) {
   const stop = new AbortController();
   const abort = new AbortController();
   let grace: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stop.signal.aborted) {
-      let runId: number | undefined;
       try {
-        runId = beforeForcedExit();
+        beforeForcedExit();
       } catch {
         // Exiting matters more than the status; every observation is committed already.
       }
-      process.stderr.write(`dsbench: second ${signal}: exiting now; resume later with dsbench run --resume ${runId ?? '<id>'}\n`);
+      notice(`dsbench: second ${signal}: exiting now; continue later with ${resumeHint(currentRun(), db)}`);
       process.exit(ExitCode.aborted);
     }
-    process.stderr.write(`dsbench: ${signal}: launching nothing more; running questions have ${graceMs < 1000 ? `${graceMs} ms` : `${Math.round(graceMs / 1000)} s`} to finish, then are cancelled (again to exit at once)\n`);
+    notice(
+      `dsbench: ${signal}: launching nothing more; running questions have ${graceMs < 1000 ? `${graceMs} ms` : `${Math.round(graceMs / 1000)} s`} to finish, then are cancelled (again to exit at once). ` +
+        `Continue later with ${resumeHint(currentRun(), db)}`,
+    );
     stop.abort();
     grace = setTimeout(() => abort.abort(), graceMs);
   };

@@ -5,7 +5,7 @@ import { findRun } from '../store/queries.js';
 import { writeCsv } from './csv.js';
 import { type Block, renderMarkdown, renderText } from './document.js';
 import { type HistoryRow, HISTORY_COLUMNS, collectHistory } from './history.js';
-import { inSnapshot, openResults } from './open.js';
+import { inSnapshot, openResults, outputDir } from './open.js';
 import type { ReportFormat } from './report.js';
 import { historyHtml } from './html/history-html.js';
 import { fmtInt, fmtNum, fmtPct, fmtSeconds, safeJson } from './tables.js';
@@ -43,7 +43,7 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     if (suite === undefined) throw new NothingToCompareError(`no runs in ${options.db} yet, so no history.`);
     const { rows, runs } = await inSnapshot(store.db, async () => collectHistory(store.db, suite, options.limit));
     if (runs.length === 0) throw new NothingToCompareError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);
-    const out = options.out ?? path.join('results', `history-${safeName(suite)}`);
+    const out = options.out ?? outputDir(options.db, `history-${safeName(suite)}`);
     mkdirSync(out, { recursive: true });
     const files: string[] = [];
     if (options.formats.has('csv')) {

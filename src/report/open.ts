@@ -1,11 +1,21 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import path from 'node:path';
 import { NothingToCompareError, UsageError } from '../http/errors.js';
 import { type RunRecord, findRun, findRunOffset, parseRunSelector } from '../store/queries.js';
 import { type Store, openStore } from '../store/store.js';
 
 /** Where `dsbench run` records by default, and where reports look. */
 export const DEFAULT_DB = 'results/dsbench.db';
+
+/**
+ * Where a report of `db` goes without --out: a folder beside the database, so the reports of two databases
+ * never mix. The default database's are `report-12`; another database's carry its name: `other-report-12`.
+ */
+export function outputDir(db: string, name: string): string {
+  const stem = path.basename(db).replace(/\.[^.]*$/, '');
+  return path.join(path.dirname(db), stem === path.basename(DEFAULT_DB, '.db') ? name : `${stem}-${name}`);
+}
 
 /**
  * Opens an existing results database for reading. Unlike openStore, a missing file is an error

@@ -24,7 +24,7 @@ import { type CostRow, COST_COLUMNS, CostAnalysis } from './costs.js';
 import { writeCsv } from './csv.js';
 import { renderMarkdown, renderText } from './document.js';
 import { safeJson } from './tables.js';
-import { inSnapshot, openResults, resolveRun } from './open.js';
+import { inSnapshot, openResults, outputDir, resolveRun } from './open.js';
 import { QUESTION_COLUMNS, questionRows } from './questions-csv.js';
 import { type QuestionLine, PerQuestion } from './per-question.js';
 import { reportDocument } from './report-document.js';
@@ -47,7 +47,7 @@ export interface ReportOptions {
   db: string;
   /** `latest`, a run id, or a label. */
   run: string;
-  /** Output folder; default `results/report-<runId>`. */
+  /** Output folder; default `report-<runId>` beside the database (outputDir). */
   out?: string | undefined;
   /** What to write: `csv` the CSV files, `md` report.md, `json` report.json, `html` report.html. */
   formats: ReadonlySet<ReportFormat>;
@@ -91,8 +91,8 @@ export interface ReportResult {
   text: string;
 }
 
-export function defaultReportDir(runId: number): string {
-  return path.join('results', `report-${runId}`);
+export function defaultReportDir(db: string, runId: number): string {
+  return outputDir(db, `report-${runId}`);
 }
 
 /** Reads one run and writes its report files; everything from one consistent snapshot of the database. */
@@ -100,7 +100,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   const store = openResults(options.db);
   try {
     const run = resolveRun(store.db, options.db, options.run);
-    const out = options.out ?? defaultReportDir(run.id);
+    const out = options.out ?? defaultReportDir(options.db, run.id);
     mkdirSync(out, { recursive: true });
     const files: string[] = [];
     const data = await inSnapshot(store.db, async () => {

@@ -152,15 +152,16 @@ describe('resume guards', () => {
     const db = dbPath();
     const file = writeSuite(SUITE);
     const env = { SRC_ACCESS_TOKEN: SECRET };
-    const first = await here(['run', file, '--endpoint', e.url, '--db', db, '--quiet'], env);
+    const first = await here(['run', file, '--endpoint', e.url, '--db', db, '--quiet', '--label', 'nightly'], env);
     expect(first.code).toBe(1);
     const asked = e.counters()[op('legacy', 'create')];
 
     const unknown = await here(['run', '--resume', '42', '--endpoint', e.url, '--db', db], env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain(`dsbench: there is no run 42 in ${db}`);
+    expect(unknown.stderr).toContain(`dsbench: no run 42 in ${db}`);
 
-    const completed = await here(['run', '--resume', '1', '--endpoint', e.url, '--db', db], env);
+    // A label is taken wherever a run id is.
+    const completed = await here(['run', '--resume', 'nightly', '--endpoint', e.url, '--db', db], env);
     expect(completed.code).toBe(2);
     expect(completed.stderr).toContain('dsbench: run 1 completed; there is nothing to resume');
 

@@ -125,7 +125,9 @@ describe.concurrent('signals', () => {
     const exit = await child.exited;
     expect(performance.now() - second).toBeLessThan(2_000);
     expect(exit.code).toBe(4);
-    expect(exit.stderr).toContain('dsbench: second SIGINT: exiting now; resume later with dsbench run --resume 1\n');
+    // Both signals say how to continue, as a command that works as printed (with the database).
+    expect(exit.stderr).toContain(`Continue later with npx dsbench run --resume 1 --db ${dbPath}\n`);
+    expect(exit.stderr).toContain(`dsbench: second SIGINT: exiting now; continue later with npx dsbench run --resume 1 --db ${dbPath}\n`);
 
     const at = peek(dbPath, (db) => ({
       integrity: db.pragma('integrity_check', { simple: true }),

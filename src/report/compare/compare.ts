@@ -5,7 +5,7 @@ import { type QuestionExportRow, type RunRecord, type SearchExportRow, iterateQu
 import type { Store } from '../../store/store.js';
 import { writeCsv } from '../csv.js';
 import { renderMarkdown, renderText } from '../document.js';
-import { inSnapshot, openResults, resolveRun } from '../open.js';
+import { inSnapshot, openResults, outputDir, resolveRun } from '../open.js';
 import { safeJson } from '../tables.js';
 import { type CompareSummary, CompareAccumulator } from './aggregate.js';
 import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from './bootstrap.js';
@@ -85,7 +85,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       if (sameDb && bRun.id === cRun.id && baseline.target === candidate.target) {
         throw new UsageError(`baseline and candidate are the same run (${bRun.id}${baseline.target ? `, target ${baseline.target}` : ''}); name two runs, or two targets with --targets a,b`);
       }
-      const out = options.out ?? path.join('results', `compare-${bRun.id}-vs-${cRun.id}${byTarget ? '' : targetSuffix(baseline, candidate)}`);
+      const out = options.out ?? outputDir(options.candidate.db, `compare-${bRun.id}-vs-${cRun.id}${byTarget ? '' : targetSuffix(baseline, candidate)}`);
       mkdirSync(out, { recursive: true });
       const acc = new CompareAccumulator(options.maxListed ?? 50);
       const html = options.html ? new CompareHtml() : undefined;
