@@ -144,8 +144,8 @@ describe('fault modes', () => {
     const reply = await rawSocket(url('count:all retry'), { 'Accept-Encoding': encoding });
     expect(reply.head).toMatch(/^HTTP\/1\.1 200 /);
     expect(reply.complete).toBe(false);
+    // The first events (filters, then matches or, after a tick on a slow machine, progress) and no more.
     expect(reply.text).toMatch(/^event: filters\ndata: /);
-    expect(reply.text).toContain('event: matches\ndata: ');
     expect(reply.text).not.toContain('event: done');
     const next = await stream(server.url, { q: 'retry' });
     expect(next.events.at(-1)!.event).toBe('done');
