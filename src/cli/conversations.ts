@@ -39,6 +39,9 @@ function print(argv: GlobalArgs, json: unknown, text: string): void {
   process.stdout.write(argv.json ? `${JSON.stringify(json, null, 2)}\n` : text);
 }
 
+/** Tab-separated like the rows under it, so `cut -f` and spreadsheets still read the output. */
+const LIST_HEADER = 'conversation\tstate\tupdated\ttitle';
+
 const list: CommandModule<GlobalArgs, ListArgs> = {
   command: 'list',
   describe: 'List conversations over all pages',
@@ -70,7 +73,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
         rows.push(summary);
         if (argv.limit !== undefined && rows.length >= argv.limit) break;
       }
-      const text = rows.map((r) => `${r.ref}\t${r.state ?? ''}\t${r.updatedAt ?? ''}\t${r.title ?? ''}\n`).join('');
+      const text = `${LIST_HEADER}\n` + rows.map((r) => `${r.ref}\t${r.state ?? ''}\t${r.updatedAt ?? ''}\t${r.title ?? ''}\n`).join('');
       print(argv, rows, rows.length > 0 ? text : 'No conversations.\n');
     }),
 };

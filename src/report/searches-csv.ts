@@ -1,3 +1,4 @@
+import { round } from './percentiles.js';
 import type { SearchExportRow } from '../store/queries.js';
 import { type Column, text } from './csv.js';
 import { reasons, verdictOf } from './expectations.js';
@@ -25,9 +26,10 @@ export const SEARCH_COLUMNS: ReadonlyArray<Column<Row>> = [
   { name: 'repositories_count', value: (r) => r.repositoriesCount },
   { name: 'exhaustive', value: (r) => r.exhaustive },
   { name: 'duration_ms', value: (r) => r.durationMs },
-  { name: 'wall_ms', value: (r) => r.wallMs },
-  { name: 'time_to_first_event_ms', value: (r) => r.timeToFirstEventMs },
-  { name: 'time_to_first_match_ms', value: (r) => r.timeToFirstMatchMs },
+  // Times dsbench measured itself (performance.now) are whole milliseconds: sub-millisecond digits are noise.
+  { name: 'wall_ms', value: (r) => round(r.wallMs, 0) },
+  { name: 'time_to_first_event_ms', value: (r) => round(r.timeToFirstEventMs, 0) },
+  { name: 'time_to_first_match_ms', value: (r) => round(r.timeToFirstMatchMs, 0) },
   { name: 'skipped_count', value: (r) => r.skipped.length },
   { name: 'skipped', value: (r) => text(r.skipped.map((s) => [s.reason, s.severity, s.title].filter(Boolean).join(': ')).join('\n')) },
   { name: 'alert', value: (r) => text(r.alert) },
@@ -40,3 +42,4 @@ export const SEARCH_COLUMNS: ReadonlyArray<Column<Row>> = [
 export function* searchRows(runId: number, rows: Iterable<SearchExportRow>): Generator<Row> {
   for (const row of rows) yield Object.assign(row, { runId });
 }
+

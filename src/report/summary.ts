@@ -2,7 +2,7 @@ import { ErrorCodeSchema } from '../deepsearch/model.js';
 import type { ItemVerdictRow, SearchRow, TurnMetricRow } from '../store/queries.js';
 import type { Column } from './csv.js';
 import { type GroupKey, Grouping, MetricColumns } from './grouping.js';
-import { RunningSum } from './percentiles.js';
+import { RunningSum, round } from './percentiles.js';
 
 // summary.csv (questions) and search-summary.csv (searches): one row per target and per target and tag.
 
@@ -230,7 +230,8 @@ export class SearchSummary {
 
   addSearch(s: SearchRow): void {
     const combo = this.grouping.combo(s.target, JSON.stringify(s.tags));
-    this.columns.push(combo, [s.wallMs, s.durationMs, s.timeToFirstMatchMs]);
+    // Measured here with performance.now: whole milliseconds, as in searches.csv.
+    this.columns.push(combo, [round(s.wallMs, 0), s.durationMs, round(s.timeToFirstMatchMs, 0)]);
     for (const g of this.grouping.comboGroups[combo]!) {
       const c = this.counter(g);
       c.searches++;

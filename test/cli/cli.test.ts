@@ -160,6 +160,7 @@ describe.concurrent('dsbench CLI', () => {
     const listed = json(listJson);
     expect(listed).toContainEqual(expect.objectContaining({ ref: id, state: 'completed', title: question.title, userId: 1 }));
     expect(new Set(listed.map((s: any) => s.ref)).size).toBe(listed.length);
+    expect(listText.stdout.startsWith('conversation\tstate\tupdated\ttitle\n')).toBe(true);
     expect(listText.stdout).toContain(`${name}\t\t`);
     expect(listText.stdout).toContain(`\t${question.title}\n`);
 

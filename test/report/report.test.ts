@@ -29,7 +29,7 @@ function seed(): number {
     { item: question('q3', 'prod', 0, ['b']), turns: [completed({ serverMs: 2000, credits: 5, tokens: 3000, toolCalls: 4 })], expectations: [{ name: 'contains', passed: true, reason: 'ok', turn: 0 }] },
     { item: question('q4', 'prod', 0, ['a']), leave: 'pending' },
     { item: question('q1', 'staging', 0, ['a']), turns: [completed()] },
-    { item: search('s1', 'prod'), search: searchRecord(), expectations: [{ name: 'minCount', passed: true, reason: '10 >= 1' }] },
+    { item: search('s1', 'prod'), search: searchRecord({ wallMs: 150.30000000000001, timeToFirstEventMs: 19.700000000000003 }), expectations: [{ name: 'minCount', passed: true, reason: '10 >= 1' }] },
     { item: search('s2', 'prod'), search: searchRecord({ verdict: 'error', matchCount: undefined, counted: 0, error: 'unknown field "lang"', durationMs: undefined, wallMs: 30, timeToFirstMatchMs: undefined, exhaustive: undefined }) },
   ]);
   const r = store.recorder;
@@ -136,7 +136,7 @@ describe('report of a run', () => {
     await writeReport({ db, run: 'latest', out: path.join(dir, 'out'), formats: new Set(['csv']), now: NOW });
     const rows = csvObjects(path.join(dir, 'out', 'searches.csv'));
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatchObject({ search_id: 's1', verdict: 'complete', match_count: '10', counted: '10', exhaustive: 'true', duration_ms: '120', time_to_first_match_ms: '40', expect_verdict: 'pass', expect_reasons: 'minCount: pass: 10 >= 1' });
+    expect(rows[0]).toMatchObject({ search_id: 's1', verdict: 'complete', match_count: '10', counted: '10', exhaustive: 'true', duration_ms: '120', wall_ms: '150', time_to_first_event_ms: '20', time_to_first_match_ms: '40', expect_verdict: 'pass', expect_reasons: 'minCount: pass: 10 >= 1' });
     expect(rows[1]).toMatchObject({ search_id: 's2', verdict: 'error', match_count: '', exhaustive: '', error: 'unknown field "lang"', expect_verdict: 'none' });
   });
 
