@@ -4,6 +4,7 @@ import { ADMIN_PREFIX, formatLogEntry, startEmulator, type RequestLogEntry } fro
 import { UsageError } from '../http/errors.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
+import { onStopSignal } from './signals.js';
 
 /** A demo's pace: a median 30 s answer in 3 s, so the suggested `ask` shows its progress and ends soon. */
 export const DEMO_TIME_SCALE = 0.1;
@@ -170,10 +171,12 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
               : `Admin interface at ${admin} (counters, log, faults) with Authorization: Bearer $${ADMIN_TOKEN_ENV}\n`) +
             `Try: SRC_ENDPOINT=${emulator.url} SRC_ACCESS_TOKEN=${emulator.adminToken} npx dsbench ask "How does yaml report parse errors?"\n`,
     );
+    // Serves until SIGINT, SIGTERM or SIGHUP; a second one while stopping exits at once (code 4).
+    let release = (): void => {};
     await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
+      release = onStopSignal(() => resolve());
     });
+    release();
     await emulator.stop();
   },
 };

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: signals are handled from the first line of start-up.
+import './signals.js';
 import yargs, { type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { DsbenchError, UsageError } from '../http/errors.js';
@@ -53,7 +55,8 @@ async function main(argv: string[]): Promise<number> {
       .wrap(Math.min(110, process.stdout.columns ?? 100))
       .epilogue(
         'Environment: SRC_ENDPOINT, SRC_ACCESS_TOKEN, SRC_HEADER_<NAME>, SRC_HEADERS. With no endpoint, dsbench starts its embedded emulator.\n' +
-          'Exit codes: 0 ok, 1 expectations or regression gates failed, 2 usage, 3 instance unreachable or auth failed, 4 aborted, 5 internal error.',
+          'Exit codes: 0 ok, 1 expectations or regression gates failed, 2 usage, 3 instance unreachable or auth failed, 4 aborted (SIGINT, SIGTERM, SIGHUP), ' +
+          '5 internal error, 6 results database unusable, 7 run held by another process, 8 nothing to compare (docs/exit-codes.md).',
       )
       .parseAsync();
     return process.exitCode === undefined ? ExitCode.ok : Number(process.exitCode);

@@ -18,6 +18,7 @@ import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } fro
 import { findRun } from '../store/queries.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
+import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
 
 interface RunArgs extends GlobalArgs {
@@ -60,7 +61,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('cleanup', { type: 'boolean', default: false, describe: 'Delete the conversations the run created once they are recorded' })
       .option('on-quota', { choices: ['stop', 'wait', 'continue'] as const, default: 'stop' as const, describe: 'When a target reports quota or entitlement exhaustion' })
       .option('max-quota-wait', { type: 'string', default: '1h', describe: 'Longest wait for a quota reset with --on-quota wait' })
-      .option('grace', { type: 'string', default: '30s', describe: 'After a first Ctrl-C/SIGTERM, how long running questions may finish before they are cancelled' })
+      .option('grace', { type: 'string', default: '30s', describe: 'After a first Ctrl-C/SIGTERM/SIGHUP, how long running questions may finish before they are cancelled' })
       .option('quiet', { type: 'boolean', default: false, describe: 'No progress display' })
       .option('reporter', { choices: Object.keys(REPORTERS) as ReporterName[], describe: 'Progress display (default: bar on a terminal, lines otherwise)' })
       .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards' })
@@ -188,14 +189,14 @@ function notice(text: string): void {
 }
 
 /**
- * First SIGINT/SIGTERM: launch nothing more, give running questions the grace period, then cancel them.
- * A second one exits at once: every state change is already committed, so the database stays consistent.
+ * First SIGINT, SIGTERM or SIGHUP: launch nothing more, give running questions the grace period, then cancel
+ * them. A second one exits at once: every state change is already committed, so the database stays consistent.
  */
 function handleSignals(graceMs: number, db: string, currentRun: () => number | undefined, beforeForcedExit: () => void) {
   const stop = new AbortController();
   const abort = new AbortController();
   let grace: NodeJS.Timeout | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
+  const release = onStopSignal((signal) => {
     if (stop.signal.aborted) {
       try {
         beforeForcedExit();
@@ -211,16 +212,13 @@ function handleSignals(graceMs: number, db: string, currentRun: () => number | u
     );
     stop.abort();
     grace = setTimeout(() => abort.abort(), graceMs);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   return {
     stop: stop.signal,
     abort: abort.signal,
     dispose: () => {
       clearTimeout(grace);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      release();
     },
   };
 }

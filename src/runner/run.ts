@@ -185,7 +185,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   }
 
   try {
-    await preflight([...runtimes.values()], resolved.questions.length > 0, log);
+    await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
     const pending = items.filter((item) => resumed.get(item.key)?.status !== 'done');
     reporter.onRunStart?.({ runId, total: items.length, alreadyDone: items.length - pending.length, targets: options.targets.map((t) => t.name) });
     await Promise.all([
@@ -369,13 +369,15 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
 }
 
 /** One cheap authenticated read per target: a refused token or an unreachable instance stops that target at once. */
-async function preflight(runtimes: TargetRuntime[], hasQuestions: boolean, log: (m: string) => void): Promise<void> {
+async function preflight(runtimes: TargetRuntime[], hasQuestions: boolean, log: (m: string) => void, stop: AbortSignal): Promise<void> {
   if (!hasQuestions) return;
   await Promise.all(
     runtimes.map(async (r) => {
       try {
-        for await (const _ of r.client.list({ pageSize: 1, signal: AbortSignal.timeout(30_000) })) break;
+        // A stop (a signal) ends the check at once: nothing runs yet that needs a grace period.
+        for await (const _ of r.client.list({ pageSize: 1, signal: AbortSignal.any([AbortSignal.timeout(30_000), stop]) })) break;
       } catch (error) {
+        if (stop.aborted) return;
         if (error instanceof HttpStatusError && error.status !== 401 && error.status !== 403) return;
         const reason = `target ${r.target.name} (${r.target.connection.endpoint}): ${error instanceof Error ? error.message : String(error)}`;
         r.gate.fail(reason);
