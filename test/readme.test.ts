@@ -1,0 +1,60 @@
+// The README's own commands, as a newcomer types them after the quick start: every `npx dsbench` line of
+// "Quick start" and "Reading results" runs (with --db pointing at a fresh database, and the embedded
+// emulator sped up) and exits as the README says. A renamed flag or command fails here first.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Cli, ROOT, prepareCli } from './helpers/cli.js';
+
+/** The `npx dsbench ...` lines of the sh blocks of one README section, comments removed, words split. */
+function commandsOf(section: string): string[][] {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`## ${section}\n`);
+  expect(start, section).toBeGreaterThanOrEqual(0);
+  const body = readme.slice(start, readme.indexOf('\n## ', start + 3));
+  const lines = [...body.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n'));
+  return lines
+    .filter((l) => l.startsWith('npx dsbench '))
+    .map((l) => l.replace(/\s+#.*$/, ''))
+    .map((l) => [...l.slice('npx dsbench '.length).matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!));
+}
+
+let cli: Cli;
+let dir: string;
+let db: string;
+const FAST = { DSBENCH_EMULATOR_TIME_SCALE: '0.001' };
+
+beforeAll(async () => {
+  cli = await prepareCli();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsbench-readme-'));
+  db = path.join(dir, 'dsbench.db');
+  // What `npm start` records, twice, labelled as the README's examples expect.
+  for (let i = 0; i < 2; i++) {
+    const run = await cli.run(['run', 'suites/smoke.yaml', '--label', 'nightly', '--db', db, '--reporter', 'quiet', '--emulator-time-scale', '0.02']);
+    // On a loaded machine a sped-up answer may pass its scaled timeout: a failed check (1) still records the run.
+    expect([0, 1], run.stderr).toContain(run.code);
+  }
+}, 120_000);
+
+afterAll(() => {
+  cli?.dispose();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the README commands work as written', () => {
+  const commands = [...commandsOf('Quick start'), ...commandsOf('Reading results')];
+
+  it('finds the commands', () => {
+    expect(commands.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it.each(commandsOf('Quick start').concat(commandsOf('Reading results')).map((c) => [c.join(' '), c] as const))('npx dsbench %s', async (_, args) => {
+    const offline = ['runs', 'report', 'compare'].includes(args[0]!);
+    const run = await cli.run(offline ? [...args, '--db', db] : args, FAST);
+    expect(run.stderr).not.toContain('internal error');
+    expect(run.stderr).not.toContain('Unknown argument');
+    // compare may fail a gate on two emulated runs (exit 1) or find too few pairs (8); anything else is wrong.
+    expect(args[0] === 'compare' ? [0, 1, 8] : [0], `${args.join(' ')}: ${run.stderr}`).toContain(run.code);
+  }, 60_000);
+});
