@@ -364,7 +364,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     searches: pLimit(searchConcurrency),
     failures: [],
     claimed: new Set(),
-    clock: new ServerClock(target.timeScale),
+    clock: new ServerClock(),
   };
 }
 

@@ -1,32 +1,34 @@
 /**
  * What a target's clock said, from the `Date` header of its replies: the send window of a lost request is
  * measured on the server's clock, whatever the local skew (a server 10 minutes behind) or pace (an
- * emulator whose time runs faster: `timeScale` real ms per server ms).
+ * emulator whose time runs faster than the real one, which dsbench cannot know).
  */
 export class ServerClock {
-  private serverMs: number | undefined;
-  private localMs = 0;
-
-  constructor(private readonly timeScale: number) {}
+  /** [local epoch ms the reply arrived, server ms it said], both increasing; one per server second. */
+  private readonly seen: Array<[number, number]> = [];
 
   /** A reply's Date header, seen at local epoch time `receivedAt` (after the reply arrived). */
   observe(serverDate: string | undefined, receivedAt = Date.now()): void {
     const server = Date.parse(serverDate ?? '');
     if (Number.isNaN(server)) return;
-    this.serverMs = server;
-    this.localMs = receivedAt;
-  }
-
-  get known(): boolean {
-    return this.serverMs !== undefined;
+    const last = this.seen[this.seen.length - 1];
+    if (last && (server <= last[1] || receivedAt < last[0])) return;
+    this.seen.push([receivedAt, server]);
   }
 
   /**
-   * A lower bound of the server's time at local epoch time `localMs`: the Date header was written before
-   * the reply arrived (and is floored to the second), so the server's time then was at least what it said.
+   * A lower bound of the server's time at local epoch time `localMs`, or undefined when no reply arrived
+   * before then. A Date header is written before its reply arrives and the server's clock only moves on,
+   * so at `localMs` the server's time was at least what the last reply received by then said, at any pace.
    */
   atLeast(localMs: number): number | undefined {
-    if (this.serverMs === undefined) return undefined;
-    return this.serverMs - (this.localMs - localMs) / this.timeScale;
+    let low = 0;
+    let high = this.seen.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if ((this.seen[mid] as [number, number])[0] <= localMs) low = mid + 1;
+      else high = mid;
+    }
+    return low === 0 ? undefined : (this.seen[low - 1] as [number, number])[1];
   }
 }
