@@ -24,6 +24,7 @@ import type { Env } from '../config/credentials.js';
 import type { ResolvedQuestion } from '../config/suite.js';
 import { RunGrading, type GradingTotals } from '../grade/run-grading.js';
 import type { GradeStore } from '../grade/store.js';
+import { onMethodError } from '../method-errors.js';
 
 export interface RunTarget {
   name: string;
@@ -460,22 +461,11 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
 function storageWatch(recorder: Recorder): { recorder: Recorder; broken: AbortSignal; fault: () => DsbenchError | undefined } {
   const broken = new AbortController();
   let fault: DsbenchError | undefined;
-  const watched = new Proxy(recorder, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        try {
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        } catch (error) {
-          if (error instanceof DsbenchError && error.exitCode === ExitCode.storage && !fault) {
-            fault = error;
-            broken.abort();
-          }
-          throw error;
-        }
-      };
-    },
+  const watched = onMethodError(recorder, (error) => {
+    if (error instanceof DsbenchError && error.exitCode === ExitCode.storage && !fault) {
+      fault = error;
+      broken.abort();
+    }
   });
   return { recorder: watched, broken: broken.signal, fault: () => fault };
 }

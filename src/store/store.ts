@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { type Migration, MIGRATIONS, latestVersion, migrate, schemaVersion } from './migrations.js';
 import { SqliteRecorder } from './recorder.js';
 import { StorageError, storageErrorFrom } from './storage-error.js';
+import { onMethodError } from '../method-errors.js';
 
 export interface StoreOptions {
   /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
@@ -146,17 +147,7 @@ class SqliteStore implements Store {
 
 /** The recorder with every SQLite or file-system failure turned into a StorageError naming the database. */
 function storageFaultsNamed(recorder: SqliteRecorder, file: string): SqliteRecorder {
-  return new Proxy(recorder, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        try {
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        } catch (error) {
-          throw storageErrorFrom(error, file) ?? error;
-        }
-      };
-    },
+  return onMethodError(recorder, (error) => {
+    throw storageErrorFrom(error, file) ?? error;
   });
 }
