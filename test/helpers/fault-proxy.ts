@@ -2,8 +2,8 @@
 // status of its own, resets the connection before or after the server acted, or delays delivery, even
 // after the client is gone (a proxy that still delivers a dead process's request).
 import { createServer, request, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listenLoopback } from './server.js';
 
 export type ProxyAction =
   | { kind: 'forward'; delayMs?: number }
@@ -43,7 +43,6 @@ export function operationOf(method: string, url: string): string {
 export async function startFaultProxy(upstream: string, decide: (req: ProxiedRequest, n: number) => ProxyAction): Promise<FaultProxy> {
   const target = new URL(upstream);
   const counts: Record<string, number> = {};
-  const sockets = new Set<Socket>();
   let n = 0;
   const forward = (req: IncomingMessage, body: Buffer) =>
     new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>((resolve, reject) => {
@@ -87,19 +86,5 @@ export async function startFaultProxy(upstream: string, decide: (req: ProxiedReq
       req.socket.destroy();
     }
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    counts,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLoopback(server)), counts };
 }

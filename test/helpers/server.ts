@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface Received {
@@ -21,7 +21,6 @@ export async function startServer(
   handler: (req: IncomingMessage, res: ServerResponse, body: string, n: number) => unknown,
 ): Promise<TestServer> {
   const received: Received[] = [];
-  const sockets = new Set<Socket>();
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -29,6 +28,12 @@ export async function startServer(
     received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, remotePort: req.socket.remotePort });
     await handler(req, res, body, received.length);
   });
+  return { ...(await listenLoopback(server)), received };
+}
+
+/** Listens on a free loopback port; `close` drops open connections, so a test never waits on keep-alive. */
+export async function listenLoopback(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -37,7 +42,6 @@ export async function startServer(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    received,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
