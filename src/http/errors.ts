@@ -119,7 +119,7 @@ export class OutcomeUnknownError extends DsbenchError {
   }
 }
 
-/** A 2xx reply that does not have what the client relies on. */
+/** A 2xx reply that does not have what the client relies on: the instance's fault (or a proxy's), not dsbench's. */
 export class ProtocolError extends DsbenchError {
   readonly context: RequestContext;
   readonly bodyExcerpt: string;
@@ -127,7 +127,7 @@ export class ProtocolError extends DsbenchError {
   constructor(ctx: RequestContext, problem: string, bodyExcerpt: string) {
     super(
       `${where(ctx)}: unexpected reply: ${problem}. Is --api right for this instance, and is a proxy rewriting replies?`,
-      ExitCode.internal,
+      ExitCode.unreachable,
     );
     this.context = ctx;
     this.bodyExcerpt = bodyExcerpt;

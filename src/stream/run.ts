@@ -69,7 +69,7 @@ export async function runSearch(transport: Transport, params: SearchParamsInput,
     const encoding = bodyEncoding(reply.headers);
     if (encoding !== 'identity' && encoding !== 'gzip') {
       discard(reply.body);
-      tally.fail({ kind: 'body', message: `the reply body is encoded as "${encoding}", which dsbench cannot decode`, exitCode: ExitCode.internal });
+      tally.fail({ kind: 'body', message: `the reply body is encoded as "${encoding}", which dsbench cannot decode`, exitCode: ExitCode.unreachable });
       return finish(tally);
     }
     const end = await readEvents(reply, encoding === 'gzip', tally, stop, opts);
@@ -162,7 +162,7 @@ function recordStop(tally: Tally, reason: unknown, opts: Options): void {
   } else if (reason === TOO_LARGE) {
     const message = `an event exceeded ${MAX_EVENT_BYTES / (1024 * 1024)} MB; the rest of the stream cannot be decoded`;
     tally.error(message);
-    tally.fail({ kind: 'event_too_large', message, exitCode: ExitCode.internal });
+    tally.fail({ kind: 'event_too_large', message, exitCode: ExitCode.unreachable });
   } else {
     tally.fail({ kind: 'aborted', message: 'the search was aborted', exitCode: ExitCode.aborted });
   }

@@ -275,6 +275,7 @@ describe('Transport: reply size cap', () => {
     const error = await make(server.url, { maxReplyBytes: cap }).requestJson({ operation: 'op', method: 'GET', path: '/big' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as Error).message).toContain(`larger than the cap of ${cap} bytes (--max-reply-size)`);
+    expect((error as ProtocolError).exitCode).toBe(ExitCode.unreachable);
     expect(server.received).toHaveLength(1);
     expect(written).toBeLessThan(64 * 1024 * 1024);
   });

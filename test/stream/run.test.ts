@@ -388,6 +388,7 @@ describe('runSearch: decoding', () => {
     });
     expect(r.verdict).toBe('truncated');
     expect(r.failure!.message).toContain('"br"');
+    expect(r.failure!.exitCode).toBe(ExitCode.unreachable);
   });
 
   it('ignores and counts unknown event names and match types', async () => {
@@ -424,6 +425,7 @@ describe('runSearch: decoding', () => {
     expect(r.verdict).toBe('error');
     expect(r.counted).toBe(1);
     expect(r.failure!.kind).toBe('event_too_large');
+    expect(r.failure!.exitCode).toBe(ExitCode.unreachable);
     expect(r.errors).toEqual(['an event exceeded 10 MB; the rest of the stream cannot be decoded']);
   });
 });
