@@ -161,13 +161,12 @@ export function parseRunSelector(text: string): RunSelector {
 }
 
 export function findRun(db: Database.Database, selector: RunSelector): RunRecord | undefined {
-  const row =
-    typeof selector === 'number'
-      ? db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`).get(selector)
-      : selector === 'latest'
-        ? db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT 1`).get()
-        : db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE label = ? ORDER BY id DESC LIMIT 1`).get(selector);
-  if (!row) return undefined;
+  if (typeof selector !== 'number') return findRunOffset(db, selector === 'latest' ? {} : { label: selector }, 0);
+  const row = db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`).get(selector);
+  return row === undefined ? undefined : runRecord(db, row);
+}
+
+function runRecord(db: Database.Database, row: unknown): RunRecord {
   const run = withSplit(db, row as Omit<RunRecord, 'split' | 'options'> & SplitColumns & { options: string });
   return { ...run, options: JSON.parse(run.options) as Record<string, unknown> };
 }
@@ -597,20 +596,22 @@ export function statAnomalies(db: Database.Database, runId: number): StatAnomaly
 /**
  * The run `offset` places back (0 = newest) among the runs that match: all runs, or those with a label,
  * of a suite, up to an id. For selectors like `nightly~1` (the nightly before the newest).
+ * A shard run (one part of a split run) is only chosen when no whole run matches: a shard that landed in a
+ * results database under the nightly label must not stand in for a whole night in a comparison or gate,
+ * while `report latest` in a shard's own database still finds the shard.
  */
 export function findRunOffset(
   db: Database.Database,
   where: { label?: string | undefined; suite?: string | undefined; atMostId?: number | undefined },
   offset: number,
 ): RunRecord | undefined {
+  const matches = '(@label IS NULL OR label = @label) AND (@suite IS NULL OR suite_name = @suite) AND (@maxId IS NULL OR id <= @maxId)';
   const row = db
     .prepare(
       `SELECT ${RUN_COLUMNS} FROM runs
-      WHERE (@label IS NULL OR label = @label) AND (@suite IS NULL OR suite_name = @suite) AND (@maxId IS NULL OR id <= @maxId)
+      WHERE ${matches} AND (shard_index IS NULL OR NOT EXISTS (SELECT 1 FROM runs WHERE ${matches} AND shard_index IS NULL))
       ORDER BY id DESC LIMIT 1 OFFSET @offset`,
     )
     .get({ label: where.label ?? null, suite: where.suite ?? null, maxId: where.atMostId ?? null, offset });
-  if (!row) return undefined;
-  const run = withSplit(db, row as Omit<RunRecord, 'split' | 'options'> & SplitColumns & { options: string });
-  return { ...run, options: JSON.parse(run.options) as Record<string, unknown> };
+  return row === undefined ? undefined : runRecord(db, row);
 }

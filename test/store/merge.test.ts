@@ -15,6 +15,7 @@ import { runsTable } from '../../src/cli/runs.js';
 import { runReport } from '../../src/cli/report.js';
 import { mergeShards } from '../../src/store/merge.js';
 import { findRun, listRuns } from '../../src/store/queries.js';
+import { resolveRun } from '../../src/report/open.js';
 import { openStore } from '../../src/store/store.js';
 
 const SUITE = parseSuite(
@@ -309,6 +310,26 @@ describe('dsbench merge', () => {
       expect(count(db, 'item_scores', merged!.runId)).toBe(WHOLE.length);
       expect(db.prepare('SELECT sum(score) FROM item_scores').pluck().get()).toBeCloseTo(WHOLE.reduce((s, _, p) => s + p / 10, 0));
       expect(count(db, 'run_notes', merged!.runId)).toBe(0);
+    });
+  });
+
+  it('a label or latest picks a whole run over a shard that landed in the same database; a shard database still finds its shard', () => {
+    const into = path.join(dir, 'results.db');
+    const [earlier] = mergeShards({ sources: shards(2, { label: 'night-1' }), into });
+    const [merged] = mergeShards({ sources: shards(2, { label: 'night-2' }), into });
+    // A shard job that wrote into the results database by mistake, under the nightly label, after the merges.
+    shardDb({ index: 1, count: 2, label: 'night-3', file: into });
+    readDb(into, (db) => {
+      const stray = db.prepare('SELECT max(id) FROM runs').pluck().get() as number;
+      expect(findRun(db, 'nightly')?.id).toBe(merged!.runId);
+      expect(findRun(db, 'latest')?.id).toBe(merged!.runId);
+      expect(resolveRun(db, into, 'nightly~1').id).toBe(earlier!.runId);
+      expect(findRun(db, stray)?.split?.shardIndex).toBe(1);
+    });
+    const shardOnly = shardDb({ index: 2, count: 2 });
+    readDb(shardOnly, (db) => {
+      expect(findRun(db, 'latest')?.split?.shardIndex).toBe(2);
+      expect(findRun(db, 'nightly')?.split?.shardIndex).toBe(2);
     });
   });
 });
