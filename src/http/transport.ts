@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -18,6 +18,7 @@ import {
   parseRetryAfter,
   type RetryPolicy,
 } from './retry-policy.js';
+import { Agent, errors as undiciErrors, request } from './undici.js';
 
 export interface TransportOptions {
   /** Base URL of the instance, without a trailing slash. */
@@ -90,7 +91,7 @@ const ERROR_BODY_BYTES = 64 * 1024;
 /** One keep-alive pool per origin, one retry policy, typed errors: the only way dsbench talks HTTP. */
 export class Transport {
   readonly endpoint: string;
-  private readonly dispatcher: Agent;
+  private readonly dispatcher: Dispatcher;
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
   private readonly policy: RetryPolicy;
