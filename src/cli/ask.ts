@@ -5,7 +5,7 @@ import { fixedSchedule, waitForQuestion } from '../deepsearch/wait.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { parseDuration } from '../config/duration.js';
 import { AskProgress } from './ask-progress.js';
-import { transportSettings, type GlobalArgs } from './global-options.js';
+import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
 import { formatQuestion } from './format.js';
 import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
@@ -39,7 +39,7 @@ export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
       }) as unknown as Argv<AskArgs>,
   handler: async (argv: ArgumentsCamelCase<AskArgs>) => {
     const target = await openTarget(argv.endpoint);
-    const client = createClient(target.connection, argv.api, transportSettings(argv));
+    const client = createClient(target.connection, argv.api ?? DEFAULT_API, transportSettings(argv));
     try {
       const intervalMs = argv.pollInterval != null ? parseDuration(String(argv.pollInterval), '--poll-interval') : target.emulated ? 200 : 3000;
       const texts = [argv.question, ...argv.followup];

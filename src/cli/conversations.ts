@@ -2,7 +2,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { createClient, LegacyClient, type DeepSearchClient } from '../deepsearch/index.js';
 import { withoutSecrets, type Conversation } from '../deepsearch/model.js';
 import { UsageError } from '../http/errors.js';
-import { transportSettings, type GlobalArgs } from './global-options.js';
+import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
 import { formatQuestion } from './format.js';
 import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
@@ -26,7 +26,7 @@ interface RefArgs extends GlobalArgs {
 /** Opens the target and a client, runs `work`, and closes both whatever happens. */
 async function withClient(argv: GlobalArgs, work: (client: DeepSearchClient) => Promise<void>): Promise<void> {
   const target = await openTarget(argv.endpoint);
-  const client = createClient(target.connection, argv.api, transportSettings(argv));
+  const client = createClient(target.connection, argv.api ?? DEFAULT_API, transportSettings(argv));
   try {
     await work(client);
   } finally {

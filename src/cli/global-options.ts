@@ -9,6 +9,9 @@ export function commonOptions<T>(y: Argv<T>) {
   return y.option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text', global: true });
 }
 
+export const API_FLAVOURS = ['legacy', 'versioned'] as const;
+export const DEFAULT_API = 'versioned';
+
 /** Commands that talk to an instance: its address, API flavour, retries and timeouts. */
 export const NETWORK_COMMANDS: ReadonlySet<string> = new Set(['ask', 'conversations', 'run', 'search']);
 
@@ -25,10 +28,10 @@ function networkOptions<T>(y: Argv<T>) {
       describe: 'Base URL of the instance (default: SRC_ENDPOINT; with neither, the embedded emulator)',
       global: true,
     })
+    // No yargs default: `run` must tell a flag given from none, since the suite's api then decides.
     .option('api', {
-      choices: ['legacy', 'versioned'] as const,
-      default: 'versioned' as const,
-      describe: 'Deep Search API flavour',
+      choices: API_FLAVOURS,
+      describe: `Deep Search API flavour (default: ${DEFAULT_API})`,
       global: true,
     })
     .option('max-attempts', { type: 'number', describe: 'Attempts per request, the first included, for 429, 502-504 and connection errors (default 5)', global: true })
@@ -57,7 +60,8 @@ export function transportSettings(argv: GlobalArgs): { retry: Partial<RetryPolic
 
 export interface GlobalArgs {
   endpoint?: string | undefined;
-  api: 'legacy' | 'versioned';
+  /** Undefined when not given: DEFAULT_API, except for `run`, where the suite's own api comes first. */
+  api?: 'legacy' | 'versioned' | undefined;
   json: boolean;
   maxAttempts?: number | undefined;
   retryBaseDelay?: string | undefined;

@@ -1,22 +1,71 @@
-import type { RunResult } from '../runner/run.js';
+import type { KindTally } from '../runner/recorder.js';
+import type { RunResult, TargetResult } from '../runner/run.js';
+import { isFailure } from '../runner/verdict.js';
 
-const COLUMNS = ['completed', 'error', 'canceled', 'timeout', 'client_error', 'complete', 'limit_hit', 'truncated', 'http_error', 'skipped', 'pending'] as const;
+const QUESTION_OUTCOMES = ['completed', 'error', 'canceled', 'timeout', 'client_error', 'skipped', 'pending', 'running'] as const;
+const SEARCH_OUTCOMES = ['complete', 'limit_hit', 'error', 'truncated', 'http_error', 'skipped', 'pending', 'running'] as const;
 
-/** The table printed at the end of a run: one row per target, counts by outcome, credits, expectations. */
+/**
+ * The text printed at the end of a run: questions and searches in tables of their own, one row per target,
+ * counts by outcome (a failure the suite expected in a column of its own, as the progress line counts it),
+ * credits ("not measured" where the API reports none), checks, stops and the totals.
+ */
 export function formatRunSummary(result: RunResult, dbPath: string, emulated: boolean): string {
-  const used = COLUMNS.filter((c) => Object.values(result.targets).some((t) => (t.counts[c] ?? 0) > 0));
-  const header = ['target', ...used, 'credits', 'expect ok', 'expect failed'];
-  const rows = Object.entries(result.targets).map(([name, t]) => [name, ...used.map((c) => String(t.counts[c] ?? 0)), String(t.credits), String(t.passed), String(t.failed)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-  const stops = Object.entries(result.targets)
+  const targets = Object.entries(result.targets);
+  const stops = targets
     .filter(([, t]) => t.stopped)
     .map(([name, t]) => `  ${name}: ${t.stopped}\n`)
     .join('');
   return (
-    `\nRun ${result.runId} ${result.status} in ${(result.wallMs / 1000).toFixed(1)} s${emulated ? ' (emulated instance)' : ''}; recorded in ${dbPath}\n\n` +
-    `${line(header)}\n${rows.map(line).join('\n')}\n` +
+    `\nRun ${result.runId} ${result.status} in ${(result.wallMs / 1000).toFixed(1)} s${emulated ? ' (emulated instance)' : ''}; recorded in ${dbPath}\n` +
+    kindTable('Questions', targets, (t) => t.questions, QUESTION_OUTCOMES, true) +
+    kindTable('Searches', targets, (t) => t.searches, SEARCH_OUTCOMES, false) +
     (stops ? `\nStopped targets:\n${stops}` : '') +
-    `\nExpectations: ${result.expectations.passed} passed, ${result.expectations.failed} failed. Exit code ${result.exitCode}.\n`
+    `\n${totals(targets.map(([, t]) => t))} Checks: ${result.expectations.passed} passed, ${result.expectations.failed} failed. Exit code ${result.exitCode}.\n`
   );
+}
+
+/** `Errors: 1 (+1 expected).`: the same count and words as the progress line. */
+function totals(targets: TargetResult[]): string {
+  let errors = 0;
+  let expected = 0;
+  for (const t of targets) {
+    for (const k of [t.questions, t.searches]) {
+      const kindExpected = sum(k.expected);
+      expected += kindExpected;
+      errors += sum(failureCounts(k)) - kindExpected;
+    }
+  }
+  return `Errors: ${errors}${expected > 0 ? ` (+${expected} expected)` : ''}.`;
+}
+
+function failureCounts(k: KindTally): Record<string, number> {
+  return Object.fromEntries(Object.entries(k.counts).filter(([outcome]) => isFailure(outcome)));
+}
+
+const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+function kindTable(
+  title: string,
+  targets: Array<[string, TargetResult]>,
+  kind: (t: TargetResult) => KindTally,
+  outcomes: readonly string[],
+  withCredits: boolean,
+): string {
+  const present = targets.filter(([, t]) => sum(kind(t).counts) > 0);
+  if (present.length === 0) return '';
+  // An outcome's column counts what the suite did not expect; `error (expected)` and the like count the rest.
+  const columns = outcomes.flatMap((o) => [
+    { head: o, value: (k: KindTally) => (k.counts[o] ?? 0) - (k.expected[o] ?? 0) },
+    { head: `${o} (expected)`, value: (k: KindTally) => k.expected[o] ?? 0 },
+  ]);
+  const used = columns.filter((c) => present.some(([, t]) => c.value(kind(t)) > 0));
+  const header = ['target', ...used.map((c) => c.head), ...(withCredits ? ['credits'] : []), 'checks ok', 'checks failed'];
+  const rows = present.map(([name, t]) => {
+    const k = kind(t);
+    return [name, ...used.map((c) => String(c.value(k))), ...(withCredits ? [t.credits === null ? 'not measured' : String(t.credits)] : []), String(k.passed), String(k.failed)];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  return `\n${title}\n${line(header)}\n${rows.map(line).join('\n')}\n`;
 }

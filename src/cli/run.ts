@@ -16,7 +16,7 @@ import { writeRunJunit } from '../report/junit.js';
 import { resolveRun } from '../report/open.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { findRun } from '../store/queries.js';
-import { transportSettings, type GlobalArgs } from './global-options.js';
+import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
@@ -52,6 +52,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     y
       .positional('suite', { type: 'string', describe: 'Suite file (YAML or JSON); with --resume, defaults to the run\'s own' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'NAME=URL of an instance (repeatable); token from DSBENCH_TOKEN_<NAME> or SRC_ACCESS_TOKEN' })
+      .option('api', { choices: API_FLAVOURS, describe: `Deep Search API flavour (default: the suite's api, else ${DEFAULT_API}; a resumed run keeps its own)` })
       .option('db', { type: 'string', default: 'results/dsbench.db', describe: 'SQLite database to record into' })
       .option('label', { type: 'string', describe: 'A name for this run (e.g. nightly-2026-11-21)' })
       .option('concurrency', { type: 'number', describe: 'Conversations at once per target (default: the suite\'s)' })
@@ -115,10 +116,12 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       let runId: number | undefined;
       // A second signal exits at once; the run is marked aborted first (one synchronous commit) so the
       // database does not claim a run is still running in a process that is gone.
-      const signals = handleSignals(graceMs, argv.db, () => runId, () => {
+      const reporterName = argv.reporter ?? defaultReporter(argv.quiet, Boolean(process.stderr.isTTY));
+      const reporter = REPORTERS[reporterName]();
+      // Signal notices go through the progress display like every other message, so they never land in the bar's line.
+      const signals = handleSignals(graceMs, argv.db, () => runId, (text) => (reporter.onLog ? reporter.onLog(text) : process.stderr.write(`dsbench: ${text}\n`)), () => {
         if (runId !== undefined) store.recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
       });
-      const reporterName = argv.reporter ?? defaultReporter(argv.quiet, Boolean(process.stderr.isTTY));
       let result: RunResult;
       try {
         result = await executeRun({
@@ -129,9 +132,9 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
           suite,
           targets,
           recorder: store.recorder,
-          reporter: REPORTERS[reporterName](),
+          reporter,
           label: argv.label,
-          api: previous?.targets[0]?.api ?? (process.argv.some((a) => a === '--api' || a.startsWith('--api=')) ? argv.api : undefined),
+          api: previous?.targets[0]?.api ?? argv.api,
           concurrency: argv.concurrency,
           searchConcurrency: argv.searchConcurrency,
           repeats: argv.repeats ?? (previous?.info.options.repeats as number | undefined),
@@ -183,16 +186,11 @@ export function resumeHint(runId: number | undefined, db: string): string {
   return `npx dsbench run --resume ${runId ?? '<run id>'} --db ${/^[\w./-]+$/.test(db) ? db : JSON.stringify(db)}`;
 }
 
-/** A line on stderr; on a terminal the progress bar's line is cleared first, so the two never mix. */
-function notice(text: string): void {
-  process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[2K' : ''}${text}\n`);
-}
-
 /**
  * First SIGINT, SIGTERM or SIGHUP: launch nothing more, give running questions the grace period, then cancel
  * them. A second one exits at once: every state change is already committed, so the database stays consistent.
  */
-function handleSignals(graceMs: number, db: string, currentRun: () => number | undefined, beforeForcedExit: () => void) {
+function handleSignals(graceMs: number, db: string, currentRun: () => number | undefined, notice: (text: string) => void, beforeForcedExit: () => void) {
   const stop = new AbortController();
   const abort = new AbortController();
   let grace: NodeJS.Timeout | undefined;
@@ -203,11 +201,11 @@ function handleSignals(graceMs: number, db: string, currentRun: () => number | u
       } catch {
         // Exiting matters more than the status; every observation is committed already.
       }
-      notice(`dsbench: second ${signal}: exiting now; continue later with ${resumeHint(currentRun(), db)}`);
+      notice(`second ${signal}: exiting now; continue later with ${resumeHint(currentRun(), db)}`);
       process.exit(ExitCode.aborted);
     }
     notice(
-      `dsbench: ${signal}: launching nothing more; running questions have ${graceMs < 1000 ? `${graceMs} ms` : `${Math.round(graceMs / 1000)} s`} to finish, then are cancelled (again to exit at once). ` +
+      `${signal}: launching nothing more; running questions have ${graceMs < 1000 ? `${graceMs} ms` : `${Math.round(graceMs / 1000)} s`} to finish, then are cancelled (again to exit at once). ` +
         `Continue later with ${resumeHint(currentRun(), db)}`,
     );
     stop.abort();

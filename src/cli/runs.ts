@@ -2,7 +2,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { DEFAULT_DB, openResults } from '../report/open.js';
-import { fmtNum, safeJson, textTable } from '../report/tables.js';
+import { fmtCredits, safeJson, textTable } from '../report/tables.js';
 import { verdictWord } from '../runner/verdict.js';
 import { type RunSummary, listRuns } from '../store/queries.js';
 import type { GlobalArgs } from './global-options.js';
@@ -49,7 +49,7 @@ export function runsTable(runs: readonly RunSummary[]): string {
       String(r.items),
       outcomeText(r.outcomes),
       r.checks.passed + r.checks.failed === 0 ? '' : `${r.checks.failed} of ${r.checks.passed + r.checks.failed} failed`,
-      fmtNum(r.credits, 2),
+      fmtCredits(r.credits),
       ...(split ? [splitText(r.split)] : []),
     ]),
   });

@@ -1,6 +1,6 @@
 import type { Block, Inline } from './document.js';
 import type { ReportData } from './report.js';
-import { capped, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
+import { capped, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
 const MAX_LISTED = 20;
 /** Lines of the per-question table: a job summary must stay small (GitHub takes 1 MiB). */
@@ -90,7 +90,7 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
           triple([s.wallMs.p50, s.wallMs.p90, s.wallMs.p99], fmtSeconds),
           triple([s.serverMs.p50, s.serverMs.p90, s.serverMs.p99], fmtSeconds),
           fmtInt(s.tokens.mean),
-          fmtNum(s.credits.sum, 2),
+          fmtCredits(s.credits.sum),
           fmtNum(s.credits.mean, 2),
         ]),
       },
@@ -170,7 +170,7 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
           fmtInt(s.failed),
           fmtPct(s.expectPassRate),
           triple([s.serverMs.p50, s.serverMs.p90], fmtSeconds),
-          fmtNum(s.credits.sum, 2),
+          fmtCredits(s.credits.sum),
           fmtNum(s.credits.mean, 2),
         ]),
       },
@@ -217,7 +217,7 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
             p.quotaLimit === undefined || p.quotaLimit === null ? '–' : p.quotaLimit < 0 ? `${fmtNum(p.totalQuota, 2)} / unlimited` : `${fmtNum(p.totalQuota, 2)} / ${fmtNum(p.quotaLimit, 2)}`;
           return [
             p.target,
-            fmtNum(p.creditsSum, 2),
+            fmtCredits(p.creditsSum),
             fmtNum(target?.creditsPer1000Questions, 1),
             fmtNum(p.creditsPerSuiteRun, 2),
             quota,

@@ -56,6 +56,11 @@ export function fmtInt(n: number | null | undefined): string {
   return n === null || n === undefined ? dash : Math.round(n).toLocaleString('en-US');
 }
 
+/** A sum of credits; none recorded means the API reported none (the versioned API has no stats), not zero. */
+export function fmtCredits(n: number | null | undefined): string {
+  return n === null || n === undefined ? 'not measured' : fmtNum(n, 2);
+}
+
 export function fmtNum(n: number | null | undefined, digits = 1): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return dash;
   return n.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: digits });

@@ -47,7 +47,8 @@ export interface QuestionItem {
 
 export interface ItemSummary {
   outcome: ItemOutcome;
-  credits: number;
+  /** Null when the API reported no credits (the versioned API has no stats). */
+  credits: number | null;
   passed: number;
   failed: number;
   /** A conversation's turns as recorded, in order, for grading. */
@@ -130,7 +131,7 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
       if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.gate.fail(message);
       ctx.log(`${item.key}: ${message}; conversation ${ref} is kept unfinished: dsbench run --resume ${runId} re-polls it`);
       recorder.itemUnobserved(runId, item.key, message);
-      return { outcome: 'client_error', credits: 0, passed: 0, failed: 0 };
+      return { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
     } else {
       message = redact(error instanceof Error ? error.message : String(error));
       if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.gate.fail(message);
@@ -147,7 +148,7 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
   if (ctx.cleanup && ref !== undefined) await deleteConversation(ctx, item.key, ref);
   return {
     outcome,
-    credits: asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0),
+    credits: asked.some((t) => t.stats) ? asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0) : null,
     passed: results.filter((r) => r.passed).length,
     failed: results.filter((r) => !r.passed).length,
     turns: asked,

@@ -173,12 +173,29 @@ export interface RunLease {
   release(): void;
 }
 
-/** One target's share of a run: items by outcome (unfinished ones by status), credits, checks. */
-export interface TargetTally {
+/** Items of one kind on one target: by outcome (unfinished ones by status), and their checks. */
+export interface KindTally {
   counts: Record<string, number>;
-  credits: number;
+  /** Of those counts, the failures the suite expected (see failureClass): shown as such, not as errors. */
+  expected: Record<string, number>;
   passed: number;
   failed: number;
+}
+
+/** One target's share of a run: items by outcome (unfinished ones by status), credits, checks; and per kind. */
+export interface TargetTally {
+  counts: Record<string, number>;
+  /** Null when no turn reported credits (the versioned API reports no stats): not measured, not zero. */
+  credits: number | null;
+  passed: number;
+  failed: number;
+  questions: KindTally;
+  searches: KindTally;
+}
+
+export function emptyTargetTally(): TargetTally {
+  const kind = (): KindTally => ({ counts: {}, expected: {}, passed: 0, failed: 0 });
+  return { counts: {}, credits: null, passed: 0, failed: 0, questions: kind(), searches: kind() };
 }
 
 /** Everything the verdict of a whole run needs, read from what was recorded (items finished before a resume included). */

@@ -13,13 +13,13 @@ import { deleteConversation, leftToDelete } from './cleanup.js';
 import { planRun, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
-import type { Recorder, ResumeItem, RunLease, RunStatus, TargetInfo, TurnRecord } from './recorder.js';
+import { emptyTargetTally, type Recorder, type ResumeItem, type RunLease, type RunStatus, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
 import { runSearchItem } from './search-runner.js';
 import { ServerClock } from './server-clock.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
-import { runExitCode, type VerdictOutcome } from './verdict.js';
+import { runExitCode } from './verdict.js';
 import type { Env } from '../config/credentials.js';
 import type { ResolvedQuestion } from '../config/suite.js';
 import { RunGrading, type GradingTotals } from '../grade/run-grading.js';
@@ -72,12 +72,7 @@ export interface RunOptions {
 }
 
 /** One target's share of the whole run (items finished before an interruption included), as recorded. */
-export interface TargetResult {
-  /** Items by outcome; unfinished ones by status (`pending`, `running`). */
-  counts: Partial<Record<VerdictOutcome, number>>;
-  credits: number;
-  passed: number;
-  failed: number;
+export interface TargetResult extends TargetTally {
   stopped?: string | undefined;
 }
 
@@ -221,7 +216,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   // The verdict reads what was recorded, so a resumed run counts the items finished before its interruption.
   const tally = recorder.tally(runId);
   const targets = Object.fromEntries(
-    [...runtimes].map(([name, r]) => [name, { ...(tally.targets[name] ?? { counts: {}, credits: 0, passed: 0, failed: 0 }), ...(r.gate.stopped && { stopped: r.gate.stopped.reason }) }]),
+    [...runtimes].map(([name, r]) => [name, { ...(tally.targets[name] ?? emptyTargetTally()), ...(r.gate.stopped && { stopped: r.gate.stopped.reason }) }]),
   );
   const exitCode = runExitCode({
     signalled: options.stop.aborted,
@@ -431,7 +426,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     options.recorder.itemSkipped(runId, item.key, stop.reason, new Date().toISOString());
     // A skipped item is finished for the progress display too, so done reaches the total.
     options.reporter.onItemStart?.(item.key);
-    options.reporter.onItemEnd?.(item.key, { outcome: 'skipped', credits: 0, passed: 0, failed: 0 });
+    options.reporter.onItemEnd?.(item.key, { outcome: 'skipped', credits: null, passed: 0, failed: 0 });
     return undefined;
   }
   options.reporter.onItemStart?.(item.key);
@@ -451,7 +446,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     const message = error instanceof DsbenchError ? error.message : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
     log(`${item.key}: ${message}`);
     r.failures.push(error instanceof DsbenchError ? error.exitCode : ExitCode.internal);
-    summary = { outcome: 'client_error', credits: 0, passed: 0, failed: 0 };
+    summary = { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
   }
   options.reporter.onItemEnd?.(item.key, summary);
   return summary.turns;

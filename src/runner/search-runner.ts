@@ -41,7 +41,7 @@ export async function runSearchItem(ctx: SearchContext, item: SearchItem): Promi
   const results = evaluateSearch(search.expect, record);
   if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
   recorder.itemFinished(runId, item.key, result.verdict, iso(), result.failure?.message);
-  return { outcome: result.verdict, credits: 0, passed: results.filter((r) => r.passed).length, failed: results.filter((r) => !r.passed).length };
+  return { outcome: result.verdict, credits: null, passed: results.filter((r) => r.passed).length, failed: results.filter((r) => !r.passed).length };
 }
 
 export function searchRecord(query: string, params: Record<string, unknown>, result: SearchResult): SearchRecord {

@@ -39,6 +39,23 @@ export function itemExitCode(kind: ItemKind, outcome: VerdictOutcome, httpStatus
   }
 }
 
+const FAILURE_OUTCOMES: ReadonlySet<string> = new Set(['error', 'client_error', 'timeout', 'http_error', 'truncated']);
+
+/** An outcome that is an error unless the suite expected it. */
+export function isFailure(outcome: string): boolean {
+  return FAILURE_OUTCOMES.has(outcome);
+}
+
+/**
+ * How the progress display and the run summary both count an item that ended badly: an `error` unless the
+ * suite expected it (its checks all passed, at least one), then an `expected` error; anything else counts as
+ * neither. One definition, so the progress line and the summary never disagree.
+ */
+export function failureClass(outcome: VerdictOutcome, checks: { passed: number; failed: number }): 'error' | 'expected' | undefined {
+  if (!isFailure(outcome)) return undefined;
+  return checks.passed > 0 && checks.failed === 0 ? 'expected' : 'error';
+}
+
 /**
  * Most severe first: a bug makes the rest untrustworthy; an unreachable instance explains what follows it;
  * a stop explains skipped items; then usage, then checks.

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { ExitCode } from '../http/exit-codes.js';
-import type { ItemKind, ItemStatus, RunStatus, RunTally } from '../runner/recorder.js';
-import { runExitCode, type VerdictOutcome } from '../runner/verdict.js';
+import { emptyTargetTally, type ItemKind, type ItemStatus, type RunStatus, type RunTally } from '../runner/recorder.js';
+import { failureClass, runExitCode, type VerdictOutcome } from '../runner/verdict.js';
 
 // Read side for reports. Rows use camelCase and `null` for absent values (never 0). The iterators
 // stream rows from SQLite; while one is open, this connection cannot write (better-sqlite3 rule).
@@ -215,23 +215,29 @@ export function storedRunExitCode(status: RunStatus, tally: RunTally): ExitCode 
 export function runTally(db: Database.Database, runId: number): RunTally {
   const rows = db
     .prepare(
-      `SELECT i.target, i.kind, coalesce(i.outcome, i.status) AS outcome, s.http_status AS httpStatus, count(*) AS count,
-        sum((SELECT sum(t.credits) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key)) AS credits,
-        sum((SELECT sum(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key)) AS passed,
-        sum((SELECT count(*) - sum(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key)) AS failed
-      FROM items i LEFT JOIN searches s ON s.run_id = i.run_id AND s.item_key = i.key
-      WHERE i.run_id = ? GROUP BY i.target, i.kind, outcome, httpStatus ORDER BY min(i.position)`,
+      `SELECT target, kind, outcome, httpStatus, count(*) AS count, sum(credits) AS credits, sum(passed) AS passed, sum(failed) AS failed,
+        -- Grouped by whether each item's checks all held, as failureClass reads them.
+        passed > 0 AND failed = 0 AS checksHeld
+      FROM (SELECT i.target, i.kind, coalesce(i.outcome, i.status) AS outcome, s.http_status AS httpStatus, i.position,
+          (SELECT sum(t.credits) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key) AS credits,
+          coalesce((SELECT sum(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key), 0) AS passed,
+          coalesce((SELECT count(*) - sum(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key), 0) AS failed
+        FROM items i LEFT JOIN searches s ON s.run_id = i.run_id AND s.item_key = i.key WHERE i.run_id = ?)
+      GROUP BY target, kind, outcome, httpStatus, checksHeld ORDER BY min(position)`,
     )
-    .all(runId) as Array<{ target: string; kind: ItemKind; outcome: VerdictOutcome; httpStatus: number | null; count: number; credits: number | null; passed: number | null; failed: number | null }>;
+    .all(runId) as Array<{ target: string; kind: ItemKind; outcome: VerdictOutcome; httpStatus: number | null; count: number; credits: number | null; passed: number; failed: number; checksHeld: 0 | 1 }>;
   const tally: RunTally = { targets: {}, items: [], checks: { passed: 0, failed: 0 } };
   for (const row of rows) {
-    const t = (tally.targets[row.target] ??= { counts: {}, credits: 0, passed: 0, failed: 0 });
+    const t = (tally.targets[row.target] ??= emptyTargetTally());
+    const k = row.kind === 'search' ? t.searches : t.questions;
     t.counts[row.outcome] = (t.counts[row.outcome] ?? 0) + row.count;
-    t.credits += row.credits ?? 0;
-    t.passed += row.passed ?? 0;
-    t.failed += row.failed ?? 0;
-    tally.checks.passed += row.passed ?? 0;
-    tally.checks.failed += row.failed ?? 0;
+    k.counts[row.outcome] = (k.counts[row.outcome] ?? 0) + row.count;
+    if (failureClass(row.outcome, { passed: row.checksHeld, failed: 1 - row.checksHeld }) === 'expected') k.expected[row.outcome] = (k.expected[row.outcome] ?? 0) + row.count;
+    if (row.credits !== null) t.credits = (t.credits ?? 0) + row.credits;
+    for (const into of [t, k, tally.checks]) {
+      into.passed += row.passed;
+      into.failed += row.failed;
+    }
     tally.items.push({ kind: row.kind, outcome: row.outcome, httpStatus: row.httpStatus, count: row.count });
   }
   return tally;

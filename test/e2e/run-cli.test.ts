@@ -76,7 +76,9 @@ describe('--json', () => {
       emulated: false,
       wallMs: expect.any(Number),
     });
-    expect(result.targets).toEqual({ default: { counts: { completed: 2, error: 1 }, credits: expect.any(Number), passed: 1, failed: 1 } });
+    expect(result.targets).toMatchObject({
+      default: { counts: { completed: 2, error: 1 }, credits: expect.any(Number), passed: 1, failed: 1, questions: { counts: { completed: 2, error: 1 }, expected: {}, passed: 1, failed: 1 } },
+    });
     expect(result.targets.default.credits).toBeGreaterThan(0);
     const check = new Database(db, { readonly: true });
     try {
@@ -95,9 +97,26 @@ describe('--json', () => {
     expect(xml).toMatch(/<testsuites name="dsbench run 1: cli" tests="3" failures="1" errors="0"/);
     expect(xml).toContain('<failure type="expectation" message="contains: ');
     expect(exit.stdout).toMatch(/^\nRun 1 completed in \d+\.\d s; recorded in .+runs\.db\n/);
-    expect(exit.stdout).toMatch(/target\s+completed\s+error\s+credits\s+expect ok\s+expect failed\ndefault\s+2\s+1\s+\d+\s+1\s+1\n/);
-    expect(exit.stdout).toContain('Expectations: 1 passed, 1 failed. Exit code 1.');
+    expect(exit.stdout).toMatch(/\nQuestions\ntarget\s+completed\s+error\s+credits\s+checks ok\s+checks failed\ndefault\s+2\s+1\s+\d+\s+1\s+1\n/);
+    expect(exit.stdout).toContain('Errors: 1. Checks: 1 passed, 1 failed. Exit code 1.');
     expect(exit.stderr).toContain('dsbench: run 1: 3 items on default');
+  });
+});
+
+describe('--api', () => {
+  it('its help says the suite decides unless the flag is given, and the suite\'s api is used with no flag', async () => {
+    const help = await dsbench(['run', '--help']);
+    expect(help.stdout).toMatch(/--api\s+Deep Search API flavour \(default: the suite's api, else versioned;/);
+    expect(help.stdout).not.toMatch(/--api[^\n]*\[default: "versioned"\]/);
+    // The suite says legacy; no --api is given.
+    const exit = await here(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', dbPath(), '--json'], { SRC_ACCESS_TOKEN: SECRET });
+    const result = JSON.parse(exit.stdout) as { runId: number; db: string };
+    const check = new Database(result.db, { readonly: true });
+    try {
+      expect(check.prepare('SELECT api FROM targets').pluck().all()).toEqual(['legacy']);
+    } finally {
+      check.close();
+    }
   });
 });
 

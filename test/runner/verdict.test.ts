@@ -52,7 +52,7 @@ describe('the verdict of a resumed run', () => {
       expect(again.result.targets.main).toMatchObject({ counts: { completed: 3 }, passed: 0, failed: 1 });
       expect(again.result.expectations).toEqual({ passed: 0, failed: 1 });
       expect(again.result.exitCode).toBe(ExitCode.expectationsFailed);
-      expect(formatRunSummary(again.result, again.dbPath, true)).toContain('Expectations: 0 passed, 1 failed. Exit code 1.');
+      expect(formatRunSummary(again.result, again.dbPath, true)).toContain('Checks: 0 passed, 1 failed. Exit code 1.');
       const [listed] = listRuns(again.db);
       expect(listed).toMatchObject({ id: again.result.runId, status: 'completed', checks: { passed: 0, failed: 1 }, exitCode: ExitCode.expectationsFailed });
       expect(runsTable([listed!])).toContain('checks failed');

@@ -1,46 +1,56 @@
 import cliProgress from 'cli-progress';
 import type { ItemSummary } from '../question-runner.js';
-import { ProgressState, type Reporter, type RunStart } from './reporter.js';
+import { etaText, ProgressState, type Reporter, type RunStart } from './reporter.js';
 
-/** A live bar on a terminal: done of total, running, errors, credits so far, ETA. */
+/**
+ * A live bar on a terminal: done of total, running, errors, checks, credits so far, ETA. Every message shown
+ * while it is drawn goes through onLog, which clears the bar's line first, so the two never mix.
+ */
 export class BarReporter implements Reporter {
   private readonly state = new ProgressState();
-  private readonly bar = new cliProgress.SingleBar(
-    {
-      format: 'dsbench {bar} {value}/{total} | running {running} | errors {errors} | credits {credits} | ETA {eta_formatted}',
-      stream: process.stderr,
-      hideCursor: true,
-      etaBuffer: 50,
-    },
-    cliProgress.Presets.shades_classic,
-  );
+  private readonly bar: cliProgress.SingleBar;
+  private drawn = false;
+
+  constructor(private readonly stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr) {
+    this.bar = new cliProgress.SingleBar(
+      {
+        // Drawn from the state at every frame, so the ETA moves between items and shows `--` until it is known.
+        format: (options, params) =>
+          `dsbench ${cliProgress.Format.BarFormat(params.progress, options)} ${params.value}/${params.total} | running ${this.state.running} | ` +
+          `${this.state.counts()} | ${etaText(this.state.etaSeconds())}`,
+        stream: stream as NodeJS.WritableStream,
+        hideCursor: true,
+        // A message clears the bar's line; the next frame must draw it again even if nothing changed.
+        forceRedraw: true,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+  }
 
   onRunStart(start: RunStart): void {
     this.state.start(start);
-    this.bar.start(start.total, start.alreadyDone, this.payload());
+    this.bar.start(start.total, start.alreadyDone);
+    this.drawn = true;
   }
 
   onItemStart(): void {
     this.state.itemStarted();
-    this.bar.update(this.state.done, this.payload());
+    this.bar.update(this.state.done);
   }
 
   onItemEnd(_key: string, summary: ItemSummary): void {
     this.state.itemEnded(summary);
-    this.bar.update(this.state.done, this.payload());
+    this.bar.update(this.state.done);
   }
 
   onLog(message: string): void {
-    this.bar.stop();
-    process.stderr.write(`${message}\n`);
-    this.bar.start(this.state.total, this.state.done, this.payload());
+    // The message takes the bar's line (cleared first) and the bar is drawn again below it.
+    this.stream.write(`${this.drawn && this.stream.isTTY ? '\r\x1b[2K' : ''}dsbench: ${message}\n`);
+    if (this.drawn) this.bar.render();
   }
 
   onRunEnd(): void {
-    this.bar.stop();
-  }
-
-  private payload() {
-    return { running: this.state.running, errors: this.state.errors, credits: this.state.credits };
+    if (this.drawn) this.bar.stop();
+    this.drawn = false;
   }
 }

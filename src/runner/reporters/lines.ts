@@ -1,5 +1,5 @@
 import type { ItemSummary } from '../question-runner.js';
-import { ProgressState, type Reporter, type RunStart } from './reporter.js';
+import { etaText, ProgressState, type Reporter, type RunStart } from './reporter.js';
 
 /** Plain periodic lines, for logs of unattended runs (no TTY). */
 export class LinesReporter implements Reporter {
@@ -37,7 +37,6 @@ export class LinesReporter implements Reporter {
 
   private line(): void {
     const s = this.state;
-    const eta = s.etaSeconds();
-    this.write(`dsbench: ${s.done}/${s.total} done, ${s.running} running, ${s.errors} errors, ${s.credits} credits${eta !== undefined ? `, ETA ${eta} s` : ''}`);
+    this.write(`dsbench: ${s.done}/${s.total} done, ${s.running} running, ${s.counts()}, ${etaText(s.etaSeconds())}`);
   }
 }
