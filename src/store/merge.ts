@@ -3,6 +3,8 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DsbenchError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
+import type { RunLease } from '../runner/recorder.js';
+import { acquireLease, RunHeldError } from './lease.js';
 import { openStore } from './store.js';
 
 // `dsbench merge`: the shards of a run split across machines (`dsbench run --shard i/n`), each recorded
@@ -58,6 +60,9 @@ interface ShardRun {
 }
 
 const DEFAULT_BATCH_ROWS = 20_000;
+
+/** A merge holds its run's lease while it copies, as a run does; it beats once per batch. */
+const MERGE_LEASE = { staleMs: 60_000 };
 
 /** Run-level tables the merge writes itself, or must not carry (a lease belongs to a live process). */
 const RUN_LEVEL = new Set(['runs', 'targets', 'run_shards', 'run_leases', 'quota_snapshots']);
@@ -210,29 +215,15 @@ function mergeGroup(db: Database.Database, into: string, group: Group, batchRows
     items: group.shards.reduce((sum, s) => sum + s.items, 0),
     alreadyMerged,
   });
-  const existing = db.prepare('SELECT id, status FROM runs WHERE group_id = ? AND shard_index IS NULL').get(group.id) as { id: number; status: string } | undefined;
-  if (existing && existing.status === 'running') {
-    // Only an interrupted merge leaves a merged run running (a merged run's own status is never that).
-    log(`${into}: run ${existing.id} is an interrupted merge of ${name}; deleting it and merging again`);
-    storage(into, () => db.prepare('DELETE FROM runs WHERE id = ?').run(existing.id));
-  } else if (existing) {
-    const stored = db.prepare('SELECT shard_index AS shardIndex, fingerprint FROM run_shards WHERE run_id = ? ORDER BY shard_index').all(existing.id) as Array<{
-      shardIndex: number;
-      fingerprint: string;
-    }>;
-    const same = stored.length === group.shards.length && stored.every((s, i) => s.shardIndex === group.shards[i]!.shardIndex && s.fingerprint === group.shards[i]!.fingerprint);
-    if (same) {
-      log(`${into}: ${name} is already merged as run ${existing.id}; nothing to do`);
-      return result(existing.id, true);
-    }
-    throw new UsageError(
-      `${into} already holds ${name} as run ${existing.id}, merged from other shard runs (shards ${stored.map((s) => s.shardIndex).join(', ')} of ${group.count}, or their state changed since); ` +
-        'merge into another database (a run group is merged once per database)',
-    );
-  }
-  const runId = storage(into, () => insertMergedRun(db, group));
+  const claim = storage(into, () => claimRun(db, into, group, name, log));
+  if (claim.alreadyMerged) return result(claim.runId, true);
+  const { runId, lease } = claim;
+  const beat = () => {
+    const lost = lease.heartbeat();
+    if (lost !== undefined) throw new DsbenchError(`${into}: the merge of ${name} lost its lease on run ${runId}: ${lost}; merge again once that process has ended`, ExitCode.runHeld);
+  };
   try {
-    for (const shard of group.shards) copyShard(db, into, shard, runId, batchRows, log);
+    for (const shard of group.shards) copyShard(db, into, shard, runId, batchRows, log, beat);
     storage(into, () => finish(db, runId, group));
   } catch (error) {
     // Best effort: leave no half-merged run behind (a later merge would also replace one).
@@ -242,12 +233,70 @@ function mergeGroup(db: Database.Database, into: string, group: Group, batchRows
       // The original error says more than this one.
     }
     throw error;
+  } finally {
+    lease.release();
   }
   const merged = result(runId, false);
   log(`${into}: merged ${name}, shards ${merged.shards.join(', ')} of ${group.count}, into run ${runId} (${merged.items} items, ${merged.status}${merged.partial ? ', partial' : ''})`);
   return merged;
 }
 
+type Claim = { alreadyMerged: true; runId: number } | { alreadyMerged: false; runId: number; lease: RunLease };
+
+/**
+ * In one write transaction: finds the group's merged run in the target and either reports it merged, or
+ * replaces an interrupted merge, or refuses; then records a new merged run (`running` while it is copied)
+ * and takes its lease. A merge still copying holds that lease, so a second merge of the group into the
+ * same database is refused (exit 7) instead of taking the first's run for an interrupted one.
+ */
+function claimRun(db: Database.Database, into: string, group: Group, name: string, log: (m: string) => void): Claim {
+  return withAttached(db, group.shards[0]!.file, () =>
+    db
+      .transaction((): Claim => {
+        const existing = db.prepare('SELECT id, status FROM runs WHERE group_id = ? AND shard_index IS NULL').get(group.id) as { id: number; status: string } | undefined;
+        if (existing && existing.status === 'running') {
+          // Only a merge leaves a merged run running (a merged run's own status is never that).
+          const lease = leaseOf(db, into, existing.id, name);
+          if (lease.takeover !== undefined) log(`${into}: ${lease.takeover}`);
+          log(`${into}: run ${existing.id} is an interrupted merge of ${name}; deleting it and merging again`);
+          db.prepare('DELETE FROM runs WHERE id = ?').run(existing.id);
+        } else if (existing) {
+          const stored = db.prepare('SELECT shard_index AS shardIndex, fingerprint FROM run_shards WHERE run_id = ? ORDER BY shard_index').all(existing.id) as Array<{
+            shardIndex: number;
+            fingerprint: string;
+          }>;
+          const same = stored.length === group.shards.length && stored.every((s, i) => s.shardIndex === group.shards[i]!.shardIndex && s.fingerprint === group.shards[i]!.fingerprint);
+          if (same) {
+            log(`${into}: ${name} is already merged as run ${existing.id}; nothing to do`);
+            return { alreadyMerged: true, runId: existing.id };
+          }
+          throw new UsageError(
+            `${into} already holds ${name} as run ${existing.id}, merged from other shard runs (shards ${stored.map((s) => s.shardIndex).join(', ')} of ${group.count}, or their state changed since); ` +
+              'merge into another database (a run group is merged once per database)',
+          );
+        }
+        const runId = insertMergedRun(db, group);
+        return { alreadyMerged: false, runId, lease: leaseOf(db, into, runId, name) };
+      })
+      .immediate(),
+  );
+}
+
+function leaseOf(db: Database.Database, into: string, runId: number, name: string): RunLease {
+  try {
+    return acquireLease(db, runId, MERGE_LEASE);
+  } catch (error) {
+    if (!(error instanceof RunHeldError)) throw error;
+    const { pid, host, acquiredAt } = error.holder;
+    throw new DsbenchError(
+      `${into}: ${name} is being merged by another dsbench (pid ${pid} on host ${host}) since ${acquiredAt}; wait for it to end, then merge again (a repeat of a finished merge changes nothing)`,
+      ExitCode.runHeld,
+      { cause: error },
+    );
+  }
+}
+
+/** Records the merged run and its targets (the first shard attached as `src`), inside the caller's transaction. */
 function insertMergedRun(db: Database.Database, group: Group): number {
   const first = group.shards[0]!;
   const labels = new Set(group.shards.map((s) => s.label));
@@ -255,41 +304,32 @@ function insertMergedRun(db: Database.Database, group: Group): number {
   const started = group.shards.map((s) => s.startedAt).sort()[0]!;
   const ends = group.shards.map((s) => s.endedAt);
   const ended = ends.includes(null) ? null : (ends as string[]).sort().at(-1)!;
-  return withAttached(db, first.file, () =>
+  const runId = Number(
     db
-      .transaction(() => {
-        const runId = Number(
-          db
-            .prepare(
-              `INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, ended_at, status,
-                group_id, group_label, shard_index, shard_count, partial)
-              VALUES (@label, @suiteName, @suitePath, @suiteHash, @dsbenchVersion, @optionsJson, @started, @ended, 'running',
-                @groupId, @groupLabel, NULL, @count, @partial)`,
-            )
-            .run({
-              label,
-              suiteName: first.suiteName,
-              suitePath: first.suitePath,
-              suiteHash: first.suiteHash,
-              dsbenchVersion: first.dsbenchVersion,
-              optionsJson: first.optionsJson,
-              started,
-              ended,
-              groupId: group.id,
-              groupLabel: group.label,
-              count: group.count,
-              partial: group.missing.length > 0 ? 1 : 0,
-            }).lastInsertRowid,
-        );
-        // The targets of the first shard: all shards have the same (an emulated one keeps the first's URL).
-        db.prepare(`INSERT INTO targets (run_id, name, url, api, emulated) SELECT ?, name, url, api, emulated FROM src.targets WHERE run_id = ? ORDER BY rowid`).run(
-          runId,
-          first.runId,
-        );
-        return runId;
-      })
-      .immediate(),
+      .prepare(
+        `INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, ended_at, status,
+          group_id, group_label, shard_index, shard_count, partial)
+        VALUES (@label, @suiteName, @suitePath, @suiteHash, @dsbenchVersion, @optionsJson, @started, @ended, 'running',
+          @groupId, @groupLabel, NULL, @count, @partial)`,
+      )
+      .run({
+        label,
+        suiteName: first.suiteName,
+        suitePath: first.suitePath,
+        suiteHash: first.suiteHash,
+        dsbenchVersion: first.dsbenchVersion,
+        optionsJson: first.optionsJson,
+        started,
+        ended,
+        groupId: group.id,
+        groupLabel: group.label,
+        count: group.count,
+        partial: group.missing.length > 0 ? 1 : 0,
+      }).lastInsertRowid,
   );
+  // The targets of the first shard: all shards have the same (an emulated one keeps the first's URL).
+  db.prepare(`INSERT INTO targets (run_id, name, url, api, emulated) SELECT ?, name, url, api, emulated FROM src.targets WHERE run_id = ? ORDER BY rowid`).run(runId, first.runId);
+  return runId;
 }
 
 function finish(db: Database.Database, runId: number, group: Group): void {
@@ -306,10 +346,10 @@ function finish(db: Database.Database, runId: number, group: Group): void {
 }
 
 /** Copies every row of one shard run into run `runId`: items, then each item-level table, then quota snapshots. */
-function copyShard(db: Database.Database, into: string, shard: ShardRun, runId: number, batchRows: number, log: (m: string) => void): void {
+function copyShard(db: Database.Database, into: string, shard: ShardRun, runId: number, batchRows: number, log: (m: string) => void, beat: () => void): void {
   withAttached(db, shard.file, () => {
     for (const table of ['items', ...itemLevelTables(db), 'quota_snapshots']) {
-      const copied = copyTable(db, into, table, shard, runId, batchRows);
+      const copied = copyTable(db, into, table, shard, runId, batchRows, beat);
       if (table === 'items') log(`${shard.file}: shard ${shard.shardIndex}/${shard.shardCount}, ${copied} items`);
     }
   });
@@ -348,7 +388,7 @@ function columnsOf(db: Database.Database, table: string, schema = 'main'): Colum
   return db.prepare(`SELECT name, type, pk FROM pragma_table_info(?, ?)`).all(table, schema) as Column[];
 }
 
-function copyTable(db: Database.Database, into: string, table: string, shard: ShardRun, runId: number, batchRows: number): number {
+function copyTable(db: Database.Database, into: string, table: string, shard: ShardRun, runId: number, batchRows: number, beat: () => void): number {
   const columns = columnsOf(db, table);
   const keys = columns.filter((c) => c.pk > 0);
   // An INTEGER PRIMARY KEY is the row's own id in its database: the target gives new ones.
@@ -371,6 +411,7 @@ function copyTable(db: Database.Database, into: string, table: string, shard: Sh
   const copyBatch = db.transaction((from: number, to: number) => batch.run({ runId, sourceRunId: shard.runId, from, to }).changes).immediate;
   for (let from = range.low; from <= range.high; from += batchRows) {
     total += storage(into, () => copyBatch(from, from + batchRows), shard);
+    storage(into, beat);
   }
   return total;
 }

@@ -1,6 +1,7 @@
 // dsbench merge on shard databases written through the store's own recorder: everything carried, a
 // repeat is a no-op, and every refusal (other suite or settings, overlap, missing shards, a group already
 // merged, bad paths) says what to do.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseSuite } from '../../src/config/load-suite.js';
 import { UsageError } from '../../src/http/errors.js';
+import { ExitCode } from '../../src/http/exit-codes.js';
 import { planRun, type WorkItem } from '../../src/runner/plan.js';
 import type { RunStatus, TargetInfo } from '../../src/runner/recorder.js';
 import { runGroupId, shardPlan } from '../../src/runner/shard.js';
@@ -266,6 +268,46 @@ describe('dsbench merge', () => {
     expect(again).toMatchObject({ alreadyMerged: false, status: 'aborted' });
     expect(logs.join('\n')).toMatch(/run 1 is an interrupted merge of group nightly-7 .*deleting it and merging again/);
     readDb(into, (d) => expect(d.prepare('SELECT id FROM runs').pluck().all()).toEqual([again!.runId]));
+  });
+
+  it('refuses to merge a group another live merge is still copying (exit 7), and takes over from a dead one', () => {
+    const files = shards(2);
+    const into = path.join(dir, 'merged.db');
+    const [merged] = mergeShards({ sources: files, into });
+    const holdBy = (pid: number) => {
+      const db = new Database(into);
+      db.prepare(`UPDATE runs SET status = 'running'`).run();
+      db.prepare(`INSERT OR REPLACE INTO run_leases (run_id, holder, pid, host, acquired_at, heartbeat_at) VALUES (?, 'other', ?, ?, ?, ?)`).run(
+        merged!.runId,
+        pid,
+        os.hostname(),
+        new Date().toISOString(),
+        new Date().toISOString(),
+      );
+      db.close();
+    };
+    // A live process of this host (this one, under another holder) is still copying: its run is left alone.
+    holdBy(process.pid);
+    let refused: unknown;
+    try {
+      mergeShards({ sources: files, into });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({ exitCode: ExitCode.runHeld });
+    expect((refused as Error).message).toContain(`is being merged by another dsbench (pid ${process.pid} on host ${os.hostname()})`);
+    readDb(into, (d) => expect(d.prepare('SELECT id, status FROM runs').all()).toEqual([{ id: merged!.runId, status: 'running' }]));
+    // Its process gone, the next merge takes over, says so, and merges again.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    holdBy(gone);
+    const logs: string[] = [];
+    const [again] = mergeShards({ sources: files, into, log: (m) => logs.push(m) });
+    expect(again).toMatchObject({ alreadyMerged: false, status: 'completed' });
+    expect(logs.join('\n')).toContain(`took over run ${merged!.runId} from pid ${gone}`);
+    readDb(into, (d) => {
+      expect(d.prepare('SELECT id FROM runs').pluck().all()).toEqual([again!.runId]);
+      expect(d.prepare('SELECT count(*) FROM run_leases').pluck().get()).toBe(0);
+    });
   });
 
   it('carries the grades and citations of every turn', () => {
