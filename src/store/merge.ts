@@ -352,6 +352,12 @@ function copyShard(db: Database.Database, into: string, shard: ShardRun, runId: 
       const copied = copyTable(db, into, table, shard, runId, batchRows, beat);
       if (table === 'items') log(`${shard.file}: shard ${shard.shardIndex}/${shard.shardCount}, ${copied} items`);
     }
+    // The judge's answers, keyed by model, prompt and inputs: re-grading the merged run reuses them instead
+    // of asking (and paying) the judge again.
+    storage(into, () =>
+      db.exec(`INSERT OR IGNORE INTO main.judge_cache (model, prompt_hash, inputs_hash, content, prompt_tokens, completion_tokens, created_at)
+        SELECT model, prompt_hash, inputs_hash, content, prompt_tokens, completion_tokens, created_at FROM src.judge_cache`),
+    );
   });
 }
 

@@ -310,7 +310,7 @@ describe('dsbench merge', () => {
     });
   });
 
-  it('carries the grades and citations of every turn', () => {
+  it('carries the grades and citations of every turn, and the judge cache', () => {
     const files = shards(3);
     for (const file of files) {
       const db = new Database(file);
@@ -318,7 +318,10 @@ describe('dsbench merge', () => {
           prompt_hash, inputs_hash, cached, graded_at)
         SELECT run_id, item_key, turn, 'question', 'graded', 4, 1, 3, 1, '[]', 'judge', 'v1', 'p', 'i', 0, 'now' FROM turns;
         INSERT INTO citations (run_id, item_key, turn, position, origin, repository, link, status, reason, checked_at)
-        SELECT run_id, item_key, turn, 0, 'source', 'github.com/org/repo', 'https://x/' || item_key, 'valid', 'found', 'now' FROM turns`);
+        SELECT run_id, item_key, turn, 0, 'source', 'github.com/org/repo', 'https://x/' || item_key, 'valid', 'found', 'now' FROM turns;
+        INSERT INTO judge_cache (model, prompt_hash, inputs_hash, content, prompt_tokens, completion_tokens, created_at)
+        SELECT 'judge', 'p', item_key || '#' || turn, '{"score":4}', 100, 10, 'now' FROM turns;
+        INSERT INTO judge_cache VALUES ('judge', 'p', 'shared', '{"score":5}', 1, 1, 'now')`);
       db.close();
     }
     const into = path.join(dir, 'merged.db');
@@ -328,6 +331,8 @@ describe('dsbench merge', () => {
       expect(turns).toBeGreaterThan(0);
       expect(count(db, 'grades', merged!.runId)).toBe(turns);
       expect(count(db, 'citations', merged!.runId)).toBe(turns);
+      // Every shard's cached judge answers, once each (one entry all three shards hold).
+      expect(db.prepare('SELECT count(*) FROM judge_cache').pluck().get()).toBe(turns + 1);
     });
   });
 
