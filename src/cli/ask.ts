@@ -1,7 +1,8 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { createClient, type DeepSearchClient } from '../deepsearch/index.js';
-import { withoutSecrets, type Conversation, type Question } from '../deepsearch/model.js';
+import { questionAt, withoutSecrets, type Conversation, type Question } from '../deepsearch/model.js';
 import { fixedSchedule, waitForQuestion } from '../deepsearch/wait.js';
+import { AbortedError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { parseDuration } from '../config/duration.js';
 import { AskProgress } from './ask-progress.js';
@@ -9,6 +10,7 @@ import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-option
 import { formatQuestion } from './format.js';
 import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
+import { onStopSignal } from './signals.js';
 
 interface AskArgs extends GlobalArgs {
   question: string;
@@ -45,7 +47,18 @@ export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
       const texts = [argv.question, ...argv.followup];
       // --json for a script: its stderr stays empty unless a person watches a terminal.
       const progress = new AskProgress(argv.json && !process.stderr.isTTY ? { write: () => true } : process.stderr, texts.length);
-      const { conversation, turns } = await ask(client, texts, intervalMs, parseDuration(String(argv.timeout), '--timeout'), progress);
+      const stop = stopOnSignal();
+      let asked: Awaited<ReturnType<typeof ask>>;
+      try {
+        asked = await ask(client, texts, intervalMs, parseDuration(String(argv.timeout), '--timeout'), progress, stop.signal);
+      } finally {
+        stop.release();
+      }
+      if (asked.stopped) {
+        process.exitCode = ExitCode.aborted;
+        return;
+      }
+      const { conversation, turns } = asked;
       const last = turns[turns.length - 1];
       if (argv.json) process.stdout.write(`${JSON.stringify(jsonOutput(conversation, turns, target.emulated), null, 2)}\n`);
       else process.stdout.write(textOutput(conversation, turns));
@@ -57,19 +70,53 @@ export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
   },
 };
 
-/** Asks the first question, then each follow-up once the previous answer has ended; stops at the first that did not complete. */
-async function ask(client: DeepSearchClient, texts: string[], intervalMs: number, timeoutMs: number, progress: AskProgress) {
+/**
+ * A first stop signal aborts `signal`: the question being answered is cancelled on the server, so an
+ * interrupted `ask` does not go on spending quota. A second one exits at once.
+ */
+function stopOnSignal(): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const release = onStopSignal((name) => {
+    if (controller.signal.aborted) {
+      process.stderr.write(`dsbench: ${name} again: exiting without cancelling the question\n`);
+      process.exit(ExitCode.aborted);
+    }
+    process.stderr.write(`dsbench: ${name}: cancelling the question on the server, then exiting (${name} again to exit at once)\n`);
+    controller.abort();
+  });
+  return { signal: controller.signal, release };
+}
+
+/**
+ * Asks the first question, then each follow-up once the previous answer has ended; stops at the first that
+ * did not complete, or when `stop` aborts: then the question in flight is cancelled (a send already under
+ * way is let finish, so that there is a question to cancel).
+ */
+async function ask(client: DeepSearchClient, texts: string[], intervalMs: number, timeoutMs: number, progress: AskProgress, stop: AbortSignal) {
   const [first, ...followups] = texts as [string, ...string[]];
   let conversation = await client.create(first);
   progress.sent(0);
   const turns: Turn[] = [];
   for (let index = 0; ; index++) {
     let polls = 0;
-    const waited = await waitForQuestion(client, conversation.ref, index, {
-      schedule: fixedSchedule(intervalMs),
-      timeoutMs,
-      onPoll: (c) => progress.polled(index, c, ++polls),
-    });
+    let seen: Question | undefined;
+    let waited;
+    try {
+      if (stop.aborted) throw new AbortedError('stopped by a signal');
+      waited = await waitForQuestion(client, conversation.ref, index, {
+        schedule: fixedSchedule(intervalMs),
+        timeoutMs,
+        signal: stop,
+        onPoll: (c) => {
+          seen = questionAt(c, index) ?? seen;
+          progress.polled(index, c, ++polls);
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof AbortedError) || !stop.aborted) throw error;
+      await cancelOnStop(client, conversation.ref, index, seen?.id);
+      return { stopped: true as const };
+    }
     conversation = waited.conversation;
     if (waited.timedOut) await client.cancel(conversation.ref, waited.question?.id);
     const question = waited.question ?? { index, text: texts[index] ?? '', state: 'processing' as const, rawState: 'unlisted' };
@@ -80,8 +127,20 @@ async function ask(client: DeepSearchClient, texts: string[], intervalMs: number
     await client.addQuestion(conversation.ref, next);
     progress.sent(index + 1);
   }
-  return { conversation, turns };
+  return { stopped: false as const, conversation, turns };
 }
+
+async function cancelOnStop(client: DeepSearchClient, ref: string, index: number, questionId: string | undefined): Promise<void> {
+  const what = `question ${index + 1} of conversation ${ref}`;
+  try {
+    await client.cancel(ref, questionId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) });
+    process.stderr.write(`dsbench: asked the server to cancel ${what}\n`);
+  } catch (error) {
+    process.stderr.write(`dsbench: could not cancel ${what} (${error instanceof Error ? error.message : String(error)}); it may still be answered and counted against the quota\n`);
+  }
+}
+
+const CANCEL_TIMEOUT_MS = 10_000;
 
 function jsonOutput(conversation: Conversation, turns: Turn[], emulated: boolean) {
   const turnJson = turns.map((t) => ({
