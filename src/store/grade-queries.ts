@@ -75,3 +75,24 @@ export function formatGradingSummary(rows: readonly GradingSummary[]): string {
   });
   return `\nGrades:\n${lines.join('\n')}\n`;
 }
+
+/** One turn's grades and checked citations, as a report shows them beside its answer. */
+export interface TurnGrading {
+  grades: Array<{ spec: string; status: string; score: number | null; minScore: number; passed: boolean; reasons: string[]; error: string | null }>;
+  citations: Array<{ link: string; status: string; reason: string }>;
+}
+
+/** A lookup of TurnGrading by run, item and turn (prepared once); undefined for a turn neither graded nor cited. */
+export function turnGradingLookup(db: Database.Database): (runId: number, key: string, turn: number) => TurnGrading | undefined {
+  const grades = db.prepare(
+    `SELECT spec, status, score, min_score AS minScore, passed, reasons_json AS reasons, error FROM grades
+     WHERE run_id = ? AND item_key = ? AND turn = ? ORDER BY spec`,
+  );
+  const citations = db.prepare(`SELECT link, status, reason FROM citations WHERE run_id = ? AND item_key = ? AND turn = ? ORDER BY position`);
+  return (runId, key, turn) => {
+    const g = grades.all(runId, key, turn) as Array<Omit<TurnGrading['grades'][number], 'passed' | 'reasons'> & { passed: number; reasons: string }>;
+    const c = citations.all(runId, key, turn) as TurnGrading['citations'];
+    if (g.length === 0 && c.length === 0) return undefined;
+    return { grades: g.map((r) => ({ ...r, passed: r.passed === 1, reasons: JSON.parse(r.reasons) as string[] })), citations: c };
+  };
+}

@@ -3,4 +3,4 @@ export { SqliteRecorder } from './recorder.js';
 export { MIGRATIONS, migrate, latestVersion, schemaVersion, type Migration } from './migrations.js';
 export * from './queries.js';
 export { SqliteGradeStore } from './grades.js';
-export { gradingSummary, formatGradingSummary, type GradingSummary } from './grade-queries.js';
+export { gradingSummary, formatGradingSummary, turnGradingLookup, type GradingSummary, type TurnGrading } from './grade-queries.js';

@@ -3,11 +3,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareRuns } from '../../src/report/compare/compare.js';
+import { runCompare } from '../../src/cli/compare.js';
 import { writeHistory } from '../../src/report/history-report.js';
 import { writeReport } from '../../src/report/report.js';
 import { type ItemScript, completed, failed, question, recordRun, search, searchRecord, tempDir } from './fixtures.js';
 import { openStore } from '../../src/store/store.js';
+import { SqliteGradeStore } from '../../src/store/grades.js';
+import type { ItemGrading } from '../../src/grade/store.js';
 
 // The HTML reports opened in a real browser: Debian's chromium, driven by playwright-core. CI installs
 // chromium (.ci/run); the test skips, saying so, only where no chromium binary exists at all.
@@ -17,7 +19,28 @@ const executable = CANDIDATES.find((p) => fs.existsSync(p));
 if (!executable) console.warn(`html-browser.test: SKIPPED, no chromium found (looked at ${CANDIDATES.join(', ')}); install it with apt-get install chromium`);
 
 const SHOTS = path.resolve('results');
-const one = [{ name: 'prod', url: 'https://sg.example.com', api: 'legacy' as const, emulated: false }];
+// Emulated, so `compare --judge` asks a judge of its own (a fresh embedded emulator), as it does for such runs.
+const one = [{ name: 'prod', url: 'https://sg.example.com', api: 'legacy' as const, emulated: true }];
+
+/** Grades and checked citations of the first ten questions: q003 fails its judge and cites a missing line. */
+function grading(id: string, score: number): ItemGrading {
+  const bad = id === 'q003';
+  const graded = { turn: 0, spec: 'question' as const, status: 'graded' as const, score: bad ? 0.3 : score, minScore: 0.6, passed: !bad, model: 'judge-1', promptVersion: 'grade-v1', promptHash: 'p', inputsHash: `i-${id}`, cached: false, gradedAt: '2025-03-01T00:00:06.000Z' };
+  return {
+    grades: [{ ...graded, reasons: bad ? ['does not name retry.ts'] : ['names retry.ts and the backoff'] }],
+    citations: [
+      {
+        turn: 0,
+        checkedAt: '2025-03-01T00:00:06.000Z',
+        citations: [
+          { origin: 'answer', repository: 'github.com/acme/app', path: 'src/retry.ts', startLine: 3, endLine: 9, link: 'https://sg.example.com/github.com/acme/app/-/blob/src/retry.ts?L3-9', status: 'valid', reason: 'lines 3-9 exist' },
+          ...(bad ? [{ origin: 'answer' as const, repository: 'github.com/acme/app', path: 'src/retry.ts', startLine: 100400, link: 'https://sg.example.com/github.com/acme/app/-/blob/src/retry.ts?L100400', status: 'invalid' as const, reason: 'line 100400 is past the end (42 lines)' }] : []),
+        ],
+      },
+    ],
+    expectations: [{ name: 'minScore', passed: !bad, reason: bad ? 'score 0.3 < 0.6' : `score ${score} >= 0.6`, turn: 0 }],
+  };
+}
 
 function items(answer: (id: string) => string, slow: number): ItemScript[] {
   const scripts: ItemScript[] = [];
@@ -50,11 +73,19 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     // One answer carries markup and a token: the page must show it as text, redacted, and run none of it.
     const baseline = (id: string) =>
       id === 'q007' ? 'Use </script><img src=x onerror="document.title=\'pwned\'"> with sgp_0123456789abcdef0123' : `The retry policy of ${id} lives in retry.ts and uses exponential backoff.`;
-    recordRun(store, items(baseline, 1), { targets: one, info: { startedAt: '2025-03-01T00:00:00.000Z' } });
-    recordRun(store, items((id) => `The retry policy of ${id} lives in policy.ts and uses a fixed delay with jitter.`, 1.4), { targets: one, info: { startedAt: '2025-03-02T00:00:00.000Z' } });
+    const grades = new SqliteGradeStore(store.db);
+    const first = recordRun(store, items(baseline, 1), { targets: one, info: { startedAt: '2025-03-01T00:00:00.000Z' } });
+    const second = recordRun(store, items((id) => `The retry policy of ${id} lives in policy.ts and uses a fixed delay with jitter.`, 1.4), { targets: one, info: { startedAt: '2025-03-02T00:00:00.000Z' } });
+    for (let i = 0; i < 10; i++) {
+      const id = `q00${i}`;
+      grades.recordGrading(first, `prod/question/${id}/0`, grading(id, 0.9));
+      grades.recordGrading(second, `prod/question/${id}/0`, grading(id, 0.75));
+    }
     store.close();
     files.report = (await writeReport({ db, run: 'latest', out: path.join(dir, 'report'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
-    files.compare = (await compareRuns({ baseline: { db, run: 'latest~1' }, candidate: { db, run: 'latest' }, out: path.join(dir, 'compare'), html: true })).files.find((f) => f.endsWith('.html'));
+    // As `dsbench compare latest~1 latest --html --judge` runs it: the page is written again with the judge's section.
+    await runCompare({ baseline: 'latest~1', candidate: 'latest', db, out: path.join(dir, 'compare'), html: true, judge: true }, { write: () => true });
+    files.compare = path.join(dir, 'compare', 'compare.html');
     files.history = (await writeHistory({ db, limit: 10, out: path.join(dir, 'history'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
     context = await chromium.launchPersistentContext(tempDir('dsbench-chromium-'), {
       executablePath: executable!,
@@ -119,6 +150,17 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     expect(await page.textContent('.pager')).toMatch(/of (1[0-9]|[2-9])\b/);
     await page.click('#questions tbody tr');
     expect(await page.textContent('#questions .detail')).toContain('contains: missing "backoff"');
+    // Grades and citations: a table per target, columns in the questions table, reasons and citations in the detail.
+    expect(await page.innerText('#grades')).toMatch(/prod\t10 of 10\t0\.7\d?\t9\t0\t0\t10\t1\t0\t90\.9%/);
+    await page.fill('#questions input[type=search]', 'q003');
+    await page.waitForFunction(`document.querySelector('#questions .pager').textContent.includes(' of 1 ')`);
+    expect(await page.innerText('#questions tbody tr')).toMatch(/\t0\.3\t1 of 2\t/);
+    await page.click('#questions tbody tr');
+    const detail = await page.innerText('#questions .detail');
+    expect(detail).toContain('Judge (question): score 0.3 < 0.6');
+    expect(detail).toContain('does not name retry.ts');
+    expect(detail).toContain('Citations (1 of 2 valid)');
+    expect(detail).toMatch(/invalid https:\/\/sg\.example\.com\S+L100400: line 100400 is past the end/);
     await screenshot(page, 'html-report.png');
     await page.close();
   });
@@ -127,7 +169,11 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     const { page, errors, requests } = await open(files.compare!);
     expect(errors).toEqual([]);
     expect(requests).toEqual([]);
-    expect(await drawnCharts(page)).toBe(3);
+    expect(await drawnCharts(page)).toBe(4);
+    // The judge's pairwise section, as compare prints it in text and JSON.
+    expect(await page.innerText('#pairwise')).toMatch(/pairs judged\t113 \(0 undecided\)/);
+    expect(await page.innerText('#pairwise')).toMatch(/judge score change\t-0\.14 over 10 turns graded in both runs/);
+    expect(await page.innerText('#pairwise')).toMatch(/citation validity\t90\.9% → 90\.9%/);
     const baseline = await page.textContent('#side-by-side .baseline .answer');
     const candidate = await page.textContent('#side-by-side .candidate .answer');
     expect(baseline).toContain('retry.ts and uses exponential backoff');
@@ -141,6 +187,11 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     expect(await page.textContent('#side-by-side .baseline .answer')).toContain('</script><img src=x');
     expect(await page.title()).not.toBe('pwned');
     expect(fs.readFileSync(files.compare!, 'utf8')).not.toContain('sgp_0123456789abcdef0123');
+    await page.fill('#pairs input[type=search]', 'q003');
+    await page.waitForFunction(`document.querySelector('#pairs tbody tr').textContent.includes('q003')`);
+    expect(await page.innerText('#pairs tbody tr')).toMatch(/\t0\.3\t0\.3\t/);
+    await page.click('#pairs tbody tr');
+    expect(await page.textContent('#side-by-side .baseline .grade')).toBe('judge score 0.3; citations 1 of 2 valid');
     await page.fill('#pairs input[type=search]', '');
     await page.waitForFunction(`document.querySelector('#pairs .pager').textContent.includes(' of 121 ')`);
     await page.click('#pairs tbody tr');

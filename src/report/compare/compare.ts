@@ -10,7 +10,7 @@ import { safeJson } from '../tables.js';
 import { type CompareSummary, CompareAccumulator } from './aggregate.js';
 import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from './bootstrap.js';
 import { compareDocument } from './compare-document.js';
-import { CompareHtml } from '../html/compare-html.js';
+import { CompareHtml, type PairwiseView } from '../html/compare-html.js';
 import { CompareJunit, writeJunitFile } from '../junit.js';
 import { COMPARE_COLUMNS } from './compare-csv.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './gates.js';
@@ -63,6 +63,8 @@ export interface CompareResult {
   files: string[];
   markdown: string;
   text: string;
+  /** With html: writes compare.html again with the pairwise judge's section. */
+  addPairwiseToHtml?: ((pairwise: PairwiseView) => void) | undefined;
 }
 
 /** Pairs two runs (or two targets of runs), streams compare.csv, and writes compare.md and compare.json. */
@@ -133,7 +135,12 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       result.text = renderText(blocks);
       writeFileSync(files[1]!, result.markdown);
       writeFileSync(files[2]!, safeJson(compareJson(result)));
-      if (html) writeFileSync(files[3]!, html.page(result, new Date().toISOString()));
+      if (html) {
+        const generatedAt = new Date().toISOString();
+        writeFileSync(files[3]!, html.page(result, generatedAt));
+        // compare --judge asks the judge after this: the page is written again with its section.
+        result.addPairwiseToHtml = (pairwise) => writeFileSync(files[3]!, html.page(result, generatedAt, pairwise));
+      }
       if (junit) writeJunitFile(options.junit!, junit.xml(result));
       return result;
     };

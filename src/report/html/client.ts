@@ -179,6 +179,27 @@ export const CLIENT_SCRIPT = `
   }
   function listNode(items) { return items && items.length ? el('ul', { className: 'plain' }, items.map(function (s) { return el('li', { text: s }); })) : el('p', { className: 'muted', text: 'none' }); }
 
+  function fmtCredits(v) { return v == null ? 'not measured' : fmtNum(v); }
+  // The judge's grades of one turn with their reasons, and every citation checked with its status.
+  function gradingNode(g) {
+    var box = el('div', { className: 'grading' });
+    g.grades.forEach(function (x) {
+      box.appendChild(el('p', { className: x.passed ? 'good' : 'bad', text: 'Judge (' + x.spec + '): ' + (x.score == null ? x.status : 'score ' + fmtNum(x.score, 2) + (x.passed ? ' >= ' : ' < ') + fmtNum(x.minScore, 2)) + (x.error ? ': ' + x.error : '') }));
+      if (x.reasons.length) box.appendChild(listNode(x.reasons));
+    });
+    if (g.citations.length) {
+      box.appendChild(el('h4', { text: 'Citations (' + g.citations.filter(function (c) { return c.status === 'valid'; }).length + ' of ' + g.citations.length + ' valid)' }));
+      box.appendChild(el('ul', { className: 'plain citations' }, g.citations.map(function (c) {
+        return el('li', {}, [el('span', { className: c.status === 'valid' ? 'good' : c.status === 'invalid' ? 'bad' : 'muted', text: c.status }), ' ' + c.link + (c.status === 'valid' ? '' : ': ' + c.reason)]);
+      })));
+    }
+    return box;
+  }
+  function sideGrade(g) {
+    if (!g || (g.score == null && g.valid + g.invalid === 0)) return null;
+    return el('p', { className: 'muted grade', text: [g.score == null ? null : 'judge score ' + fmtNum(g.score, 2), g.valid + g.invalid === 0 ? null : 'citations ' + g.valid + ' of ' + (g.valid + g.invalid) + ' valid'].filter(Boolean).join('; ') });
+  }
+
   function header(title, meta, verdict) {
     app.textContent = '';
     app.appendChild(el('h1', {}, [title, ' ', verdict ? el('span', { className: 'verdict ' + verdict[0], text: verdict[1] }) : null]));
@@ -208,14 +229,22 @@ export const CLIENT_SCRIPT = `
   function renderReport(d) {
     var T = d.turnColumns;
     var col = function (name) { return T.indexOf(name); };
-    var I = { target: col('target'), id: col('id'), repeat: col('repeat'), turn: col('turn'), state: col('state'), code: col('errorCode'), server: col('serverMs'), wall: col('wallMs'), tokens: col('tokens'), credits: col('credits'), verdict: col('verdict'), reasons: col('reasons'), item: col('itemVerdict'), answer: col('answer') };
+    var I = { target: col('target'), id: col('id'), repeat: col('repeat'), turn: col('turn'), state: col('state'), code: col('errorCode'), server: col('serverMs'), wall: col('wallMs'), tokens: col('tokens'), credits: col('credits'), verdict: col('verdict'), reasons: col('reasons'), item: col('itemVerdict'), answer: col('answer'), judge: col('judgeScore'), cv: col('citationsValid'), ci: col('citationsInvalid'), grading: col('grading') };
     var ex = d.expectations;
+    var graded = d.turns.some(function (r) { return r[I.judge] != null || r[I.cv] + r[I.ci] > 0; });
     header('dsbench report: ' + runName(d.run) + ', suite ' + d.run.suiteName,
       ['Status ' + d.run.status + ', started ' + d.run.startedAt + (d.run.endedAt ? ', ended ' + d.run.endedAt : '') + '; database ' + d.db + '; generated ' + d.generatedAt,
        'Targets: ' + d.targets.map(function (t) { return t.name + ' ' + t.url + ' (' + t.api + ' API' + (t.emulated ? ', emulated' : '') + ')'; }).join('; ')],
       d.inProgress ? ['running', 'in progress'] : ex.failedItems > 0 ? ['fail', fmtNum(ex.failedItems) + ' of ' + fmtNum(ex.items) + ' items failed their checks'] : ex.items > 0 ? ['pass', 'all checks passed'] : null);
     if (d.summary.length) app.appendChild(staticTable(['target', 'items', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'credits'],
-      d.summary.map(function (s) { return [s.target, s.items, s.questions, s.completed, s.failed, fmtPct(s.passRate), fmtMs(s.serverP50), fmtMs(s.serverP90), fmtNum(s.credits)]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1]));
+      d.summary.map(function (s) { return [s.target, s.items, s.questions, s.completed, s.failed, fmtPct(s.passRate), fmtMs(s.serverP50), fmtMs(s.serverP90), fmtCredits(s.credits)]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1]));
+    if (d.grades && d.grades.length) {
+      heading('Grades and citations');
+      var gradesTable = staticTable(['target', 'graded', 'mean score', 'passed', 'unparseable', 'judge errors', 'citations valid', 'invalid', 'unchecked', 'citation validity', 'judge tokens', 'cached'],
+        d.grades.map(function (g) { return [g.target, g.graded + ' of ' + g.grades, fmtNum(g.meanScore, 2), g.passed, g.unparseable, g.errors, g.citations.valid, g.citations.invalid, g.citations.unchecked, fmtPct(g.citationValidity), fmtNum(g.judgeTokens, 0), g.cachedGrades]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+      gradesTable.id = 'grades';
+      app.appendChild(gradesTable);
+    }
 
     heading('Charts');
     var targets = d.targets.map(function (t) { return t.name; });
@@ -259,9 +288,11 @@ export const CLIENT_SCRIPT = `
       { label: 'wall', num: true, get: function (r) { return r[I.wall]; }, fmt: fmtMs },
       { label: 'tokens', num: true, get: function (r) { return r[I.tokens]; }, fmt: function (v) { return fmtNum(v, 0); } },
       { label: 'credits', num: true, get: function (r) { return r[I.credits]; }, fmt: function (v) { return fmtNum(v); } },
+      graded ? { label: 'judge', num: true, get: function (r) { return r[I.judge]; }, fmt: function (v) { return fmtNum(v, 2); } } : null,
+      graded ? { label: 'citations valid', num: true, get: function (r) { return r[I.cv] + r[I.ci] > 0 ? r[I.cv] + ' of ' + (r[I.cv] + r[I.ci]) : null; } } : null,
       { label: 'checks', get: function (r) { return r[I.verdict]; }, cls: function (r) { return r[I.verdict] === 'fail' ? 'bad' : r[I.verdict] === 'pass' ? 'good' : ''; } },
       { label: 'why', get: function (r) { return r[I.reasons]; } },
-    ], d.turns, {
+    ].filter(Boolean), d.turns, {
       onlyLabel: 'failures only',
       only: function (r) { return r[I.verdict] === 'fail' || r[I.state] !== 'completed'; },
       onRow: function (r) {
@@ -269,6 +300,7 @@ export const CLIENT_SCRIPT = `
           el('h4', { text: r[I.target] + ' / ' + r[I.id] + ' / repeat ' + r[I.repeat] + ' / turn ' + r[I.turn] }),
           r[I.reasons] ? el('p', { className: 'bad', text: r[I.reasons] }) : null,
           el('div', { className: 'answer', text: r[I.answer] == null ? '(answer not embedded; see questions.csv)' : r[I.answer] || '(no answer)' }),
+          r[I.grading] != null ? gradingNode(d.gradings[r[I.grading]]) : null,
         ]);
       },
     });
@@ -283,11 +315,12 @@ export const CLIENT_SCRIPT = `
 
   function renderCompare(d) {
     var P = d.pairColumns, c = function (n) { return P.indexOf(n); };
-    var I = { kind: c('kind'), pairing: c('pairing'), target: c('target'), id: c('itemId'), repeat: c('repeat'), turn: c('turn'), sb: c('stateBaseline'), sc: c('stateCandidate'), change: c('stateChange'), lb: c('latencyBaseline'), lc: c('latencyCandidate'), cb: c('creditsBaseline'), cc: c('creditsCandidate'), sim: c('answerSimilarity'), jac: c('sourcesJaccard'), eb: c('expectBaseline'), ec: c('expectCandidate'), echange: c('expectChange'), answer: c('answer') };
+    var I = { kind: c('kind'), pairing: c('pairing'), target: c('target'), id: c('itemId'), repeat: c('repeat'), turn: c('turn'), sb: c('stateBaseline'), sc: c('stateCandidate'), change: c('stateChange'), lb: c('latencyBaseline'), lc: c('latencyCandidate'), cb: c('creditsBaseline'), cc: c('creditsCandidate'), sim: c('answerSimilarity'), jac: c('sourcesJaccard'), eb: c('expectBaseline'), ec: c('expectCandidate'), echange: c('expectChange'), jb: c('judgeBaseline'), jc: c('judgeCandidate'), answer: c('answer') };
+    var judged = d.pairs.some(function (r) { return r[I.jb] != null || r[I.jc] != null; });
     header('dsbench compare: ' + runName(d.baseline.run) + ' vs ' + runName(d.candidate.run),
       ['Baseline ' + runName(d.baseline.run) + (d.baseline.target ? ', target ' + d.baseline.target : '') + ' in ' + d.baseline.db + '; candidate ' + runName(d.candidate.run) + (d.candidate.target ? ', target ' + d.candidate.target : '') + ' in ' + d.candidate.db,
        'Suite ' + d.candidate.run.suiteName + '; ' + (d.bootstrap.confidence * 100) + '% intervals from a paired bootstrap (' + d.bootstrap.resamples + ' resamples, seed ' + d.bootstrap.seed + '); generated ' + d.generatedAt],
-      d.failed ? ['fail', 'FAILED'] : ['pass', 'passed']);
+      d.failed || (d.pairwise && d.pairwise.failedGates.length) ? ['fail', 'FAILED'] : ['pass', 'passed']);
     heading('Gates');
     app.appendChild(staticTable(['gate', 'on', 'result', 'detail'], d.gates.map(function (g) { return [g.name, g.enabled ? 'on' : 'off', g.failed ? 'FAILED' : 'ok', g.detail]; })));
     heading('Charts');
@@ -315,7 +348,31 @@ export const CLIENT_SCRIPT = `
       data: { labels: ['same', 'new errors', 'fixed', 'other changes', 'in progress', 'new check failures', 'fixed checks'], datasets: [{ label: 'pairs', data: [sc.same, sc.new_error, sc.fixed, sc.changed, sc.in_progress, d.newFailures, d.fixedFailures], backgroundColor: ['#59636e', '#cf222e', '#1a7f37', '#9a6700', '#0891b2', '#cf222e', '#1a7f37'] }] },
       options: { plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true } } },
     });
+    var pw = d.pairwise && d.pairwise.result;
+    if (pw) chart(chartBox("The judge's pairwise verdicts", 'Each pair judged twice with the order swapped: a win or a loss needs both verdicts to agree; undecided pairs (no two verdicts) are left out of the rates.'), {
+      type: 'bar',
+      data: { labels: ['candidate wins', 'ties', 'candidate loses', 'undecided'], datasets: [{ label: 'pairs', data: [pw.wins, pw.ties, pw.losses, pw.undecided], backgroundColor: ['#1a7f37', '#59636e', '#cf222e', '#9a6700'] }] },
+      options: { plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true } } },
+    });
     endCharts();
+    if (pw) {
+      heading('Judge: pairwise comparison');
+      var rate = function (r) { return r ? fmtPct(r.value) + ' (' + fmtPct(r.low) + ' … ' + fmtPct(r.high) + ')' : 'no decided pair'; };
+      var cv = pw.citationValidity;
+      var pwTable = staticTable(['measure', 'value'], [
+        ['pairs judged', pw.pairs + ' (' + pw.undecided + ' undecided)'],
+        ['candidate wins', pw.wins + ', ' + rate(pw.winRate)],
+        ['ties', pw.ties + ', ' + rate(pw.tieRate)],
+        ['candidate loses', pw.losses + ', ' + rate(pw.lossRate)],
+        ['judge score change', pw.scoreDelta ? fmtSigned(pw.scoreDelta.mean) + ' over ' + pw.scoreDelta.pairs + ' turns graded in both runs' : 'no turn graded in both runs'],
+        ['citation validity', (cv.baseline == null ? '–' : fmtPct(cv.baseline)) + ' → ' + (cv.candidate == null ? '–' : fmtPct(cv.candidate)) + (cv.delta == null ? '' : ' (' + fmtSigned(cv.delta * 100) + ' points)')],
+        ['judge calls', pw.judgeCalls + ' (' + pw.cacheHits + ' from the cache)'],
+      ]);
+      pwTable.id = 'pairwise';
+      app.appendChild(pwTable);
+      d.pairwise.failedGates.forEach(function (g) { app.appendChild(el('p', { className: 'bad', text: 'GATE FAILED: ' + g })); });
+      pw.problems.forEach(function (p) { app.appendChild(el('p', { className: 'muted', text: p })); });
+    }
     heading('Metrics');
     app.appendChild(staticTable(['metric', 'pairs', 'baseline median', 'candidate median', 'median change', 'interval', 'relative', 'relative interval', 'threshold', 'verdict'],
       d.metrics.map(function (m) { var f = m.unit === 'ms' ? fmtMs : function (v) { return fmtNum(v); }; return [m.metric, m.n, f(m.baselineMedian), f(m.candidateMedian), fmtSigned(m.delta, m.unit), m.deltaLow == null ? '' : fmtNum(m.deltaLow) + ' … ' + fmtNum(m.deltaHigh), fmtPct(m.relative), m.relativeLow == null ? '' : fmtPct(m.relativeLow) + ' … ' + fmtPct(m.relativeHigh), m.threshold == null ? 'off' : fmtPct(m.threshold), m.judgement]; }),
@@ -333,8 +390,8 @@ export const CLIENT_SCRIPT = `
       var left = parts ? answerNode(parts[0], 'del') : el('div', { className: 'answer', text: a.baseline || '' });
       var right = parts ? answerNode(parts[1], 'ins') : el('div', { className: 'answer', text: a.candidate || '' });
       box.appendChild(el('div', { className: 'sides' }, [
-        el('div', { className: 'side baseline' }, [el('h4', { text: 'Baseline, ' + runName(d.baseline.run) + ' (' + (r[I.sb] || 'absent') + ', checks ' + (r[I.eb] || '-') + ')' }), left, a.reasonsBaseline ? el('p', { className: 'bad', text: a.reasonsBaseline }) : null, el('h4', { text: 'Sources' }), listNode(a.sourcesBaseline)]),
-        el('div', { className: 'side candidate' }, [el('h4', { text: 'Candidate, ' + runName(d.candidate.run) + ' (' + (r[I.sc] || 'absent') + ', checks ' + (r[I.ec] || '-') + ')' }), right, a.reasonsCandidate ? el('p', { className: 'bad', text: a.reasonsCandidate }) : null, el('h4', { text: 'Sources' }), listNode(a.sourcesCandidate)]),
+        el('div', { className: 'side baseline' }, [el('h4', { text: 'Baseline, ' + runName(d.baseline.run) + ' (' + (r[I.sb] || 'absent') + ', checks ' + (r[I.eb] || '-') + ')' }), left, a.reasonsBaseline ? el('p', { className: 'bad', text: a.reasonsBaseline }) : null, sideGrade(a.gradeBaseline), el('h4', { text: 'Sources' }), listNode(a.sourcesBaseline)]),
+        el('div', { className: 'side candidate' }, [el('h4', { text: 'Candidate, ' + runName(d.candidate.run) + ' (' + (r[I.sc] || 'absent') + ', checks ' + (r[I.ec] || '-') + ')' }), right, a.reasonsCandidate ? el('p', { className: 'bad', text: a.reasonsCandidate }) : null, sideGrade(a.gradeCandidate), el('h4', { text: 'Sources' }), listNode(a.sourcesCandidate)]),
       ]));
       return box;
     };
@@ -353,8 +410,10 @@ export const CLIENT_SCRIPT = `
       { label: 'credits b', num: true, get: function (r) { return r[I.cb]; } },
       { label: 'credits c', num: true, get: function (r) { return r[I.cc]; } },
       { label: 'similarity', num: true, get: function (r) { return r[I.sim]; }, fmt: function (v) { return fmtNum(v, 3); } },
+      judged ? { label: 'judge b', num: true, get: function (r) { return r[I.jb]; }, fmt: function (v) { return fmtNum(v, 2); } } : null,
+      judged ? { label: 'judge c', num: true, get: function (r) { return r[I.jc]; }, fmt: function (v) { return fmtNum(v, 2); } } : null,
       { label: 'checks', get: function (r) { return r[I.echange]; }, cls: function (r) { return r[I.echange] === 'new_failure' ? 'bad' : r[I.echange] === 'fixed' ? 'good' : ''; } },
-    ], d.pairs, {
+    ].filter(Boolean), d.pairs, {
       onlyLabel: 'changes only',
       only: function (r) { return (r[I.change] && r[I.change] !== 'same') || (r[I.echange] && r[I.echange] !== 'same') || r[I.pairing] !== 'paired'; },
       onRow: sideBySide,
@@ -384,7 +443,7 @@ export const CLIENT_SCRIPT = `
     endCharts();
     heading('Runs');
     app.appendChild(staticTable(['run', 'label', 'started', 'status', 'target', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'credits'],
-      d.rows.map(function (r) { return [r.runId, r.label, r.startedAt, r.status, r.target, r.questions, r.completed, r.failed, fmtPct(r.passRate), fmtMs(r.serverMsP50), fmtMs(r.serverMsP90), fmtNum(r.creditsSum)]; }), [1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]));
+      d.rows.map(function (r) { return [r.runId, r.label, r.startedAt, r.status, r.target, r.questions, r.completed, r.failed, fmtPct(r.passRate), fmtMs(r.serverMsP50), fmtMs(r.serverMsP90), fmtCredits(r.creditsSum)]; }), [1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]));
   }
 
   try {

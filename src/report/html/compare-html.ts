@@ -1,3 +1,4 @@
+import type { PairwiseResult } from '../../grade/pairwise.js';
 import type { QuestionExportRow, SearchExportRow } from '../../store/queries.js';
 import type { CompareResult } from '../compare/compare.js';
 import type { Paired } from '../compare/pairing.js';
@@ -9,8 +10,24 @@ import { MAX_EMBEDDED_ANSWERS, clip } from './report-html.js';
 const PAIR_COLUMNS = [
   'kind', 'pairing', 'target', 'itemId', 'repeat', 'turn', 'stateBaseline', 'stateCandidate', 'stateChange',
   'latencyBaseline', 'latencyCandidate', 'creditsBaseline', 'creditsCandidate', 'answerSimilarity', 'sourcesJaccard',
-  'expectBaseline', 'expectCandidate', 'expectChange', 'answer',
+  'expectBaseline', 'expectCandidate', 'expectChange', 'judgeBaseline', 'judgeCandidate', 'answer',
 ] as const;
+
+/** A side's judge score and checked citations, where it was graded. */
+interface SideGrade {
+  score: number | null;
+  valid: number;
+  invalid: number;
+}
+
+const gradeOf = (r: QuestionExportRow | undefined): SideGrade | null =>
+  r && (r.judgeScore !== null || r.citationsValid + r.citationsInvalid > 0) ? { score: r.judgeScore, valid: r.citationsValid, invalid: r.citationsInvalid } : null;
+
+/** What `compare --judge` found, shown in its own section. */
+export interface PairwiseView {
+  result: PairwiseResult;
+  failedGates: string[];
+}
 
 interface EmbeddedAnswers {
   question: string | null;
@@ -20,6 +37,8 @@ interface EmbeddedAnswers {
   sourcesCandidate: string[];
   reasonsBaseline: string | null;
   reasonsCandidate: string | null;
+  gradeBaseline: SideGrade | null;
+  gradeCandidate: SideGrade | null;
 }
 
 const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
@@ -51,6 +70,8 @@ export class CompareHtml {
           sourcesCandidate: c?.sourceLinks ?? [],
           reasonsBaseline: b && b.expectations.some((e) => !e.passed) ? reasons(b.expectations.filter((e) => !e.passed)) : null,
           reasonsCandidate: c && c.expectations.some((e) => !e.passed) ? reasons(c.expectations.filter((e) => !e.passed)) : null,
+          gradeBaseline: gradeOf(b),
+          gradeCandidate: gradeOf(c),
         });
         answer = this.answers.length;
       }
@@ -60,11 +81,14 @@ export class CompareHtml {
       row.kind, row.pairing, target, row.itemId, row.repeat, row.turn, row.stateBaseline, row.stateCandidate, row.stateChange,
       row.latencyBaseline === null ? null : Math.round(row.latencyBaseline), row.latencyCandidate === null ? null : Math.round(row.latencyCandidate),
       row.creditsBaseline, row.creditsCandidate, round(row.answerSimilarity), round(row.sourcesJaccard),
-      row.expectBaseline, row.expectCandidate, row.expectChange, answer,
+      row.expectBaseline, row.expectCandidate, row.expectChange,
+      row.kind === 'question' ? ((p.baseline as QuestionExportRow | undefined)?.judgeScore ?? null) : null,
+      row.kind === 'question' ? ((p.candidate as QuestionExportRow | undefined)?.judgeScore ?? null) : null,
+      answer,
     ]);
   }
 
-  page(result: CompareResult, generatedAt: string): string {
+  page(result: CompareResult, generatedAt: string, pairwise?: PairwiseView): string {
     const side = (s: CompareResult['baseline']) => ({
       db: s.db,
       target: s.target,
@@ -87,6 +111,7 @@ export class CompareHtml {
       pairs: this.pairs,
       answers: this.answers,
       answersCapped: questionPairs > this.answers.length ? this.answers.length : 0,
+      pairwise: pairwise ?? null,
     };
     return htmlPage(`dsbench compare: run ${result.baseline.run.id} vs run ${result.candidate.run.id}`, data);
   }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { gradingSummary, turnGradingLookup, type TurnGrading } from '../../store/grade-queries.js';
 import { iterateQuestionExport, iterateSearchExport } from '../../store/queries.js';
 import { checksOfTurn, verdictOf } from '../expectations.js';
 import { collectHistory } from '../history.js';
@@ -13,7 +14,10 @@ export const MAX_ANSWER_CHARS = 20_000;
 /** Runs of the suite in the trend chart. */
 const TREND_RUNS = 20;
 
-const TURN_COLUMNS = ['target', 'id', 'repeat', 'turn', 'state', 'errorCode', 'serverMs', 'wallMs', 'tokens', 'credits', 'verdict', 'reasons', 'itemVerdict', 'answer'] as const;
+const TURN_COLUMNS = [
+  'target', 'id', 'repeat', 'turn', 'state', 'errorCode', 'serverMs', 'wallMs', 'tokens', 'credits', 'verdict', 'reasons', 'itemVerdict',
+  'judgeScore', 'citationsValid', 'citationsInvalid', 'answer', 'grading',
+] as const;
 const SEARCH_COLUMNS = ['target', 'id', 'repeat', 'verdict', 'count', 'exhaustive', 'durationMs', 'wallMs', 'checks', 'why', 'query'] as const;
 
 export function clip(text: string | null, max = MAX_ANSWER_CHARS): string | null {
@@ -27,13 +31,24 @@ const failedReasons = (checks: ReadonlyArray<{ name: string; passed: boolean; re
 export function reportHtml(db: Database.Database, data: ReportData): string {
   const runId = data.run.id;
   const turns: unknown[][] = [];
+  // The judge's reasons and each checked citation, beside the answers that are embedded.
+  const gradings: TurnGrading[] = [];
+  const gradingOf = turnGradingLookup(db);
   let answers = 0;
   for (const t of iterateQuestionExport(db, runId)) {
     const checks = checksOfTurn(t.expectations, t.turn, t.lastTurn);
     const item = t.turn === t.lastTurn ? verdictOf(t.expectations) : null;
     const answer = answers < MAX_EMBEDDED_ANSWERS ? clip(t.answer ?? '') : null;
-    if (answer !== null) answers++;
-    turns.push([t.target, t.suiteItemId, t.repeat, t.turn, t.state, t.errorCode ?? t.clientError, t.serverMs, t.wallMs === null ? null : Math.round(t.wallMs), t.totalTokens, t.credits, verdictOf(checks), failedReasons(checks), item, answer]);
+    let grading: number | null = null;
+    if (answer !== null) {
+      answers++;
+      const found = gradingOf(runId, t.itemKey, t.turn);
+      if (found) grading = gradings.push(found) - 1;
+    }
+    turns.push([
+      t.target, t.suiteItemId, t.repeat, t.turn, t.state, t.errorCode ?? t.clientError, t.serverMs, t.wallMs === null ? null : Math.round(t.wallMs), t.totalTokens, t.credits,
+      verdictOf(checks), failedReasons(checks), item, t.judgeScore, t.citationsValid, t.citationsInvalid, answer, grading,
+    ]);
   }
   const searches: unknown[][] = [];
   for (const s of iterateSearchExport(db, runId)) {
@@ -52,8 +67,10 @@ export function reportHtml(db: Database.Database, data: ReportData): string {
       .map((s) => ({ target: s.target, items: s.items, questions: s.questions, completed: s.states.completed, failed: s.failed, passRate: s.expectPassRate, serverP50: s.serverMs.p50, serverP90: s.serverMs.p90, credits: s.credits.sum })),
     tags: data.summary.filter((s) => s.scope === 'tag').map((s) => ({ target: s.target, tag: s.tag, questions: s.questions, credits: s.credits.sum, tokens: s.tokens.sum })),
     expectations: data.expectations,
+    grades: gradingSummary(db, runId),
     turnColumns: TURN_COLUMNS,
     turns,
+    gradings,
     answersCapped: turns.length > answers ? answers : 0,
     searchColumns: SEARCH_COLUMNS,
     searches,
