@@ -85,7 +85,7 @@ const ceilings: Ceilings = {
     return scanner.scan(text, batch) ? batch.objects : 0;
   }),
   pipeline: best(stream.length, () => {
-    const tally = new Tally({ keepMatches: 0, maxDistinct: DEFAULT_MAX_DISTINCT });
+    const tally = new Tally({ maxDistinct: DEFAULT_MAX_DISTINCT });
     const consumer = new EventConsumer(tally);
     const decoder = new EventDecoder((name, data) => consumer.event(name, data));
     for (const chunk of chunks) decoder.feed(chunk);

@@ -47,8 +47,7 @@ export class EventConsumer {
   private matches(data: string): void {
     const batch = this.batch;
     batch.reset();
-    // Matches to keep need objects anyway, so those events take the JSON.parse path.
-    if (this.tally.wantsMatches() === 0 && this.scanner.scan(data, batch)) {
+    if (this.scanner.scan(data, batch)) {
       this.tally.matches(batch);
       return;
     }
@@ -58,7 +57,6 @@ export class EventConsumer {
     batch.reset();
     countObjects(json.value, batch);
     this.tally.matches(batch);
-    this.tally.keep(json.value);
   }
 
   private parsed<T>(name: string, data: string, schema: z.ZodType<T>, apply: (value: T) => void): void {

@@ -106,7 +106,5 @@ export const SearchResultSchema = z.object({
   /** Body bytes after decompression. */
   decodedBytes: count,
   trace: z.string().optional(),
-  /** First `keepMatches` match objects, as received. */
-  matches: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 export type SearchResult = z.infer<typeof SearchResultSchema>;

@@ -21,8 +21,6 @@ export const SearchOptionsSchema = z
     timeoutMs: z.number().positive().max(MAX_TIMER_MS).default(600_000),
     /** Cancels the search; the result then has failure kind `aborted` (exit code 4). */
     signal: z.instanceof(AbortSignal).optional(),
-    /** Keep the first K match objects in `matches`. */
-    keepMatches: z.number().int().nonnegative().default(0),
     /** Ask for a gzip body (the platform compresses when asked). */
     gzip: z.boolean().default(true),
     /** Cap of the distinct repository and file counts (see DistinctCounter). */
@@ -50,7 +48,7 @@ const AFTER_DONE = 'after_done';
 export async function runSearch(transport: Transport, params: SearchParamsInput, options: SearchOptions = {}): Promise<SearchResult> {
   const search = parseSearchParams(params);
   const opts = parseOptions(options);
-  const tally = new Tally({ keepMatches: opts.keepMatches, maxDistinct: opts.maxDistinct });
+  const tally = new Tally({ maxDistinct: opts.maxDistinct });
   const stop = new AbortController();
   const overall = setTimeout(() => stop.abort(TIMEOUT), opts.timeoutMs);
   const onAbort = (): void => stop.abort(ABORTED);

@@ -6,15 +6,13 @@ import { SearchResultSchema, type Alert, type Failure, type Filter, type SearchR
 import { incompleteSkipped, verdictOf } from './verdict.js';
 
 export interface TallyOptions {
-  /** Match objects to keep as received (the first ones). */
-  keepMatches: number;
   /** Cap of each distinct-count table. */
   maxDistinct: number;
 }
 
 /**
  * Everything a stream showed, accumulated event by event, in memory bounded by the distinct-count tables:
- * matches are counted, never kept (except the first `keepMatches`).
+ * matches are counted, never kept.
  */
 export class Tally {
   readonly startedAt = performance.now();
@@ -43,9 +41,8 @@ export class Tally {
   private readonly alerts: Alert[] = [];
   private readonly errors: string[] = [];
   private errored = false;
-  private readonly kept: Record<string, unknown>[] = [];
 
-  constructor(private readonly options: TallyOptions) {
+  constructor(options: TallyOptions) {
     this.repositories = new DistinctCounter(options.maxDistinct);
     this.files = new DistinctCounter(options.maxDistinct);
   }
@@ -67,18 +64,6 @@ export class Tally {
     this.repositories.addAll(batch.repoKeys, batch.repoLength);
     this.files.addAll(batch.fileKeys, batch.fileLength);
     if (batch.objects > 0) this.firstMatchAt ??= performance.now();
-  }
-
-  /** How many more match objects `keep` would take. */
-  wantsMatches(): number {
-    return this.options.keepMatches - this.kept.length;
-  }
-
-  keep(items: readonly unknown[]): void {
-    for (const item of items) {
-      if (this.kept.length >= this.options.keepMatches) return;
-      if (typeof item === 'object' && item !== null && !Array.isArray(item)) this.kept.push(item as Record<string, unknown>);
-    }
   }
 
   progressEvent(p: Progress): void {
@@ -165,7 +150,6 @@ export class Tally {
       bytes: this.bytes,
       decodedBytes: this.decodedBytes,
       trace: this.trace,
-      matches: this.options.keepMatches > 0 ? this.kept : undefined,
     });
   }
 }

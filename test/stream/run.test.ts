@@ -94,7 +94,7 @@ describe('runSearch: request', () => {
     [{ query: 'x', contextLines: 2 }, {}],
     [{ query: 'x', bogus: 1 } as { query: string }, {}],
     [{ query: 'x' }, { stallTimeoutMs: 0 }],
-    [{ query: 'x' }, { keepMatches: -1 }],
+    [{ query: 'x' }, { maxDistinct: 0 }],
   ])('throws a UsageError for invalid params or options (%j %j)', async (params, options) => {
     transport = transportFor('http://127.0.0.1:9');
     await expect(runSearch(transport, params, options)).rejects.toBeInstanceOf(UsageError);
@@ -126,7 +126,6 @@ describe('runSearch: verdicts', () => {
     expect(r.failure).toBeUndefined();
     expect(r.timeToFirstEventMs!).toBeLessThanOrEqual(r.timeToFirstMatchMs!);
     expect(r.timeToFirstMatchMs!).toBeLessThanOrEqual(r.wallMs);
-    expect(r.matches).toBeUndefined();
   });
 
   it('limit_hit: a skipped reason containing -limit', async () => {
@@ -405,15 +404,6 @@ describe('runSearch: decoding', () => {
     expect(r.unknownEvents).toEqual({ heartbeat: 2, message: 1 });
     expect(r.unknownMatchTypes).toEqual({ diff: 1, future: 1 });
     expect(r.counted).toBe(1);
-  });
-
-  it('keeps the first K matches when asked', async () => {
-    const r = await search(
-      sends(sse('matches', [pathMatch('a', '1'), pathMatch('a', '2')]), sse('matches', [pathMatch('a', '3'), pathMatch('a', '4'), pathMatch('a', '5')]), ...normalEnd(5)),
-      { keepMatches: 3 },
-    );
-    expect(r.matches!.map((m) => m.path)).toEqual(['1', '2', '3']);
-    expect(r.counted).toBe(5);
   });
 
   it('stops at an event larger than 10 MB and says why', async () => {
