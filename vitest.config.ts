@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,5 +7,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Most test files wait on child processes and time-scaled emulators rather than compute, so one worker
+    // more than the cores keeps them busy (vitest's default, cores - 1, ran the suite one file at a time on
+    // 2 cores).
+    maxWorkers: availableParallelism() + 1,
   },
 });
