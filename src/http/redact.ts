@@ -1,16 +1,41 @@
 // Secrets must never reach logs, errors, the database or CSV: every text that leaves the transport passes here.
-// Each pattern with a word (lower case) that every text it matches holds: a pattern whose word is absent is
-// skipped. Replacing only removes or keeps text, so the words of the original text stand for every step.
-const PATTERNS: ReadonlyArray<[string, RegExp, string]> = [
-  ['authorization', /(authorization["']?\s*[:=]\s*["']?(?:token|bearer)\s+)[^\s"',}]+/gi, '$1[REDACTED]'],
-  ['bearer', /\b(bearer)\s+[A-Za-z0-9._~+/=-]{6,}/gi, '$1 [REDACTED]'],
+// Each pattern runs only on a text that passes its gate, on the lower-cased text: a word that every match
+// holds and, for words common in ordinary prose ("token"), what must follow that word in any match (tried
+// only where the word occurs, which is cheaper than a case-blind scan of the whole text). Lower-casing keeps
+// every ASCII character of a match in place, and replacing only removes or keeps text, so the gates of the
+// original text stand for every step.
+export interface Pattern {
+  word: string;
+  /** Sticky; matches at an occurrence of `word` in the lower-cased text of every text `re` matches. */
+  after?: RegExp;
+  re: RegExp;
+  replacement: string;
+}
+
+export const PATTERNS: readonly Pattern[] = [
+  { word: 'authorization', re: /(authorization["']?\s*[:=]\s*["']?(?:token|bearer)\s+)[^\s"',}]+/gi, replacement: '$1[REDACTED]' },
+  { word: 'bearer', re: /\b(bearer)\s+[A-Za-z0-9._~+/=-]{6,}/gi, replacement: '$1 [REDACTED]' },
   // After "token", a credential has a digit and some length; ordinary words ("token limit") do not.
-  ['token', /\b(token)\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
-  ['sgp_', /\bsgp_[A-Za-z0-9_]+/g, 'sgp_[REDACTED]'],
-  ['token', /("?(?:read_?token|readToken|access_?token|accessToken|token)"?\s*[:=]\s*"?)[^"\s&,}]+/gi, '$1[REDACTED]'],
-  ['/deepsearch/', /(\/deepsearch\/)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '$1[REDACTED]'],
-  ['token=', /([?&](?:filter_read_token|token|access_token)=)[^&#\s]+/gi, '$1[REDACTED]'],
+  {
+    word: 'token',
+    after: /token\s+(?=[a-z0-9._~+/=-]*\d)[a-z0-9._~+/=-]{8,}/y,
+    re: /\b(token)\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}/gi,
+    replacement: '$1 [REDACTED]',
+  },
+  { word: 'sgp_', re: /\bsgp_[A-Za-z0-9_]+/g, replacement: 'sgp_[REDACTED]' },
+  { word: 'token', after: /token"?\s*[:=]/y, re: /("?(?:read_?token|readToken|access_?token|accessToken|token)"?\s*[:=]\s*"?)[^"\s&,}]+/gi, replacement: '$1[REDACTED]' },
+  { word: '/deepsearch/', re: /(\/deepsearch\/)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, replacement: '$1[REDACTED]' },
+  { word: 'token=', re: /([?&](?:filter_read_token|token|access_token)=)[^&#\s]+/gi, replacement: '$1[REDACTED]' },
 ];
+
+function passes(lower: string, { word, after }: Pattern): boolean {
+  if (!after) return lower.includes(word);
+  for (let at = lower.indexOf(word); at !== -1; at = lower.indexOf(word, at + 1)) {
+    after.lastIndex = at;
+    if (after.test(lower)) return true;
+  }
+  return false;
+}
 
 const known = new Set<string>();
 
@@ -19,7 +44,7 @@ export function registerSecret(secret: string | undefined): void {
   if (secret && secret.length >= 4) known.add(secret);
 }
 
-/** Any pattern's word: most text (answers, titles, errors) holds none, and one test then stands for all seven. */
+/** Any pattern's word: most text (answers, titles, errors) holds none, and one test then stands for all seven gates. */
 const ANY_WORD = /token|bearer|authorization|sgp_|\/deepsearch\//i;
 
 export function redact(text: string): string {
@@ -27,7 +52,7 @@ export function redact(text: string): string {
   for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[REDACTED]');
   if (!ANY_WORD.test(out)) return out;
   const lower = out.toLowerCase();
-  for (const [word, re, replacement] of PATTERNS) if (lower.includes(word)) out = out.replace(re, replacement);
+  for (const pattern of PATTERNS) if (passes(lower, pattern)) out = out.replace(pattern.re, pattern.replacement);
   return out;
 }
 

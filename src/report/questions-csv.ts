@@ -62,6 +62,10 @@ export const QUESTION_COLUMNS: ReadonlyArray<Column<Row>> = [
   },
 ];
 
-export function* questionRows(runId: number, rows: Iterable<QuestionExportRow>): Generator<Row> {
-  for (const row of rows) yield Object.assign(row, { runId });
+/** The rows of questions.csv; each is also handed to `seen` (the run's summaries, fed in the same pass). */
+export function* questionRows(runId: number, rows: Iterable<QuestionExportRow>, seen?: { addTurn(row: QuestionExportRow): void }): Generator<Row> {
+  for (const row of rows) {
+    seen?.addTurn(row);
+    yield Object.assign(row, { runId });
+  }
 }

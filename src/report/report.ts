@@ -8,6 +8,7 @@ import {
   type QuotaSnapshotRow,
   type RunRecord,
   type RunTargetRow,
+  type TurnMetricRow,
   errorBreakdown,
   statAnomalies,
   expectationOverview,
@@ -115,11 +116,13 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         return p;
       };
       const csvOptions = { bom: options.bom === true };
-      // Summaries first: their per-row numbers (about 36 bytes a question) are freed before the exports
-      // stream, so the two never hold memory at the same time.
-      const { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion } = summarizeRun(db, run, order, counts, options.now ?? new Date());
+      // One pass over the turns feeds the summaries: the questions.csv export when it is written (its per-row
+      // numbers, about 36 bytes a question, are then held while it streams), else the light metrics query.
+      const summaries = new RunSummaries(run.id, order, counts);
+      if (csv) await writeCsv(file('questions.csv'), QUESTION_COLUMNS, questionRows(run.id, iterateQuestionExport(db, run.id), summaries), csvOptions);
+      else for (const t of iterateTurnMetrics(db, run.id)) summaries.addTurn(t);
+      const { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion } = summaries.finish(db, run, options.now ?? new Date());
       if (csv) {
-        await writeCsv(file('questions.csv'), QUESTION_COLUMNS, questionRows(run.id, iterateQuestionExport(db, run.id)), csvOptions);
         await writeCsv(file('searches.csv'), SEARCH_COLUMNS, searchRows(run.id, iterateSearchExport(db, run.id)), csvOptions);
         await writeCsv(file('summary.csv'), SUMMARY_COLUMNS, summary, csvOptions);
         await writeCsv(file('search-summary.csv'), SEARCH_SUMMARY_COLUMNS, searchSummary, csvOptions);
@@ -163,33 +166,43 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   }
 }
 
-/** One pass over the run's numbers: summary rows, search summary rows, cost rows, item progress. */
-function summarizeRun(db: Database.Database, run: RunRecord, order: string[], counts: { turns: number; searches: number }, now: Date) {
-  const questions = new QuestionSummary(run.id, order, counts.turns);
-  const searches = new SearchSummary(run.id, order, counts.searches);
-  const costs = new CostAnalysis(run.id);
-  const perQuestion = new PerQuestion();
-  for (const t of iterateTurnMetrics(db, run.id)) {
-    questions.addTurn(t);
-    costs.addTurn(t);
-    perQuestion.addTurn(t);
+/** The run's numbers: summary rows, search summary rows, cost rows, item progress. Feed every turn, then `finish`. */
+class RunSummaries {
+  private readonly questions: QuestionSummary;
+  private readonly searches: SearchSummary;
+  private readonly costs: CostAnalysis;
+  private readonly perQuestion = new PerQuestion();
+
+  constructor(runId: number, order: string[], counts: { turns: number; searches: number }) {
+    this.questions = new QuestionSummary(runId, order, counts.turns);
+    this.searches = new SearchSummary(runId, order, counts.searches);
+    this.costs = new CostAnalysis(runId);
   }
-  let itemsPending = 0;
-  let itemsRunning = 0;
-  for (const item of iterateItemVerdicts(db, run.id)) {
-    questions.addItem(item);
-    searches.addItem(item);
-    perQuestion.addItem(item);
-    if (item.status === 'pending') itemsPending++;
-    if (item.status === 'running') itemsRunning++;
+
+  addTurn(t: TurnMetricRow): void {
+    this.questions.addTurn(t);
+    this.costs.addTurn(t);
+    this.perQuestion.addTurn(t);
   }
-  for (const s of iterateSearches(db, run.id)) searches.addSearch(s);
-  const summary = questions.rows();
-  const searchSummary = searches.rows();
-  const quota = quotaSnapshots(db, run.id);
-  const inProgress = run.status === 'running' || itemsPending > 0 || itemsRunning > 0;
-  const costRows = costs.rows({ summary, snapshots: quota, runComplete: !inProgress, now });
-  return { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion: perQuestion.rows() };
+
+  finish(db: Database.Database, run: RunRecord, now: Date) {
+    let itemsPending = 0;
+    let itemsRunning = 0;
+    for (const item of iterateItemVerdicts(db, run.id)) {
+      this.questions.addItem(item);
+      this.searches.addItem(item);
+      this.perQuestion.addItem(item);
+      if (item.status === 'pending') itemsPending++;
+      if (item.status === 'running') itemsRunning++;
+    }
+    for (const s of iterateSearches(db, run.id)) this.searches.addSearch(s);
+    const summary = this.questions.rows();
+    const searchSummary = this.searches.rows();
+    const quota = quotaSnapshots(db, run.id);
+    const inProgress = run.status === 'running' || itemsPending > 0 || itemsRunning > 0;
+    const costRows = this.costs.rows({ summary, snapshots: quota, runComplete: !inProgress, now });
+    return { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion: this.perQuestion.rows() };
+  }
 }
 
 function pushed(files: string[], file: string): string {

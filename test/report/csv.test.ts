@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { stringify } from 'csv-stringify/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Column, cell, neutralize, text, writeCsv } from '../../src/report/csv.js';
+import { type Column, cell, csvField, neutralize, text, writeCsv } from '../../src/report/csv.js';
 import { parseCsv, tempDir } from './fixtures.js';
 
 let dir: string;
@@ -107,5 +108,19 @@ describe('writeCsv', () => {
 
   it('rejects when the file cannot be written', async () => {
     await expect(writeCsv(path.join(dir, 'missing', 'x.csv'), columns, [{ a: 1, b: 2 }])).rejects.toThrow(/ENOENT/);
+  });
+
+  it('writes the same bytes as csv-stringify (RFC 4180 quoting, CR quoted too) for awkward fields, over many rows and chunks', async () => {
+    const awkward = ['', 'plain', ' lead', 'a,b', 'say "hi"', '"', '""', 'cr\rinside', 'lf\ninside', 'crlf\r\n', ',', '\t', 'ünï 漢字 🎉', "'q", 0, -1.5, 1e21, 123456789];
+    const rows = Array.from({ length: 30_000 }, (_, i) => ({ a: awkward[i % awkward.length], b: awkward[(i * 7 + 3) % awkward.length] }));
+    const file = path.join(dir, 'rfc.csv');
+    await writeCsv(file, columns, rows);
+    const expected = stringify(
+      rows.map((r) => [cell(r.a as never), cell(r.b as never)]),
+      // csv-stringify 6.9 leaves a lone CR bare; spreadsheets end a line there, so dsbench quotes it.
+      { header: true, columns: ['a', 'b'], record_delimiter: 'unix', quoted_match: '\r' },
+    );
+    expect(fs.readFileSync(file, 'utf8')).toBe(expected);
+    expect(csvField('a"b')).toBe('"a""b"');
   });
 });
