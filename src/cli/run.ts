@@ -42,6 +42,9 @@ interface RunArgs extends GlobalArgs {
   junit?: string | undefined;
 }
 
+/** Base of the embedded emulator's links (share URLs, answer citations): it lives only as long as the run. */
+const EMBEDDED_EMULATOR_URL = 'http://emulator.invalid';
+
 const positiveInt = (name: string, value: number | undefined) => {
   if (value !== undefined && !(Number.isInteger(value) && value > 0)) throw new UsageError(`--${name} must be a positive integer, got ${value}`);
 };
@@ -109,7 +112,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       } else {
         const { startEmulator } = await import('../emulator/index.js');
         // Some answers cite a missing line or another repository's file, so citation checks have something to find.
-        emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale, agent: { badCitationRate: 0.1 } });
+        // Its links name a fixed host, not its port of the moment, so the same suite gives the same answers.
+        emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale, publicUrl: EMBEDDED_EMULATOR_URL, agent: { badCitationRate: 0.1 } });
         process.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
       }

@@ -22,6 +22,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Retry transient failures until `signal` aborts, not just up to the attempt limit (see RequestSpec). */
   persistent?: boolean;
+  /** Headers of this request only (the item key an emulator draws a new conversation's answers from). */
+  headers?: Record<string, string>;
 }
 
 /** One interface over both Deep Search API flavours. */

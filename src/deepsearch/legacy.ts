@@ -164,8 +164,11 @@ function idOf(ref: string): string {
   return ref;
 }
 
-function signal(options: { signal?: AbortSignal | undefined; persistent?: boolean | undefined }): { signal?: AbortSignal; persistent?: boolean } {
-  return options.signal ? { signal: options.signal, ...(options.persistent && { persistent: true }) } : {};
+function signal(options: CallOptions): { signal?: AbortSignal; persistent?: boolean; headers?: Record<string, string> } {
+  return {
+    ...(options.signal && { signal: options.signal, ...(options.persistent && { persistent: true }) }),
+    ...(options.headers && { headers: options.headers }),
+  };
 }
 
 function contextOf(spec: RequestSpec) {

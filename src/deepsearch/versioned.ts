@@ -96,6 +96,7 @@ export class VersionedClient implements DeepSearchClient {
       creates,
       ...(options.signal && { signal: options.signal }),
       ...(options.persistent && { persistent: true }),
+      ...(options.headers && { headers: options.headers }),
     };
     const { reply, json } = await this.transport.requestJson(spec);
     return { reply, json: camelizeKeys(json), spec };

@@ -74,15 +74,13 @@ export class FakeAgent {
 
   /**
    * Starts answering `text`, asked after `history` (the conversation's earlier questions, oldest first).
-   * The same seed and the same conversation give the same processing time and outcome. Quota is the
-   * service's to judge; triggers and error rates are decided here.
+   * The same seed and the same conversation give the same processing time and outcome: with `itemKey`
+   * (the client's name for the conversation, e.g. a suite item and repeat) the draws are that item's,
+   * whatever order questions arrive in; without it, the n-th asking of the same conversation gets the
+   * n-th draws. Quota is the service's to judge; triggers and error rates are decided here.
    */
-  start(text: string, history: readonly string[], quotaExhausted: boolean): AgentRun {
-    const key = [...history, text].join('\u0000');
-    const occurrence = this.asked.get(key) ?? 0;
-    this.asked.set(key, occurrence + 1);
-    // A first question keeps the seed of a conversation-less agent; a follow-up's depends on what preceded it.
-    const seed = history.length === 0 ? hashSeed(this.config.seed, text, occurrence) : hashSeed(this.config.seed, text, occurrence, ...history);
+  start(text: string, history: readonly string[], quotaExhausted: boolean, itemKey?: string): AgentRun {
+    const seed = itemKey !== undefined ? hashSeed(this.config.seed, 'item', itemKey, text, ...history) : this.occurrenceSeed(text, history);
     const rng = createRng(seed);
     const { agent, medianMs, sigma } = this.config;
     const sampled = Math.round(Math.min(agent.maxMs, Math.max(agent.minMs, rng.logNormal(medianMs, sigma))));
@@ -95,6 +93,14 @@ export class FakeAgent {
     }
     const failure = this.midRunFailure(text, failureDraw);
     return { processingMs: sampled, outcome: this.research(text, history, sampled, failure, rng, createRng(hashSeed(seed, 'citations'))) };
+  }
+
+  private occurrenceSeed(text: string, history: readonly string[]): number {
+    const key = [...history, text].join('\u0000');
+    const occurrence = this.asked.get(key) ?? 0;
+    this.asked.set(key, occurrence + 1);
+    // A first question keeps the seed of a conversation-less agent; a follow-up's depends on what preceded it.
+    return history.length === 0 ? hashSeed(this.config.seed, text, occurrence) : hashSeed(this.config.seed, text, occurrence, ...history);
   }
 
   /** Failures decided before any work: nothing is searched and nothing is charged. */

@@ -3,11 +3,14 @@ import { performance } from 'node:perf_hooks';
 /**
  * Virtual time runs 1/timeScale times faster than real time, so a long answer can be
  * rehearsed in milliseconds while every timestamp and duration on the wire stays realistic.
+ * It never passes a held time (an answer still being worked out), so a slow or busy machine slows the
+ * emulated world down instead of making its answers late on its own clock.
  */
 export class VirtualClock {
   private readonly realStart: number;
   /** Moves the clock after start (a server clock offset changed at run time). */
   private shiftMs = 0;
+  private held: () => number | undefined = () => undefined;
 
   constructor(
     readonly timeScale: number,
@@ -17,9 +20,16 @@ export class VirtualClock {
     this.realStart = realNow();
   }
 
-  /** Current virtual time, whole epoch ms. */
+  /** Current virtual time, whole epoch ms: the running time, or the held time while that is earlier. */
   now(): number {
-    return Math.floor(this.startMs + this.shiftMs + this.toVirtualMs(this.realNow() - this.realStart));
+    const running = Math.floor(this.startMs + this.shiftMs + this.toVirtualMs(this.realNow() - this.realStart));
+    const held = this.held();
+    return held === undefined ? running : Math.min(running, held);
+  }
+
+  /** `until` gives the time the clock must not pass for now (undefined: none); it only ever gives a time not yet passed. */
+  holdAt(until: () => number | undefined): void {
+    this.held = until;
   }
 
   /** Sets the clock ahead (positive) or back by `ms` from now on. */

@@ -4,6 +4,7 @@ import type { AuthResult } from './auth.js';
 import type { Counters } from './counters.js';
 import { isBeforeAction, writeBeforeActionFault, type FaultPlanner } from './faults.js';
 import { sendText } from './http-io.js';
+import { ITEM_KEY_HEADER } from './item-key.js';
 import { hasScope, type ErrorWriter, type RouteContext, type Router } from './routes.js';
 
 export const UNMATCHED_OPERATION = 'unmatched';
@@ -77,6 +78,7 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
       params: match.params,
       afterAction,
       signal: deps.signal,
+      itemKey: headerValue(req.headers[ITEM_KEY_HEADER]),
     };
     try {
       await route.handler(req, res, ctx);
@@ -85,6 +87,10 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
       else writeError(500, 'internal error');
     }
   };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** False when the emulator stopped during the delay. */

@@ -37,9 +37,9 @@ export function legacyRoutes(deps: ApiDeps): Route[] {
   };
 
   return [
-    legacyRoute('POST', LEGACY_BASE, 'legacy.create', async ({ req, userId }) => {
+    legacyRoute('POST', LEGACY_BASE, 'legacy.create', async ({ req, ctx, userId }) => {
       const body = parseRequest(LegacyCreateBodySchema, await readJsonBody(req));
-      const conversation = service.ask(userId, body.question);
+      const conversation = service.ask(userId, body.question, ctx.itemKey);
       return [202, renderer(userId)(conversation)];
     }),
 

@@ -14,6 +14,8 @@ export interface RouteContext {
   readonly afterAction: AfterActionFault | undefined;
   /** Aborted when the emulator stops. */
   readonly signal: AbortSignal;
+  /** The client's item a new conversation belongs to (ITEM_KEY_HEADER), if it named one. */
+  readonly itemKey: string | undefined;
 }
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: RouteContext) => void | Promise<void>;

@@ -51,16 +51,28 @@ export interface ServiceDeps {
 /**
  * The conversation state machine shared by both API flavours. Questions finish lazily: every
  * operation first settles the questions whose virtual due time has passed, so no timers exist.
+ * The virtual clock is held at the due time of an answer still being worked out (its searches take
+ * real time), so every answer ends exactly at its due time whatever the machine's load.
  */
 export class ConversationService {
   private readonly processing = new Set<QuestionRecord>();
+  /** The item key a client named when it created a conversation (see ITEM_KEY_HEADER). */
+  private readonly itemKeys = new WeakMap<ConversationRecord, string>();
 
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(private readonly deps: ServiceDeps) {
+    deps.clock.holdAt(() => {
+      let earliest: number | undefined;
+      for (const q of this.processing) if (!q.ready && (earliest === undefined || dueAt(q) < earliest)) earliest = dueAt(q);
+      return earliest;
+    });
+  }
 
-  ask(userId: number, text: string): ConversationRecord {
+  /** `itemKey` names the client's item, so its answers are drawn for it whatever the order questions arrive in. */
+  ask(userId: number, text: string, itemKey?: string): ConversationRecord {
     validateQuestion(text);
     const now = this.settle();
     const conversation = this.deps.store.createConversation(userId, now);
+    if (itemKey !== undefined) this.itemKeys.set(conversation, itemKey);
     this.startQuestion(conversation, text, now);
     return conversation;
   }
@@ -151,7 +163,7 @@ export class ConversationService {
 
   private startQuestion(conversation: ConversationRecord, text: string, now: number): QuestionRecord {
     const history = conversation.questions.map((q) => q.text);
-    const run = this.deps.agent.start(text, history, this.deps.quota.exhausted(conversation.userId, now));
+    const run = this.deps.agent.start(text, history, this.deps.quota.exhausted(conversation.userId, now), this.itemKeys.get(conversation));
     const question = this.deps.store.addQuestion(conversation, text, now, run.processingMs);
     this.processing.add(question);
     void run.outcome.then((outcome) => {

@@ -39,7 +39,7 @@ export function versionedRoutes(deps: ApiDeps): Route[] {
     rpc('CreateConversation', 'write', CreateConversationRequestSchema, (input, ctx) => {
       checkParent(input.parent, ctx);
       const [question] = input.conversation.questions;
-      const conversation = service.ask(ctx.user.id, question ? questionText(question) : '');
+      const conversation = service.ask(ctx.user.id, question ? questionText(question) : '', ctx.itemKey);
       return toVersionedConversation(conversation, publicUrl);
     }),
 

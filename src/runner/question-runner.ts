@@ -1,6 +1,7 @@
 import type { ResolvedQuestion } from '../config/suite.js';
 import type { DeepSearchClient } from '../deepsearch/client.js';
-import { isLimitError, questionAt, type Conversation, type Question } from '../deepsearch/model.js';
+import { isLimitError, questionAt, TERMINAL_STATES, type Conversation, type Question } from '../deepsearch/model.js';
+import { ITEM_KEY_HEADER } from '../emulator/item-key.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
@@ -8,6 +9,7 @@ import { redact } from '../http/redact.js';
 import { deleteConversation } from './cleanup.js';
 import { evaluateQuestion } from './expectations.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
+import { ItemClock, serverDuration } from './item-clock.js';
 import type { ItemOutcome, Recorder, ResumeItem, ResumeTurn, TurnRecord } from './recorder.js';
 import type { ServerClock } from './server-clock.js';
 import type { TargetGate } from './target-gate.js';
@@ -27,8 +29,10 @@ export interface QuestionContext {
   cleanup: boolean;
   /** Aborts waiting: what is processing is then cancelled on the server. */
   signal: AbortSignal;
-  /** Real time per server time (below 1 only for a faster emulator), so timeouts keep the suite's meaning. */
+  /** Real time per server time (below 1 only for a faster emulator): its timeouts are judged on the server's clock. */
   timeScale: number;
+  /** An emulator: each new conversation names its item (ITEM_KEY_HEADER), so its answers do not depend on arrival order. */
+  emulated: boolean;
   /** The target's clock, from its replies' Date headers: lost sends are looked for on it. */
   clock: ServerClock;
   /**
@@ -81,11 +85,10 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
   const turns = start.turns;
   let ref = start.ref;
   let message: string | undefined;
-  const realMs = realTimeout(item.question.timeoutMs, ctx.timeScale);
-  const deadline = performance.now() + realMs;
-  // Requests of the item retry transient failures until its own timeout (with a little grace, so the
-  // last poll at the timeout is not cut short), or until the run is aborted.
-  const until = AbortSignal.any([ctx.signal, AbortSignal.timeout(realMs + Math.max(1000, realMs / 10))]);
+  const clock = new ItemClock(item.question.timeoutMs, ctx.timeScale, turns.reduce((sum, t) => sum + (t?.serverMs ?? 0), 0));
+  // Requests of the item retry transient failures until its wall-clock bound (with a little grace, so
+  // the last poll at the timeout is not cut short), or until the run is aborted.
+  const until = AbortSignal.any([ctx.signal, AbortSignal.timeout(clock.wallLimitMs + Math.max(1000, clock.wallLimitMs / 10))]);
   let following = false;
 
   let current = start.next;
@@ -109,7 +112,7 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
         if (sent !== undefined) [ref, resumed] = [sent, true];
       }
       following = true;
-      const turn = await follow(ctx, item, ref as string, current, text, sentAt, sentClock, deadline, until);
+      const turn = await follow(ctx, item, ref as string, current, text, sentAt, sentClock, clock, until);
       following = false;
       turns[current] = turn;
       if (turn.state !== 'completed') break;
@@ -155,15 +158,6 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
   };
 }
 
-/**
- * The timeout in real time: on a faster emulator it is scaled like the answers, so a rehearsal times out
- * where the instance would; but never below a second (or the timeout itself), so machine load is not
- * mistaken for a slow answer.
- */
-function realTimeout(timeoutMs: number, timeScale: number): number {
-  return timeScale < 1 ? Math.max(timeoutMs * timeScale, Math.min(timeoutMs, 1000)) : timeoutMs;
-}
-
 /** An item ends as its last turn did; a turn left sending or processing means a request failed. */
 function outcomeOf(last: TurnRecord | undefined): ItemOutcome {
   if (!last || last.state === 'sending' || last.state === 'processing') return 'client_error';
@@ -199,7 +193,7 @@ async function send(ctx: QuestionContext, item: QuestionItem, ref: string | unde
   const { recorder, runId, client } = ctx;
   try {
     if (index === 0) {
-      const conversation = await client.create(text, { signal: until, persistent: true });
+      const conversation = await client.create(text, { signal: until, persistent: true, ...(ctx.emulated && { headers: { [ITEM_KEY_HEADER]: item.key } }) });
       ctx.clock.observe(conversation.serverDate);
       ctx.claimed.add(conversation.ref);
       recorder.conversationCreated(runId, item.key, conversation.ref, iso());
@@ -316,7 +310,7 @@ async function follow(
   text: string,
   sentAt: string,
   sentClock: number,
-  deadline: number,
+  clock: ItemClock,
   until: AbortSignal,
 ): Promise<TurnRecord> {
   const { recorder, runId, client } = ctx;
@@ -326,7 +320,8 @@ async function follow(
   try {
     waited = await waitForQuestion(client, ref, index, {
       schedule: tracker.next,
-      timeoutMs: Math.max(0, deadline - performance.now()),
+      timeoutMs: clock.timeoutMs,
+      clock: clock.forTurn(),
       signal: until,
       persistent: true,
       onPoll: (conversation) => {
@@ -345,15 +340,19 @@ async function follow(
   const wallMs = Math.round(performance.now() - sentClock);
   const observedEndAt = iso();
   if (waited.timedOut) {
-    tracker.finish(undefined);
-    await cancelOnServer(ctx, ref, item, waited.question?.id);
+    // Ended after the item's time was up (judged on the server's clock, whose answer came late): nothing to cancel.
+    const late = waited.question !== undefined && TERMINAL_STATES.has(waited.question.state);
+    tracker.finish(late ? serverDuration(waited.question as Question, waited.conversation) : undefined);
+    if (!late) await cancelOnServer(ctx, ref, item, waited.question?.id);
     const turn: TurnRecord = {
       ...(waited.question ? turnOf(waited.question, waited.conversation, text, sentAt) : { text, sentAt }),
       state: 'timeout',
       polls: waited.polls,
       wallMs,
       observedEndAt,
-      clientError: `no answer within ${formatTimeout(item.question.timeoutMs)}; cancelled on the server`,
+      clientError: late
+        ? `no answer within ${formatTimeout(item.question.timeoutMs)}: it ended after ${formatTimeout(Math.round(waited.ranMs))} of the item's time on the server's clock`
+        : `no answer within ${formatTimeout(item.question.timeoutMs)}; cancelled on the server`,
     };
     recorder.recordTurn(runId, item.key, index, turn);
     return turn;
@@ -361,6 +360,7 @@ async function follow(
   const question = waited.question as Question;
   const turn: TurnRecord = { ...turnOf(question, waited.conversation, text, sentAt), polls: waited.polls, wallMs, observedEndAt };
   recorder.recordTurn(runId, item.key, index, turn);
+  clock.spend(turn.serverMs);
   if (question.anomalies) ctx.log(`${item.key} turn ${index + 1}: stats that cannot be true, left out of sums: ${question.anomalies.join(', ')}`);
   tracker.finish(turn.serverMs);
   if (waited.conversation.quotaUsage) recorder.quotaSnapshot(runId, item.target, waited.conversation.quotaUsage, observedEndAt);
@@ -403,9 +403,9 @@ function serverTimes(question: Question | undefined, conversation: Conversation)
   const updated = question?.updatedAt ?? conversation.updatedAt;
   const times: Partial<TurnRecord> = { serverCreatedAt: created, serverUpdatedAt: updated };
   if (!question || question.state === 'processing') return times;
-  if (question.stats && question.stats.timeMillis > 0) return { ...times, serverMs: question.stats.timeMillis, serverMsSource: 'stats.time_millis' };
-  const ms = Date.parse(conversation.updatedAt ?? updated ?? '') - Date.parse(created ?? '');
-  return Number.isFinite(ms) && ms >= 0 ? { ...times, serverMs: ms, serverMsSource: 'timestamps' } : times;
+  const ms = serverDuration(question, conversation);
+  if (ms === undefined) return times;
+  return { ...times, serverMs: ms, serverMsSource: question.stats && question.stats.timeMillis > 0 ? 'stats.time_millis' : 'timestamps' };
 }
 
 /** Best effort, with its own deadline: the run's signal may already be aborted. */

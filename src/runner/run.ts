@@ -435,7 +435,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     summary =
       item.kind === 'question'
         ? await runQuestion(
-            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, clock: r.clock, sendWindowMs: ctx.sendWindowMs, log },
+            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, sendWindowMs: ctx.sendWindowMs, log },
             { key: item.key, target: item.target, question: item.question },
             resume,
           )

@@ -37,9 +37,10 @@ describe.each(APIS)('%s client: waitForQuestion', (api) => {
     expect(result.conversation.state).toBe('processing');
     expect(result.wallMs).toBeGreaterThanOrEqual(40);
     // A poll at the start, one every 10 ms (start to start), and a final one at the timeout; on a busy
-    // machine the wait overruns, so the bound is taken from the time it actually took.
+    // machine the wait overruns, so the bound is taken from the time it actually took. Timers may fire up
+    // to a millisecond early, so intervals are counted as 9 ms, and the final poll may come twice.
     expect(result.polls).toBeGreaterThanOrEqual(1);
-    expect(result.polls).toBeLessThanOrEqual(Math.floor(result.wallMs / 10) + 2);
+    expect(result.polls).toBeLessThanOrEqual(Math.floor(result.wallMs / 9) + 3);
     expect(e.counters()[op(api, 'get')]).toBe(result.polls);
   });
 

@@ -175,7 +175,7 @@ describe('choosing what to cite', () => {
 
     it('stops after its file budget, the same way every time', async () => {
       // A long real-time budget: only the file budget may end the search, however busy the machine.
-      const search = createAgentSearch(corpus, { maxFiles: { global: 3, scoped: 3 }, timeoutMs: 600_000 });
+      const search = createAgentSearch(corpus, { maxFiles: { global: 3, scoped: 3 } });
       const once = await search('RetryHandler', 10);
       expect(once.length).toBeLessThan(6);
       expect(await search('RetryHandler', 10)).toEqual(once);

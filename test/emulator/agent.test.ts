@@ -21,11 +21,10 @@ beforeAll(async () => {
 afterAll(stopAll);
 
 /**
- * The corpus search, recording every query the agent runs. Its file budget is the default one; its
- * real-time budget is generous, so a busy test machine cannot cut a search short.
+ * The corpus search, recording every query the agent runs, with the default file budget.
  */
 function recordingSearch(queries: string[] = []): AgentSearch {
-  const search = createAgentSearch(corpus, { timeoutMs: 10_000 });
+  const search = createAgentSearch(corpus);
   return Object.assign(async (query: string, limit: number) => {
     queries.push(query);
     return search(query, limit);

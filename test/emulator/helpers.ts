@@ -89,8 +89,11 @@ export async function rpc(
   return toReply(res);
 }
 
-/** Polls (1 ms apart) until `done`; the deadline is a safety net, not a wait. */
-export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, deadlineMs = 3_000): Promise<T> {
+/**
+ * Polls (1 ms apart) until `done`; the deadline is a safety net, not a wait: the emulator's clock waits
+ * for the agent's searches (a second or more for the first ones over a cold corpus on a busy machine).
+ */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, deadlineMs = 30_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const value = await read();

@@ -28,14 +28,16 @@ questions:
     const run = await runSuite(loaded, [target({ name: 'main', emulator: e })]);
     try {
       const { db, result } = run;
-      expect(performance.now() - started).toBeLessThan(5_000);
+      // Well before the minute the answers take, however busy the machine.
+      expect(performance.now() - started).toBeLessThan(30_000);
       expect(item(db, result.runId, 'main/question/slow/0')).toMatchObject({ status: 'done', outcome: 'timeout' });
       const [turn, ...rest] = turns(db, result.runId, 'main/question/slow/0');
       expect(rest).toEqual([]); // the follow-up is never asked
       expect(turn).toMatchObject({ turn: 0, state: 'timeout', client_error: 'no answer within 300 ms; cancelled on the server' });
       expect(turn!.wall_ms).toBeGreaterThanOrEqual(300);
-      expect(turn!.wall_ms).toBeLessThan(3_000);
-      expect(turn!.polls).toBeGreaterThanOrEqual(2);
+      expect(turn!.wall_ms).toBeLessThan(30_000);
+      // At real pace the timeout is the local clock's: on a busy machine the first poll may already be past it.
+      expect(turn!.polls).toBeGreaterThanOrEqual(1);
       expect(turn!.observed_end_at).toEqual(expect.any(String));
       // The expected timeout passes and excuses the follow-up that was never asked.
       expect(expectations(db, result.runId, 'main/question/slow/0').map((c) => [c.name, c.passed])).toEqual([['state', 1]]);
@@ -54,8 +56,8 @@ questions:
 });
 
 describe('timeout on a faster emulator', () => {
-  it('is scaled like the answers, so a rehearsal times out where the instance would', async () => {
-    // Answers take 10 emulated minutes, 6 real seconds at this scale; the 2-minute timeout is 1.2 real seconds.
+  it('is judged on the server clock, so a rehearsal times out where the instance would', async () => {
+    // Answers take 10 emulated minutes, 6 real seconds at this scale; the 2-minute timeout is 1.2 real seconds at the least.
     const e = await emulator({ timeScale: 0.01, sigma: 0, medianMs: 600_000, startTime: START, search: inlineSearch });
     const loaded = await suite(`
 name: scaled-timeouts
@@ -68,10 +70,13 @@ questions:
     const started = performance.now();
     const run = await runSuite(loaded, [target({ name: 'main', emulator: e })]);
     try {
-      const elapsed = performance.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(1_200);
-      expect(elapsed).toBeLessThan(5_000);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1_200);
       expect(turns(run.db, run.result.runId, 'main/question/slow/0')[0]).toMatchObject({ state: 'timeout', client_error: 'no answer within 120 s; cancelled on the server' });
+      // Cancelled on the server once it had run 2 emulated minutes there, long before its answer was due.
+      const [question] = e.questionRecords();
+      expect(question?.outcome).toBe('cancelled');
+      expect(question!.endedAtVirtualMs! - question!.createdAtVirtualMs).toBeGreaterThanOrEqual(120_000);
+      expect(question!.endedAtVirtualMs! - question!.createdAtVirtualMs).toBeLessThan(600_000);
     } finally {
       run.close();
     }

@@ -35,12 +35,10 @@ const MAX_LISTED_REPOSITORIES = 8;
 const REMEMBERED_SEARCHES = 256;
 
 export interface AgentSearchOptions {
-  /** Real-time budget of one search: an answer must not wait on a whole-corpus scan, whatever the time scale. */
-  timeoutMs?: number;
   /**
-   * Files one search may examine: a budget in work, not time, so results do not depend on the machine's
-   * speed; it is spent well within `timeoutMs` on a typical machine (a file takes ~0.3 ms). `scoped`
-   * applies to searches with a `repo:` filter, `global` to the others, which scan the whole corpus.
+   * Files one search may examine: a budget in work, never in time, so results do not depend on the
+   * machine's speed or load (a file takes ~0.3 ms on a typical machine). `scoped` applies to searches with
+   * a `repo:` filter, `global` to the others, which scan the whole corpus.
    */
   maxFiles?: { scoped?: number; global?: number };
 }
@@ -54,16 +52,14 @@ export interface AgentSearchOptions {
  * `repo:` filters (plus `archived:yes fork:yes` to reach archived repositories and forks).
  *
  * Each search examines at most `maxFiles` files (default 500 when scoped to repositories: all of most
- * packages; 200 otherwise: the first few packages of dsbench's node_modules) and stops after
- * `timeoutMs` real ms (default 300), whichever comes first: the first keeps results reproducible, the
- * second keeps answers fast on a slow or busy machine. The files of the repositories a scoped search
- * names are listed before its budget starts, as an index would have them. The citations of the last
- * 256 searches are remembered (unless real time cut them short), so a repeated question, or a
- * follow-up that looks again, gets the same ones at no cost. Throws QuerySyntaxError for a query that
- * does not parse.
+ * packages; 200 otherwise: the first few packages of dsbench's node_modules), files of at most 1 MB, so
+ * its work is bounded; it is never cut short by real time, so a busy machine gets the same citations
+ * (later), and the emulator's clock waits for them (see ConversationService). The files of the
+ * repositories a scoped search names are listed before its budget starts, as an index would have them.
+ * The citations of the last 256 searches are remembered, so a repeated question, or a follow-up that
+ * looks again, gets the same ones at no cost. Throws QuerySyntaxError for a query that does not parse.
  */
 export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = {}): CorpusAgentSearch {
-  const timeoutMs = options.timeoutMs ?? 300;
   const maxScoped = options.maxFiles?.scoped ?? 500;
   const maxGlobal = options.maxFiles?.global ?? 200;
   const remembered = new Map<string, Promise<AgentCitation[]>>();
@@ -72,12 +68,7 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
     let citations = remembered.get(key);
     remembered.delete(key);
     if (!citations) {
-      const found = find(query, limit);
-      // A search cut short by real time (a busy machine) is not the answer to remember.
-      citations = found.then((f) => {
-        if (f.cutByRealTime) remembered.delete(key);
-        return f.citations;
-      });
+      citations = find(query, limit);
       citations.catch(() => remembered.delete(key));
     }
     remembered.set(key, citations);
@@ -87,15 +78,16 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
     }
     return (await citations).slice();
   };
-  const find = async (query: string, limit: number): Promise<{ citations: AgentCitation[]; cutByRealTime: boolean }> => {
-    if (limit <= 0) return { citations: [], cutByRealTime: false };
+  const find = async (query: string, limit: number): Promise<AgentCitation[]> => {
+    if (limit <= 0) return [];
     const parsed = parseQuery(`${NOT_SOURCE} ${query}`);
     const terms = literalTerms(query);
     const scoped = parsed.repo.length > 0;
     const maxFiles = scoped ? maxScoped : maxGlobal;
     if (scoped) await listFiles(corpus, parsed, maxFiles);
-    const clock = workClock(timeoutMs, maxFiles);
-    const run = new SearchRun(corpus, parsed, { chunkMatches: false, defaultLimit: 100_000, defaultTimeoutMs: timeoutMs, now: clock.now });
+    // The run's clock counts work: each repository or file examined is one step, so its timeout is the budget.
+    let steps = 0;
+    const run = new SearchRun(corpus, parsed, { chunkMatches: false, defaultLimit: 100_000, defaultTimeoutMs: maxFiles, now: () => steps++ });
     const ranked: Array<{ citation: AgentCitation; score: number; order: number }> = [];
     for await (const hit of run.hits()) {
       if (hit.type === 'path') {
@@ -109,32 +101,11 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
       if (ranked.length >= MAX_CANDIDATES) break;
     }
     ranked.sort((a, b) => b.score - a.score || a.order - b.order);
-    return { citations: ranked.slice(0, limit).map((r) => r.citation), cutByRealTime: run.timedOut && clock.realTimeLed() };
+    return ranked.slice(0, limit).map((r) => r.citation);
   };
   let names: Promise<string[]> | undefined;
   const repositories = () => (names ??= corpus.repositories().then((repos) => repos.map((r) => r.name)));
   return Object.assign(search, { repositories });
-}
-
-/**
- * A clock for SearchRun that runs on work: each repository or file the run examines advances it by
- * `timeoutMs / maxFiles`, and it never runs behind real time. `realTimeLed()` tells whether real time
- * was ahead at the last reading, i.e. whether it, not the work, ended a timed-out run.
- */
-function workClock(timeoutMs: number, maxFiles: number): { now: () => number; realTimeLed: () => boolean } {
-  const started = Date.now();
-  const perStep = timeoutMs / Math.max(1, maxFiles);
-  let steps = -1;
-  let realLed = false;
-  return {
-    now: () => {
-      steps++;
-      const real = Date.now() - started;
-      realLed = real > steps * perStep;
-      return Math.max(steps * perStep, real);
-    },
-    realTimeLed: () => realLed,
-  };
 }
 
 /**
