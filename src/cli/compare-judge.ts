@@ -1,10 +1,12 @@
 import pLimit from 'p-limit';
 import { connectionFor, type Env } from '../config/credentials.js';
-import { JudgeSchema } from '../config/suite.js';
+import { existsSync } from 'node:fs';
+import { loadSuite } from '../config/load-suite.js';
+import { JudgeSchema, type ResolvedSuite } from '../config/suite.js';
 import { targetsFrom } from '../config/targets.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { JudgeClient, resolveJudgeEndpoint } from '../grade/judge-client.js';
-import { comparePairwise, formatPairwise, type PairwiseResult } from '../grade/pairwise.js';
+import { comparePairwise, formatPairwise, suiteGuide, type PairwiseResult } from '../grade/pairwise.js';
 import { NothingToCompareError } from '../http/errors.js';
 import type { Side } from '../report/compare/compare.js';
 import { openStore, runTargets, SqliteGradeStore } from '../store/index.js';
@@ -25,11 +27,36 @@ export interface PairwiseOutcome {
 }
 
 /**
- * `compare --judge`: the judge compares each pair of answers in both orders. The judge is the one of
- * DSBENCH_JUDGE_ENDPOINT, else the candidate target's own LLM API (a new embedded emulator for an
- * emulated run), with the model of DSBENCH_JUDGE_MODEL or the first the endpoint lists.
+ * The suite whose rubrics, reference answers and judge settings guide the judge: `--suite`, else the
+ * candidate run's own file when it is still there (as it is now). Without one the judge compares answers
+ * to the question alone, and says so.
  */
-export async function judgePairs(baseline: Side, candidate: Side, gates: PairwiseGates, bootstrap: { resamples: number; confidence: number; seed: number }, env: Env = process.env): Promise<PairwiseOutcome> {
+export async function guidingSuite(file: string | undefined, candidate: Side): Promise<{ suite?: ResolvedSuite; note?: string }> {
+  if (file !== undefined) return { suite: (await loadSuite(file)).resolved };
+  const own = candidate.run.suitePath;
+  const without = 'the judge compared without rubrics or reference answers; pass --suite FILE';
+  if (!existsSync(own)) return { note: `no suite file at ${own} (the candidate run's): ${without}` };
+  try {
+    return { suite: (await loadSuite(own)).resolved };
+  } catch (error) {
+    return { note: `the candidate run's suite ${own} cannot be read now (${error instanceof Error ? error.message : String(error)}): ${without}` };
+  }
+}
+
+/**
+ * `compare --judge`: the judge compares each pair of answers in both orders, told the rubric and reference
+ * answer of the turn when the suite has them. The judge is the one of DSBENCH_JUDGE_ENDPOINT, else the
+ * candidate target's own LLM API (a new embedded emulator for an emulated run), with the model of
+ * DSBENCH_JUDGE_MODEL, the suite's judge.model, or the first the endpoint lists.
+ */
+export async function judgePairs(
+  baseline: Side,
+  candidate: Side,
+  gates: PairwiseGates,
+  bootstrap: { resamples: number; confidence: number; seed: number },
+  guiding: { suite?: ResolvedSuite; note?: string } = {},
+  env: Env = process.env,
+): Promise<PairwiseOutcome> {
   const sameDb = baseline.db === candidate.db;
   const cStore = openStore(candidate.db);
   const bStore = sameDb ? cStore : openStore(baseline.db);
@@ -45,13 +72,16 @@ export async function judgePairs(baseline: Side, candidate: Side, gates: Pairwis
         connection = connectionFor(emulator.url, emulator.adminToken, {});
       } else connection = targetsFrom([`${target.name}=${target.url}`], undefined, env)![0]!.connection;
     }
-    judge = new JudgeClient(resolveJudgeEndpoint(JudgeSchema.parse({}), connection, env));
+    const settings = guiding.suite?.judge ?? JudgeSchema.parse({});
+    judge = new JudgeClient(resolveJudgeEndpoint(settings, connection, env));
     const result = await comparePairwise({
       baseline: { db: bStore.db, runId: baseline.run.id, target: baseline.target },
       candidate: { db: cStore.db, runId: candidate.run.id, target: candidate.target },
       judge,
       cache: new SqliteGradeStore(cStore.db),
       limit: pLimit(4),
+      preamble: settings.preamble,
+      guide: guiding.suite && suiteGuide(guiding.suite),
       bootstrap,
     });
     const decided = result.wins + result.losses + result.ties;
@@ -72,7 +102,8 @@ export async function judgePairs(baseline: Side, candidate: Side, gates: Pairwis
       failedGates.push(`citation validity dropped by ${(-vd * 100).toFixed(1)} points (more than ${(gates.maxCitationValidityDrop * 100).toFixed(1)})`);
     }
     const problems = result.problems.slice(0, 5).map((p) => `  judge problem: ${p}\n`).join('');
-    const text = formatPairwise(result, bootstrap.confidence) + problems + failedGates.map((g) => `  GATE FAILED: ${g}\n`).join('');
+    const note = guiding.note ? `  note: ${guiding.note}\n` : '';
+    const text = formatPairwise(result, bootstrap.confidence) + note + problems + failedGates.map((g) => `  GATE FAILED: ${g}\n`).join('');
     return { result, text, failedGates };
   } finally {
     await judge?.close();

@@ -33,6 +33,7 @@ export interface CompareArgs {
   junit?: string | undefined;
   json?: boolean | undefined;
   judge?: boolean | undefined;
+  suite?: string | undefined;
   maxLossRate?: string | undefined;
   maxScoreDrop?: number | undefined;
   maxCitationValidityDrop?: string | undefined;
@@ -94,8 +95,9 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
     html: args.html,
     junit: args.junit,
   });
-  const pairwise = args.judge
-    ? await (await import('./compare-judge.js')).judgePairs(
+  const judging = args.judge ? await import('./compare-judge.js') : undefined;
+  const pairwise = judging
+    ? await judging.judgePairs(
         result.baseline,
         result.candidate,
         {
@@ -104,6 +106,7 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
           maxCitationValidityDrop: args.maxCitationValidityDrop === undefined ? null : parsePercent(args.maxCitationValidityDrop, '--max-citation-validity-drop'),
         },
         bootstrapFrom(args),
+        await judging.guidingSuite(args.suite, result.candidate),
       )
     : undefined;
   if (pairwise) result.addPairwiseToHtml?.({ result: pairwise.result, failedGates: pairwise.failedGates });
@@ -139,6 +142,7 @@ export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs>
       .option('bom', { type: 'boolean', default: false, describe: 'Start compare.csv with a UTF-8 byte order mark (for Excel)' })
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE: a test case per gate and per pair, failing as the gates do' })
       .option('judge', { type: 'boolean', default: false, describe: 'Also ask the judge which answer of each pair is better, in both orders (docs/grading.md)' })
+      .option('suite', { type: 'string', describe: "With --judge: the suite whose rubrics, reference answers and judge settings guide the judge (default: the candidate run's own file, if still there)" })
       .option('max-loss-rate', { type: 'string', describe: 'With --judge: largest share of pairs the candidate may lose, e.g. 20%' })
       .option('max-score-drop', { type: 'number', describe: 'With --judge: largest drop of the mean judge score (0 to 1) over turns graded in both runs' })
       .option('max-citation-validity-drop', { type: 'string', describe: 'With --judge: largest drop of the citation validity rate, in points, e.g. 5%' })

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type pLimit from 'p-limit';
 import { DsbenchError } from '../http/errors.js';
 import { mulberry32 } from '../random.js';
+import type { ResolvedSuite } from '../config/suite.js';
 import type { JudgeClient } from './judge-client.js';
 import { inputsHash, PAIRWISE_PROMPT_HASH, pairwisePrompt, type PairwiseInputs } from './prompt.js';
 import type { GradeStore, JudgeReply } from './store.js';
@@ -42,10 +43,32 @@ export interface Rate {
   high: number;
 }
 
+export interface Guide {
+  rubric?: string | undefined;
+  reference?: string | undefined;
+}
+
 interface Turn {
   key: string;
+  suiteItemId: string;
+  turn: number;
   text: string;
   answer: string;
+}
+
+/**
+ * What the judge is told a good answer is, per turn of a suite question: a follow-up's own rubric and
+ * reference, else the question's on its last turn (where `dsbench grade` checks the question's expect).
+ */
+export function suiteGuide(suite: ResolvedSuite): (suiteItemId: string, turn: number) => Guide {
+  const questions = new Map(suite.questions.map((q) => [q.id, q]));
+  return (id, turn) => {
+    const q = questions.get(id);
+    if (!q) return {};
+    const own = turn > 0 ? q.followups[turn - 1]?.expect : undefined;
+    const expect = own?.rubric !== undefined || own?.reference !== undefined ? own : turn === q.followups.length ? q.expect : undefined;
+    return { rubric: expect?.rubric, reference: expect?.reference };
+  };
 }
 
 /** Last-turn-or-not, every completed turn with an answer, keyed by question id, repeat and turn (and target when given). */
@@ -56,7 +79,7 @@ function answers(side: PairwiseSide, byTarget: boolean): Map<string, Turn> {
        WHERE t.run_id = ? AND t.state = 'completed' AND t.answer IS NOT NULL AND (? IS NULL OR i.target = ?)`,
     )
     .all(side.runId, side.target, side.target) as Array<{ target: string; suite_item_id: string; repeat: number; turn: number; text: string; answer: string }>;
-  return new Map(rows.map((r) => [[byTarget ? r.target : '', r.suite_item_id, r.repeat, r.turn].join('\u0000'), { key: `${r.suite_item_id}/${r.repeat}/${r.turn}`, text: r.text, answer: r.answer }]));
+  return new Map(rows.map((r) => [[byTarget ? r.target : '', r.suite_item_id, r.repeat, r.turn].join('\u0000'), { key: `${r.suite_item_id}/${r.repeat}/${r.turn}`, suiteItemId: r.suite_item_id, turn: r.turn, text: r.text, answer: r.answer }]));
 }
 
 export interface PairwiseOptions {
@@ -67,6 +90,8 @@ export interface PairwiseOptions {
   cache: GradeStore;
   limit: ReturnType<typeof pLimit>;
   preamble?: string | undefined;
+  /** The rubric and reference answer that apply to a turn of a suite question, when the suite is known. */
+  guide?: ((suiteItemId: string, turn: number) => Guide) | undefined;
   bootstrap: { resamples: number; confidence: number; seed: number };
 }
 
@@ -113,7 +138,7 @@ export async function comparePairwise(o: PairwiseOptions): Promise<PairwiseResul
           return undefined;
         }
       };
-      const common = { question: c.text, preamble: o.preamble };
+      const common = { question: c.text, preamble: o.preamble, ...o.guide?.(c.suiteItemId, c.turn) };
       const [first, second] = await Promise.all([ask({ ...common, answerA: b.answer, answerB: c.answer }), ask({ ...common, answerA: c.answer, answerB: b.answer })]);
       outcomes.push(outcomeOf(first, second));
     }),

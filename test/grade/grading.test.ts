@@ -5,13 +5,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pLimit from 'p-limit';
 import { JudgeSchema } from '../../src/config/suite.js';
 import { JudgeClient, resolveJudgeEndpoint } from '../../src/grade/judge-client.js';
-import { comparePairwise, outcomeOf } from '../../src/grade/pairwise.js';
+import { comparePairwise, outcomeOf, suiteGuide } from '../../src/grade/pairwise.js';
 import { RunGrading } from '../../src/grade/run-grading.js';
 import { UsageError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore, SqliteGradeStore, gradingSummary } from '../../src/store/index.js';
 import { CapturingReporter, cleanup, corpusDir, emulator, suite, target, tempDir } from '../runner/fixtures/harness.js';
+import { startServer } from '../helpers/server.js';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
 
 afterEach(cleanup);
@@ -226,6 +227,50 @@ describe('pairwise comparison', () => {
       await judge.close();
       bStore.close();
       cStore.close();
+    }
+  });
+
+  it('tells the judge the rubric or reference answer of each turn, and the suite preamble', async () => {
+    const loaded = await suite(SUITE.replace('judge: { concurrency: 2 }', 'judge: { concurrency: 2, preamble: "We value exact file paths." }'));
+    const guide = suiteGuide(loaded.resolved);
+    expect(guide('retry', 0).rubric).toContain('retry-handler.js');
+    expect(guide('keepalive', 0)).toEqual({ rubric: undefined, reference: undefined });
+    expect(guide('keepalive', 1).reference).toContain('keepAliveTimeout');
+    expect(guide('gone', 0)).toEqual({});
+
+    const base = await run(SUITE);
+    const prompts: string[] = [];
+    const judge = await startServer((req, res, body) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url!.endsWith('/models')) return res.end(JSON.stringify({ data: [{ id: 'm' }] }));
+      prompts.push((JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0]!.content);
+      res.end(JSON.stringify({ choices: [{ message: { content: '{"winner": "tie", "reasons": []}' } }] }));
+    });
+    const store = openStore(base.dbPath);
+    const client = new JudgeClient(resolveJudgeEndpoint(JudgeSchema.parse({}), undefined, { DSBENCH_JUDGE_ENDPOINT: judge.url }));
+    try {
+      const side = { db: store.db, runId: base.result.runId, target: 'emu' };
+      const r = await comparePairwise({
+        baseline: side,
+        candidate: side,
+        judge: client,
+        cache: new SqliteGradeStore(store.db),
+        limit: pLimit(2),
+        preamble: loaded.resolved.judge.preamble,
+        guide,
+        bootstrap: { resamples: 100, confidence: 0.95, seed: 1 },
+      });
+      expect(r).toMatchObject({ pairs: 3, ties: 3, judgeCalls: 6 });
+      const of = (needle: string) => prompts.filter((p) => p.includes(needle));
+      expect(prompts.every((p) => p.includes('We value exact file paths.'))).toBe(true);
+      expect(of('<rubric>')).toHaveLength(2);
+      expect(of('<rubric>').every((p) => p.includes('Where is RetryHandler implemented'))).toBe(true);
+      expect(of('<reference>')).toHaveLength(2);
+      expect(of('<reference>').every((p) => p.includes('Which option sets the idle timeout?'))).toBe(true);
+    } finally {
+      await client.close();
+      await judge.close();
+      store.close();
     }
   });
 });
