@@ -215,17 +215,21 @@ export function storedRunExitCode(status: RunStatus, tally: RunTally): ExitCode 
 export function runTally(db: Database.Database, runId: number): RunTally {
   const rows = db
     .prepare(
+      // Each item's checks summed once (a join on one pass over the run's expectations, not correlated
+      // subqueries that the outer query would evaluate again for every reference), then grouped by whether
+      // they all held, as failureClass reads them.
       `SELECT target, kind, outcome, httpStatus, count(*) AS count, sum(credits) AS credits, sum(passed) AS passed, sum(failed) AS failed,
-        -- Grouped by whether each item's checks all held, as failureClass reads them.
         passed > 0 AND failed = 0 AS checksHeld
       FROM (SELECT i.target, i.kind, coalesce(i.outcome, i.status) AS outcome, s.http_status AS httpStatus, i.position,
           (SELECT sum(t.credits) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key) AS credits,
-          coalesce((SELECT sum(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key), 0) AS passed,
-          coalesce((SELECT count(*) - sum(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key), 0) AS failed
-        FROM items i LEFT JOIN searches s ON s.run_id = i.run_id AND s.item_key = i.key WHERE i.run_id = ?)
+          coalesce(e.passed, 0) AS passed, coalesce(e.failed, 0) AS failed
+        FROM items i LEFT JOIN searches s ON s.run_id = i.run_id AND s.item_key = i.key
+        LEFT JOIN (SELECT item_key, sum(passed) AS passed, count(*) - sum(passed) AS failed FROM expectations WHERE run_id = @runId GROUP BY item_key) e
+          ON e.item_key = i.key
+        WHERE i.run_id = @runId)
       GROUP BY target, kind, outcome, httpStatus, checksHeld ORDER BY min(position)`,
     )
-    .all(runId) as Array<{ target: string; kind: ItemKind; outcome: VerdictOutcome; httpStatus: number | null; count: number; credits: number | null; passed: number; failed: number; checksHeld: 0 | 1 }>;
+    .all({ runId }) as Array<{ target: string; kind: ItemKind; outcome: VerdictOutcome; httpStatus: number | null; count: number; credits: number | null; passed: number; failed: number; checksHeld: 0 | 1 }>;
   const tally: RunTally = { targets: {}, items: [], checks: { passed: 0, failed: 0 } };
   for (const row of rows) {
     const t = (tally.targets[row.target] ??= emptyTargetTally());

@@ -452,6 +452,7 @@ export const CLIENT_SCRIPT = `
     else renderHistory(data);
     document.body.setAttribute('data-charts', String(charts.length));
     document.body.setAttribute('data-ready', 'true');
+    if (window.performance && performance.mark) performance.mark('dsbench-ready');
   } catch (e) {
     app.appendChild(el('p', { className: 'bad', text: 'This report could not be drawn: ' + e }));
     throw e;
