@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import { type RunSummary, iterateItemVerdicts, iterateTurnMetrics, listRuns, runCounts, runTargets } from '../store/queries.js';
+import { type RunHead, iterateItemVerdicts, iterateTurnMetrics, runCounts, runTargets, suiteRuns } from '../store/queries.js';
 import type { Column } from './csv.js';
-import { QuestionSummary } from './summary.js';
+import { QuestionSummary, type QuestionSummaryRow } from './summary.js';
 
 // history.csv: one row per run and target over the last N runs of a suite, oldest first (a trend).
 
@@ -31,19 +31,44 @@ export interface HistoryRow {
   creditsMean: number | null;
 }
 
+export interface HistoryOptions {
+  /** The newest run to include (a report of run N shows the trend up to N). */
+  through?: number | undefined;
+  /** Turns of older runs summarized at most: past it, older runs are left out (the newest always counts). */
+  maxTurns?: number | undefined;
+  /** A run's summary rows already computed by the caller (the run a report is about), not computed again. */
+  known?: { runId: number; rows: readonly QuestionSummaryRow[] } | undefined;
+}
+
 /** The runs of `suite`, newest `limit` of them, as trend rows (oldest first). */
-export function collectHistory(db: Database.Database, suite: string, limit: number): { runs: RunSummary[]; rows: HistoryRow[] } {
-  const runs = listRuns(db, { suite, limit }).reverse();
+export function collectHistory(db: Database.Database, suite: string, limit: number, options: HistoryOptions = {}): { runs: RunHead[]; rows: HistoryRow[] } {
+  const runs: RunHead[] = [];
+  let turns = 0;
+  for (const run of suiteRuns(db, suite, limit, options.through)) {
+    if (options.known?.runId !== run.id) turns += runCounts(db, run.id).turns;
+    if (runs.length > 0 && options.maxTurns !== undefined && turns > options.maxTurns) break;
+    runs.push(run);
+  }
+  runs.reverse();
   const rows: HistoryRow[] = [];
-  for (const run of runs) {
-    const order = runTargets(db, run.id).map((t) => t.name);
-    const summary = new QuestionSummary(run.id, order, runCounts(db, run.id).turns);
-    for (const t of iterateTurnMetrics(db, run.id)) summary.addTurn(t);
-    for (const item of iterateItemVerdicts(db, run.id)) summary.addItem(item);
-    for (const s of summary.rows()) {
-      if (s.scope !== 'target') continue;
+  for (const run of runs) rows.push(...historyRows(run, options.known?.runId === run.id ? options.known.rows : summarize(db, run.id)));
+  return { runs, rows };
+}
+
+function summarize(db: Database.Database, runId: number): QuestionSummaryRow[] {
+  const order = runTargets(db, runId).map((t) => t.name);
+  const summary = new QuestionSummary(runId, order, runCounts(db, runId).turns);
+  for (const t of iterateTurnMetrics(db, runId)) summary.addTurn(t);
+  for (const item of iterateItemVerdicts(db, runId)) summary.addItem(item);
+  return summary.rows();
+}
+
+function historyRows(run: RunHead, summary: readonly QuestionSummaryRow[]): HistoryRow[] {
+  return summary
+    .filter((s) => s.scope === 'target')
+    .map((s) => {
       const ended = s.questions - s.inProgress;
-      rows.push({
+      return {
         runId: run.id,
         label: run.label,
         suite: run.suiteName,
@@ -67,10 +92,8 @@ export function collectHistory(db: Database.Database, suite: string, limit: numb
         wallMsP90: s.wallMs.p90,
         creditsSum: s.credits.sum,
         creditsMean: s.credits.mean,
-      });
-    }
-  }
-  return { runs, rows };
+      };
+    });
 }
 
 /** history.csv columns, stable. */

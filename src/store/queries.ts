@@ -171,6 +171,26 @@ function runRecord(db: Database.Database, row: unknown): RunRecord {
   return { ...run, options: JSON.parse(run.options) as Record<string, unknown> };
 }
 
+/** A run as a trend names it. */
+export interface RunHead {
+  id: number;
+  label: string | null;
+  suiteName: string;
+  startedAt: string;
+  endedAt: string | null;
+  status: RunStatus;
+}
+
+/** The newest `limit` runs of a suite (up to run `through`), newest first: the runs table alone, no pass over their items. */
+export function suiteRuns(db: Database.Database, suite: string, limit: number, through?: number): RunHead[] {
+  return db
+    .prepare(
+      `SELECT id, label, suite_name AS suiteName, started_at AS startedAt, ended_at AS endedAt, status FROM runs
+      WHERE suite_name = @suite AND (@through IS NULL OR id <= @through) ORDER BY id DESC LIMIT @limit`,
+    )
+    .all({ suite, through: through ?? null, limit }) as RunHead[];
+}
+
 /** Newest first; optionally only the runs of one suite. */
 export function listRuns(db: Database.Database, options: { limit?: number | undefined; suite?: string | undefined } = {}): RunSummary[] {
   const rows = db

@@ -13,6 +13,8 @@ export const MAX_EMBEDDED_ANSWERS = 2_000;
 export const MAX_ANSWER_CHARS = 20_000;
 /** Runs of the suite in the trend chart. */
 const TREND_RUNS = 20;
+/** Turns of earlier runs summarized for the trend (about 3 s of CPU a 100,000): fewer runs when they hold more. */
+const TREND_TURNS = 1_000_000;
 
 const TURN_COLUMNS = [
   'target', 'id', 'repeat', 'turn', 'state', 'errorCode', 'serverMs', 'wallMs', 'tokens', 'credits', 'verdict', 'reasons', 'itemVerdict',
@@ -54,7 +56,8 @@ export function reportHtml(db: Database.Database, data: ReportData): string {
   for (const s of iterateSearchExport(db, runId)) {
     searches.push([s.target, s.suiteItemId, s.repeat, s.verdict, searchCount(s), s.exhaustive, s.durationMs, Math.round(s.wallMs), verdictOf(s.expectations), failedReasons(s.expectations), s.query]);
   }
-  const history = collectHistory(db, data.run.suiteName, TREND_RUNS).rows.filter((r) => r.runId <= runId);
+  // The trend up to this run, its own summary reused; older runs are summarized within a budget of turns.
+  const history = collectHistory(db, data.run.suiteName, TREND_RUNS, { through: runId, maxTurns: TREND_TURNS, known: { runId, rows: data.summary } }).rows;
   const page = {
     kind: 'report',
     db: data.db,
