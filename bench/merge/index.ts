@@ -8,11 +8,11 @@ import { syntheticPlan, writeShard } from './generate.js';
 // `dsbench merge` of 4 shards of 250,000 items each (1,000,000 items, 990,000 question turns with two
 // sources and a follow-up each, 10,000 searches, one check per item): wall time and peak RSS of the
 // merging process, each merge into a fresh database, in a process of its own.
-// Usage: node --import tsx bench/merge/index.ts [--quick] [--runs N]; --quick: 4 x 25,000 items, one run, RESULTS.md untouched.
+// Usage: node --import tsx bench/merge/index.ts [--quick] [--runs N]; --quick: 4 x 5,000 items, one run, RESULTS.md untouched.
 // The shard databases are generated once and kept in node_modules/.cache/dsbench-bench-merge/.
 
 const quick = process.argv.includes('--quick');
-const PER_SHARD = quick ? 25_000 : 250_000;
+const PER_SHARD = quick ? 5_000 : 250_000;
 const SHARDS = 4;
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : quick ? 1 : 3;

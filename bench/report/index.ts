@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transpile } from '../lib/transpile.js';
 import { generate } from './generate.js';
+import { type ProcessTimes, baselineSql, sqlite3Version, timed } from './sqlite3.js';
 
 interface Measurement {
   ms: number;
@@ -20,10 +21,17 @@ interface Measurement {
 
 const LIMIT_MB = 200;
 const REPEATS = 3;
+const BASELINE_ROUNDS = 3;
 // --quick: a small run, for `npm run bench -- --quick`; RESULTS.md is written by full runs only.
 const quick = process.argv.includes('--quick');
 const turns = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? (quick ? 5_000 : 1_000_000));
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+
+/** Median (min-max) of `xs`, with `digits` decimals. */
+function spread(xs: number[], digits: number): string {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return `${sorted[Math.floor(sorted.length / 2)]!.toFixed(digits)} (${sorted[0]!.toFixed(digits)}-${sorted.at(-1)!.toFixed(digits)})`;
+}
 
 function child(script: string, args: string[]): Promise<Measurement> {
   return new Promise((resolve, reject) => {
@@ -51,6 +59,39 @@ try {
     rmSync(path.join(dir, `out-${i}`), { recursive: true, force: true });
     process.stderr.write(`export ${i + 1}: ${(runs.at(-1)!.ms / 1000).toFixed(1)} s, peak RSS ${(runs.at(-1)!.maxRssKb / 1024).toFixed(0)} MB\n`);
   }
+  // Against the sqlite3 tool: whole processes in paired rounds, each round running the three in a rotating order.
+  const version = sqlite3Version();
+  let baselineLine = 'Against the sqlite3 tool: not measured (no sqlite3 command on this machine; `apt-get install sqlite3`).';
+  if (version) {
+    const sql = baselineSql(generated.runId, version);
+    const cases: Array<[string, () => ProcessTimes]> = [
+      ['sqlite3', () => timed('sqlite3', ['-csv', '-header', db], sql, path.join(dir, 'sqlite3.csv'))],
+      ['questions.csv', () => timed(process.execPath, [exportJs, db, path.join(dir, 'q'), 'questions'])],
+      ['report', () => timed(process.execPath, [exportJs, db, path.join(dir, 'r')])],
+    ];
+    const times = new Map<string, ProcessTimes[]>(cases.map(([name]) => [name, []]));
+    const loads: number[] = [];
+    for (let round = 0; round < BASELINE_ROUNDS; round++) {
+      loads.push(os.loadavg()[0]!);
+      for (let i = 0; i < cases.length; i++) {
+        const [name, run] = cases[(round + i) % cases.length]!;
+        times.get(name)!.push(run());
+      }
+    }
+    const base = times.get('sqlite3')!;
+    const line = (name: string): string => {
+      const xs = times.get(name)!;
+      const cpu = spread(xs.map((x) => x.cpuS), 2);
+      const wall = spread(xs.map((x) => x.wallS), 2);
+      if (name === 'sqlite3') return `sqlite3 ${version.join('.')} ${cpu} s of CPU (wall ${wall} s)`;
+      return `${name === 'report' ? 'the whole report (every file)' : 'questions.csv alone'} ${cpu} s of CPU (wall ${wall} s), ${spread(xs.map((x, i) => x.cpuS / base[i]!.cpuS), 1)} times sqlite3's CPU in the same round`;
+    };
+    baselineLine =
+      `Against the sqlite3 tool (the same query, CSV with a header, no redaction), ${BASELINE_ROUNDS} paired rounds of whole processes, ` +
+      `1-minute load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}, median (min-max): ${line('sqlite3')}; ${line('questions.csv')}; ${line('report')}.`;
+  }
+  for (const out of ['sqlite3.csv', 'q', 'r']) rmSync(path.join(dir, out), { recursive: true, force: true });
+  process.stderr.write(`${baselineLine}\n`);
   // Redaction alone: passes of redact() over every text cell questions.csv redacts, against passes that only read them.
   const redacted = await new Promise<{ cells: number; mb: number; touchMs: number[]; redactMs: number[] }>((resolve, reject) => {
     const proc = spawn(process.execPath, [redactJs, db, String(generated.runId), '5'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -97,11 +138,13 @@ ${table}
 
 ${verdict}
 
+${baselineLine}
+
 ${compareLine}
 
 ${redactLine}
 `;
-  console.log(`${table}\n\n${verdict}\n\n${compareLine}\n\n${redactLine}`);
+  console.log(`${table}\n\n${verdict}\n\n${baselineLine}\n\n${compareLine}\n\n${redactLine}`);
   if (!quick) writeFileSync(here('./RESULTS.md'), report);
   if (peakMb >= LIMIT_MB) process.exitCode = 1;
 } finally {
