@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { setFlagsFromString } from 'node:v8';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { planTooLarge } from '../config/suite-size.js';
 import { loadSuite } from '../config/load-suite.js';
@@ -82,6 +83,10 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         return true;
       }) as unknown as Argv<RunArgs>,
   handler: async (argv: ArgumentsCamelCase<RunArgs>) => {
+    // A run keeps about 35 MB live whatever its length but allocates fast; V8's default lets the heap
+    // grow to four times what is live between full collections (peak RSS 260 MB at 10,000 questions).
+    // Growing by half keeps it flat under 200 MB for a few per cent more time in the collector.
+    setFlagsFromString('--heap-growing-percent=50');
     const maxQuotaWaitMs = parseDuration(argv.maxQuotaWait, '--max-quota-wait');
     const graceMs = parseDuration(argv.grace, '--grace');
     const transport = transportSettings(argv);

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { linkedSignal } from './linked-signal.js';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -165,9 +166,9 @@ export class Transport {
     const lastAttempt = (attempt: number) => !persistent && attempt >= this.policy.maxAttempts;
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw new AbortedError(`${ctx.operation} aborted`);
-      const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(), spec.timeoutMs ?? this.timeoutMs);
-      const signal = spec.signal && !creates ? AbortSignal.any([spec.signal, timeout.signal]) : timeout.signal;
+      // A create is never abandoned mid-flight by the caller's signal: only its own timeout ends it.
+      const attemptSignal = linkedSignal(creates ? undefined : spec.signal, spec.timeoutMs ?? this.timeoutMs);
+      const signal = attemptSignal.signal;
       let retryReason: string;
       let retryAfterMs: number | undefined;
       try {
@@ -200,7 +201,7 @@ export class Transport {
       } catch (error) {
         if (error instanceof HttpStatusError || error instanceof ProtocolError) throw error;
         if (spec.signal?.aborted && !creates) throw new AbortedError(`${ctx.operation} aborted`);
-        const timedOut = timeout.signal.aborted;
+        const timedOut = attemptSignal.timedOut;
         const code = timedOut ? 'TIMEOUT' : errorCode(error);
         const detail = timedOut
           ? `no complete reply within ${spec.timeoutMs ?? this.timeoutMs} ms`
@@ -210,7 +211,7 @@ export class Transport {
         if (lastAttempt(attempt)) throw new ConnectionError(ctx, code, detail, attempt, { cause: error });
         retryReason = code;
       } finally {
-        clearTimeout(timer);
+        attemptSignal.dispose();
       }
       const delayMs = retryAfterMs ?? backoffDelay(attempt, this.policy, this.random);
       this.onRetry?.({ context: ctx, attempt, delayMs, reason: retryReason });

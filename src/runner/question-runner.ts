@@ -5,6 +5,7 @@ import { ITEM_KEY_HEADER } from '../emulator/item-key.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
+import { linkedSignal } from '../http/linked-signal.js';
 import { redact } from '../http/redact.js';
 import { deleteConversation } from './cleanup.js';
 import { evaluateQuestion } from './expectations.js';
@@ -80,82 +81,110 @@ interface Start {
 export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resume?: ResumeItem): Promise<ItemSummary> {
   const { recorder, runId } = ctx;
   const texts = [item.question.text, ...item.question.followups.map((f) => f.text)];
-  recorder.itemStarted(runId, item.key, iso());
   const start = startOf(resume, texts);
+  // Recorded with the first write, so a fresh item's start and its first send are one commit.
+  let started = false;
+  const markStarted = () => {
+    if (!started) recorder.itemStarted(runId, item.key, iso());
+    started = true;
+  };
+  if (start.pending !== 'ask' || start.next >= texts.length) markStarted();
+  // The end of the last turn followed, written with whatever comes next before any request (the next
+  // turn's send, or the item's end): one commit instead of two, and no request in between.
+  let ended: (() => void) | undefined;
+  const commit = (write: () => void) =>
+    recorder.inOneCommit(() => {
+      markStarted();
+      ended?.();
+      ended = undefined;
+      write();
+    });
   const turns = start.turns;
   let ref = start.ref;
   let message: string | undefined;
   const clock = new ItemClock(item.question.timeoutMs, ctx.timeScale, turns.reduce((sum, t) => sum + (t?.serverMs ?? 0), 0));
   // Requests of the item retry transient failures until its wall-clock bound (with a little grace, so
   // the last poll at the timeout is not cut short), or until the run is aborted.
-  const until = AbortSignal.any([ctx.signal, AbortSignal.timeout(clock.wallLimitMs + Math.max(1000, clock.wallLimitMs / 10))]);
-  let following = false;
-
-  let current = start.next;
+  const limit = linkedSignal(ctx.signal, clock.wallLimitMs + Math.max(1000, clock.wallLimitMs / 10));
+  const until = limit.signal;
   try {
-    for (; current < texts.length; current++) {
-      const text = texts[current] as string;
-      let sentAt = start.sentAt ?? iso();
-      let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
-      let resumed = current === start.next && start.pending === 'poll';
-      if (current === start.next && start.pending === 'maybe-sent') {
-        const found = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, until);
-        if (found !== undefined) [ref, resumed] = [found, true];
-        else ctx.log(`${item.key}: turn ${current} is not on the server and its send can no longer land: asking it`);
-      }
-      // A send that provably did not act (not found once its window passed) is sent again.
-      while (!resumed) {
-        sentAt = iso();
-        sentClock = performance.now();
-        recorder.recordTurn(runId, item.key, current, { state: 'sending', text, sentAt, polls: 0 });
-        const sent = await send(ctx, item, ref, current, text, sentAt, until);
-        if (sent !== undefined) [ref, resumed] = [sent, true];
-      }
-      following = true;
-      const turn = await follow(ctx, item, ref as string, current, text, sentAt, sentClock, clock, until);
-      following = false;
-      turns[current] = turn;
-      if (turn.state !== 'completed') break;
-    }
-  } catch (error) {
-    const text = texts[current] ?? '';
-    if (ctx.signal.aborted) {
-      await cancelOnServer(ctx, ref, item);
-      message = 'cancelled by dsbench: the run was aborted';
-      turns[current] = { state: 'canceled', text, clientError: message, polls: 0 };
-    } else if (error instanceof AbortedError) {
-      // The item's own timeout passed while a request was still being retried.
-      await cancelOnServer(ctx, ref, item);
-      message = `no answer within ${formatTimeout(item.question.timeoutMs)} (requests were still failing); cancelled on the server`;
-      turns[current] = { state: 'timeout', text, clientError: message, polls: 0 };
-    } else if (following && ref !== undefined && !(error instanceof HttpStatusError && error.status === 404)) {
-      // The question is on the server and its outcome unobserved: kept for a resume to re-poll, never re-asked.
-      message = redact(error instanceof Error ? error.message : String(error));
-      if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.gate.fail(message);
-      ctx.log(`${item.key}: ${message}; conversation ${ref} is kept unfinished: dsbench run --resume ${runId} re-polls it`);
-      recorder.itemUnobserved(runId, item.key, message);
-      return { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
-    } else {
-      message = redact(error instanceof Error ? error.message : String(error));
-      if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.gate.fail(message);
-      turns[current] = { state: 'client_error', text, clientError: message, polls: 0 };
-    }
-    recorder.recordTurn(runId, item.key, current, turns[current] as TurnRecord);
-  }
+    let following = false;
 
-  const asked = turns.filter(Boolean);
-  const outcome = outcomeOf(asked[asked.length - 1]);
-  const results = evaluateQuestion(item.question.expect, item.question.followups, asked);
-  if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
-  recorder.itemFinished(runId, item.key, outcome, iso(), message);
-  if (ctx.cleanup && ref !== undefined) await deleteConversation(ctx, item.key, ref);
-  return {
-    outcome,
-    credits: asked.some((t) => t.stats) ? asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0) : null,
-    passed: results.filter((r) => r.passed).length,
-    failed: results.filter((r) => !r.passed).length,
-    turns: asked,
-  };
+    let current = start.next;
+    try {
+      for (; current < texts.length; current++) {
+        const text = texts[current] as string;
+        let sentAt = start.sentAt ?? iso();
+        let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
+        let resumed = current === start.next && start.pending === 'poll';
+        if (current === start.next && start.pending === 'maybe-sent') {
+          const found = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, until);
+          if (found !== undefined) [ref, resumed] = [found, true];
+          else ctx.log(`${item.key}: turn ${current} is not on the server and its send can no longer land: asking it`);
+        }
+        // A send that provably did not act (not found once its window passed) is sent again.
+        while (!resumed) {
+          sentAt = iso();
+          sentClock = performance.now();
+          commit(() => recorder.recordTurn(runId, item.key, current, { state: 'sending', text, sentAt, polls: 0 }));
+          const sent = await send(ctx, item, ref, current, text, sentAt, until);
+          if (sent !== undefined) [ref, resumed] = [sent, true];
+        }
+        following = true;
+        const followed = await follow(ctx, item, ref as string, current, text, sentAt, sentClock, clock, until);
+        following = false;
+        const turn = followed.turn;
+        ended = followed.record;
+        turns[current] = turn;
+        if (turn.state !== 'completed') break;
+      }
+    } catch (error) {
+      const text = texts[current] ?? '';
+      // What was observed is committed before the cancel request below.
+      if (ended) commit(() => undefined);
+      if (ctx.signal.aborted) {
+        await cancelOnServer(ctx, ref, item);
+        message = 'cancelled by dsbench: the run was aborted';
+        turns[current] = { state: 'canceled', text, clientError: message, polls: 0 };
+      } else if (error instanceof AbortedError) {
+        // The item's own timeout passed while a request was still being retried.
+        await cancelOnServer(ctx, ref, item);
+        message = `no answer within ${formatTimeout(item.question.timeoutMs)} (requests were still failing); cancelled on the server`;
+        turns[current] = { state: 'timeout', text, clientError: message, polls: 0 };
+      } else if (following && ref !== undefined && !(error instanceof HttpStatusError && error.status === 404)) {
+        // The question is on the server and its outcome unobserved: kept for a resume to re-poll, never re-asked.
+        message = redact(error instanceof Error ? error.message : String(error));
+        if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.gate.fail(message);
+        ctx.log(`${item.key}: ${message}; conversation ${ref} is kept unfinished: dsbench run --resume ${runId} re-polls it`);
+        commit(() => recorder.itemUnobserved(runId, item.key, message as string));
+        return { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
+      } else {
+        message = redact(error instanceof Error ? error.message : String(error));
+        if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.gate.fail(message);
+        turns[current] = { state: 'client_error', text, clientError: message, polls: 0 };
+      }
+      const failed = turns[current] as TurnRecord;
+      ended = () => recorder.recordTurn(runId, item.key, current, failed);
+    }
+
+    const asked = turns.filter(Boolean);
+    const outcome = outcomeOf(asked[asked.length - 1]);
+    const results = evaluateQuestion(item.question.expect, item.question.followups, asked);
+    commit(() => {
+      if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
+      recorder.itemFinished(runId, item.key, outcome, iso(), message);
+    });
+    if (ctx.cleanup && ref !== undefined) await deleteConversation(ctx, item.key, ref);
+    return {
+      outcome,
+      credits: asked.some((t) => t.stats) ? asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0) : null,
+      passed: results.filter((r) => r.passed).length,
+      failed: results.filter((r) => !r.passed).length,
+      turns: asked,
+    };
+  } finally {
+    limit.dispose();
+  }
 }
 
 /** An item ends as its last turn did; a turn left sending or processing means a request failed. */
@@ -196,8 +225,10 @@ async function send(ctx: QuestionContext, item: QuestionItem, ref: string | unde
       const conversation = await client.create(text, { signal: until, persistent: true, ...(ctx.emulated && { headers: { [ITEM_KEY_HEADER]: item.key } }) });
       ctx.clock.observe(conversation.serverDate);
       ctx.claimed.add(conversation.ref);
-      recorder.conversationCreated(runId, item.key, conversation.ref, iso());
-      recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
+      recorder.inOneCommit(() => {
+        recorder.conversationCreated(runId, item.key, conversation.ref, iso());
+        recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
+      });
       return conversation.ref;
     }
     const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true });
@@ -301,7 +332,11 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 }
 
-/** Polls turn `index` until it ends or the item's time is up; records each change of state as it is seen. */
+/**
+ * Polls turn `index` until it ends or the item's time is up; records each change of state as it is seen,
+ * except the end: that is returned as `record`, for the caller to commit with what it writes next, before
+ * any other request (a timed-out turn is recorded here, after its cancel request).
+ */
 async function follow(
   ctx: QuestionContext,
   item: QuestionItem,
@@ -312,7 +347,7 @@ async function follow(
   sentClock: number,
   clock: ItemClock,
   until: AbortSignal,
-): Promise<TurnRecord> {
+): Promise<{ turn: TurnRecord; record?: () => void }> {
   const { recorder, runId, client } = ctx;
   let lastState: string | undefined;
   const tracker = ctx.schedule.track();
@@ -327,7 +362,7 @@ async function follow(
       onPoll: (conversation) => {
         const question = questionAt(conversation, index);
         ctx.clock.observe(conversation.serverDate);
-        if (question && question.rawState !== lastState) {
+        if (question && question.rawState !== lastState && !TERMINAL_STATES.has(question.state)) {
           lastState = question.rawState;
           recorder.recordTurn(runId, item.key, index, { ...turnOf(question, conversation, text, sentAt), polls: 0 });
         }
@@ -355,21 +390,24 @@ async function follow(
         : `no answer within ${formatTimeout(item.question.timeoutMs)}; cancelled on the server`,
     };
     recorder.recordTurn(runId, item.key, index, turn);
-    return turn;
+    return { turn };
   }
   const question = waited.question as Question;
   const turn: TurnRecord = { ...turnOf(question, waited.conversation, text, sentAt), polls: waited.polls, wallMs, observedEndAt };
-  recorder.recordTurn(runId, item.key, index, turn);
+  const quota = waited.conversation.quotaUsage;
+  const record = () => {
+    recorder.recordTurn(runId, item.key, index, turn);
+    if (quota) recorder.quotaSnapshot(runId, item.target, quota, observedEndAt);
+  };
   clock.spend(turn.serverMs);
   if (question.anomalies) ctx.log(`${item.key} turn ${index + 1}: stats that cannot be true, left out of sums: ${question.anomalies.join(', ')}`);
   tracker.finish(turn.serverMs);
-  if (waited.conversation.quotaUsage) recorder.quotaSnapshot(runId, item.target, waited.conversation.quotaUsage, observedEndAt);
   if (question.error && isLimitError(question.error.code)) {
     const serverNow = Date.parse(waited.conversation.serverDate ?? '');
     const decision = ctx.gate.onQuotaError(question.error, waited.conversation.quotaUsage, Number.isNaN(serverNow) ? undefined : serverNow);
     if (decision) ctx.log(decision);
   }
-  return turn;
+  return { turn, record };
 }
 
 /** `300 ms`, `2.5 s`, `300 s`: a sub-second timeout must not read as `0 s`. */

@@ -2,8 +2,9 @@ import type { VerdictOutcome } from './verdict.js';
 import type { QuestionError, QuestionState, QuotaUsage, Source, Stats } from '../deepsearch/model.js';
 
 // The runner records through this interface and never speaks SQL; src/store/ implements it.
-// Every call is one short transaction, committed before it returns, so a killed process loses
-// nothing it had already observed. No call carries a token or read token.
+// Every call is one short transaction committed before it returns (inside inOneCommit: when that
+// returns), and the runner makes no request between an observation and its commit: a killed process
+// loses nothing it acted on. No call carries a token or read token.
 
 export type RunStatus = 'running' | 'completed' | 'aborted' | 'failed';
 
@@ -230,6 +231,11 @@ export interface Recorder {
    */
   itemUnobserved(runId: number, key: string, message: string): void;
   conversationDeleted(runId: number, key: string, at: string): void;
+  /**
+   * Runs `write` (calls of this recorder) as one transaction, committed when it returns: what the runner
+   * records between two requests is one commit, not one per call.
+   */
+  inOneCommit<T>(write: () => T): T;
   /** What was recorded of the whole run, items finished before an interruption included. */
   tally(runId: number): RunTally;
   close(): void;

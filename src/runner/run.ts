@@ -184,8 +184,9 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
     const pending = items.filter((item) => resumed.get(item.key)?.status !== 'done');
     reporter.onRunStart?.({ runId, total: items.length, alreadyDone: items.length - pending.length, targets: options.targets.map((t) => t.name) });
+    const ctx: LaunchContext = { options, runId, sendWindowMs: opened.sendWindowMs, log, grading: opened.grading, grades: new Set() };
     await Promise.all([
-      ...pending.map((item) => launch(item, runtimes.get(item.target) as TargetRuntime, resumed.get(item.key), { options, runId, sendWindowMs: opened.sendWindowMs, log, grading: opened.grading })),
+      ...workers(pending, runtimes, (item, r) => launch(item, r, resumed.get(item.key), ctx)),
       ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
         const r = runtimes.get(targetOf(item.key)) as TargetRuntime;
         // A target refused at preflight would only time out on each delete.
@@ -193,6 +194,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
         return r.questions(() => deleteConversation({ runId, recorder, client: r.client, log }, item.key, item.conversationRef));
       }),
     ]);
+    await Promise.all(ctx.grades);
   } finally {
     reporter.onRunEnd?.();
     await Promise.all([...runtimes.values()].flatMap((r) => [r.client.close(), r.stream.close()]));
@@ -389,6 +391,36 @@ interface LaunchContext {
   sendWindowMs: number;
   log: (m: string) => void;
   grading: RunGrading | undefined;
+  /** Gradings still running; the run waits for them before its verdict. */
+  grades: Set<Promise<void>>;
+}
+
+/**
+ * Items are taken from the plan as slots free up, by as many workers as each limit has slots: a
+ * promise per item of the whole plan at once held memory in proportion to the run (100,000 items,
+ * about 1.6 KB each), not to its concurrency.
+ */
+function workers(items: readonly WorkItem[], runtimes: Map<string, TargetRuntime>, run: (item: WorkItem, r: TargetRuntime) => Promise<void>): Promise<void>[] {
+  const queues = new Map<ReturnType<typeof pLimit>, WorkItem[]>();
+  for (const item of items) {
+    const r = runtimes.get(item.target) as TargetRuntime;
+    const limit = item.kind === 'question' ? r.questions : r.searches;
+    let queue = queues.get(limit);
+    if (!queue) queues.set(limit, (queue = []));
+    queue.push(item);
+  }
+  return [...queues].flatMap(([limit, queue]) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < queue.length) {
+        const item = queue[next] as WorkItem;
+        // Released as taken: a finished item's plan entry is not kept for the rest of the run.
+        (queue as Array<WorkItem | undefined>)[next++] = undefined;
+        await run(item, runtimes.get(item.target) as TargetRuntime);
+      }
+    };
+    return Array.from({ length: Math.min(limit.concurrency, queue.length) }, worker);
+  });
 }
 
 async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext): Promise<void> {
@@ -402,7 +434,10 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
     throw error;
   }
   // Outside the question's slot, under the judge's own limit: grading never holds up asking.
-  if (item.kind === 'question' && turns && ctx.grading?.needs(item.question)) await gradeLive(ctx.grading, ctx, item.key, item.target, item.question, turns);
+  if (item.kind === 'question' && turns && ctx.grading?.needs(item.question)) {
+    const grade = gradeLive(ctx.grading, ctx, item.key, item.target, item.question, turns).finally(() => ctx.grades.delete(grade));
+    ctx.grades.add(grade);
+  }
 }
 
 async function gradeLive(grading: RunGrading, ctx: LaunchContext, key: string, target: string, question: ResolvedQuestion, turns: readonly TurnRecord[]): Promise<void> {

@@ -251,6 +251,7 @@ export class SqliteRecorder implements Recorder {
   private readonly recordTurnTx: (runId: number, key: string, turn: number, record: TurnRecord) => void;
   private readonly recordExpectationsTx: (runId: number, key: string, results: ExpectationResult[]) => void;
   private readonly loadRunTx: (runId: number) => ResumeState | undefined;
+  private readonly inOneCommitTx: <T>(write: () => T) => T;
 
   constructor(private readonly db: Database.Database) {
     this.s = prepareStatements(db);
@@ -260,6 +261,11 @@ export class SqliteRecorder implements Recorder {
     this.recordExpectationsTx = db.transaction(this.writeExpectations.bind(this)).immediate;
     // Deferred: a read-only snapshot, so run, items and turns agree with each other.
     this.loadRunTx = db.transaction(this.readRun.bind(this)).deferred;
+    this.inOneCommitTx = db.transaction(<T>(write: () => T): T => write()).immediate as <T>(write: () => T) => T;
+  }
+
+  inOneCommit<T>(write: () => T): T {
+    return this.db.inTransaction ? write() : this.inOneCommitTx(write);
   }
 
   acquireLease(runId: number, staleMs: number): RunLease {
@@ -288,7 +294,8 @@ export class SqliteRecorder implements Recorder {
   }
 
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void {
-    onPlannedItem(runId, key, () => this.recordTurnTx(runId, key, turn, record));
+    // Inside inOneCommit the writes join its transaction rather than nest a savepoint.
+    onPlannedItem(runId, key, () => (this.db.inTransaction ? this.writeTurn(runId, key, turn, record) : this.recordTurnTx(runId, key, turn, record)));
   }
 
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void {
@@ -307,7 +314,7 @@ export class SqliteRecorder implements Recorder {
   }
 
   recordExpectations(runId: number, key: string, results: ExpectationResult[]): void {
-    onPlannedItem(runId, key, () => this.recordExpectationsTx(runId, key, results));
+    onPlannedItem(runId, key, () => (this.db.inTransaction ? this.writeExpectations(runId, key, results) : this.recordExpectationsTx(runId, key, results)));
   }
 
   itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void {
