@@ -7,7 +7,7 @@ import { ExitCode } from '../http/exit-codes.js';
 import { parseDuration } from '../config/duration.js';
 import { AskProgress } from './ask-progress.js';
 import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
-import { formatQuestion } from './format.js';
+import { conversationLink, formatQuestion } from './format.js';
 import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
 import { onStopSignal } from './signals.js';
@@ -163,6 +163,7 @@ function jsonOutput(conversation: Conversation, turns: Turn[], emulated: boolean
   return {
     api: safe.api,
     [safe.api === 'legacy' ? 'id' : 'name']: safe.ref,
+    url: safe.url ?? null,
     emulated,
     ...last,
     quotaUsage: safe.quotaUsage ?? null,
@@ -171,7 +172,7 @@ function jsonOutput(conversation: Conversation, turns: Turn[], emulated: boolean
 }
 
 function textOutput(conversation: Conversation, turns: Turn[]): string {
-  const header = `Conversation ${conversation.ref} (${conversation.api} API)\n`;
+  const header = `Conversation ${conversation.ref} (${conversation.api} API)\n${conversationLink(conversation)}`;
   const body = turns.map((t) => formatQuestion(t.question, { timedOut: t.timedOut, polls: t.polls, wallMs: t.wallMs })).join('\n');
   const quota = conversation.quotaUsage
     ? `\nQuota: ${conversation.quotaUsage.totalQuota} used of ${conversation.quotaUsage.quotaLimit < 0 ? 'unlimited' : conversation.quotaUsage.quotaLimit}` +

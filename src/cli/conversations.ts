@@ -3,7 +3,7 @@ import { createClient, LegacyClient, type DeepSearchClient } from '../deepsearch
 import { withoutSecrets, type Conversation } from '../deepsearch/model.js';
 import { UsageError } from '../http/errors.js';
 import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
-import { formatQuestion } from './format.js';
+import { conversationLink, formatQuestion } from './format.js';
 import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
 
@@ -98,7 +98,7 @@ const show: CommandModule<GlobalArgs, RefArgs> = {
         conversation = await client.get(argv.ref);
       }
       const safe = withoutSecrets(conversation);
-      const text = `Conversation ${safe.ref} (${safe.api} API), ${safe.state}${safe.title ? `: ${safe.title}` : ''}\n` + safe.questions.map((q) => formatQuestion(q)).join('');
+      const text = `Conversation ${safe.ref} (${safe.api} API), ${safe.state}${safe.title ? `: ${safe.title}` : ''}\n${conversationLink(conversation)}` + safe.questions.map((q) => formatQuestion(q)).join('');
       print(argv, safe, text);
     }),
 };

@@ -1,4 +1,4 @@
-import type { Question, Stats } from '../deepsearch/model.js';
+import type { Conversation, Question, Stats } from '../deepsearch/model.js';
 
 export interface TurnInfo {
   timedOut?: boolean;
@@ -34,4 +34,14 @@ export function formatStats(stats: Stats): string {
     `${stats.credits} credits; tokens as reported: total ${stats.totalTokens}, input ${stats.totalInputTokens}, ` +
     `prompt ${stats.promptTokens}, cached ${stats.cachedTokens}, cache creation ${stats.cacheCreationInputTokens}, completion ${stats.completionTokens}`
   );
+}
+
+/**
+ * Where a person opens the conversation: the versioned API's `url` (by id, safe to print). The legacy API
+ * gives only a share URL, which carries the read token that lets anyone in: that is never printed.
+ */
+export function conversationLink(conversation: Conversation): string {
+  if (conversation.url) return `\nOpen it at ${conversation.url}\n`;
+  if (conversation.shareUrl) return '\nIts share URL is not printed: it carries the read token, which lets anyone who has it read the conversation; open it from the web client.\n';
+  return '';
 }

@@ -87,6 +87,8 @@ describe.concurrent('dsbench CLI', () => {
       quotaUsage: null,
     });
     expect(out.name).toMatch(/^users\/~self\/conversations\/\d+$/);
+    // Where a person opens it: the versioned API's link by id (no secret in it).
+    expect(out.url).toBe(`${fast.url}/deepsearch/${out.name.split('/').at(-1)}`);
     expect(out).not.toHaveProperty('id');
     expect(out.title).toEqual(expect.any(String));
     expect(out.answer).toContain(`](${fast.url}/github.com/org/repo/-/blob/src/`);
@@ -166,6 +168,9 @@ describe.concurrent('dsbench CLI', () => {
 
     expect(showText.stdout).toMatch(new RegExp(`^Conversation ${id} \\(legacy API\\), completed: ${question.title}\\n`));
     expect(showText.stdout).toContain('## Q1: Where is listedHandler defined?\nState: completed\n');
+    // The legacy API links a conversation only by its share URL, which carries the read token: said, not printed.
+    expect(showText.stdout).toContain('Its share URL is not printed: it carries the read token');
+    expect(showText.stdout).not.toContain('/deepsearch/');
     expect(showText.stdout).toContain('Sources:\n  - github.com/org/repo (/github.com/org/repo)');
     expect(showText.stdout).toMatch(/Stats: [\d.]+ s server time, \d+ tool calls, \d+ credits; tokens as reported: total \d+, input \d+, prompt \d+, /);
     // The server's token figures do not add up: nothing printed may present one as parts of another.
