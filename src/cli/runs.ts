@@ -41,7 +41,7 @@ export function runsTable(runs: readonly RunSummary[]): string {
       String(r.id),
       r.label ?? '',
       r.suiteName,
-      r.targets.join(','),
+      r.targets.join(',') + (r.emulated ? ' (emulated)' : ''),
       r.startedAt,
       r.status,
       // A run still running (or killed) has no verdict yet.

@@ -58,6 +58,8 @@ export interface RunSummary {
   label: string | null;
   suiteName: string;
   targets: string[];
+  /** Some target was the embedded emulator: its answers are emulated, not an instance's. */
+  emulated: boolean;
   startedAt: string;
   endedAt: string | null;
   status: RunStatus;
@@ -198,6 +200,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
       `SELECT r.id, r.label, r.suite_name AS suiteName, r.started_at AS startedAt, r.ended_at AS endedAt, r.status,
         r.group_id AS groupId, r.group_label AS groupLabel, r.shard_index AS shardIndex, r.shard_count AS shardCount, r.partial,
         (SELECT json_group_array(name) FROM (SELECT name FROM targets WHERE run_id = r.id ORDER BY rowid)) AS targets,
+        (SELECT coalesce(max(emulated), 0) FROM targets WHERE run_id = r.id) AS emulated,
         (SELECT count(*) FROM items WHERE run_id = r.id) AS items,
         (SELECT json_group_object(k, n) FROM
           (SELECT coalesce(outcome, status) AS k, count(*) AS n FROM items WHERE run_id = r.id GROUP BY k)) AS outcomes,
@@ -205,7 +208,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
       FROM runs r WHERE (@suite IS NULL OR r.suite_name = @suite) ORDER BY r.id DESC LIMIT @limit`,
     )
     .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<
-    Omit<RunSummary, 'checks' | 'exitCode' | 'split'> & SplitColumns & { targets: string; outcomes: string }
+    Omit<RunSummary, 'checks' | 'exitCode' | 'split' | 'emulated'> & SplitColumns & { targets: string; outcomes: string; emulated: number }
   >;
   return rows.map((row) => {
     const r = withSplit(db, row);
@@ -213,6 +216,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
     return {
       ...r,
       targets: JSON.parse(r.targets) as string[],
+      emulated: r.emulated === 1,
       outcomes: JSON.parse(r.outcomes) as Record<string, number>,
       checks: tally.checks,
       exitCode: storedRunExitCode(r.status, tally),

@@ -61,6 +61,17 @@ describe('dsbench runs', () => {
     await expect(runRuns({ db, limit: 0 }, sink())).rejects.toThrow(UsageError);
     await expect(runRuns({ db: path.join(dir, 'none.db'), limit: 5 }, sink())).rejects.toThrow(/no results database/);
   });
+
+  it('marks a run on the embedded emulator, whose answers are emulated, and says credits were not measured where none were reported', async () => {
+    const emulated = [{ name: 'emulator', url: 'http://127.0.0.1:1', api: 'versioned' as const, emulated: true }];
+    const id = recordRun(store, [{ item: question('q1', 'emulator'), turns: [completed({ stats: undefined })] }], { targets: emulated });
+    const out = sink();
+    await runRuns({ db, limit: 1 }, out);
+    expect(out.text.trim().split('\n')[1]).toMatch(new RegExp(`^\\s*${id}\\s+nightly\\s+smoke\\s+emulator \\(emulated\\)\\s+.*\\snot measured$`));
+    const json = sink();
+    await runRuns({ db, limit: 1, json: true }, json);
+    expect(JSON.parse(json.text)).toMatchObject([{ id, emulated: true, credits: null }]);
+  });
 });
 
 describe('dsbench report', () => {
