@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transpile } from '../lib/transpile.js';
 import { generate } from './generate.js';
-import { type ProcessTimes, baselineSql, sqlite3Version, timed } from './sqlite3.js';
+import { type ProcessTimes, timed } from '../lib/timed.js';
+import { baselineSql, sqlite3Version } from './sqlite3.js';
 
 interface Measurement {
   ms: number;
@@ -26,6 +27,11 @@ const BASELINE_ROUNDS = 3;
 const quick = process.argv.includes('--quick');
 const turns = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? (quick ? 5_000 : 1_000_000));
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+
+function checked(name: string, times: ProcessTimes): ProcessTimes {
+  if (times.status !== 0) throw new Error(`${name} exited with ${times.status}: ${times.stderr}`);
+  return times;
+}
 
 /** Median (min-max) of `xs`, with `digits` decimals. */
 function spread(xs: number[], digits: number): string {
@@ -65,9 +71,9 @@ try {
   if (version) {
     const sql = baselineSql(generated.runId, version);
     const cases: Array<[string, () => ProcessTimes]> = [
-      ['sqlite3', () => timed('sqlite3', ['-csv', '-header', db], sql, path.join(dir, 'sqlite3.csv'))],
-      ['questions.csv', () => timed(process.execPath, [exportJs, db, path.join(dir, 'q'), 'questions'])],
-      ['report', () => timed(process.execPath, [exportJs, db, path.join(dir, 'r')])],
+      ['sqlite3', () => checked('sqlite3', timed('sqlite3', ['-csv', '-header', db], { input: sql, out: path.join(dir, 'sqlite3.csv') }))],
+      ['questions.csv', () => checked('questions.csv', timed(process.execPath, [exportJs, db, path.join(dir, 'q'), 'questions']))],
+      ['report', () => checked('report', timed(process.execPath, [exportJs, db, path.join(dir, 'r')]))],
     ];
     const times = new Map<string, ProcessTimes[]>(cases.map(([name]) => [name, []]));
     const loads: number[] = [];

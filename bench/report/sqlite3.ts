@@ -1,14 +1,8 @@
 // The baseline of the export benchmark: the sqlite3 command-line tool running the query questions.csv is
 // read with (questionExportSql) on the same database, writing CSV with a header: the same rows, without
-// redaction or formula neutralization. Its CPU time comes from GNU time (/usr/bin/time).
+// redaction or formula neutralization.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { questionExportSql } from '../../src/store/queries.js';
-
-export interface ProcessTimes {
-  wallS: number;
-  cpuS: number;
-}
 
 /** The sqlite3 tool's version (e.g. [3, 40, 1]), or undefined when it is not installed. */
 export function sqlite3Version(): number[] | undefined {
@@ -52,16 +46,4 @@ export function baselineSql(runId: number, version: number[]): string {
   const [major = 0, minor = 0] = version;
   const sql = major > 3 || (major === 3 && minor >= 44) ? questionExportSql() : withoutOrderedAggregates(questionExportSql());
   return `${sql.replace('?', String(runId)).replaceAll('?', 'NULL')};\n`;
-}
-
-/** Runs `command` under GNU time (when present) with stdout to `out`; wall and user+system CPU seconds. */
-export function timed(command: string, args: string[], input?: string, out = '/dev/null'): ProcessTimes {
-  const gnuTime = existsSync('/usr/bin/time');
-  const start = performance.now();
-  const script = `${gnuTime ? '/usr/bin/time -f "%U %S" ' : ''}"$@" > '${out}'`;
-  const result = spawnSync('sh', ['-c', script, 'sh', command, ...args], { input, encoding: 'utf8', maxBuffer: 1 << 20 });
-  const wallS = (performance.now() - start) / 1000;
-  if (result.status !== 0) throw new Error(`${command} exited with ${result.status}: ${result.stderr}`);
-  const [user, system] = (result.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
-  return { wallS, cpuS: gnuTime ? user! + system! : Number.NaN };
 }

@@ -3,12 +3,12 @@
 // order, so load drifts hit all cases alike). ask and search get an endpoint that refuses connections and
 // one attempt: the process loads everything the command uses, tries once and exits.
 // Usage: node --import tsx bench/startup/index.ts [--quick]
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '../../src/store/index.js';
+import { timed } from '../lib/timed.js';
 import { transpile } from '../lib/transpile.js';
 
 const quick = process.argv.includes('--quick');
@@ -36,34 +36,37 @@ try {
     ['dsbench ask', [main, 'ask', 'q', '--endpoint', endpoint, '--max-attempts', '1']],
     ['dsbench search', [main, 'search', 'q', '--endpoint', endpoint, '--max-attempts', '1']],
   ];
-  const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+  const wall = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+  const cpu = new Map<string, number[]>(cases.map(([name]) => [name, []]));
   const loads: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     loads.push(os.loadavg()[0]!);
     for (let i = 0; i < cases.length; i++) {
       const [name, args] = cases[(round + i) % cases.length]!;
-      const start = performance.now();
-      const result = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
-      times.get(name)!.push((performance.now() - start) / 1000);
-      if (result.status === 5 || result.error) throw new Error(`${name}: ${result.error?.message ?? result.stderr.toString()}`);
+      const result = timed(process.execPath, args, { env: { PATH: process.env.PATH ?? '' } });
+      if (result.status === 5 || result.status === null) throw new Error(`${name}: ${result.stderr}`);
+      wall.get(name)!.push(result.wallS);
+      cpu.get(name)!.push(result.cpuS);
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const bare = times.get('node -e 0')!;
+  const spread = (xs: number[], digits: number) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})`;
+  const bareWall = wall.get('node -e 0')!;
   const rows = cases.map(([name]) => {
-    const xs = times.get(name)!;
+    const xs = wall.get(name)!;
     // Each round's time over the same round's bare node: steadier than seconds on a loaded machine.
-    const ratios = xs.map((x, i) => x / bare[i]!);
+    const ratios = xs.map((x, i) => x / bareWall[i]!);
     const target = name.startsWith('dsbench') ? (median(xs) <= LIMIT_S ? 'met' : 'over') : '';
-    return `| ${name} | ${median(xs).toFixed(3)} | ${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)} | ${median(ratios).toFixed(1)} (${Math.min(...ratios).toFixed(1)}-${Math.max(...ratios).toFixed(1)}) | ${target} |`;
+    return `| ${name} | ${spread(xs, 3)} | ${spread(cpu.get(name)!, 3)} | ${spread(ratios, 1)} | ${target} |`;
   });
   const text = `# Start-up benchmark
 
 \`node --import tsx bench/startup/index.ts${quick ? ' --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version},
 ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, 1-minute load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} during the rounds
-(a shared machine: other work ran at the same time). ${ROUNDS} paired rounds; whole-process wall time in seconds.
+(a shared machine: other work ran at the same time). ${ROUNDS} paired rounds; whole processes, seconds,
+median (min-max); CPU is user + system time (GNU time), which bends less with the load than wall time.
 
-| command | median s | min-max s | × node -e 0, median (min-max) | target ${LIMIT_S} s |
+| command | wall s | CPU s | wall × node -e 0 in the same round | target ${LIMIT_S} s (wall) |
 |---|---:|---:|---:|---|
 ${rows.join('\n')}
 `;
