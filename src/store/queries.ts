@@ -404,7 +404,7 @@ export function questionExportSql(options: ExportOptions = {}): string {
     WHERE i.run_id = ? AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}, t.turn`;
 }
 
-/** The column names questionExportSql selects, in order: rowOfQuestionExport reads them by position. */
+/** The column names questionExportSql selects, in order: iterateQuestionExport reads them by position. */
 const QUESTION_EXPORT_NAMES = [
   'itemKey', 'kind', 'target', 'suiteItemId', 'repeat', 'tags', 'itemStatus', 'outcome', 'conversationRef',
   'turn', 'text', 'questionId', 'state', 'errorCode', 'errorRawCode', 'errorMessage', 'errorTitle', 'errorDetails',
@@ -416,28 +416,42 @@ const QUESTION_EXPORT_NAMES = [
 
 const jsonList = (json: string): string[] => (json === '[]' ? [] : (JSON.parse(json) as string[]));
 
-/** A row of questionExportSql read as an array (`.raw()`): better-sqlite3 builds a 46-key object per row more slowly than this literal. */
-function rowOfQuestionExport(r: any[]): QuestionExportRow {
-  return {
-    itemKey: r[0], kind: r[1], target: r[2], suiteItemId: r[3], repeat: r[4], tags: JSON.parse(r[5]) as string[], tagsJson: r[5],
-    itemStatus: r[6], outcome: r[7], conversationRef: r[8],
-    turn: r[9], text: r[10], questionId: r[11], state: r[12], errorCode: r[13], errorRawCode: r[14], errorMessage: r[15],
-    errorTitle: r[16], errorDetails: r[17], errorRetryTime: r[18], clientError: r[19], title: r[20], answer: r[21],
-    sentAt: r[22], observedEndAt: r[23], serverCreatedAt: r[24], serverUpdatedAt: r[25], serverMs: r[26], serverMsSource: r[27],
-    wallMs: r[28], polls: r[29], timeMillis: r[30], toolCalls: r[31], totalInputTokens: r[32], cachedTokens: r[33],
-    cacheCreationInputTokens: r[34], promptTokens: r[35], completionTokens: r[36], totalTokens: r[37], credits: r[38],
-    sourceLinks: jsonList(r[39]), suggestedFollowups: jsonList(r[40]), expectations: parseExpectations(r[41]),
-    lastTurn: r[42], judgeScore: r[43], citationsValid: r[44], citationsInvalid: r[45],
+/** Parses JSON text, reusing the last result for the same text: an item's turns come one after another and share its tags and expectations. */
+function lastParsed<T>(parse: (json: string) => T): (json: string) => T {
+  let lastJson: string | undefined;
+  let last: T;
+  return (json) => {
+    if (json !== lastJson) {
+      last = parse(json);
+      lastJson = json;
+    }
+    return last;
   };
 }
 
 /** Every turn of a run with its sources, follow-ups and the item's expectations (for questions.csv and comparisons). */
 export function* iterateQuestionExport(db: Database.Database, runId: number, options: ExportOptions = {}): Generator<QuestionExportRow> {
+  // Read as arrays (`.raw()`): better-sqlite3 builds a 46-key object per row more slowly than the literal below.
   const statement = db.prepare(questionExportSql(options)).raw(true);
   const names = statement.columns().map((c) => c.name).join();
-  if (names !== QUESTION_EXPORT_NAMES) throw new Error(`questionExportSql selects ${names}, rowOfQuestionExport reads ${QUESTION_EXPORT_NAMES}`);
+  if (names !== QUESTION_EXPORT_NAMES) throw new Error(`questionExportSql selects ${names}, iterateQuestionExport reads ${QUESTION_EXPORT_NAMES}`);
+  // Shared by the turns of one item, never changed by a reader.
+  const tagsOf = lastParsed((json) => JSON.parse(json) as string[]);
+  const expectationsOf = lastParsed(parseExpectations);
   const target = options.target ?? null;
-  for (const raw of statement.iterate(runId, target, target) as IterableIterator<any[]>) yield rowOfQuestionExport(raw);
+  for (const r of statement.iterate(runId, target, target) as IterableIterator<any[]>) {
+    yield {
+      itemKey: r[0], kind: r[1], target: r[2], suiteItemId: r[3], repeat: r[4], tags: tagsOf(r[5]), tagsJson: r[5],
+      itemStatus: r[6], outcome: r[7], conversationRef: r[8],
+      turn: r[9], text: r[10], questionId: r[11], state: r[12], errorCode: r[13], errorRawCode: r[14], errorMessage: r[15],
+      errorTitle: r[16], errorDetails: r[17], errorRetryTime: r[18], clientError: r[19], title: r[20], answer: r[21],
+      sentAt: r[22], observedEndAt: r[23], serverCreatedAt: r[24], serverUpdatedAt: r[25], serverMs: r[26], serverMsSource: r[27],
+      wallMs: r[28], polls: r[29], timeMillis: r[30], toolCalls: r[31], totalInputTokens: r[32], cachedTokens: r[33],
+      cacheCreationInputTokens: r[34], promptTokens: r[35], completionTokens: r[36], totalTokens: r[37], credits: r[38],
+      sourceLinks: jsonList(r[39]), suggestedFollowups: jsonList(r[40]), expectations: expectationsOf(r[41]),
+      lastTurn: r[42], judgeScore: r[43], citationsValid: r[44], citationsInvalid: r[45],
+    };
+  }
 }
 
 /** Every search of a run with its item's expectations. */
