@@ -24,6 +24,8 @@ export interface CallOptions {
   persistent?: boolean;
   /** Headers of this request only (the item key an emulator draws a new conversation's answers from). */
   headers?: Record<string, string>;
+  /** Called as each attempt starts, its timeout running (see RequestSpec). */
+  onAttempt?: () => void;
 }
 
 /** One interface over both Deep Search API flavours. */

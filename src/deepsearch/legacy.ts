@@ -164,10 +164,11 @@ function idOf(ref: string): string {
   return ref;
 }
 
-function signal(options: CallOptions): { signal?: AbortSignal; persistent?: boolean; headers?: Record<string, string> } {
+function signal(options: CallOptions): Pick<RequestSpec, 'signal' | 'persistent' | 'headers' | 'onAttempt'> {
   return {
     ...(options.signal && { signal: options.signal, ...(options.persistent && { persistent: true }) }),
     ...(options.headers && { headers: options.headers }),
+    ...(options.onAttempt && { onAttempt: options.onAttempt }),
   };
 }
 

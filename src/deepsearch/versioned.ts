@@ -97,6 +97,7 @@ export class VersionedClient implements DeepSearchClient {
       ...(options.signal && { signal: options.signal }),
       ...(options.persistent && { persistent: true }),
       ...(options.headers && { headers: options.headers }),
+      ...(options.onAttempt && { onAttempt: options.onAttempt }),
     };
     const { reply, json } = await this.transport.requestJson(spec);
     return { reply, json: camelizeKeys(json), spec };

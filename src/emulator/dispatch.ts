@@ -69,6 +69,12 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
     const writes = route.scope === 'write' || (route.scope === undefined && req.method !== 'GET');
     const { actDelayMs } = deps.faults.settings;
     if (actDelayMs > 0 && writes && !(await delay(actDelayMs, deps.signal))) return;
+    // A server does not act for a client that is gone (a Go server's request context is cancelled when
+    // its connection closes): a request reached late, after its sender gave up or died, changes nothing.
+    if (writes && (await clientGone(req))) {
+      req.socket.destroy();
+      return;
+    }
     const afterAction = fault?.kind === 'resetAfterAction' || fault?.kind === 'dropField' ? fault : undefined;
     const ctx: RouteContext = {
       user,
@@ -87,6 +93,16 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
       else writeError(500, 'internal error');
     }
   };
+}
+
+/**
+ * Whether the client closed its connection. Input already received (a close right behind the request, as
+ * a busy server finds it from a client that died or gave up meanwhile) is read first: the next turn of
+ * the event loop polls for it.
+ */
+async function clientGone(req: IncomingMessage): Promise<boolean> {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+  return req.socket.destroyed || req.socket.readableEnded;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -68,6 +68,11 @@ export interface RequestSpec {
    * retries only what provably did not act.
    */
   persistent?: boolean;
+  /**
+   * Called as each attempt starts, once its timeout is running and before anything is sent: a time read
+   * in it is one the attempt's timeout cannot precede (a send that may land is bounded by it).
+   */
+  onAttempt?: () => void;
 }
 
 export interface Reply {
@@ -168,6 +173,7 @@ export class Transport {
       if (spec.signal?.aborted) throw new AbortedError(`${ctx.operation} aborted`);
       // A create is never abandoned mid-flight by the caller's signal: only its own timeout ends it.
       const attemptSignal = linkedSignal(creates ? undefined : spec.signal, spec.timeoutMs ?? this.timeoutMs);
+      spec.onAttempt?.();
       const signal = attemptSignal.signal;
       let retryReason: string;
       let retryAfterMs: number | undefined;

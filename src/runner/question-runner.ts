@@ -124,10 +124,12 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
         }
         // A send that provably did not act (not found once its window passed) is sent again.
         while (!resumed) {
-          sentAt = iso();
           sentClock = performance.now();
-          commit(() => recorder.recordTurn(runId, item.key, current, { state: 'sending', text, sentAt, polls: 0 }));
-          const sent = await send(ctx, item, ref, current, text, sentAt, until);
+          const sending = { at: iso() };
+          const index = current;
+          const recordSending = () => commit(() => recorder.recordTurn(runId, item.key, index, { state: 'sending', text, sentAt: sending.at, polls: 0 }));
+          const sent = await send(ctx, item, ref, current, text, sending, recordSending, until);
+          sentAt = sending.at;
           if (sent !== undefined) [ref, resumed] = [sent, true];
         }
         following = true;
@@ -217,12 +219,29 @@ function restored(recorded: ResumeTurn, texts: string[]): TurnRecord {
  * on the server once its window passed) and may be sent again. A send whose outcome is unknown (the
  * connection broke after it was sent, or a 5xx that may come from after the server acted) is looked for
  * first; during an abort, once, and never sent again.
+ *
+ * Each attempt is recorded as `sending` as it starts, with a send time its request timeout cannot precede
+ * (`sending.at`): earlier attempts provably did not act, and a resume waits out the window of the last one.
  */
-async function send(ctx: QuestionContext, item: QuestionItem, ref: string | undefined, index: number, text: string, sentAt: string, until: AbortSignal): Promise<string | undefined> {
+async function send(
+  ctx: QuestionContext,
+  item: QuestionItem,
+  ref: string | undefined,
+  index: number,
+  text: string,
+  sending: { at: string },
+  recordSending: () => void,
+  until: AbortSignal,
+): Promise<string | undefined> {
   const { recorder, runId, client } = ctx;
+  const onAttempt = () => {
+    sending.at = iso();
+    recordSending();
+  };
   try {
     if (index === 0) {
-      const conversation = await client.create(text, { signal: until, persistent: true, ...(ctx.emulated && { headers: { [ITEM_KEY_HEADER]: item.key } }) });
+      const headers = ctx.emulated ? { headers: { [ITEM_KEY_HEADER]: item.key } } : {};
+      const conversation = await client.create(text, { signal: until, persistent: true, onAttempt, ...headers });
       ctx.clock.observe(conversation.serverDate);
       ctx.claimed.add(conversation.ref);
       recorder.inOneCommit(() => {
@@ -231,7 +250,7 @@ async function send(ctx: QuestionContext, item: QuestionItem, ref: string | unde
       });
       return conversation.ref;
     }
-    const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true });
+    const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true, onAttempt });
     recorder.recordTurn(runId, item.key, index, { state: 'processing', text, questionId: added.id, polls: 0 });
     return ref as string;
   } catch (error) {
@@ -240,12 +259,12 @@ async function send(ctx: QuestionContext, item: QuestionItem, ref: string | unde
     ctx.log(`${item.key}: ${error.message}`);
     if (ctx.signal.aborted) {
       // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
-      const found = await findSent(ctx, item, ref, index, text, sentAt, AbortSignal.timeout(10_000)).catch(() => undefined);
+      const found = await findSent(ctx, item, ref, index, text, sending.at, AbortSignal.timeout(10_000)).catch(() => undefined);
       if (found === undefined) ctx.log(`${item.key}: no conversation was found for it; if one was created it may still be running: see dsbench conversations list`);
       if (found === undefined) throw error;
       return found;
     }
-    const found = await findWithinWindow(ctx, item, ref, index, text, sentAt, until);
+    const found = await findWithinWindow(ctx, item, ref, index, text, sending.at, until);
     if (found === undefined) ctx.log(`${item.key}: turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after it was sent: it did not act; asking it again`);
     return found;
   }

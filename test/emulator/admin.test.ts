@@ -1,6 +1,8 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX, type RequestLogEntry, type RunningEmulator } from '../../src/emulator/index.js';
-import { ADMIN, ask, emulator, FAST, legacy, stopAll, tinySearch } from './helpers.js';
+import { ADMIN, ask, emulator, FAST, legacy, pollUntil, stopAll, tinySearch } from './helpers.js';
 
 const TOKEN = 'admin-secret-0123456789';
 
@@ -120,5 +122,24 @@ describe('admin interface', () => {
     await legacy(e, 'GET', '');
     // Reads are not delayed (the delay is between accepting a write and acting on it).
     expect(performance.now() - read).toBeLessThan(990);
+  });
+
+  it('does not act on a write whose client is gone before it acts, as a server whose request context is cancelled', async () => {
+    const e = await emulator({ ...FAST, search: tinySearch });
+    // A whole request, then the connection closed right behind it: what a server reads from a client that
+    // died (or gave up) after sending, once it gets to it.
+    const body = JSON.stringify({ question: 'abandoned' });
+    const socket = connect(e.port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.end(
+      `POST /.api/deepsearch/v1 HTTP/1.1\r\nHost: x\r\nAuthorization: token ${ADMIN}\r\nX-Requested-With: x 1\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await pollUntil(async () => e.requestLog().length, (n) => n > 0);
+    socket.destroy();
+    // A client that waits is acted for; the abandoned create, received first, never was.
+    expect((await legacy(e, 'POST', '', { question: 'kept' })).status).toBe(202);
+    expect(e.counters()['legacy.create']).toBe(2);
+    expect(e.questionRecords().map((q) => q.text)).toEqual(['kept']);
   });
 });

@@ -9,7 +9,7 @@ import { executeRun } from '../../src/runner/run.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { client, closeAll } from '../helpers/emulator.js';
 import { CrashError, crashingRecorder } from './fixtures/crash.js';
-import { asked, CapturingReporter, cleanup, emulator, inlineSearch, item, op, runSuite, suite, target, tempDir } from './fixtures/harness.js';
+import { asked, CapturingReporter, cleanup, emulator, inlineSearch, item, op, runSuite, suite, target, tempDir, turns } from './fixtures/harness.js';
 
 const proxies: FaultProxy[] = [];
 afterEach(async () => {
@@ -104,6 +104,24 @@ describe('on resume, a create that acted before the process died', () => {
       expect(item(run.db, 1, 'main/question/q1/0').conversation_ref).toBe(String(e.questionRecords()[0]!.conversationId));
       // q1 once, its follow-up once, and the 60 others.
       expect(e.questionRecords()).toHaveLength(62);
+    } finally {
+      run.close();
+    }
+  });
+});
+
+describe.each(['legacy', 'versioned'] as const)('the send time of a turn (%s)', (api) => {
+  it('is when the attempt that may have acted started, so a resume waits out the window of that attempt', async () => {
+    const e = await emulator({ ...BEHIND, timeScale: 0.01, faults: {} });
+    // The first attempt provably did not act (429); the second starts a second later.
+    e.injectFault({ operation: op(api, 'create'), kind: '429', retryAfterSeconds: 1 });
+    const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: e })], { retry: { baseDelayMs: 1, maxDelayMs: 5_000 } });
+    try {
+      const started = Date.parse(item(run.db, run.result.runId, 'main/question/q1/0').started_at!);
+      const [first] = turns(run.db, run.result.runId, 'main/question/q1/0');
+      expect(first).toMatchObject({ state: 'completed' });
+      expect(Date.parse(first!.sent_at as string) - started).toBeGreaterThanOrEqual(1_000);
+      expect(asked(e, api)).toBe(3); // the refused create, the create, the follow-up
     } finally {
       run.close();
     }
