@@ -69,7 +69,8 @@ describe.each(['legacy', 'versioned'] as const)('a rehearsal (%s)', (api) => {
       calm.close();
       busy.close();
     }
-  });
+    // Sixteen conversations over a real corpus: a few seconds, many more on a busy machine.
+  }, 180_000);
 });
 
 /** Answers take `medianMs` of emulated time at 1/1000 of real time; every request is held back `slowMs` real ms before it is handled. */
