@@ -1,9 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { measurePolling, type PollingFigures } from './polling.js';
 import { measureThroughput, type ThroughputFigures } from './throughput.js';
 
-// The runner's benchmarks: polling against a fixed 3 s poll, latency truth, and end-to-end throughput.
+// The runner's benchmarks: polling against a fixed 3 s poll, latency truth, end-to-end throughput, CPU per
+// question against a bare loop (cpu.ts), wall time under 10% transport faults (faults.ts) and peak RSS as
+// the run grows (memory.ts, full mode only: several minutes at 100,000 questions).
 // Usage: node --import tsx bench/runner/index.ts [--quick]
 
 const quick = process.argv.includes('--quick');
@@ -48,6 +51,11 @@ async function main(): Promise<void> {
     ...throughput.map((t) => `| ${t.api} | ${t.questions} | ${f(t.wallS)} | ${f(t.questionsPerS, 0)} | ${f(t.cpuMsPerQuestion)} | ${f(t.requestsPerQuestion)} |`),
     '',
   ];
+  // Whole-process benchmarks, each in its own process; quick mode runs them once at a small size.
+  const child = (file: string, args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', file, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  lines.push(child('bench/runner/cpu.ts', quick ? ['--questions', '1000', '--rounds', '1'] : []));
+  lines.push(child('bench/runner/faults.ts', quick ? ['--questions', '500', '--rounds', '1'] : []));
+  if (!quick) lines.push(child('bench/runner/memory.ts', []));
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);
   if (!quick) writeFileSync(new URL('./RESULTS.md', import.meta.url), `${text}\n`);

@@ -1,0 +1,108 @@
+// Wall time and CPU of a whole `dsbench run` under 10% transport faults (5% HTTP 503, 5% connection
+// resets before the server acts, on every request) against the same run without faults: paired rounds on
+// fresh emulators in another process (answering at once), the order alternating, ratios within a round.
+// Also counts what a fault must never cost: items not completed (lost) and conversations created beyond
+// one per item (asked twice).
+// Usage: node --import tsx bench/runner/faults.ts [--quick] [--rounds N] [--questions N] [--request-timeout 2s]
+import os from 'node:os';
+import path from 'node:path';
+import { transpile } from '../lib/transpile.js';
+import { benchDir, measure, spread, startEmulator, writeSuite, type Measured } from './processes.js';
+
+const quick = process.argv.includes('--quick');
+const arg = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+};
+const QUESTIONS = Number(arg('--questions') ?? (quick ? 2_000 : 20_000));
+const ROUNDS = Number(arg('--rounds') ?? (quick ? 2 : 3));
+// A create whose outcome is unknown (reset after it was sent) and not found is sent again only once its
+// request could no longer land: after the request timeout. It is the floor of a lost create's cost.
+const REQUEST_TIMEOUT = arg('--request-timeout') ?? '2s';
+const CONCURRENCY = 200;
+const FAULTS = ['--fault-rate-503', '0.05', '--fault-rate-reset', '0.05'];
+
+const [main] = transpile('dsbench-faults-bench', ['src/cli/main.ts']) as [string];
+
+interface Outcome {
+  run: Measured;
+  completed: number;
+  conversations: number;
+}
+
+/** A request of the bench itself, retried: the emulator's faults hit it too until they are switched off. */
+async function retried(url: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(url, init);
+      if (res.ok || attempt >= 20) return res;
+    } catch (error) {
+      if (attempt >= 20) throw error;
+    }
+  }
+}
+
+/** Every conversation on the emulator, counted through its own list (faults switched off first). */
+async function conversationsOn(url: string, token: string): Promise<number> {
+  const headers = { authorization: `token ${token}`, 'content-type': 'application/json', 'connect-protocol-version': '1' };
+  await retried(`${url}/-/emulator/faults`, { method: 'PATCH', headers, body: JSON.stringify({ http: { rate503: 0, rateReset: 0 } }) });
+  let count = 0;
+  let pageToken: string | undefined;
+  do {
+    const res = await retried(`${url}/api/deepsearch.v1.Service/ListConversationSummaries`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ parent: 'users/~self', pageSize: 1000, ...(pageToken && { pageToken }) }),
+    });
+    const page = (await res.json()) as { conversationSummaries?: unknown[]; nextPageToken?: string };
+    count += page.conversationSummaries?.length ?? 0;
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return count;
+}
+
+async function once(faulty: boolean, round: number): Promise<Outcome> {
+  const emulator = await startEmulator(main, faulty ? FAULTS : []);
+  try {
+    const db = path.join(benchDir, `faults-${round}-${faulty}.db`);
+    const run = await measure([main, 'run', writeSuite(QUESTIONS, { concurrency: CONCURRENCY }), '--db', db, '--json', '--request-timeout', REQUEST_TIMEOUT], {
+      SRC_ENDPOINT: emulator.url,
+      SRC_ACCESS_TOKEN: emulator.token,
+    });
+    const result = JSON.parse(run.stdout) as { targets: Record<string, { counts: Record<string, number> }> };
+    const completed = Object.values(result.targets).reduce((sum, t) => sum + (t.counts.completed ?? 0), 0);
+    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token) };
+  } finally {
+    emulator.stop();
+  }
+}
+
+const load = [os.loadavg()[0]!];
+const rows: Array<{ wall: number; cpu: number; lost: number; extra: number; cleanS: number; faultyS: number }> = [];
+for (let round = 0; round < ROUNDS; round++) {
+  let clean: Outcome;
+  let faulty: Outcome;
+  if (round % 2 === 0) [clean, faulty] = [await once(false, round), await once(true, round)];
+  else [faulty, clean] = [await once(true, round), await once(false, round)];
+  if (clean.completed !== QUESTIONS) throw new Error(`the fault-free run completed ${clean.completed} of ${QUESTIONS}: ${clean.run.stderr.slice(-500)}`);
+  const row = {
+    wall: faulty.run.wallS / clean.run.wallS,
+    cpu: faulty.run.cpuMs / clean.run.cpuMs,
+    lost: QUESTIONS - faulty.completed,
+    extra: Math.max(0, faulty.conversations - QUESTIONS),
+    cleanS: clean.run.wallS,
+    faultyS: faulty.run.wallS,
+  };
+  rows.push(row);
+  load.push(os.loadavg()[0]!);
+  process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates\n`);
+}
+
+process.stdout.write(`### Under 10% transport faults (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
+
+${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, --request-timeout ${REQUEST_TIMEOUT}, ${ROUNDS} paired rounds; faults: 5% HTTP 503 and 5% connection resets before the server acts, on every request; medians (min-max).
+
+| fault-free wall s | faulty wall s | wall, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item |
+|---:|---:|---:|---:|---:|---:|
+| ${spread(rows.map((r) => r.cleanS), 1)} | ${spread(rows.map((r) => r.faultyS), 1)} | ${spread(rows.map((r) => r.wall))} | ${spread(rows.map((r) => r.cpu))} | ${Math.max(...rows.map((r) => r.lost))} | ${Math.max(...rows.map((r) => r.extra))} |
+`);
