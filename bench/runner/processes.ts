@@ -1,7 +1,7 @@
 // Whole processes for the runner's benchmarks: an emulator in its own process, and measured children
 // that report their own CPU time and peak RSS as they exit (so the figures are theirs alone).
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -23,6 +23,7 @@ export interface Measured {
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-runner-bench-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 /** Loaded into each measured process: prints its own CPU time and peak RSS as it exits. */
 const usage = path.join(dir, 'usage.mjs');
 writeFileSync(usage, "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write(`USAGE ${u.userCPUTime + u.systemCPUTime} ${u.maxRSS}\\n`); });\n");
