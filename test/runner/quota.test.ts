@@ -73,7 +73,7 @@ describe('--on-quota stop', () => {
     ]);
     try {
       expect(run.result.exitCode).toBe(ExitCode.aborted);
-      expect(run.result.targets.free).toEqual({ counts: { completed: 3 }, credits: expect.any(Number), passed: 0, failed: 0 });
+      expect(run.result.targets.free).toMatchObject({ counts: { completed: 3 }, credits: expect.any(Number), passed: 0, failed: 0, questions: { counts: { completed: 3 } } });
       expect(run.result.targets.limited?.counts).toEqual({ completed: 1, error: 1, skipped: 1 });
       expect(asked(free, 'legacy')).toBe(4);
     } finally {
