@@ -62,6 +62,8 @@ describe('queries', () => {
       label: 'nightly',
       suiteName: 'smoke',
       targets: ['emu', 'prod'],
+      // emu is the embedded emulator: some of the run's answers are emulated.
+      emulated: true,
       startedAt: '2025-01-01T00:00:00.000Z',
       endedAt: 'end',
       status: 'completed',
