@@ -21,11 +21,12 @@ interface Measurement {
 }
 
 const LIMIT_MB = 200;
-const REPEATS = 3;
-const BASELINE_ROUNDS = 3;
 // --quick: a small run, for `npm run bench -- --quick`; RESULTS.md is written by full runs only.
 const quick = process.argv.includes('--quick');
 const turns = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? (quick ? 5_000 : 1_000_000));
+// At the quick size (or any as small) a check that each part runs: one export and one round against sqlite3.
+const REPEATS = turns <= 10_000 ? 1 : 3;
+const BASELINE_ROUNDS = REPEATS;
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 
 function checked(name: string, times: ProcessTimes): ProcessTimes {

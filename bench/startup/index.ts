@@ -12,7 +12,7 @@ import { timed } from '../lib/timed.js';
 import { transpile } from '../lib/transpile.js';
 
 const quick = process.argv.includes('--quick');
-const ROUNDS = quick ? 5 : 21;
+const ROUNDS = quick ? 3 : 21;
 const LIMIT_S = 0.2;
 
 async function refusedEndpoint(): Promise<string> {
