@@ -8,7 +8,7 @@ import {
   toLegacyConversation,
   toLegacyQuestion,
 } from './legacy-wire.js';
-import { pageAfter, type SortKeys, type SortName } from './listing.js';
+import { firstPage, where, type SortKeys, type SortName } from './listing.js';
 import type { ApiDeps, ErrorWriter, Route, RouteContext } from './routes.js';
 import { DomainError, type ConversationService, type DomainErrorKind } from './service.js';
 import type { ConversationRecord } from './store.js';
@@ -45,17 +45,16 @@ export function legacyRoutes(deps: ApiDeps): Route[] {
 
     legacyRoute('GET', LEGACY_BASE, 'legacy.list', ({ ctx, userId }) => {
       const query = parseRequest(LegacyListQuerySchema, Object.fromEntries(ctx.url.searchParams));
-      const matching = service
-        .visible(userId, query.filter_read_token)
-        .filter(
-          (c) =>
-            (query.filter_id === undefined || c.id === query.filter_id) &&
-            (query.filter_user_id === undefined || c.userId === query.filter_user_id) &&
-            (query.filter_read_token === undefined || c.readToken === query.filter_read_token) &&
-            (query.filter_is_starred === undefined || c.starred === query.filter_is_starred),
-        );
       const after = query.page_after === undefined ? undefined : cursorKeys(service, query.sort, query.page_after);
-      const page = pageAfter(matching, query.sort, after, query.page_first ?? LEGACY_DEFAULT_PAGE_SIZE);
+      const matching = where(
+        service.visible(userId, query.sort, after, query.filter_read_token),
+        (c) =>
+          (query.filter_id === undefined || c.id === query.filter_id) &&
+          (query.filter_user_id === undefined || c.userId === query.filter_user_id) &&
+          (query.filter_read_token === undefined || c.readToken === query.filter_read_token) &&
+          (query.filter_is_starred === undefined || c.starred === query.filter_is_starred),
+      );
+      const page = firstPage(matching, query.page_first ?? LEGACY_DEFAULT_PAGE_SIZE);
       return [200, page.items.map(renderer(userId))];
     }),
 

@@ -1,4 +1,4 @@
-/** Sorting and keyset pagination shared by both list operations. */
+/** Sorting and keyset pagination shared by both list operations, over an index kept in sort order. */
 
 export const SORTS = ['id', '-id', 'created_at', '-created_at', 'updated_at', '-updated_at'] as const;
 export type SortName = (typeof SORTS)[number];
@@ -9,16 +9,20 @@ export interface SortKeys {
   updatedAtMs: number;
 }
 
+type Field = 'id' | 'created_at' | 'updated_at';
+
+const keyOf = (field: Field, k: SortKeys): number => (field === 'created_at' ? k.createdAtMs : field === 'updated_at' ? k.updatedAtMs : k.id);
+
+/** Ascending by the field, ties by id: a total order. */
+function ascending(field: Field, a: SortKeys, b: SortKeys): number {
+  return keyOf(field, a) - keyOf(field, b) || a.id - b.id;
+}
+
 /** Total order: ties on a timestamp are broken by id in the same direction. */
 export function comparator(sort: SortName): (a: SortKeys, b: SortKeys) => number {
-  const descending = sort.startsWith('-');
-  const field = descending ? sort.slice(1) : sort;
-  const key = (k: SortKeys): number =>
-    field === 'created_at' ? k.createdAtMs : field === 'updated_at' ? k.updatedAtMs : k.id;
-  return (a, b) => {
-    const order = key(a) - key(b) || a.id - b.id;
-    return descending ? -order : order;
-  };
+  const field = (sort.startsWith('-') ? sort.slice(1) : sort) as Field;
+  const sign = sort.startsWith('-') ? -1 : 1;
+  return (a, b) => sign * ascending(field, a, b);
 }
 
 export interface Page<T> {
@@ -26,31 +30,86 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
-/**
- * Items strictly after `after` in the sort order, so walking pages never repeats an item. One pass that
- * keeps only the first size + 1 (no sort of the whole list): a runner looking for a lost create lists
- * once per loss, so a sort per page made a faulty run quadratic in its conversations.
- */
-export function pageAfter<T extends SortKeys>(
-  items: Iterable<T>,
-  sort: SortName,
-  after: SortKeys | undefined,
-  size: number,
-): Page<T> {
-  const compare = comparator(sort);
-  const first: T[] = [];
+/** The items that `keep` keeps, lazily. */
+export function* where<T>(items: Iterable<T>, keep: (item: T) => boolean): Generator<T> {
+  for (const item of items) if (keep(item)) yield item;
+}
+
+/** The first `size` items (and whether there are more): reads at most size + 1 of them. */
+export function firstPage<T>(items: Iterable<T>, size: number): Page<T> {
+  const page: T[] = [];
   for (const item of items) {
-    if (after && compare(item, after) <= 0) continue;
-    if (first.length > size && compare(item, first[size]!) >= 0) continue;
+    if (page.length === size) return { items: page, hasMore: true };
+    page.push(item);
+  }
+  return { items: page, hasMore: false };
+}
+
+/**
+ * Items kept in each sort field's order, so a page starts with a binary search for its cursor and reads
+ * only what it returns (and what filters skip): a runner looking for a lost create lists once per loss,
+ * and a pass over every conversation per page made a faulty run quadratic in its conversations.
+ * An item's updatedAtMs changes only through `touch`, which moves it.
+ */
+export class SortIndex<T extends SortKeys> {
+  private readonly orders: Record<Field, T[]> = { id: [], created_at: [], updated_at: [] };
+
+  add(item: T): void {
+    for (const field of ['id', 'created_at', 'updated_at'] as const) this.insert(field, item);
+  }
+
+  /** Sets the item's updatedAtMs to `updatedAtMs`, keeping the updated_at order. */
+  touch(item: T, updatedAtMs: number): void {
+    if (updatedAtMs === item.updatedAtMs) return;
+    const order = this.orders.updated_at;
+    order.splice(this.lowerBound('updated_at', item), 1);
+    item.updatedAtMs = updatedAtMs;
+    this.insert('updated_at', item);
+  }
+
+  /** Every item strictly after `after` in the sort's order, lazily. */
+  *after(sort: SortName, after: SortKeys | undefined): Generator<T> {
+    const descending = sort.startsWith('-');
+    const field = (descending ? sort.slice(1) : sort) as Field;
+    const order = this.orders[field];
+    if (descending) {
+      for (let i = (after ? this.lowerBound(field, after) : order.length) - 1; i >= 0; i--) yield order[i] as T;
+    } else {
+      for (let i = after ? this.upperBound(field, after) : 0; i < order.length; i++) yield order[i] as T;
+    }
+  }
+
+  private insert(field: Field, item: T): void {
+    const order = this.orders[field];
+    // New items almost always sort last (ids and times grow): no search, no move.
+    const last = order[order.length - 1];
+    if (!last || ascending(field, last, item) < 0) order.push(item);
+    else order.splice(this.upperBound(field, item), 0, item);
+  }
+
+  /** First position whose item sorts at or after `keys`. */
+  private lowerBound(field: Field, keys: SortKeys): number {
+    const order = this.orders[field];
     let low = 0;
-    let high = first.length;
+    let high = order.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (compare(first[mid]!, item) < 0) low = mid + 1;
+      if (ascending(field, order[mid] as T, keys) < 0) low = mid + 1;
       else high = mid;
     }
-    first.splice(low, 0, item);
-    if (first.length > size + 1) first.pop();
+    return low;
   }
-  return { items: first.slice(0, size), hasMore: first.length > size };
+
+  /** First position whose item sorts after `keys`. */
+  private upperBound(field: Field, keys: SortKeys): number {
+    const order = this.orders[field];
+    let low = 0;
+    let high = order.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (ascending(field, order[mid] as T, keys) <= 0) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
 }

@@ -9,6 +9,7 @@ import {
   type QuestionEnd,
   type QuestionRecord,
 } from './store.js';
+import type { SortKeys, SortName } from './listing.js';
 import { zeroUsage } from './usage.js';
 
 export const MAX_QUESTION_CHARS = 100_000;
@@ -115,14 +116,16 @@ export class ConversationService {
     for (const q of conversation.questions) this.processing.delete(q);
   }
 
-  /** The user's own conversations, plus the one a read token names when sharing allows. */
-  visible(userId: number, readToken?: string): ConversationRecord[] {
+  /**
+   * The user's own conversations, plus the one a read token names when sharing allows, in the sort's
+   * order after the cursor; read lazily, so a page reads little more than itself.
+   */
+  *visible(userId: number, sort: SortName, after: SortKeys | undefined, readToken?: string): Generator<ConversationRecord> {
     this.settle();
-    return this.deps.store
-      .live()
-      .filter(
-        (c) => c.userId === userId || (readToken !== undefined && this.deps.sharingEnabled && c.readToken === readToken),
-      );
+    for (const c of this.deps.store.inOrder(sort, after)) {
+      if (c.deleted) continue;
+      if (c.userId === userId || (readToken !== undefined && this.deps.sharingEnabled && c.readToken === readToken)) yield c;
+    }
   }
 
   /** Cursors may name a deleted conversation; only its sort keys are used. */
@@ -181,7 +184,7 @@ export class ConversationService {
     if (retryAtMs !== undefined) end.retryAtMs = retryAtMs;
     question.end = end;
     this.deps.quota.charge(conversation.userId, outcome.usage.credits, atMs);
-    conversation.updatedAtMs = Math.max(conversation.updatedAtMs, atMs);
+    this.deps.store.touch(conversation, atMs);
   }
 
   private retryAt(userId: number, atMs: number, outcome: Outcome): number | undefined {

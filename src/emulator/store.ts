@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Outcome } from './agent.js';
+import { SortIndex, type SortKeys, type SortName } from './listing.js';
 
 export interface QuestionEnd {
   atMs: number;
@@ -41,6 +42,7 @@ const FIRST_QUESTION_ID = 163;
 /** In-memory conversations of all users. */
 export class ConversationStore {
   private readonly conversations = new Map<number, ConversationRecord>();
+  private readonly index = new SortIndex<ConversationRecord>();
   private nextConversationId = FIRST_CONVERSATION_ID;
   private nextQuestionId = FIRST_QUESTION_ID;
 
@@ -56,6 +58,7 @@ export class ConversationStore {
       questions: [],
     };
     this.conversations.set(conversation.id, conversation);
+    this.index.add(conversation);
     return conversation;
   }
 
@@ -69,7 +72,7 @@ export class ConversationStore {
       processingMs,
     };
     conversation.questions.push(question);
-    conversation.updatedAtMs = Math.max(conversation.updatedAtMs, atMs);
+    this.touch(conversation, atMs);
     return question;
   }
 
@@ -84,8 +87,14 @@ export class ConversationStore {
     return this.conversations.get(id);
   }
 
-  live(): ConversationRecord[] {
-    return [...this.conversations.values()].filter((c) => !c.deleted);
+  /** A change of the conversation at `atMs`: its update time moves on (never back). */
+  touch(conversation: ConversationRecord, atMs: number): void {
+    this.index.touch(conversation, Math.max(conversation.updatedAtMs, atMs));
+  }
+
+  /** Conversations (deleted ones included) after the cursor in the sort's order, lazily, from the index. */
+  inOrder(sort: SortName, after: SortKeys | undefined): Iterable<ConversationRecord> {
+    return this.index.after(sort, after);
   }
 
   all(): ConversationRecord[] {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { writeConnectError, writeConnectErrorForStatus, type ConnectCode } from './connect.js';
 import { parseRequest, readJsonBody, RequestError, sendJson } from './http-io.js';
-import { pageAfter, type SortKeys } from './listing.js';
+import { firstPage, where, type SortKeys } from './listing.js';
 import type { ApiDeps, Route, RouteContext } from './routes.js';
 import { DomainError, type DomainErrorKind } from './service.js';
 import type { ConversationRecord } from './store.js';
@@ -50,7 +50,9 @@ export function versionedRoutes(deps: ApiDeps): Route[] {
     rpc('ListConversationSummaries', 'read', ListConversationSummariesRequestSchema, (input, ctx) => {
       checkParent(input.parent, ctx);
       const filters = input.filters ?? [];
-      const matching = service.visible(ctx.user.id).filter((c) =>
+      const size = Math.min(input.pageSize || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+      const after = input.pageToken ? decodePageToken(input.pageToken) : undefined;
+      const matching = where(service.visible(ctx.user.id, '-updated_at', after), (c) =>
         filters.every((f) => {
           if (f.starred !== undefined && c.starred !== f.starred) return false;
           if (f.contentQuery === undefined) return true;
@@ -58,9 +60,7 @@ export function versionedRoutes(deps: ApiDeps): Route[] {
           return loweredTexts(c).some((t) => t.includes(needle));
         }),
       );
-      const size = Math.min(input.pageSize || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-      const after = input.pageToken ? decodePageToken(input.pageToken) : undefined;
-      const page = pageAfter(matching, '-updated_at', after, size);
+      const page = firstPage(matching, size);
       const reply: ListConversationSummariesResponse = {};
       if (page.items.length > 0) reply.conversationSummaries = page.items.map((c) => toSummary(c, publicUrl));
       const last = page.items[page.items.length - 1];

@@ -1,29 +1,51 @@
 import { describe, expect, it } from 'vitest';
-import { comparator, pageAfter, SORTS, type SortKeys } from '../../src/emulator/listing.js';
+import { comparator, firstPage, SortIndex, SORTS, where, type SortKeys } from '../../src/emulator/listing.js';
 
 // Ties on timestamps on purpose: the order must still be total (by id) and pages must never repeat.
-const items: SortKeys[] = Array.from({ length: 257 }, (_, i) => ({
-  id: 140 + ((i * 97) % 257),
-  createdAtMs: 1_000 + Math.floor(i / 3),
-  updatedAtMs: 5_000 + ((i * 31) % 40),
-}));
+function someItems(): SortKeys[] {
+  return Array.from({ length: 257 }, (_, i) => ({
+    id: 140 + ((i * 97) % 257),
+    createdAtMs: 1_000 + Math.floor(i / 3),
+    updatedAtMs: 5_000 + ((i * 31) % 40),
+  }));
+}
 
-describe('pageAfter', () => {
-  it('walks every sort in pages equal to a full sort, for any page size', () => {
-    for (const sort of SORTS) {
-      const expected = [...items].sort(comparator(sort)).map((k) => k.id);
-      for (const size of [1, 7, 20, 256, 257, 300]) {
-        const walked: number[] = [];
-        let after: SortKeys | undefined;
-        for (;;) {
-          const page = pageAfter(items, sort, after, size);
-          walked.push(...page.items.map((k) => k.id));
-          expect(page.hasMore).toBe(walked.length < expected.length);
-          if (!page.hasMore) break;
-          after = page.items.at(-1);
-        }
-        expect(walked).toEqual(expected);
+function walk(index: SortIndex<SortKeys>, sort: (typeof SORTS)[number], size: number): number[] {
+  const walked: number[] = [];
+  let after: SortKeys | undefined;
+  for (;;) {
+    const page = firstPage(index.after(sort, after), size);
+    walked.push(...page.items.map((k) => k.id));
+    if (!page.hasMore) return walked;
+    after = page.items.at(-1);
+  }
+}
+
+describe('SortIndex', () => {
+  it('walks every sort in pages equal to a full sort, for any page size, also after updates', () => {
+    const items = someItems();
+    const index = new SortIndex<SortKeys>();
+    for (const item of items) index.add(item);
+    for (const round of [0, 1]) {
+      for (const sort of SORTS) {
+        const expected = [...items].sort(comparator(sort)).map((k) => k.id);
+        for (const size of [1, 7, 20, 256, 257, 300]) expect(walk(index, sort, size), `${sort} by ${size}, round ${round}`).toEqual(expected);
       }
+      // Updates move items in the updated_at order, onto ties and past the newest.
+      for (const [n, item] of items.entries()) if (n % 5 === 0) index.touch(item, item.updatedAtMs + (n % 3 === 0 ? 7 : 60));
+    }
+  });
+
+  it('reads only the page and one more, from a cursor in the middle', () => {
+    const items = someItems();
+    const index = new SortIndex<SortKeys>();
+    for (const item of items) index.add(item);
+    for (const sort of SORTS) {
+      const sorted = [...items].sort(comparator(sort));
+      let read = 0;
+      const page = firstPage(where(index.after(sort, sorted[100]), () => ++read > 0), 20);
+      expect(page.items.map((k) => k.id)).toEqual(sorted.slice(101, 121).map((k) => k.id));
+      expect(read).toBe(21);
     }
   });
 });
