@@ -29,7 +29,7 @@ import { inSnapshot, openResults, outputDir, resolveRun } from './open.js';
 import { QUESTION_COLUMNS, questionRows } from './questions-csv.js';
 import { type QuestionLine, PerQuestion } from './per-question.js';
 import { reportDocument } from './report-document.js';
-import { reportHtml } from './html/report-html.js';
+import { writeReportHtml } from './html/report-html.js';
 import { writeRunJunit } from './junit.js';
 import { SEARCH_COLUMNS, searchRows } from './searches-csv.js';
 import {
@@ -147,7 +147,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         perQuestion,
         generatedAt: now.toISOString(),
       };
-      if (options.formats.has('html')) writeFileSync(file('report.html'), reportHtml(db, result));
+      if (options.formats.has('html')) writeReportHtml(db, result, file('report.html'));
       if (options.junit !== undefined) {
         writeRunJunit(db, run, options.junit);
         files.push(options.junit);

@@ -5,7 +5,7 @@ import { checksOfTurn, verdictOf } from '../expectations.js';
 import { collectHistory } from '../history.js';
 import type { ReportData } from '../report.js';
 import { searchCount } from '../summary.js';
-import { htmlPage } from './page.js';
+import { HtmlPageFile } from './page.js';
 
 /** Answers embedded in a report page; past that the table still lists every question, without its text. */
 export const MAX_EMBEDDED_ANSWERS = 2_000;
@@ -29,55 +29,62 @@ export function clip(text: string | null, max = MAX_ANSWER_CHARS): string | null
 const failedReasons = (checks: ReadonlyArray<{ name: string; passed: boolean; reason: string }>): string | null =>
   checks.some((c) => !c.passed) ? checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.reason}`).join('; ') : null;
 
-/** The HTML page of one run, from the same streamed queries as the CSV exports (call inside the report's snapshot). */
-export function reportHtml(db: Database.Database, data: ReportData): string {
+/**
+ * Writes the HTML page of one run to `file`, from the same streamed queries as the CSV exports (call inside
+ * the report's snapshot): its rows go to the file as they are read, so memory stays flat however large the run.
+ */
+export function writeReportHtml(db: Database.Database, data: ReportData, file: string): void {
   const runId = data.run.id;
-  const turns: unknown[][] = [];
-  // The judge's reasons and each checked citation, beside the answers that are embedded.
-  const gradings: TurnGrading[] = [];
-  const gradingOf = turnGradingLookup(db);
-  let answers = 0;
-  for (const t of iterateQuestionExport(db, runId)) {
-    const checks = checksOfTurn(t.expectations, t.turn, t.lastTurn);
-    const item = t.turn === t.lastTurn ? verdictOf(t.expectations) : null;
-    const answer = answers < MAX_EMBEDDED_ANSWERS ? clip(t.answer ?? '') : null;
-    let grading: number | null = null;
-    if (answer !== null) {
-      answers++;
-      const found = gradingOf(runId, t.itemKey, t.turn);
-      if (found) grading = gradings.push(found) - 1;
+  const page = new HtmlPageFile(file, `dsbench report: run ${runId}${data.run.label ? ` (${data.run.label})` : ''}`);
+  try {
+    const head = {
+      kind: 'report',
+      db: data.db,
+      generatedAt: data.generatedAt,
+      run: { id: data.run.id, label: data.run.label, suiteName: data.run.suiteName, status: data.run.status, startedAt: data.run.startedAt, endedAt: data.run.endedAt },
+      targets: data.targets,
+      inProgress: data.inProgress,
+      summary: data.summary
+        .filter((s) => s.scope === 'target')
+        .map((s) => ({ target: s.target, items: s.items, questions: s.questions, completed: s.states.completed, failed: s.failed, passRate: s.expectPassRate, serverP50: s.serverMs.p50, serverP90: s.serverMs.p90, credits: s.credits.sum })),
+      tags: data.summary.filter((s) => s.scope === 'tag').map((s) => ({ target: s.target, tag: s.tag, questions: s.questions, credits: s.credits.sum, tokens: s.tokens.sum })),
+      expectations: data.expectations,
+      grades: gradingSummary(db, runId),
+      turnColumns: TURN_COLUMNS,
+      searchColumns: SEARCH_COLUMNS,
+      // The trend up to this run, its own summary reused; older runs are summarized within a budget of turns.
+      history: collectHistory(db, data.run.suiteName, TREND_RUNS, { through: runId, maxTurns: TREND_TURNS, known: { runId, rows: data.summary } }).rows,
+    };
+    page.json(`${JSON.stringify(head).slice(0, -1)},"turns":[`);
+    // The judge's reasons and each checked citation, beside the answers that are embedded.
+    const gradings: TurnGrading[] = [];
+    const gradingOf = turnGradingLookup(db);
+    let answers = 0;
+    let turns = 0;
+    for (const t of iterateQuestionExport(db, runId)) {
+      const checks = checksOfTurn(t.expectations, t.turn, t.lastTurn);
+      const item = t.turn === t.lastTurn ? verdictOf(t.expectations) : null;
+      const answer = answers < MAX_EMBEDDED_ANSWERS ? clip(t.answer ?? '') : null;
+      let grading: number | null = null;
+      if (answer !== null) {
+        answers++;
+        const found = gradingOf(runId, t.itemKey, t.turn);
+        if (found) grading = gradings.push(found) - 1;
+      }
+      page.json((turns++ === 0 ? '' : ',') + JSON.stringify([
+        t.target, t.suiteItemId, t.repeat, t.turn, t.state, t.errorCode ?? t.clientError, t.serverMs, t.wallMs === null ? null : Math.round(t.wallMs), t.totalTokens, t.credits,
+        verdictOf(checks), failedReasons(checks), item, t.judgeScore, t.citationsValid, t.citationsInvalid, answer, grading,
+      ]));
     }
-    turns.push([
-      t.target, t.suiteItemId, t.repeat, t.turn, t.state, t.errorCode ?? t.clientError, t.serverMs, t.wallMs === null ? null : Math.round(t.wallMs), t.totalTokens, t.credits,
-      verdictOf(checks), failedReasons(checks), item, t.judgeScore, t.citationsValid, t.citationsInvalid, answer, grading,
-    ]);
+    page.json(`],"gradings":${JSON.stringify(gradings)},"answersCapped":${turns > answers ? answers : 0},"searches":[`);
+    let searches = 0;
+    for (const s of iterateSearchExport(db, runId)) {
+      page.json((searches++ === 0 ? '' : ',') + JSON.stringify([s.target, s.suiteItemId, s.repeat, s.verdict, searchCount(s), s.exhaustive, s.durationMs, Math.round(s.wallMs), verdictOf(s.expectations), failedReasons(s.expectations), s.query]));
+    }
+    page.json(']}');
+    page.end();
+  } catch (error) {
+    page.abandon();
+    throw error;
   }
-  const searches: unknown[][] = [];
-  for (const s of iterateSearchExport(db, runId)) {
-    searches.push([s.target, s.suiteItemId, s.repeat, s.verdict, searchCount(s), s.exhaustive, s.durationMs, Math.round(s.wallMs), verdictOf(s.expectations), failedReasons(s.expectations), s.query]);
-  }
-  // The trend up to this run, its own summary reused; older runs are summarized within a budget of turns.
-  const history = collectHistory(db, data.run.suiteName, TREND_RUNS, { through: runId, maxTurns: TREND_TURNS, known: { runId, rows: data.summary } }).rows;
-  const page = {
-    kind: 'report',
-    db: data.db,
-    generatedAt: data.generatedAt,
-    run: { id: data.run.id, label: data.run.label, suiteName: data.run.suiteName, status: data.run.status, startedAt: data.run.startedAt, endedAt: data.run.endedAt },
-    targets: data.targets,
-    inProgress: data.inProgress,
-    summary: data.summary
-      .filter((s) => s.scope === 'target')
-      .map((s) => ({ target: s.target, items: s.items, questions: s.questions, completed: s.states.completed, failed: s.failed, passRate: s.expectPassRate, serverP50: s.serverMs.p50, serverP90: s.serverMs.p90, credits: s.credits.sum })),
-    tags: data.summary.filter((s) => s.scope === 'tag').map((s) => ({ target: s.target, tag: s.tag, questions: s.questions, credits: s.credits.sum, tokens: s.tokens.sum })),
-    expectations: data.expectations,
-    grades: gradingSummary(db, runId),
-    turnColumns: TURN_COLUMNS,
-    turns,
-    gradings,
-    answersCapped: turns.length > answers ? answers : 0,
-    searchColumns: SEARCH_COLUMNS,
-    searches,
-    history,
-  };
-  return htmlPage(`dsbench report: run ${runId}${data.run.label ? ` (${data.run.label})` : ''}`, page);
 }
