@@ -5,7 +5,8 @@ import { redact } from '../http/redact.js';
 // only when they must be (comma, quote, CR or LF inside; RFC 4180). Rows are pulled from a (database)
 // iterator and written a chunk at a time, so memory does not grow with the row count. Written here, not
 // with csv-stringify: its per-field options and a stream chunk per row cost four times this loop, a
-// quarter of a whole export (test/report/csv.test.ts checks both write the same bytes).
+// quarter of a whole export (test/report/csv.test.ts checks both write the same bytes; a lone CR, which
+// csv-stringify leaves bare and spreadsheets read as a line end, is quoted here).
 
 export type Cell = string | number | boolean | null | undefined;
 
