@@ -111,8 +111,7 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   const { reporter, suite } = given;
   const log = (message: string) => reporter.onLog?.(redact(message));
   const resolved = suite.resolved;
-  const whole = planRun(resolved, given.targets.map((t) => t.name), given.repeats);
-  const items = given.shard ? shardPlan(whole, given.shard) : whole;
+  const items = planOf(given);
   // Before the run is opened: a judge that cannot be configured is a usage error, with nothing asked.
   const grading =
     given.grades && resolved.judge.during === 'run'
@@ -157,6 +156,12 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
 
 const LEASE = { heartbeatMs: 10_000, staleMs: 60_000 };
 
+/** The run's items: suite x targets x repeats, or the shard's share of them. */
+function planOf(given: RunOptions): WorkItem[] {
+  const whole = planRun(given.suite.resolved, given.targets.map((t) => t.name), given.repeats);
+  return given.shard ? shardPlan(whole, given.shard) : whole;
+}
+
 interface OpenedRun {
   runId: number;
   resumed: Map<string, ResumeItem>;
@@ -183,10 +188,13 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   try {
     await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
     const pending = items.filter((item) => resumed.get(item.key)?.status !== 'done');
-    reporter.onRunStart?.({ runId, total: items.length, alreadyDone: items.length - pending.length, targets: options.targets.map((t) => t.name) });
+    const total = items.length;
+    // From here the plan is held only by the workers' queues, which let go of each item as they take it.
+    items.length = 0;
+    reporter.onRunStart?.({ runId, total, alreadyDone: total - pending.length, targets: options.targets.map((t) => t.name) });
     const ctx: LaunchContext = { options, runId, sendWindowMs: opened.sendWindowMs, log, grading: opened.grading, grades: new Set() };
     await Promise.all([
-      ...workers(pending, runtimes, (item, r) => launch(item, r, resumed.get(item.key), ctx)),
+      ...workers(pending.splice(0), runtimes, (item, r) => launch(item, r, resumed.get(item.key), ctx)),
       ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
         const r = runtimes.get(targetOf(item.key)) as TargetRuntime;
         // A target refused at preflight would only time out on each delete.
