@@ -109,7 +109,7 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
         await judging.guidingSuite(args.suite, result.candidate),
       )
     : undefined;
-  if (pairwise) result.addPairwiseToHtml?.({ result: pairwise.result, failedGates: pairwise.failedGates });
+  if (pairwise) result.addPairwise({ result: pairwise.result, failedGates: pairwise.failedGates }, pairwise.text);
   if (format === 'json') stdout.write(safeJson({ ...compareJson(result), ...(pairwise && { pairwise: { ...pairwise.result, failedGates: pairwise.failedGates } }) }));
   else stdout.write((format === 'md' ? result.markdown : result.text) + (pairwise?.text ?? ''));
   if (result.summary.failed || (pairwise && pairwise.failedGates.length > 0)) return ExitCode.expectationsFailed;

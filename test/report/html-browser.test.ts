@@ -86,6 +86,9 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     // As `dsbench compare latest~1 latest --html --judge` runs it: the page is written again with the judge's section.
     await runCompare({ baseline: 'latest~1', candidate: 'latest', db, out: path.join(dir, 'compare'), html: true, judge: true }, { write: () => true });
     files.compare = path.join(dir, 'compare', 'compare.html');
+    // The files hold the judge's section too, as stdout does.
+    expect(fs.readFileSync(path.join(dir, 'compare', 'compare.md'), 'utf8')).toContain('Pairwise (judge, both orders): 113 paired answers, candidate 0 wins, 0 losses, 113 ties');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'compare', 'compare.json'), 'utf8'))).toMatchObject({ pairwise: { pairs: 113, ties: 113, failedGates: [] } });
     files.history = (await writeHistory({ db, limit: 10, out: path.join(dir, 'history'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
     context = await chromium.launchPersistentContext(tempDir('dsbench-chromium-'), {
       executablePath: executable!,

@@ -63,8 +63,8 @@ export interface CompareResult {
   files: string[];
   markdown: string;
   text: string;
-  /** With html: writes compare.html again with the pairwise judge's section. */
-  addPairwiseToHtml?: ((pairwise: PairwiseView) => void) | undefined;
+  /** Writes compare.md, compare.json and compare.html (when written) again with the pairwise judge's section (`text` as printed). */
+  addPairwise: (pairwise: PairwiseView, text: string) => void;
 }
 
 /** Pairs two runs (or two targets of runs), streams compare.csv, and writes compare.md and compare.json. */
@@ -129,7 +129,14 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       const summary = acc.finish(thresholds, bootstrap);
       const files = [csvFile, path.join(out, 'compare.md'), path.join(out, 'compare.json'), ...(html ? [path.join(out, 'compare.html')] : []), ...(options.junit !== undefined ? [options.junit] : [])];
       const nothingCompared = summary.starved.length === 0 ? undefined : nothingComparedMessage(baseline, candidate, byTarget, summary, thresholds);
-      const result: CompareResult = { baseline, candidate, byTarget, summary, nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '' };
+      let rewriteHtml: ((pairwise: PairwiseView) => void) | undefined;
+      // compare --judge asks the judge after the files are written: they are written again with its section.
+      const addPairwise = (pairwise: PairwiseView, text: string) => {
+        writeFileSync(files[1]!, result.markdown + text);
+        writeFileSync(files[2]!, safeJson({ ...compareJson(result), pairwise: { ...pairwise.result, failedGates: pairwise.failedGates } }));
+        rewriteHtml?.(pairwise);
+      };
+      const result: CompareResult = { baseline, candidate, byTarget, summary, nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
       const blocks = compareDocument(result);
       result.markdown = renderMarkdown(blocks);
       result.text = renderText(blocks);
@@ -138,8 +145,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       if (html) {
         const generatedAt = new Date().toISOString();
         writeFileSync(files[3]!, html.page(result, generatedAt));
-        // compare --judge asks the judge after this: the page is written again with its section.
-        result.addPairwiseToHtml = (pairwise) => writeFileSync(files[3]!, html.page(result, generatedAt, pairwise));
+        rewriteHtml = (pairwise) => writeFileSync(files[3]!, html.page(result, generatedAt, pairwise));
       }
       if (junit) writeJunitFile(options.junit!, junit.xml(result));
       return result;
