@@ -62,7 +62,7 @@ export class SortIndex<T extends SortKeys> {
   touch(item: T, updatedAtMs: number): void {
     if (updatedAtMs === item.updatedAtMs) return;
     const order = this.orders.updated_at;
-    order.splice(this.lowerBound('updated_at', item), 1);
+    order.splice(this.bound('updated_at', item, false), 1);
     item.updatedAtMs = updatedAtMs;
     this.insert('updated_at', item);
   }
@@ -73,9 +73,9 @@ export class SortIndex<T extends SortKeys> {
     const field = (descending ? sort.slice(1) : sort) as Field;
     const order = this.orders[field];
     if (descending) {
-      for (let i = (after ? this.lowerBound(field, after) : order.length) - 1; i >= 0; i--) yield order[i] as T;
+      for (let i = (after ? this.bound(field, after, false) : order.length) - 1; i >= 0; i--) yield order[i] as T;
     } else {
-      for (let i = after ? this.upperBound(field, after) : 0; i < order.length; i++) yield order[i] as T;
+      for (let i = after ? this.bound(field, after, true) : 0; i < order.length; i++) yield order[i] as T;
     }
   }
 
@@ -84,30 +84,18 @@ export class SortIndex<T extends SortKeys> {
     // New items almost always sort last (ids and times grow): no search, no move.
     const last = order[order.length - 1];
     if (!last || ascending(field, last, item) < 0) order.push(item);
-    else order.splice(this.upperBound(field, item), 0, item);
+    else order.splice(this.bound(field, item, true), 0, item);
   }
 
-  /** First position whose item sorts at or after `keys`. */
-  private lowerBound(field: Field, keys: SortKeys): number {
+  /** First position whose item sorts at or after `keys` (`strictly`: after it). */
+  private bound(field: Field, keys: SortKeys, strictly: boolean): number {
     const order = this.orders[field];
     let low = 0;
     let high = order.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (ascending(field, order[mid] as T, keys) < 0) low = mid + 1;
-      else high = mid;
-    }
-    return low;
-  }
-
-  /** First position whose item sorts after `keys`. */
-  private upperBound(field: Field, keys: SortKeys): number {
-    const order = this.orders[field];
-    let low = 0;
-    let high = order.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (ascending(field, order[mid] as T, keys) <= 0) low = mid + 1;
+      const c = ascending(field, order[mid] as T, keys);
+      if (c < 0 || (strictly && c === 0)) low = mid + 1;
       else high = mid;
     }
     return low;
