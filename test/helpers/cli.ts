@@ -69,7 +69,9 @@ export async function prepareCli(): Promise<Cli> {
         cwd,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', NO_COLOR: '1', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 15_000,
+        // A safety net for a hung child, not a wait: a loaded machine (CI beside other jobs) can take well
+        // over 15 s for a run; each test's own timeout still bounds it.
+        timeout: 90_000,
       });
       let stdout = '';
       let stderr = '';
