@@ -16,7 +16,7 @@ import { parseShard, type Shard } from '../runner/shard.js';
 import { writeRunJunit } from '../report/junit.js';
 import { resolveRun } from '../report/open.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
-import { findRun } from '../store/queries.js';
+import { findRun, runTargets } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
 import { onStopSignal } from './signals.js';
@@ -160,7 +160,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       } finally {
         signals.dispose();
       }
-      const emulated = targets.some((t) => t.emulated);
+      // The embedded emulator, or a standalone one that said so in its replies.
+      const emulated = runTargets(store.db, result.runId).some((t) => t.servedByEmulator);
       const grades = gradingSummary(store.db, result.runId);
       const split = shard && findRun(store.db, result.runId)?.split;
       const shardNote = split

@@ -105,6 +105,8 @@ export const ConversationSchema = z.object({
   quotaUsage: QuotaUsageSchema.optional(),
   /** The reply's HTTP Date: the server's clock when it answered (an emulator's virtual clock). */
   serverDate: z.string().optional(),
+  /** The reply came from a dsbench emulator (embedded or standalone): its answers are emulated. */
+  servedByEmulator: z.boolean().optional(),
   /** Secret: grants access to the conversation. Never store, log or print it. */
   readToken: z.string().optional(),
   /** Secret for the same reason: it embeds the read token. */

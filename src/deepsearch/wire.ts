@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { EMULATOR_HEADER } from '../emulator-identity.js';
 import { ProtocolError, UsageError, type RequestContext } from '../http/errors.js';
 import { excerpt } from '../http/redact.js';
 import type { Reply } from '../http/transport.js';
@@ -26,10 +27,14 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   return node;
 }
 
-/** Adds the reply's Date header, when it has one, as the server's clock at the reply. */
+/**
+ * Adds the reply's Date header, when it has one, as the server's clock at the reply, and whether a dsbench
+ * emulator sent it.
+ */
 export function withServerDate(conversation: Conversation, reply: Reply): Conversation {
   const date = reply.headers.date;
-  return date ? { ...conversation, serverDate: date } : conversation;
+  const emulator = reply.headers[EMULATOR_HEADER] !== undefined;
+  return date || emulator ? { ...conversation, ...(date && { serverDate: date }), ...(emulator && { servedByEmulator: true }) } : conversation;
 }
 
 export function checkQuestionText(text: string): void {

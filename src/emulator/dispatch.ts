@@ -4,6 +4,7 @@ import type { AuthResult } from './auth.js';
 import type { Counters } from './counters.js';
 import { isBeforeAction, writeBeforeActionFault, type FaultPlanner } from './faults.js';
 import { sendText } from './http-io.js';
+import { EMULATOR_HEADER } from '../emulator-identity.js';
 import { ITEM_KEY_HEADER } from './item-key.js';
 import { hasScope, type ErrorWriter, type RouteContext, type Router } from './routes.js';
 
@@ -29,6 +30,7 @@ const writePlainError: ErrorWriter = (res, status, message) => sendText(res, sta
 export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     res.setHeader('Date', new Date(deps.now()).toUTCString());
+    res.setHeader(EMULATOR_HEADER, '1');
     const url = new URL(req.url ?? '/', 'http://emulator.invalid');
     const match = deps.router.match(req.method ?? 'GET', url.pathname);
     if (match.kind === 'none') {

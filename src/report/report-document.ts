@@ -30,7 +30,7 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
   if (data.targets.length > 0) {
     blocks.push({
       kind: 'list',
-      items: data.targets.map((t): Inline[] => [{ code: t.name }, `: ${t.url} (${t.api} API${t.emulated ? ', emulated' : ''})`]),
+      items: data.targets.map((t): Inline[] => [{ code: t.name }, `: ${t.url} (${t.api} API${t.servedByEmulator ? ', emulated' : ''})`]),
     });
   }
   const split = run.split;

@@ -36,6 +36,8 @@ export interface QuestionContext {
   emulated: boolean;
   /** The target's clock, from its replies' Date headers: lost sends are looked for on it. */
   clock: ServerClock;
+  /** Whether this run already recorded that the target's replies come from a dsbench emulator. */
+  emulatorNoted: { done: boolean };
   /**
    * How long after it was sent a request may still reach the server (the request timeout of whichever
    * process sent it): a turn not found before then may still be landing, so it is looked for again first.
@@ -244,10 +246,13 @@ async function send(
       const conversation = await client.create(text, { signal: until, persistent: true, onAttempt, ...headers });
       ctx.clock.observe(conversation.serverDate);
       ctx.claimed.add(conversation.ref);
+      const noteEmulator = conversation.servedByEmulator === true && !ctx.emulatorNoted.done;
       recorder.inOneCommit(() => {
         recorder.conversationCreated(runId, item.key, conversation.ref, iso());
+        if (noteEmulator) recorder.targetServedByEmulator(runId, item.target);
         recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
       });
+      if (noteEmulator) ctx.emulatorNoted.done = true;
       return conversation.ref;
     }
     const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true, onAttempt });

@@ -218,6 +218,8 @@ export interface Recorder {
   setRunStatus(runId: number, status: RunStatus, at: string): void;
   itemStarted(runId: number, key: string, at: string): void;
   conversationCreated(runId: number, key: string, ref: string, at: string): void;
+  /** A target's replies say a dsbench emulator sent them (a standalone one, or the embedded one). */
+  targetServedByEmulator(runId: number, target: string): void;
   /** Inserts or updates one turn; `sending` is written before the request so a crash leaves a trace. */
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void;
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void;

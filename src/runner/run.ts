@@ -100,6 +100,7 @@ interface TargetRuntime {
   /** Conversations that items of this run own: a lost send is never matched to one of them. */
   claimed: Set<string>;
   clock: ServerClock;
+  emulatorNoted: { done: boolean };
 }
 
 /**
@@ -371,6 +372,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     failures: [],
     claimed: new Set(),
     clock: new ServerClock(),
+    emulatorNoted: { done: false },
   };
 }
 
@@ -478,7 +480,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     summary =
       item.kind === 'question'
         ? await runQuestion(
-            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, sendWindowMs: ctx.sendWindowMs, log },
+            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, log },
             { key: item.key, target: item.target, question: item.question },
             resume,
           )

@@ -223,6 +223,9 @@ const STAT_ANOMALIES = `ALTER TABLE turns ADD COLUMN anomalies TEXT;`;
  * citation checked with its reason, and the judge's replies cached by model, prompt and inputs so a
  * re-grade costs nothing. Judge tokens live here, apart from the service's credits in turns.
  */
+/** Set when a target's replies carry the emulator's header: a standalone emulator is marked emulated too. */
+const TARGET_EMULATOR = `ALTER TABLE targets ADD COLUMN emulator INTEGER NOT NULL DEFAULT 0;`;
+
 const GRADING = `
 CREATE TABLE grades (
   run_id            INTEGER NOT NULL,
@@ -286,6 +289,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'run groups: shards and merged runs', up: RUN_GROUPS },
   { version: 5, name: 'stat anomalies of a reply', up: STAT_ANOMALIES },
   { version: 6, name: 'grades, citations and the judge cache', up: GRADING },
+  { version: 7, name: 'targets served by an emulator', up: TARGET_EMULATOR },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -200,7 +200,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
       `SELECT r.id, r.label, r.suite_name AS suiteName, r.started_at AS startedAt, r.ended_at AS endedAt, r.status,
         r.group_id AS groupId, r.group_label AS groupLabel, r.shard_index AS shardIndex, r.shard_count AS shardCount, r.partial,
         (SELECT json_group_array(name) FROM (SELECT name FROM targets WHERE run_id = r.id ORDER BY rowid)) AS targets,
-        (SELECT coalesce(max(emulated), 0) FROM targets WHERE run_id = r.id) AS emulated,
+        (SELECT coalesce(max(max(emulated, emulator)), 0) FROM targets WHERE run_id = r.id) AS emulated,
         (SELECT count(*) FROM items WHERE run_id = r.id) AS items,
         (SELECT json_group_object(k, n) FROM
           (SELECT coalesce(outcome, status) AS k, count(*) AS n FROM items WHERE run_id = r.id GROUP BY k)) AS outcomes,
@@ -560,16 +560,19 @@ export interface RunTargetRow {
   name: string;
   url: string;
   api: 'legacy' | 'versioned';
+  /** The embedded emulator (gone with its process: a resume starts another). */
   emulated: boolean;
+  /** Its answers came from a dsbench emulator, the embedded one or a standalone one. */
+  servedByEmulator: boolean;
 }
 
 /** Targets of a run in the order the run listed them. */
 export function runTargets(db: Database.Database, runId: number): RunTargetRow[] {
   return (
-    db.prepare(`SELECT name, url, api, emulated FROM targets WHERE run_id = ? ORDER BY rowid`).all(runId) as Array<
-      Omit<RunTargetRow, 'emulated'> & { emulated: number }
+    db.prepare(`SELECT name, url, api, emulated, emulator FROM targets WHERE run_id = ? ORDER BY rowid`).all(runId) as Array<
+      Omit<RunTargetRow, 'emulated' | 'servedByEmulator'> & { emulated: number; emulator: number }
     >
-  ).map((t) => ({ ...t, emulated: t.emulated === 1 }));
+  ).map(({ emulator, ...t }) => ({ ...t, emulated: t.emulated === 1, servedByEmulator: t.emulated === 1 || emulator === 1 }));
 }
 
 /** Counts of a run's rows, for progress and preallocation. */

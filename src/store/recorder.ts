@@ -55,6 +55,7 @@ function prepareStatements(db: Database.Database) {
       WHERE run_id = @runId AND key = @key`),
     itemUnobserved: s(`UPDATE items SET status = 'running', message = @message WHERE run_id = @runId AND key = @key`),
     conversationDeleted: s(`UPDATE items SET deleted_at = @at WHERE run_id = @runId AND key = @key`),
+    targetServedByEmulator: s(`UPDATE targets SET emulator = 1 WHERE run_id = @runId AND name = @target`),
     upsertTurn: s(`INSERT INTO turns (run_id, item_key, turn, text, question_id, state, error_code, error_raw_code, error_message,
         error_title, error_details, error_retry_time, client_error, title, answer, sent_at, observed_end_at, server_created_at,
         server_updated_at, server_ms, server_ms_source, wall_ms, polls, time_millis, tool_calls, total_input_tokens, cached_tokens,
@@ -327,6 +328,10 @@ export class SqliteRecorder implements Recorder {
 
   itemSkipped(runId: number, key: string, reason: string, at: string): void {
     this.updateItem(this.s.itemEnded, { runId, key, status: 'skipped', outcome: 'skipped', message: redacted(reason), at });
+  }
+
+  targetServedByEmulator(runId: number, target: string): void {
+    this.s.targetServedByEmulator.run({ runId, target });
   }
 
   conversationDeleted(runId: number, key: string, at: string): void {

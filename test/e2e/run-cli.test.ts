@@ -73,7 +73,8 @@ describe('--json', () => {
       exitCode: 1,
       expectations: { passed: 1, failed: 1 },
       db,
-      emulated: false,
+      // A standalone emulator says so in its replies: the run is marked emulated, yet stays resumable.
+      emulated: true,
       wallMs: expect.any(Number),
     });
     expect(result.targets).toMatchObject({
@@ -84,9 +85,16 @@ describe('--json', () => {
     try {
       expect(check.prepare('SELECT id, label, suite_name, status FROM runs').all()).toEqual([{ id: 1, label: 'nightly-1', suite_name: 'cli', status: 'completed' }]);
       expect(check.prepare('SELECT sum(credits) FROM turns').pluck().get()).toBe(result.targets.default.credits);
+      expect(check.prepare('SELECT emulated, emulator FROM targets').all()).toEqual([{ emulated: 0, emulator: 1 }]);
     } finally {
       check.close();
     }
+    const runs = await dsbench(['runs', '--db', db, '--json']);
+    expect(JSON.parse(runs.stdout)).toMatchObject([{ id: 1, emulated: true }]);
+    const out = path.join(tempDir(), 'report');
+    const report = await dsbench(['report', '--db', db, '--out', out, '--format', 'md']);
+    expect(report.code, report.stderr).toBe(0);
+    expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toMatch(/\(legacy API, emulated\)/);
   });
 
   it('without --json, a summary table on stdout', async () => {
@@ -96,7 +104,7 @@ describe('--json', () => {
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/<testsuites name="dsbench run 1: cli" tests="3" failures="1" errors="0"/);
     expect(xml).toContain('<failure type="expectation" message="contains: ');
-    expect(exit.stdout).toMatch(/^\nRun 1 completed in \d+\.\d s; recorded in .+runs\.db\n/);
+    expect(exit.stdout).toMatch(/^\nRun 1 completed in \d+\.\d s \(emulated instance\); recorded in .+runs\.db\n/);
     expect(exit.stdout).toMatch(/\nQuestions\ntarget\s+completed\s+error\s+credits\s+checks ok\s+checks failed\ndefault\s+2\s+1\s+\d+\s+1\s+1\n/);
     expect(exit.stdout).toContain('Errors: 1. Checks: 1 passed, 1 failed. Exit code 1.');
     expect(exit.stderr).toContain('dsbench: run 1: 3 items on default');

@@ -234,7 +234,7 @@ export const CLIENT_SCRIPT = `
     var graded = d.turns.some(function (r) { return r[I.judge] != null || r[I.cv] + r[I.ci] > 0; });
     header('dsbench report: ' + runName(d.run) + ', suite ' + d.run.suiteName,
       ['Status ' + d.run.status + ', started ' + d.run.startedAt + (d.run.endedAt ? ', ended ' + d.run.endedAt : '') + '; database ' + d.db + '; generated ' + d.generatedAt,
-       'Targets: ' + d.targets.map(function (t) { return t.name + ' ' + t.url + ' (' + t.api + ' API' + (t.emulated ? ', emulated' : '') + ')'; }).join('; ')],
+       'Targets: ' + d.targets.map(function (t) { return t.name + ' ' + t.url + ' (' + t.api + ' API' + (t.servedByEmulator ? ', emulated' : '') + ')'; }).join('; ')],
       d.inProgress ? ['running', 'in progress'] : ex.failedItems > 0 ? ['fail', fmtNum(ex.failedItems) + ' of ' + fmtNum(ex.items) + ' items failed their checks'] : ex.items > 0 ? ['pass', 'all checks passed'] : null);
     if (d.summary.length) app.appendChild(staticTable(['target', 'items', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'credits'],
       d.summary.map(function (s) { return [s.target, s.items, s.questions, s.completed, s.failed, fmtPct(s.passRate), fmtMs(s.serverP50), fmtMs(s.serverP90), fmtCredits(s.credits)]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1]));
