@@ -11,7 +11,7 @@ import {
   legacyQuestion,
 } from './legacy-wire.js';
 import type { Conversation, ConversationSummary } from './model.js';
-import { checkQuestionText, parseReply, withServerDate } from './wire.js';
+import { checkQuestionText, parseReply, withReplyHeaders } from './wire.js';
 
 const BASE = '/.api/deepsearch/v1';
 const SORTS = new Set(['id', '-id', 'created_at', '-created_at', 'updated_at', '-updated_at']);
@@ -150,7 +150,7 @@ export class LegacyClient implements DeepSearchClient, ReadTokenReader {
 
   private async conversation(spec: RequestSpec): Promise<Conversation> {
     const { reply, json } = await this.transport.requestJson(spec);
-    return withServerDate(legacyConversation(parseReply(LegacyConversationWire, json, contextOf(spec), reply)), reply);
+    return withReplyHeaders(legacyConversation(parseReply(LegacyConversationWire, json, contextOf(spec), reply)), reply);
   }
 
   private async processingQuestionId(ref: string, options: CallOptions): Promise<string | undefined> {

@@ -10,7 +10,7 @@ import {
   versionedConversation,
   versionedSummary,
 } from './versioned-wire.js';
-import { camelizeKeys, checkQuestionText, parseReply, withServerDate } from './wire.js';
+import { camelizeKeys, checkQuestionText, parseReply, withReplyHeaders } from './wire.js';
 
 const SERVICE = '/api/deepsearch.v1.Service';
 const PARENT = 'users/~self';
@@ -84,7 +84,7 @@ export class VersionedClient implements DeepSearchClient {
 
   private async conversation(method: string, body: unknown, creates: boolean, options: CallOptions): Promise<Conversation> {
     const { reply, json, spec } = await this.call(method, body, creates, options);
-    return withServerDate(versionedConversation(parseReply(VersionedConversationWire, json, contextOf(spec), reply)), reply);
+    return withReplyHeaders(versionedConversation(parseReply(VersionedConversationWire, json, contextOf(spec), reply)), reply);
   }
 
   private async call(method: string, body: unknown, creates: boolean, options: CallOptions) {

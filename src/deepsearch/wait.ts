@@ -12,7 +12,7 @@ export function fixedSchedule(intervalMs: number): PollSchedule {
 
 /**
  * How a wait tells the time its question has taken, against the timeout: the local clock (the default),
- * or the server's (see ServerTimeline), so that a slow machine cannot make an answer late.
+ * or the server's (ItemClock in src/runner/item-clock.ts), so that a slow machine cannot make an answer late.
  */
 export interface WaitClock {
   /**

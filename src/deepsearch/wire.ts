@@ -31,7 +31,7 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
  * Adds the reply's Date header, when it has one, as the server's clock at the reply, and whether a dsbench
  * emulator sent it.
  */
-export function withServerDate(conversation: Conversation, reply: Reply): Conversation {
+export function withReplyHeaders(conversation: Conversation, reply: Reply): Conversation {
   const date = reply.headers.date;
   const emulator = reply.headers[EMULATOR_HEADER] !== undefined;
   return date || emulator ? { ...conversation, ...(date && { serverDate: date }), ...(emulator && { servedByEmulator: true }) } : conversation;
