@@ -34,7 +34,10 @@ questions:
       const [turn, ...rest] = turns(db, result.runId, 'main/question/slow/0');
       expect(rest).toEqual([]); // the follow-up is never asked
       expect(turn).toMatchObject({ turn: 0, state: 'timeout', client_error: 'no answer within 300 ms; cancelled on the server' });
-      expect(turn!.wall_ms).toBeGreaterThanOrEqual(300);
+      // The timeout counts from the item's start (the create's request included), not from the send: the
+      // item's time to the observed end is at least 300 ms (less 1 ms of ISO truncation).
+      const startedAt = db.prepare('SELECT started_at FROM items WHERE run_id = ? AND key = ?').pluck().get(result.runId, 'main/question/slow/0') as string;
+      expect(Date.parse(turn!.observed_end_at as string) - Date.parse(startedAt)).toBeGreaterThanOrEqual(299);
       expect(turn!.wall_ms).toBeLessThan(30_000);
       // At real pace the timeout is the local clock's: on a busy machine the first poll may already be past it.
       expect(turn!.polls).toBeGreaterThanOrEqual(1);
