@@ -484,7 +484,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
             { key: item.key, target: item.target, question: item.question },
             resume,
           )
-        : await runSearchItem({ runId, recorder: options.recorder, transport: r.stream, gate: r.gate, signal: options.abort, log }, { key: item.key, search: item.search });
+        : await runSearchItem({ runId, recorder: options.recorder, transport: r.stream, gate: r.gate, signal: options.abort, emulatorNoted: r.emulatorNoted, log }, { key: item.key, target: item.target, search: item.search });
   } catch (error) {
     if (error instanceof DsbenchError && error.exitCode === ExitCode.storage) throw error;
     // A bug: say which item, keep the rest of the run going.

@@ -12,11 +12,14 @@ export interface SearchContext {
   transport: Transport;
   gate: TargetGate;
   signal: AbortSignal;
+  /** Set once the target's replies showed it is a dsbench emulator, so the target is marked once. */
+  emulatorNoted: { done: boolean };
   log: (message: string) => void;
 }
 
 export interface SearchItem {
   key: string;
+  target: string;
   search: ResolvedSearch;
 }
 
@@ -36,7 +39,12 @@ export async function runSearchItem(ctx: SearchContext, item: SearchItem): Promi
   };
   const result = await runSearch(ctx.transport, params, { timeoutMs: search.timeoutMs, signal: ctx.signal });
   const record = searchRecord(search.query, params, result);
-  recorder.recordSearch(runId, item.key, record);
+  const noteEmulator = result.servedByEmulator === true && !ctx.emulatorNoted.done;
+  recorder.inOneCommit(() => {
+    if (noteEmulator) recorder.targetServedByEmulator(runId, item.target);
+    recorder.recordSearch(runId, item.key, record);
+  });
+  if (noteEmulator) ctx.emulatorNoted.done = true;
   if (result.httpStatus === 401 || result.httpStatus === 403) ctx.gate.fail(record.error ?? `HTTP ${result.httpStatus}`);
   const results = evaluateSearch(search.expect, record);
   if (results.length > 0) recorder.recordExpectations(runId, item.key, results);

@@ -60,6 +60,8 @@ export const SearchResultSchema = z.object({
   httpStatus: z.number().int().optional(),
   /** `content-encoding` of the reply body, when it had one. */
   contentEncoding: z.string().optional(),
+  /** The reply came from a dsbench emulator (it names itself in a header), not a real instance. */
+  servedByEmulator: z.boolean().optional(),
   /** True once the `done` event arrived. */
   done: z.boolean(),
   /** Server's figure from the last progress event; a lower bound when `skipped` is non-empty. */

@@ -1,4 +1,5 @@
 import { MAX_TIMER_MS } from '../config/duration.js';
+import { EMULATOR_HEADER } from '../emulator-identity.js';
 import { z } from 'zod';
 import { AbortedError, DsbenchError, HttpStatusError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
@@ -64,6 +65,7 @@ export async function runSearch(transport: Transport, params: SearchParamsInput,
     }
     tally.httpStatus = reply.status;
     tally.contentEncoding = reply.headers['content-encoding'];
+    if (reply.headers[EMULATOR_HEADER] !== undefined) tally.servedByEmulator = true;
     const encoding = bodyEncoding(reply.headers);
     if (encoding !== 'identity' && encoding !== 'gzip') {
       discard(reply.body);

@@ -18,6 +18,7 @@ export class Tally {
   readonly startedAt = performance.now();
   httpStatus: number | undefined;
   contentEncoding: string | undefined;
+  servedByEmulator: boolean | undefined;
   bytes = 0;
   decodedBytes = 0;
   done = false;
@@ -123,6 +124,7 @@ export class Tally {
       }),
       httpStatus: this.httpStatus,
       contentEncoding: this.contentEncoding,
+      servedByEmulator: this.servedByEmulator,
       done: this.done,
       matchCount,
       counted,

@@ -97,6 +97,20 @@ describe('--json', () => {
     expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toMatch(/\(legacy API, emulated\)/);
   });
 
+  it('a suite of searches only, against a standalone emulator, is marked emulated too', async () => {
+    const db = dbPath('searches.db');
+    const suite = 'name: searches-only\nsearches:\n  - id: count-retry\n    query: retryPolicy count:all\n';
+    const exit = await here(['run', writeSuite(suite), '--endpoint', e.url, '--db', db, '--json', '--quiet'], { SRC_ACCESS_TOKEN: SECRET });
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(JSON.parse(exit.stdout)).toMatchObject({ status: 'completed', emulated: true });
+    const check = new Database(db, { readonly: true });
+    try {
+      expect(check.prepare('SELECT emulated, emulator FROM targets').all()).toEqual([{ emulated: 0, emulator: 1 }]);
+    } finally {
+      check.close();
+    }
+  });
+
   it('without --json, a summary table on stdout', async () => {
     const junit = path.join(tempDir(), 'ci', 'junit.xml');
     const exit = await here(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', dbPath(), '--reporter', 'lines', '--junit', junit], { SRC_ACCESS_TOKEN: SECRET });
