@@ -50,7 +50,11 @@ function items(answer: (id: string) => string, slow: number): ItemScript[] {
     const fails = i % 17 === 5;
     scripts.push({
       item: question(id, 'prod', 0, tags),
-      turns: [fails ? failed() : completed({ serverMs: 2000 + ((i * 7919) % 9000) * slow, credits: 1 + (i % 4), tokens: 5000 + i * 10, answer: answer(id) })],
+      turns: [
+        fails ? failed() : completed({ serverMs: 2000 + ((i * 7919) % 9000) * slow, credits: 1 + (i % 4), tokens: 5000 + i * 10, answer: answer(id) }),
+        // q001 has a follow-up: still one item in the charts that count items.
+        ...(i === 1 ? [completed({ serverMs: 3000, credits: 1, tokens: 4000, answer: answer(id) })] : []),
+      ],
       expectations: [
         { name: 'state', passed: !fails, reason: fails ? 'state error, expected completed' : 'completed' },
         { name: 'contains', passed: i % 11 !== 3, reason: i % 11 === 3 ? 'missing "backoff"' : 'found "retry"' },
@@ -87,8 +91,8 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     await runCompare({ baseline: 'latest~1', candidate: 'latest', db, out: path.join(dir, 'compare'), html: true, judge: true }, { write: () => true });
     files.compare = path.join(dir, 'compare', 'compare.html');
     // The files hold the judge's section too, as stdout does.
-    expect(fs.readFileSync(path.join(dir, 'compare', 'compare.md'), 'utf8')).toContain('Pairwise (judge, both orders): 113 paired answers, candidate 0 wins, 0 losses, 113 ties');
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'compare', 'compare.json'), 'utf8'))).toMatchObject({ pairwise: { pairs: 113, ties: 113, failedGates: [] } });
+    expect(fs.readFileSync(path.join(dir, 'compare', 'compare.md'), 'utf8')).toContain('Pairwise (judge, both orders): 114 paired answers, candidate 0 wins, 0 losses, 114 ties');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'compare', 'compare.json'), 'utf8'))).toMatchObject({ pairwise: { pairs: 114, ties: 114, failedGates: [] } });
     files.history = (await writeHistory({ db, limit: 10, out: path.join(dir, 'history'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
     context = await chromium.launchPersistentContext(tempDir('dsbench-chromium-'), {
       executablePath: executable!,
@@ -144,11 +148,19 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     const html = fs.readFileSync(files.report!, 'utf8');
     expect(html).not.toContain('sgp_0123456789abcdef0123');
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']?https?:/i);
-    expect(await page.innerText('main table')).toMatch(/prod\t120\t120\t/);
+    expect(await page.innerText('main table')).toMatch(/prod\t120\t121\t/);
     expect(await page.innerText('h1')).toContain('items failed their checks');
     expect(await page.getAttribute('body', 'data-charts')).toBe('5');
     expect(await drawnCharts(page)).toBe(5);
-    expect(await page.textContent('.pager')).toContain('of 120');
+    // Items, not turns: q001's follow-up does not count it twice.
+    const byQuestion = await page.evaluate(`(() => {
+      const box = [...document.querySelectorAll('.chart')].find((c) => c.querySelector('h3').textContent === 'Pass/fail by question');
+      const data = Chart.getChart(box.querySelector('canvas')).data;
+      const at = data.labels.indexOf('q001');
+      return { items: data.datasets.flatMap((d) => d.data).reduce((a, b) => a + b, 0), q001: data.datasets.map((d) => d.data[at]) };
+    })()`);
+    expect(byQuestion).toEqual({ items: 40, q001: [1, 0] });
+    expect(await page.textContent('.pager')).toContain('of 121');
     await page.click('text=failures only');
     expect(await page.textContent('.pager')).toMatch(/of (1[0-9]|[2-9])\b/);
     await page.click('#questions tbody tr');
@@ -174,7 +186,7 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     expect(requests).toEqual([]);
     expect(await drawnCharts(page)).toBe(4);
     // The judge's pairwise section, as compare prints it in text and JSON.
-    expect(await page.innerText('#pairwise')).toMatch(/pairs judged\t113 \(0 undecided\)/);
+    expect(await page.innerText('#pairwise')).toMatch(/pairs judged\t114 \(0 undecided\)/);
     expect(await page.innerText('#pairwise')).toMatch(/judge score change\t-0\.14 over 10 turns graded in both runs/);
     expect(await page.innerText('#pairwise')).toMatch(/citation validity\t90\.9% → 90\.9%/);
     const baseline = await page.textContent('#side-by-side .baseline .answer');
@@ -196,7 +208,7 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     await page.click('#pairs tbody tr');
     expect(await page.textContent('#side-by-side .baseline .grade')).toBe('judge score 0.3; citations 1 of 2 valid');
     await page.fill('#pairs input[type=search]', '');
-    await page.waitForFunction(`document.querySelector('#pairs .pager').textContent.includes(' of 121 ')`);
+    await page.waitForFunction(`document.querySelector('#pairs .pager').textContent.includes(' of 122 ')`);
     await page.click('#pairs tbody tr');
     await screenshot(page, 'html-compare.png');
     await page.close();

@@ -264,13 +264,13 @@ export const CLIENT_SCRIPT = `
     if (qs.length) chart(chartBox('Pass/fail by question', qs.length > qShown.length ? 'The 40 questions with the most failures, of ' + qs.length + '.' : 'Items of each question (repeats and targets) whose checks all passed, or not.'), {
       type: 'bar',
       data: { labels: qShown, datasets: [{ label: 'pass', data: qShown.map(function (q) { return byQ[q].pass; }), backgroundColor: '#1a7f37' }, { label: 'fail', data: qShown.map(function (q) { return byQ[q].fail; }), backgroundColor: '#cf222e' }] },
-      options: { indexAxis: 'y', scales: { x: { stacked: true, beginAtZero: true }, y: { stacked: true } } },
+      options: { indexAxis: 'y', scales: { x: { stacked: true, beginAtZero: true, ticks: { precision: 0 } }, y: { stacked: true } } },
     });
     var checks = d.expectations.byName || [];
     if (checks.length) chart(chartBox('Pass/fail by check'), {
       type: 'bar',
       data: { labels: checks.map(function (c) { return c.name; }), datasets: [{ label: 'pass', data: checks.map(function (c) { return c.passed; }), backgroundColor: '#1a7f37' }, { label: 'fail', data: checks.map(function (c) { return c.failed; }), backgroundColor: '#cf222e' }] },
-      options: { indexAxis: 'y', scales: { x: { stacked: true, beginAtZero: true }, y: { stacked: true } } },
+      options: { indexAxis: 'y', scales: { x: { stacked: true, beginAtZero: true, ticks: { precision: 0 } }, y: { stacked: true } } },
     });
     trendChart(d.history, 'Trend over the last ' + new Set(d.history.map(function (h) { return h.runId; })).size + ' runs of ' + d.run.suiteName);
     endCharts();
