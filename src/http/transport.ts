@@ -37,6 +37,11 @@ export interface TransportOptions {
   onRetry?: (info: RetryInfo) => void;
   /** Largest whole reply body read (bytes); a larger one is a protocol error, not retried. */
   maxReplyBytes?: number;
+  /**
+   * Awaited before each attempt is sent (after `onAttempt`): a run's recorder commits what it recorded,
+   * so nothing goes out before what it depends on is committed. Its rejection fails the request as is.
+   */
+  beforeSend?: () => Promise<void> | undefined;
 }
 
 export interface RetryInfo {
@@ -104,6 +109,7 @@ export class Transport {
   private readonly random: () => number;
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
   private readonly maxReplyBytes: number;
+  private readonly beforeSend: (() => Promise<void> | undefined) | undefined;
 
   constructor(options: TransportOptions) {
     this.endpoint = options.endpoint.replace(/\/+$/, '');
@@ -113,6 +119,7 @@ export class Transport {
     this.random = options.random ?? Math.random;
     this.onRetry = options.onRetry;
     this.maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+    this.beforeSend = options.beforeSend;
     this.dispatcher = new Agent({
       connections: options.connections ?? 64,
       keepAliveTimeout: 10_000,
@@ -174,6 +181,15 @@ export class Transport {
       // A create is never abandoned mid-flight by the caller's signal: only its own timeout ends it.
       const attemptSignal = linkedSignal(creates ? undefined : spec.signal, spec.timeoutMs ?? this.timeoutMs);
       spec.onAttempt?.();
+      const committing = this.beforeSend?.();
+      if (committing) {
+        try {
+          await committing;
+        } catch (error) {
+          attemptSignal.dispose();
+          throw error;
+        }
+      }
       const signal = attemptSignal.signal;
       let retryReason: string;
       let retryAfterMs: number | undefined;

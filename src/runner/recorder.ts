@@ -2,9 +2,9 @@ import type { VerdictOutcome } from './verdict.js';
 import type { QuestionError, QuestionState, QuotaUsage, Source, Stats } from '../deepsearch/model.js';
 
 // The runner records through this interface and never speaks SQL; src/store/ implements it.
-// Every call is one short transaction committed before it returns (inside inOneCommit: when that
-// returns), and the runner makes no request between an observation and its commit: a killed process
-// loses nothing it acted on. No call carries a token or read token.
+// Calls are committed in groups (see `committed`), and every request waits for the commit of what was
+// recorded before it: a killed process loses nothing it acted on, only observations it had not acted on
+// yet (a resume polls them again). No call carries a token or read token.
 
 export type RunStatus = 'running' | 'completed' | 'aborted' | 'failed';
 
@@ -220,7 +220,7 @@ export interface Recorder {
   conversationCreated(runId: number, key: string, ref: string, at: string): void;
   /** A target's replies say a dsbench emulator sent them (a standalone one, or the embedded one). */
   targetServedByEmulator(runId: number, target: string): void;
-  /** Inserts or updates one turn; `sending` is written before the request so a crash leaves a trace. */
+  /** Inserts or updates one turn; `sending` is committed before the request so a crash leaves a trace. */
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void;
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void;
   recordSearch(runId: number, key: string, search: SearchRecord): void;
@@ -233,11 +233,14 @@ export interface Recorder {
    */
   itemUnobserved(runId: number, key: string, message: string): void;
   conversationDeleted(runId: number, key: string, at: string): void;
-  /**
-   * Runs `write` (calls of this recorder) as one transaction, committed when it returns: what the runner
-   * records between two requests is one commit, not one per call.
-   */
+  /** Runs `write` (calls of this recorder) so that they are committed together: all of them or none. */
   inOneCommit<T>(write: () => T): T;
+  /**
+   * Resolves once everything recorded so far is committed (at the latest at the end of this turn of the
+   * event loop, together with whatever other items recorded in it); undefined when it already is. Every
+   * request waits for it before it is sent; it rejects with the storage error when the commit failed.
+   */
+  committed(): Promise<void> | undefined;
   /** What was recorded of the whole run, items finished before an interruption included. */
   tally(runId: number): RunTally;
   close(): void;

@@ -358,6 +358,8 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     ...(options.retry && { retry: options.retry }),
     ...(options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs }),
     ...(options.maxReplyBytes !== undefined && { maxReplyBytes: options.maxReplyBytes }),
+    // Group commit: a request goes out only once what was recorded before it is committed.
+    beforeSend: () => options.recorder.committed(),
   };
   const transportOptions = { ...shared, connections: concurrency + 2 };
   const poll = resolved.questions[0]?.poll ?? { strategy: 'adaptive' as const, intervalMs: 3000, minMs: 1000, maxMs: 15_000 };

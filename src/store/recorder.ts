@@ -22,6 +22,7 @@ import type { QuestionError, QuotaUsage, Source } from '../deepsearch/model.js';
 import { statsFromSnakeCase } from '../deepsearch/stats.js';
 import { acquireLease } from './lease.js';
 import { runTally } from './queries.js';
+import { storageErrorFrom } from './storage-error.js';
 import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
 
 const { SqliteError } = Database;
@@ -239,8 +240,14 @@ function resumeTurn(row: TurnRow, sources: Source[] | undefined, followups: stri
   };
 }
 
+/** Recorders of this process with a transaction open (more than one only when it writes several databases, or tests do). */
+const openBatches = new Set<SqliteRecorder>();
+
 /**
- * The runner's recorder over SQLite. Each method is one short transaction, committed when it returns.
+ * The runner's recorder over SQLite, with group commit: the first write opens one transaction, and it is
+ * committed at the end of that turn of the event loop (or at once by `setRunStatus`, `createRun`,
+ * `acquireLease` and `close`). `committed()` is what a request awaits before it is sent, so whatever it
+ * depends on is committed first, while at high concurrency many items share one commit.
  *
  * `recordTurn` merges: a field absent from a record keeps what an earlier call wrote for that turn
  * (an observation is never erased by a later, less complete one); `state`, `text` and `polls` always
@@ -249,32 +256,100 @@ function resumeTurn(row: TurnRow, sources: Source[] | undefined, followups: stri
 export class SqliteRecorder implements Recorder {
   private readonly s: ReturnType<typeof prepareStatements>;
   private readonly createRunTx: (info: RunInfo, targets: TargetInfo[], items: PlannedItem[]) => number;
-  private readonly recordTurnTx: (runId: number, key: string, turn: number, record: TurnRecord) => void;
-  private readonly recordExpectationsTx: (runId: number, key: string, results: ExpectationResult[]) => void;
   private readonly loadRunTx: (runId: number) => ResumeState | undefined;
-  private readonly inOneCommitTx: <T>(write: () => T) => T;
+  private readonly begin: Database.Statement;
+  private readonly commit: Database.Statement;
+  private readonly rollback: Database.Statement;
+  /** A commit is scheduled for the end of this turn of the event loop. */
+  private scheduled = false;
+  private waiting: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
+  /** A commit failed: what was recorded since the last one is lost, and every later write and send fails with this. */
+  private fault: unknown;
 
-  constructor(private readonly db: Database.Database) {
+  /** `file` names the database in the error of a commit that fails. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly file = db.name,
+  ) {
     this.s = prepareStatements(db);
     // IMMEDIATE: take the write lock up front so the busy timeout applies, rather than failing on upgrade.
     this.createRunTx = db.transaction(this.insertRun.bind(this)).immediate;
-    this.recordTurnTx = db.transaction(this.writeTurn.bind(this)).immediate;
-    this.recordExpectationsTx = db.transaction(this.writeExpectations.bind(this)).immediate;
     // Deferred: a read-only snapshot, so run, items and turns agree with each other.
     this.loadRunTx = db.transaction(this.readRun.bind(this)).deferred;
-    this.inOneCommitTx = db.transaction(<T>(write: () => T): T => write()).immediate as <T>(write: () => T) => T;
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
   }
 
   inOneCommit<T>(write: () => T): T {
-    return this.db.inTransaction ? write() : this.inOneCommitTx(write);
+    this.batch();
+    return write();
   }
 
+  committed(): Promise<void> | undefined {
+    if (this.fault !== undefined) return Promise.reject(this.fault);
+    if (!this.scheduled) return undefined;
+    if (!this.waiting) {
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const promise = new Promise<void>((res, rej) => ([resolve, reject] = [res, rej]));
+      this.waiting = { promise, resolve, reject };
+    }
+    return this.waiting.promise;
+  }
+
+  /** Joins the open transaction, or opens one committed at the end of this turn of the event loop. */
+  private batch(): void {
+    if (this.fault !== undefined) throw this.fault;
+    if (this.db.inTransaction) return;
+    // Another connection of this process holding the write lock would make BEGIN wait on a commit that
+    // only this thread can run: commit it first (committing early is always safe).
+    for (const other of openBatches) if (other !== this) other.flush();
+    this.begin.run();
+    openBatches.add(this);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  private readonly flush = (): void => {
+    try {
+      this.commitNow();
+    } catch (error) {
+      this.fault = storageErrorFrom(error, this.file) ?? error;
+      try {
+        if (this.db.inTransaction) this.rollback.run();
+      } catch {
+        // The commit's own failure is what is reported.
+      }
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting?.reject(this.fault);
+    }
+  };
+
+  /** Commits what is recorded so far, now (synchronously); requests waiting for it may go. */
+  private commitNow(): void {
+    this.scheduled = false;
+    openBatches.delete(this);
+    if (this.db.inTransaction) this.commit.run();
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.resolve();
+  }
+
+  // The lease, the plan and a run's status are committed at once: another process acts on them.
   acquireLease(runId: number, staleMs: number): RunLease {
-    return acquireLease(this.db, runId, { staleMs });
+    const lease = acquireLease(this.db, runId, { staleMs });
+    this.commitNow();
+    return lease;
   }
 
   createRun(info: RunInfo, targets: TargetInfo[], items: PlannedItem[]): number {
-    return this.createRunTx(info, targets, items);
+    const runId = this.createRunTx(info, targets, items);
+    this.commitNow();
+    return runId;
   }
 
   loadRun(runId: number): ResumeState | undefined {
@@ -282,8 +357,10 @@ export class SqliteRecorder implements Recorder {
   }
 
   setRunStatus(runId: number, status: RunStatus, at: string): void {
+    this.batch();
     const { changes } = this.s.setRunStatus.run({ runId, status, at });
     if (changes === 0) throw new Error(`no run ${runId} in the database`);
+    this.commitNow();
   }
 
   itemStarted(runId: number, key: string, at: string): void {
@@ -296,10 +373,12 @@ export class SqliteRecorder implements Recorder {
 
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void {
     // Inside inOneCommit the writes join its transaction rather than nest a savepoint.
-    onPlannedItem(runId, key, () => (this.db.inTransaction ? this.writeTurn(runId, key, turn, record) : this.recordTurnTx(runId, key, turn, record)));
+    this.batch();
+    onPlannedItem(runId, key, () => this.writeTurn(runId, key, turn, record));
   }
 
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void {
+    this.batch();
     this.s.insertQuota.run({
       runId,
       target,
@@ -311,11 +390,13 @@ export class SqliteRecorder implements Recorder {
   }
 
   recordSearch(runId: number, key: string, search: SearchRecord): void {
+    this.batch();
     onPlannedItem(runId, key, () => this.writeSearch(runId, key, search));
   }
 
   recordExpectations(runId: number, key: string, results: ExpectationResult[]): void {
-    onPlannedItem(runId, key, () => (this.db.inTransaction ? this.writeExpectations(runId, key, results) : this.recordExpectationsTx(runId, key, results)));
+    this.batch();
+    onPlannedItem(runId, key, () => this.writeExpectations(runId, key, results));
   }
 
   itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void {
@@ -331,6 +412,7 @@ export class SqliteRecorder implements Recorder {
   }
 
   targetServedByEmulator(runId: number, target: string): void {
+    this.batch();
     this.s.targetServedByEmulator.run({ runId, target });
   }
 
@@ -342,11 +424,18 @@ export class SqliteRecorder implements Recorder {
     return runTally(this.db, runId);
   }
 
+  /** Commits what is recorded, then closes the database (also when that commit fails). */
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    try {
+      if (this.fault === undefined) this.commitNow();
+    } finally {
+      this.db.close();
+    }
   }
 
   private updateItem(statement: Statement, params: Params & { runId: number; key: string }): void {
+    this.batch();
     // A silent no-op would hide a runner bug (a key it never planned); say so instead.
     if (statement.run(params).changes === 0) throw new Error(`no item ${params.key} in run ${params.runId}`);
   }

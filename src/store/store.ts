@@ -135,13 +135,18 @@ class SqliteStore implements Store {
   ) {}
 
   get recorder(): SqliteRecorder {
-    this.recorderInstance ??= storageFaultsNamed(new SqliteRecorder(this.db), this.path);
+    this.recorderInstance ??= storageFaultsNamed(new SqliteRecorder(this.db, this.path), this.path);
     return this.recorderInstance;
   }
 
+  /** Commits what the recorder recorded, then closes. */
   close(): void {
-    if (this.db.open) this.db.close();
-    this.onClose?.();
+    try {
+      this.recorderInstance?.close();
+    } finally {
+      if (this.db.open) this.db.close();
+      this.onClose?.();
+    }
   }
 }
 

@@ -48,6 +48,31 @@ describe('Transport', () => {
     expect(got.headers.authorization).toBe('token sgp_secret_value_123');
   });
 
+  it('sends each attempt only once beforeSend has settled (after onAttempt), and fails at once when it rejects', async () => {
+    server = await startServer((_req, res) => res.writeHead(200).end('{}'));
+    const events: string[] = [];
+    let release!: () => void;
+    let gate: Promise<void> | undefined = new Promise<void>((resolve) => (release = resolve));
+    const t = make(server.url, { beforeSend: () => (events.push('beforeSend'), gate) });
+    const sent = t.request({ operation: 'op', method: 'POST', path: '/', body: {}, creates: true, onAttempt: () => events.push('attempt') });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(events).toEqual(['attempt', 'beforeSend']);
+    expect(server.received).toHaveLength(0);
+    release();
+    await sent;
+    expect(server.received).toHaveLength(1);
+
+    gate = undefined;
+    await t.request({ operation: 'op', method: 'GET', path: '/' });
+    expect(server.received).toHaveLength(2);
+
+    const fault = new Error('commit failed');
+    gate = Promise.reject(fault);
+    gate.catch(() => undefined);
+    await expect(t.request({ operation: 'op', method: 'GET', path: '/', persistent: true, signal: new AbortController().signal })).rejects.toBe(fault);
+    expect(server.received).toHaveLength(2);
+  });
+
   it.each([429, 502, 503, 504])('retries HTTP %i on a read and then succeeds', async (status) => {
     server = await startServer((_req, res, _body, n) => {
       if (n < 3) res.writeHead(status).end('busy');

@@ -76,7 +76,7 @@ describe('on resume, a create that acted before the process died', () => {
     const loaded = await suite(ONE('legacy'));
     const store = openStore(dbPath);
     const stop = new AbortController();
-    const recorder = crashingRecorder(store.recorder, { method: 'conversationCreated', when: () => true, at: 'before' }, stop);
+    const recorder = crashingRecorder(store, { method: 'conversationCreated', when: () => true, at: 'before' }, stop);
     await executeRun({
       suite: loaded,
       targets: [target({ name: 'main', emulator: e })],

@@ -63,7 +63,7 @@ async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: Cra
   const dbPath = path.join(tempDir(), 'runs.db');
   const store = openStore(dbPath);
   const stop = new AbortController();
-  const recorder = crashingRecorder(store.recorder, point, stop);
+  const recorder = crashingRecorder(store, point, stop);
   try {
     await executeRun({
       suite: loaded,

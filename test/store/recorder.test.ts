@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlannedItem } from '../../src/runner/recorder.js';
 import { type Store, openStore } from '../../src/store/store.js';
@@ -24,6 +25,52 @@ function turnRow(runId: number, key: string, turn: number): Record<string, unkno
 }
 
 describe('SqliteRecorder', () => {
+  it('commits in groups: writes reach other connections once committed() resolves; the status of a run and close commit at once', async () => {
+    const r = store.recorder;
+    const [item] = questionItems(1);
+    const runId = r.createRun(runInfo(), TARGETS, [item!]);
+    const other = new Database(path.join(dir, 'dsbench.db'), { readonly: true });
+    const statusOf = () => (other.prepare('SELECT status FROM items WHERE key = ?').pluck().get(item!.key) as string);
+    try {
+      expect(statusOf()).toBe('pending');
+      expect(r.committed()).toBeUndefined();
+      r.itemStarted(runId, item!.key, new Date().toISOString());
+      r.recordTurn(runId, item!.key, 0, { state: 'sending', text: 'q', polls: 0 });
+      const pending = r.committed();
+      expect(pending).toBeInstanceOf(Promise);
+      expect(r.committed()).toBe(pending);
+      expect(statusOf()).toBe('pending');
+      await pending;
+      expect(statusOf()).toBe('running');
+      expect(r.committed()).toBeUndefined();
+
+      r.itemFinished(runId, item!.key, 'completed', new Date().toISOString());
+      r.setRunStatus(runId, 'completed', new Date().toISOString());
+      expect(statusOf()).toBe('done');
+
+      r.conversationDeleted(runId, item!.key, new Date().toISOString());
+      store.close();
+      expect(other.prepare('SELECT deleted_at IS NOT NULL FROM items').pluck().get()).toBe(1);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('a commit that fails loses the group, rejects committed() and every later write with its error', async () => {
+    const r = store.recorder;
+    const [item] = questionItems(1);
+    const runId = r.createRun(runInfo(), TARGETS, [item!]);
+    // Foreign keys checked at commit: a turn of an item never planned makes the commit itself fail.
+    store.db.pragma('defer_foreign_keys = ON');
+    r.itemStarted(runId, item!.key, new Date().toISOString());
+    r.recordTurn(runId, 'emu/question/unplanned/0', 0, { state: 'sending', text: 'q', polls: 0 });
+    const failed = await r.committed()!.catch((e: unknown) => e);
+    expect(String(failed)).toMatch(/FOREIGN KEY/);
+    expect(store.db.prepare('SELECT status FROM items').pluck().get()).toBe('pending');
+    expect(() => r.itemFinished(runId, item!.key, 'completed', new Date().toISOString())).toThrow(/FOREIGN KEY/);
+    await expect(r.committed()).rejects.toThrow(/FOREIGN KEY/);
+  });
+
   it('creates a run with its targets and planned items, and loads it back in plan order', () => {
     const r = store.recorder;
     const items = [...questionItems(3).reverse(), search];
