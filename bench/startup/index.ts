@@ -1,4 +1,4 @@
-// Start-up benchmark: whole `dsbench` processes (plain JavaScript, as the built CLI runs) for --help, runs,
+// Start-up benchmark: whole `dsbench` processes (the built CLI: what `npm run build` makes) for --help, runs,
 // ask and search, against `node -e 0`, in paired rounds (each round runs every case once, in a rotating
 // order, so load drifts hit all cases alike). ask and search get an endpoint that refuses connections and
 // one attempt: the process loads everything the command uses, tries once and exits.
@@ -7,9 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/store/index.js';
 import { timed } from '../lib/timed.js';
-import { transpile } from '../lib/transpile.js';
+import { buildCli } from '../../scripts/build.js';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 3 : 21;
@@ -25,7 +26,10 @@ async function refusedEndpoint(): Promise<string> {
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-startup-bench-'));
 try {
-  const [main] = transpile('dsbench-startup-bench', ['src/cli/main.ts']) as [string];
+  // Built beside dist/ rather than into it, so the bench measures the current sources without touching dist/.
+  const built = fileURLToPath(new URL('../../node_modules/.cache/dsbench-startup-bench', import.meta.url));
+  await buildCli(built);
+  const main = path.join(built, 'cli/main.js');
   const db = path.join(dir, 'results.db');
   openStore(db).close();
   const endpoint = await refusedEndpoint();

@@ -34,7 +34,10 @@ function commandNamed(argv: readonly string[]): CommandName | undefined {
 async function main(argv: string[]): Promise<number> {
   try {
     const named = commandNamed(argv);
-    const parser = globalOptions(yargs(valuesStartingWithDash(argv)), named === undefined || NETWORK_COMMANDS.has(named)).scriptName('dsbench').version(VERSION);
+    const parser = globalOptions(yargs(valuesStartingWithDash(argv)), named === undefined || NETWORK_COMMANDS.has(named)).scriptName('dsbench').version(VERSION)
+      // English like the rest of dsbench's output (suggestFlags reads yargs' messages); the bundled CLI has
+      // no yargs locale files anyway.
+      .locale('en');
     for (const name of Object.keys(commandUsage) as CommandName[]) {
       // --help lists the other commands by their usage and description alone, without loading their code.
       parser.command(name === named ? await commandModules[name]() : { ...commandUsage[name], handler: () => notLoaded(name) });

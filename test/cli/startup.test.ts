@@ -1,8 +1,10 @@
-// A command loads only the code it uses: start-up time is mostly module loading (bench/startup.ts
-// measures the time; this checks which code each command line loads).
+// A command loads only the code it uses: start-up time is mostly module loading (bench/startup measures
+// the time; this checks which code each command line loads, in the built CLI: esbuild's bundle, whose
+// build says which source files went into each of its files).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareCli, type Cli } from '../helpers/cli.js';
 import { closedPort } from '../helpers/server.js';
@@ -33,14 +35,21 @@ afterAll(() => {
 });
 
 let runs = 0;
-async function loadedBy(args: string[]): Promise<string[]> {
+/** The files a command line loads (builtins aside): each file of the built CLI, and what else it imports (better-sqlite3). */
+async function filesLoadedBy(args: string[]): Promise<string[]> {
   const file = path.join(dir, `loaded-${++runs}.txt`);
   writeFileSync(file, '');
   await cli.run(args, { NODE_OPTIONS: `--import ${path.join(dir, 'register.mjs')}`, DSBENCH_TEST_LOADED: file });
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  const urls = readFileSync(file, 'utf8').split('\n').filter((url) => url.startsWith('file:'));
+  // The loader hook's own register.mjs is not the CLI's.
+  return urls.map((url) => fileURLToPath(url)).filter((loaded) => !loaded.startsWith(dir));
 }
 
-const from = (loaded: string[], part: string) => loaded.filter((url) => url.includes(part));
+/** The source files a command line loads: those bundled into the built files it loads, and the others it loads. */
+async function loadedBy(args: string[]): Promise<string[]> {
+  return (await filesLoadedBy(args)).flatMap((loaded) => cli.inputs.get(loaded) ?? [loaded]);
+}
+const from = (loaded: string[], part: string) => loaded.filter((file) => file.includes(part));
 
 describe('start-up', () => {
   it('--help loads no command, no database, HTTP client, schema library or emulator', async () => {
@@ -63,6 +72,18 @@ describe('start-up', () => {
       // undici's index loads every dispatcher, mock, cache, fetch and WebSocket class: 0.03 s more of CPU.
       expect(from(loaded, '/undici/index.js')).toEqual([]);
       for (const part of ['/src/cli/run.', '/src/emulator/', '/better-sqlite3/']) expect(from(loaded, part)).toEqual([]);
+    }
+  });
+
+  it('each command line loads a few files of the bundle, not one file per module', async () => {
+    const all = await loadedBy(['ask', 'q', '--endpoint', endpoint, '--max-attempts', '1']);
+    // ask uses yargs, zod and undici's client, some 300 modules: bundled, they are a few files (chunks are
+    // split by which commands share them, so there are more than one a command).
+    expect(from(all, '/node_modules/yargs/').length).toBeGreaterThan(10);
+    expect(from(all, '/node_modules/zod/').length).toBeGreaterThan(10);
+    for (const args of [['--help'], ['runs', '--db', path.join(dir, 'none.db')], ['ask', 'q', '--endpoint', endpoint, '--max-attempts', '1'], ['search', 'q', '--endpoint', endpoint, '--max-attempts', '1']]) {
+      const files = await filesLoadedBy(args);
+      expect(files.filter((file) => !file.includes('/node_modules/better-sqlite3/')).length, `${args[0]}: ${files.join(', ')}`).toBeLessThanOrEqual(25);
     }
   });
 });

@@ -1,28 +1,12 @@
-// Runs the dsbench CLI as a user does: a child process. Every run is a node process, so start-up
-// dominates: the current sources are transpiled once with esbuild (about 0.2 s for the whole CLI) and
-// run as plain JavaScript, which starts in well under the time `node --import tsx` takes and, unlike
-// dist/, is never stale. Without esbuild (a dependency of tsx), tsx is used.
+// Runs the dsbench CLI as a user does: a child process running what `npm run build` makes (the esbuild
+// bundle of scripts/build.ts), built once per test file from the current sources, so it is never stale.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildCli, type BuiltInputs } from '../../scripts/build.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The source files the CLI loads: static, side-effect and dynamic relative imports, from src/cli/main.ts. */
-function cliSources(): string[] {
-  const seen = new Set<string>();
-  const pending = [path.join(ROOT, 'src/cli/main.ts')];
-  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)\.js['"]/g)) {
-      pending.push(path.resolve(path.dirname(file), `${match[1]}.ts`));
-    }
-  }
-  return [...seen];
-}
 
 export interface Run {
   code: number | null;
@@ -35,33 +19,20 @@ export interface Cli {
   run(args: string[], env?: Record<string, string>, cwd?: string): Promise<Run>;
   /** Everything any run printed, for secrets checks. */
   printed: string[];
+  /** Each file of the built CLI (absolute path) and the source files bundled into it. */
+  inputs: BuiltInputs;
   dispose(): void;
 }
 
 /** Prepares the CLI once per test file (the output folder is per process, so files may run in parallel). */
 export async function prepareCli(): Promise<Cli> {
   const out = path.join(ROOT, 'node_modules', '.cache', 'dsbench-cli-test', String(process.pid));
-  let command: string[];
-  try {
-    const esbuild = await import('esbuild');
-    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    mkdirSync(out, { recursive: true });
-    // src/version.ts reads ../package.json; named otherwise than dsbench, so the emulator's corpus is
-    // still the project's own node_modules (it looks for the package root by name).
-    writeFileSync(path.join(out, 'package.json'), JSON.stringify({ name: 'dsbench-cli-test', version: pkg.version, type: 'module', private: true }));
-    await esbuild.build({
-      entryPoints: cliSources(),
-      outdir: path.join(out, 'src'),
-      outbase: path.join(ROOT, 'src'),
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      logLevel: 'silent',
-    });
-    command = [path.join(out, 'src/cli/main.js')];
-  } catch {
-    command = ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts')];
-  }
+  const inputs = await buildCli(path.join(out, 'dist'));
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  // src/version.ts reads the nearest package.json; named otherwise than dsbench, so the emulator's corpus is
+  // still the project's own node_modules (it looks for the package root by name).
+  writeFileSync(path.join(out, 'package.json'), JSON.stringify({ name: 'dsbench-cli-test', version: pkg.version, type: 'module', private: true }));
+  const command = [path.join(out, 'dist/cli/main.js')];
   const printed: string[] = [];
   const run = (args: string[], env: Record<string, string> = {}, cwd: string = ROOT) =>
     new Promise<Run>((resolve, reject) => {
@@ -83,5 +54,5 @@ export async function prepareCli(): Promise<Cli> {
         resolve({ code, stdout, stderr });
       });
     });
-  return { run, printed, dispose: () => rmSync(out, { recursive: true, force: true }) };
+  return { run, printed, inputs, dispose: () => rmSync(out, { recursive: true, force: true }) };
 }

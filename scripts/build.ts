@@ -1,0 +1,64 @@
+// Builds the CLI (`npm run build`): src/cli/main.ts and everything it imports, dependencies included, bundled
+// by esbuild into dist/cli/main.js plus shared chunks, split at each command's dynamic import. A command then
+// loads a handful of files instead of some 500 ES modules, which is most of its start-up time.
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * zod's index re-exports its 50 message locales (360 KB, half of zod's code in the bundle) as `z.locales`,
+ * which dsbench never uses; only English, zod's default, is kept.
+ */
+const zodEnglishOnly: esbuild.Plugin = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`) ? { path: path.resolve(args.resolveDir, '../locales/index.js'), namespace: 'zod-locales' } : undefined,
+    );
+    build.onLoad({ filter: /./, namespace: 'zod-locales' }, (args) => ({ contents: "export { default as en } from './en.js';", resolveDir: path.dirname(args.path) }));
+  },
+};
+
+/** Output file (absolute path) → the source files bundled into it (absolute paths). */
+export type BuiltInputs = Map<string, string[]>;
+
+/**
+ * Bundles the CLI into `outdir` (emptied first): `<outdir>/cli/main.js`, the chunks in `<outdir>/chunks/`,
+ * with source maps. better-sqlite3 stays a package (a native addon found next to its own files); code that
+ * reads package files at run time looks them up from the package root, not from its own file's place.
+ */
+export async function buildCli(outdir: string): Promise<BuiltInputs> {
+  rmSync(outdir, { recursive: true, force: true });
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: ['src/cli/main.ts'],
+    outdir,
+    outbase: 'src',
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    external: ['better-sqlite3'],
+    // The bundled CommonJS packages (undici) call require() for Node's own modules; ES modules have none.
+    banner: { js: "import { createRequire as __dsbenchCreateRequire } from 'node:module';\nconst require = __dsbenchCreateRequire(import.meta.url);" },
+    plugins: [zodEnglishOnly],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const inputs: BuiltInputs = new Map();
+  for (const [file, output] of Object.entries(result.metafile.outputs)) {
+    if (file.endsWith('.js')) inputs.set(path.resolve(ROOT, file), Object.keys(output.inputs).map((input) => path.resolve(ROOT, input)));
+  }
+  return inputs;
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const files = await buildCli(path.join(ROOT, 'dist'));
+  console.log(`built dist/cli/main.js and ${files.size - 1} chunks`);
+}
