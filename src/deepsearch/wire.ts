@@ -57,13 +57,31 @@ export function normalizeErrorCode(raw: string): ErrorCode {
   return 'UNKNOWN';
 }
 
-/** Reads protobuf-JSON tolerant of snake_case: servers and proxies differ, the client reads both. */
+/**
+ * Reads protobuf-JSON tolerant of snake_case: servers and proxies differ, the client reads both. A part
+ * with no snake_case key anywhere is returned as is (no copy): the common case, on every reply.
+ */
 export function camelizeKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(camelizeKeys);
   if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const inner = camelizeKeys(value[i]);
+      if (inner !== value[i]) (out ??= value.slice())[i] = inner;
+    }
+    return out ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (key.includes('_') || camelizeKeys(record[key]) !== record[key]) return camelizedCopy(record);
+  }
+  return value;
+}
+
+function camelizedCopy(record: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    const camel = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  for (const [key, inner] of Object.entries(record)) {
+    const camel = key.includes('_') ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
     // An explicit camelCase key wins over its snake_case twin.
     if (!(camel in out) || camel === key) out[camel] = camelizeKeys(inner);
   }

@@ -96,14 +96,21 @@ export interface StreamReply {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Far above any real reply (a long answer is tens of KB), far below what would exhaust memory. */
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
+const PLAIN_PATH = /^\/[\w\-.~%/:@]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 /** An error reply is only quoted, so only its beginning is read. */
 const ERROR_BODY_BYTES = 64 * 1024;
 
 /** One keep-alive pool per origin, one retry policy, typed errors: the only way dsbench talks HTTP. */
 export class Transport {
   readonly endpoint: string;
+  private readonly origin: string;
+  /** The endpoint's own path (an instance behind a path prefix), without a trailing slash. */
+  private readonly basePath: string;
   private readonly dispatcher: Dispatcher;
+  /** Headers of every request, and of one with a JSON body: made once, not per request. */
   private readonly headers: Record<string, string>;
+  private readonly jsonHeaders: Record<string, string>;
   private readonly timeoutMs: number;
   private readonly policy: RetryPolicy;
   private readonly random: () => number;
@@ -113,7 +120,11 @@ export class Transport {
 
   constructor(options: TransportOptions) {
     this.endpoint = options.endpoint.replace(/\/+$/, '');
-    this.headers = options.headers;
+    const url = new URL(this.endpoint);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.headers = { accept: 'application/json', ...options.headers };
+    this.jsonHeaders = { ...this.headers, 'content-type': 'application/json' };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.policy = RetryPolicySchema.parse(options.retry ?? {});
     this.random = options.random ?? Math.random;
@@ -194,8 +205,9 @@ export class Transport {
       let retryReason: string;
       let retryAfterMs: number | undefined;
       try {
-        const res = await request(this.url(spec), {
-          dispatcher: this.dispatcher,
+        const res = await request(this.dispatcher, {
+          origin: this.origin,
+          path: this.pathOf(spec),
           method: spec.method,
           headers: this.headersFor(spec),
           body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
@@ -245,18 +257,20 @@ export class Transport {
     }
   }
 
-  private url(spec: RequestSpec): string {
-    const url = new URL(this.endpoint + spec.path);
+  private pathOf(spec: RequestSpec): string {
+    const path = this.basePath + spec.path;
+    // A path that URL parsing would leave as is (the API's own paths) is used without parsing it.
+    if (spec.query === undefined && PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return path;
+    const url = new URL(path, this.origin);
     for (const [key, value] of Object.entries(spec.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    return url.toString();
+    return url.pathname + url.search;
   }
 
   private headersFor(spec: RequestSpec): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...spec.headers };
-    if (spec.body !== undefined) headers['content-type'] = 'application/json';
-    return headers;
+    const headers = spec.body === undefined ? this.headers : this.jsonHeaders;
+    return spec.headers === undefined ? headers : { ...headers, ...spec.headers, ...(spec.body !== undefined && { 'content-type': 'application/json' }) };
   }
 }
 

@@ -9,9 +9,7 @@ import type { Dispatcher } from 'undici';
 
 export { Agent, errors };
 
-/** undici's `request(url, { dispatcher, ... })`, with the dispatcher always given. */
-export function request(url: string, options: Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher }): Promise<Dispatcher.ResponseData> {
-  const { dispatcher, ...rest } = options;
-  const parsed = new URL(url);
-  return apiRequest.call(dispatcher, { ...rest, origin: parsed.origin, path: parsed.pathname + parsed.search });
+/** undici's `request`, with the dispatcher always given and the URL already split (no parsing per request). */
+export function request(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  return apiRequest.call(dispatcher, options);
 }
