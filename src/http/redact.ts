@@ -47,11 +47,15 @@ export function registerSecret(secret: string | undefined): void {
 /** Any pattern's word: most text (answers, titles, errors) holds none, and one test then stands for all seven gates. */
 const ANY_WORD = /token|bearer|authorization|sgp_|\/deepsearch\//i;
 
+/** Every gate at once, on the lower-cased text: most text holding a word (prose with "token") passes none, and one scan then stands for all. */
+const ANY_GATE = new RegExp(PATTERNS.map((p) => p.after?.source ?? p.word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
+
 export function redact(text: string): string {
   let out = text;
-  for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[REDACTED]');
+  if (known.size > 0) for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[REDACTED]');
   if (!ANY_WORD.test(out)) return out;
   const lower = out.toLowerCase();
+  if (!ANY_GATE.test(lower)) return out;
   for (const pattern of PATTERNS) if (passes(lower, pattern)) out = out.replace(pattern.re, pattern.replacement);
   return out;
 }

@@ -52,13 +52,19 @@ interface QuestionCost {
 export class CostAnalysis {
   private readonly perQuestion = new Map<string, QuestionCost>();
   private readonly conversations = new Map<string, number>();
+  /** The last question counted: an item's turns come one after another. */
+  private last: QuestionCost | undefined;
 
   constructor(private readonly runId: number) {}
 
   addTurn(t: TurnMetricRow): void {
-    const key = `${t.target}\u0000${t.suiteItemId}`;
-    let q = this.perQuestion.get(key);
-    if (!q) this.perQuestion.set(key, (q = { target: t.target, questionId: t.suiteItemId, conversations: 0, questions: 0, credits: new RunningSum() }));
+    let q = this.last;
+    if (q === undefined || q.target !== t.target || q.questionId !== t.suiteItemId) {
+      const key = `${t.target}\u0000${t.suiteItemId}`;
+      q = this.perQuestion.get(key);
+      if (!q) this.perQuestion.set(key, (q = { target: t.target, questionId: t.suiteItemId, conversations: 0, questions: 0, credits: new RunningSum() }));
+      this.last = q;
+    }
     q.questions++;
     if (t.turn === 0) {
       q.conversations++;

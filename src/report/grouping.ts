@@ -1,4 +1,4 @@
-import { nearestRank } from './percentiles.js';
+import { selectPercentiles } from './percentiles.js';
 
 // Summaries are per target (scope `target`, all of its items) and per target and tag (scope `tag`).
 // An item belongs to its target's group and to one group per tag it has. Rows are grouped through a
@@ -17,9 +17,14 @@ export class Grouping {
   private readonly comboIndex = new Map<string, number>();
   /** Group indices of each combination. */
   readonly comboGroups: number[][] = [];
+  // The last combination asked for: an item's turns come one after another.
+  private lastTarget: string | undefined;
+  private lastTags: string | undefined;
+  private lastCombo = -1;
 
   /** The combination of a target and its stored tags (JSON array text); adds its groups on first sight. */
   combo(target: string, tagsJson: string): number {
+    if (target === this.lastTarget && tagsJson === this.lastTags) return this.lastCombo;
     const key = `${target}\u0000${tagsJson}`;
     let index = this.comboIndex.get(key);
     if (index === undefined) {
@@ -28,6 +33,9 @@ export class Grouping {
       index = this.comboGroups.push(groups) - 1;
       this.comboIndex.set(key, index);
     }
+    this.lastTarget = target;
+    this.lastTags = tagsJson;
+    this.lastCombo = index;
     return index;
   }
 
@@ -96,26 +104,39 @@ export class MetricColumns {
 
   /**
    * Nearest-rank percentiles `ps` of every metric, for every group: result[group][metric][p].
-   * Memory beyond the columns: one scratch buffer of the row count.
+   * Each metric's values are laid out by combination once; a group gathers its combinations' values and
+   * selects its ranks. Memory beyond the columns: two buffers of the row count.
    */
   percentiles(grouping: Grouping, ps: readonly number[]): Array<Array<Array<number | null>>> {
-    const scratch = new Float64Array(Math.max(1, this.length));
-    const mask = new Uint8Array(grouping.comboGroups.length);
-    return grouping.groups.map((_, g) => {
-      mask.fill(0);
-      grouping.comboGroups.forEach((groups, combo) => {
-        if (groups.includes(g)) mask[combo] = 1;
-      });
-      return this.columns.map((column) => {
-        let n = 0;
-        for (let i = 0; i < this.length; i++) {
-          const v = column[i]!;
-          if (mask[this.combos[i]!] === 1 && !Number.isNaN(v)) scratch[n++] = v;
-        }
-        const sorted = scratch.subarray(0, n).sort();
-        return ps.map((p) => nearestRank(sorted, p));
-      });
+    const combos = grouping.comboGroups.length;
+    const groupCombos: number[][] = grouping.groups.map(() => []);
+    grouping.comboGroups.forEach((groups, combo) => {
+      for (const g of new Set(groups)) groupCombos[g]!.push(combo);
     });
+    const byCombo = new Float64Array(Math.max(1, this.length));
+    const scratch = new Float64Array(Math.max(1, this.length));
+    const start = new Uint32Array(combos + 1);
+    const result: Array<Array<Array<number | null>>> = grouping.groups.map(() => []);
+    for (const column of this.columns) {
+      // Counting sort by combination, leaving out absent values.
+      start.fill(0);
+      for (let i = 0; i < this.length; i++) if (!Number.isNaN(column[i]!)) start[this.combos[i]! + 1]!++;
+      for (let c = 0; c < combos; c++) start[c + 1]! += start[c]!;
+      const next = start.slice(0, combos);
+      for (let i = 0; i < this.length; i++) {
+        const v = column[i]!;
+        if (!Number.isNaN(v)) byCombo[next[this.combos[i]!]!++] = v;
+      }
+      groupCombos.forEach((members, g) => {
+        let n = 0;
+        for (const c of members) {
+          scratch.set(byCombo.subarray(start[c]!, start[c + 1]!), n);
+          n += start[c + 1]! - start[c]!;
+        }
+        result[g]!.push(selectPercentiles(scratch.subarray(0, n), ps));
+      });
+    }
+    return result;
   }
 
   private grow(): void {

@@ -28,10 +28,12 @@ interface Acc extends Omit<QuestionLine, 'serverMsP50'> {
 
 export class PerQuestion {
   private lines: Map<string, Acc> | null = new Map();
-  distinct = 0;
+  /** The last line counted: an item's turns come one after another. */
+  private last: Acc | undefined;
 
   private line(target: string, id: string): Acc | undefined {
     if (!this.lines) return undefined;
+    if (this.last !== undefined && this.last.target === target && this.last.id === id) return this.last;
     const key = `${target}\u0000${id}`;
     let acc = this.lines.get(key);
     if (!acc) {
@@ -41,6 +43,7 @@ export class PerQuestion {
       }
       this.lines.set(key, (acc = { target, id, items: 0, passed: 0, failed: 0, asked: 0, completed: 0, errors: 0, credits: null, serverMs: [] }));
     }
+    this.last = acc;
     return acc;
   }
 

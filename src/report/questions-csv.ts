@@ -63,9 +63,9 @@ export const QUESTION_COLUMNS: ReadonlyArray<Column<Row>> = [
 ];
 
 /** The rows of questions.csv; each is also handed to `seen` (the run's summaries, fed in the same pass). */
-export function* questionRows(runId: number, rows: Iterable<QuestionExportRow>, seen?: { addTurn(row: QuestionExportRow): void }): Generator<Row> {
+export function* questionRows(runId: number, rows: Iterable<QuestionExportRow>, seen?: { addQuestionRow(row: QuestionExportRow): void }): Generator<Row> {
   for (const row of rows) {
-    seen?.addTurn(row);
+    seen?.addQuestionRow(row);
     yield Object.assign(row, { runId });
   }
 }

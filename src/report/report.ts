@@ -5,6 +5,12 @@ import {
   type ErrorBreakdownRow,
   type StatAnomalyRow,
   type ExpectationSummary,
+  type ExpectationRecord,
+  type ItemColumns,
+  type ItemVerdictRow,
+  type QuestionExportRow,
+  type SearchExportRow,
+  type SearchRow,
   type QuotaSnapshotRow,
   type RunRecord,
   type RunTargetRow,
@@ -116,14 +122,19 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         return p;
       };
       const csvOptions = { bom: options.bom === true };
-      // One pass over the turns feeds the summaries: the questions.csv export when it is written (its per-row
-      // numbers, about 36 bytes a question, are then held while it streams), else the light metrics query.
+      // One pass over the turns and one over the searches feed the summaries: the CSV exports when they are
+      // written (the per-turn numbers, about 36 bytes a question, are then held while questions.csv streams;
+      // each turn also brings its item and its stat anomalies), else the light metrics queries.
       const summaries = new RunSummaries(run.id, order, counts);
-      if (csv) await writeCsv(file('questions.csv'), QUESTION_COLUMNS, questionRows(run.id, iterateQuestionExport(db, run.id), summaries), csvOptions);
-      else for (const t of iterateTurnMetrics(db, run.id)) summaries.addTurn(t);
-      const { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion } = summaries.finish(db, run, options.now ?? new Date());
       if (csv) {
-        await writeCsv(file('searches.csv'), SEARCH_COLUMNS, searchRows(run.id, iterateSearchExport(db, run.id)), csvOptions);
+        await writeCsv(file('questions.csv'), QUESTION_COLUMNS, questionRows(run.id, iterateQuestionExport(db, run.id), summaries), csvOptions);
+        await writeCsv(file('searches.csv'), SEARCH_COLUMNS, searchRows(run.id, iterateSearchExport(db, run.id), summaries), csvOptions);
+      } else {
+        for (const t of iterateTurnMetrics(db, run.id)) summaries.addTurn(t);
+        for (const s of iterateSearches(db, run.id)) summaries.addSearch(s);
+      }
+      const { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion, anomalies } = summaries.finish(db, run, options.now ?? new Date());
+      if (csv) {
         await writeCsv(file('summary.csv'), SUMMARY_COLUMNS, summary, csvOptions);
         await writeCsv(file('search-summary.csv'), SEARCH_SUMMARY_COLUMNS, searchSummary, csvOptions);
         await writeCsv(file('costs.csv'), COST_COLUMNS, costRows, csvOptions);
@@ -142,7 +153,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         costs: costRows,
         quota,
         errors: errorBreakdown(db, run.id),
-        anomalies: statAnomalies(db, run.id),
+        anomalies,
         expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
         perQuestion,
         generatedAt: now.toISOString(),
@@ -166,42 +177,101 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   }
 }
 
-/** The run's numbers: summary rows, search summary rows, cost rows, item progress. Feed every turn, then `finish`. */
+/**
+ * The run's numbers: summary rows, search summary rows, cost rows, item progress, stat anomalies. Feed every
+ * turn and search (`addQuestionRow`/`addSearchRow`, which also bring their items, or `addTurn`/`addSearch`),
+ * then `finish`.
+ */
 class RunSummaries {
   private readonly questions: QuestionSummary;
   private readonly searches: SearchSummary;
   private readonly costs: CostAnalysis;
   private readonly perQuestion = new PerQuestion();
+  private readonly anomalies: StatAnomalyRow[] = [];
+  private itemsPending = 0;
+  private itemsRunning = 0;
+  /** Items counted from the export rows; null when the rows came without them (addTurn, addSearch). */
+  private itemsSeen: number | null = 0;
+  private lastItemKey: string | undefined;
 
-  constructor(runId: number, order: string[], counts: { turns: number; searches: number }) {
+  constructor(
+    runId: number,
+    order: string[],
+    private readonly counts: { items: number; turns: number; searches: number },
+  ) {
     this.questions = new QuestionSummary(runId, order, counts.turns);
     this.searches = new SearchSummary(runId, order, counts.searches);
     this.costs = new CostAnalysis(runId);
   }
 
   addTurn(t: TurnMetricRow): void {
+    this.itemsSeen = null;
+    this.turn(t);
+  }
+
+  addSearch(s: SearchRow): void {
+    this.itemsSeen = null;
+    this.searches.addSearch(s);
+  }
+
+  /** A row of questions.csv: a turn, its item (at the item's first turn: an item's turns come together) and its anomalies. */
+  addQuestionRow(t: QuestionExportRow): void {
+    this.turn(t);
+    if (t.itemKey !== this.lastItemKey) {
+      this.lastItemKey = t.itemKey;
+      this.exportedItem(t, t.tagsJson, t.expectations);
+    }
+    if (t.anomalies !== null) this.anomalies.push({ target: t.target, itemKey: t.itemKey, turn: t.turn, anomalies: JSON.parse(t.anomalies) as string[] });
+  }
+
+  /** A row of searches.csv: a search and its item (one search an item). */
+  addSearchRow(s: SearchExportRow): void {
+    this.searches.addSearch(s);
+    this.exportedItem(s, JSON.stringify(s.tags), s.expectations);
+  }
+
+  private turn(t: TurnMetricRow): void {
     this.questions.addTurn(t);
     this.costs.addTurn(t);
     this.perQuestion.addTurn(t);
   }
 
+  private exportedItem(item: ItemColumns, tagsJson: string, expectations: readonly ExpectationRecord[]): void {
+    if (this.itemsSeen !== null) this.itemsSeen++;
+    this.addItem({
+      kind: item.kind,
+      target: item.target,
+      suiteItemId: item.suiteItemId,
+      repeat: item.repeat,
+      tagsJson,
+      status: item.itemStatus,
+      outcome: item.outcome,
+      expectations: expectations.length,
+      expectPassed: expectations.length === 0 ? null : expectations.every((e) => e.passed) ? 1 : 0,
+    });
+  }
+
+  private addItem(item: ItemVerdictRow): void {
+    this.questions.addItem(item);
+    this.searches.addItem(item);
+    this.perQuestion.addItem(item);
+    if (item.status === 'pending') this.itemsPending++;
+    if (item.status === 'running') this.itemsRunning++;
+  }
+
   finish(db: Database.Database, run: RunRecord, now: Date) {
-    let itemsPending = 0;
-    let itemsRunning = 0;
-    for (const item of iterateItemVerdicts(db, run.id)) {
-      this.questions.addItem(item);
-      this.searches.addItem(item);
-      this.perQuestion.addItem(item);
-      if (item.status === 'pending') itemsPending++;
-      if (item.status === 'running') itemsRunning++;
+    // The items no export row carried (not yet asked, or ended before their first turn); all of them when the rows came without their items.
+    if (this.itemsSeen === null || this.itemsSeen < this.counts.items) {
+      for (const item of iterateItemVerdicts(db, run.id, { unexported: this.itemsSeen !== null })) this.addItem(item);
     }
-    for (const s of iterateSearches(db, run.id)) this.searches.addSearch(s);
     const summary = this.questions.rows();
     const searchSummary = this.searches.rows();
     const quota = quotaSnapshots(db, run.id);
+    const { itemsPending, itemsRunning } = this;
     const inProgress = run.status === 'running' || itemsPending > 0 || itemsRunning > 0;
     const costRows = this.costs.rows({ summary, snapshots: quota, runComplete: !inProgress, now });
-    return { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion: this.perQuestion.rows() };
+    const anomalies = this.itemsSeen === null ? statAnomalies(db, run.id) : this.anomalies;
+    return { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion: this.perQuestion.rows(), anomalies };
   }
 }
 

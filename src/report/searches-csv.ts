@@ -39,7 +39,11 @@ export const SEARCH_COLUMNS: ReadonlyArray<Column<Row>> = [
   { name: 'expect_reasons', value: (r) => text(reasons(r.expectations)) },
 ];
 
-export function* searchRows(runId: number, rows: Iterable<SearchExportRow>): Generator<Row> {
-  for (const row of rows) yield Object.assign(row, { runId });
+/** The rows of searches.csv; each is also handed to `seen` (the run's search summary, fed in the same pass). */
+export function* searchRows(runId: number, rows: Iterable<SearchExportRow>, seen?: { addSearchRow(row: SearchExportRow): void }): Generator<Row> {
+  for (const row of rows) {
+    seen?.addSearchRow(row);
+    yield Object.assign(row, { runId });
+  }
 }
 

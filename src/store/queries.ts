@@ -353,6 +353,8 @@ export interface QuestionExportRow extends TurnRow {
   /** Citations of this turn checked valid and invalid (0 and 0 when none were checked). */
   citationsValid: number;
   citationsInvalid: number;
+  /** The reply's stat anomalies as stored (a JSON array of descriptions); null when its stats could be true. */
+  anomalies: string | null;
 }
 
 export interface SearchExportRow extends SearchRow {
@@ -399,7 +401,8 @@ export function questionExportSql(options: ExportOptions = {}): string {
       (SELECT max(t2.turn) FROM turns t2 WHERE t2.run_id = t.run_id AND t2.item_key = t.item_key) AS lastTurn,
       (SELECT min(g.score) FROM grades g WHERE g.run_id = t.run_id AND g.item_key = t.item_key AND g.turn = t.turn) AS judgeScore,
       (SELECT count(*) FROM citations c WHERE c.run_id = t.run_id AND c.item_key = t.item_key AND c.turn = t.turn AND c.status = 'valid') AS citationsValid,
-      (SELECT count(*) FROM citations c WHERE c.run_id = t.run_id AND c.item_key = t.item_key AND c.turn = t.turn AND c.status = 'invalid') AS citationsInvalid
+      (SELECT count(*) FROM citations c WHERE c.run_id = t.run_id AND c.item_key = t.item_key AND c.turn = t.turn AND c.status = 'invalid') AS citationsInvalid,
+      t.anomalies
     FROM items i CROSS JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key
     WHERE i.run_id = ? AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}, t.turn`;
 }
@@ -411,7 +414,7 @@ const QUESTION_EXPORT_NAMES = [
   'errorRetryTime', 'clientError', 'title', 'answer', 'sentAt', 'observedEndAt', 'serverCreatedAt', 'serverUpdatedAt',
   'serverMs', 'serverMsSource', 'wallMs', 'polls', 'timeMillis', 'toolCalls', 'totalInputTokens', 'cachedTokens',
   'cacheCreationInputTokens', 'promptTokens', 'completionTokens', 'totalTokens', 'credits',
-  'sourceLinks', 'suggestedFollowups', 'expectations', 'lastTurn', 'judgeScore', 'citationsValid', 'citationsInvalid',
+  'sourceLinks', 'suggestedFollowups', 'expectations', 'lastTurn', 'judgeScore', 'citationsValid', 'citationsInvalid', 'anomalies',
 ].join();
 
 const jsonList = (json: string): string[] => (json === '[]' ? [] : (JSON.parse(json) as string[]));
@@ -449,7 +452,7 @@ export function* iterateQuestionExport(db: Database.Database, runId: number, opt
       wallMs: r[28], polls: r[29], timeMillis: r[30], toolCalls: r[31], totalInputTokens: r[32], cachedTokens: r[33],
       cacheCreationInputTokens: r[34], promptTokens: r[35], completionTokens: r[36], totalTokens: r[37], credits: r[38],
       sourceLinks: jsonList(r[39]), suggestedFollowups: jsonList(r[40]), expectations: expectationsOf(r[41]),
-      lastTurn: r[42], judgeScore: r[43], citationsValid: r[44], citationsInvalid: r[45],
+      lastTurn: r[42], judgeScore: r[43], citationsValid: r[44], citationsInvalid: r[45], anomalies: r[46],
     };
   }
 }
@@ -527,13 +530,17 @@ export interface ItemVerdictRow {
   expectPassed: 0 | 1 | null;
 }
 
-export function iterateItemVerdicts(db: Database.Database, runId: number): IterableIterator<ItemVerdictRow> {
+/** The items of a run in plan order; with `unexported`, only those with no turn and no search recorded (the rows of the question and search exports carry the others). */
+export function iterateItemVerdicts(db: Database.Database, runId: number, options: { unexported?: boolean } = {}): IterableIterator<ItemVerdictRow> {
   return db
     .prepare(
       `SELECT i.kind, i.target, i.suite_item_id AS suiteItemId, i.repeat, i.tags_json AS tagsJson, i.status, i.outcome,
         (SELECT count(*) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS expectations,
         (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS expectPassed
-      FROM items i WHERE i.run_id = ? ORDER BY i.position`,
+      FROM items i WHERE i.run_id = ?
+        ${options.unexported === true ? `AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key)
+          AND NOT EXISTS (SELECT 1 FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key)` : ''}
+      ORDER BY i.position`,
     )
     .iterate(runId) as IterableIterator<ItemVerdictRow>;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NumberColumn, RunningSum, mean, median, nearestRank, percentile, percentiles, sortedMedian, sum } from '../../src/report/percentiles.js';
+import { NumberColumn, RunningSum, mean, median, nearestRank, percentile, percentiles, selectPercentiles, sortedMedian, sum } from '../../src/report/percentiles.js';
 
 describe('nearest-rank percentiles', () => {
   it('picks the value at rank ceil(p/100 * n)', () => {
@@ -33,6 +33,43 @@ describe('nearest-rank percentiles', () => {
 
   it('sorts numerically, not as text', () => {
     expect(percentile([100, 9, 20], 50)).toBe(20);
+  });
+});
+
+describe('percentiles by selection', () => {
+  /** A small deterministic generator (a linear congruential one): the same cases every run. */
+  function random(seed: number): () => number {
+    let x = seed >>> 0;
+    return () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  }
+
+  it('gives exactly what sorting gives, over shapes that trouble a quickselect', () => {
+    const next = random(14);
+    const ps = [0, 1, 50, 90, 99, 99.9, 100];
+    const shapes: Array<(n: number) => number[]> = [
+      (n) => Array.from({ length: n }, () => Math.round(next() * 1e6) / 100),
+      (n) => Array.from({ length: n }, () => Math.floor(next() * 3)), // few distinct values
+      (n) => Array.from({ length: n }, (_, i) => i), // ascending
+      (n) => Array.from({ length: n }, (_, i) => n - i), // descending
+      (n) => Array.from({ length: n }, (_, i) => (i % 50) * 7), // sorted runs, as a group's combinations are gathered
+      (n) => Array.from({ length: n }, () => 5), // all equal
+      (n) => Array.from({ length: n }, (_, i) => (i % 2 === 0 ? i : n - i)), // organ pipe
+      (n) => Array.from({ length: n }, () => [0, -0, -1, 1][Math.floor(next() * 4)]!), // signed zeros
+    ];
+    for (const shape of shapes) {
+      for (const n of [1, 2, 3, 10, 101, 5_000]) {
+        const values = shape(n);
+        const sorted = Float64Array.from(values).sort();
+        const selected = selectPercentiles(Float64Array.from(values), ps);
+        // toEqual tells -0 from 0, as a sort does.
+        expect(selected, `${shape.toString()} n=${n}`).toEqual(ps.map((p) => nearestRank(sorted, p)));
+      }
+    }
+  });
+
+  it('gives null for no values and rejects a percentile outside 0..100', () => {
+    expect(selectPercentiles(new Float64Array(), [50, 90])).toEqual([null, null]);
+    expect(() => selectPercentiles(Float64Array.of(1), [101])).toThrow(RangeError);
   });
 });
 

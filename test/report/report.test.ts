@@ -217,6 +217,17 @@ describe('report of a run', () => {
     expect(json).toMatchObject({ run: { id: runId, label: 'nightly' }, counts: { items: 7, turns: 5, searches: 2 }, inProgress: true, itemsPending: 1 });
   });
 
+  it('the same figures whether the summaries are fed by the CSV exports (items with their rows) or by their own queries', async () => {
+    seed();
+    // The rows of one more run, in progress, with an item that ended before its first turn: the other run is not counted.
+    recordRun(store, [{ item: question('q1'), turns: [completed()] }, { item: question('q2'), leave: 'running' }], { status: 'running' });
+    for (const run of ['1', '2']) {
+      const fromExports = (await writeReport({ db, run, out: path.join(dir, `csv-${run}`), formats: new Set(['csv', 'json']), now: NOW })).data;
+      const ownQueries = (await writeReport({ db, run, out: path.join(dir, `json-${run}`), formats: new Set(['json']), now: NOW })).data;
+      expect({ ...fromExports, generatedAt: '' }).toEqual({ ...ownQueries, generatedAt: '' });
+    }
+  });
+
   it('writes only what the format asks for', async () => {
     seed();
     const result = await writeReport({ db, run: 'latest', out: path.join(dir, 'md-only'), formats: new Set(['md']), now: NOW });

@@ -72,5 +72,8 @@ questions:
     expect(report.data.anomalies).toEqual([{ target: 'main', itemKey: 'main/question/bad/0', turn: 0, anomalies: expect.arrayContaining(['stats.credits -3 is negative']) }]);
     expect(report.markdown).toContain('> [!WARNING]\n> 1 reply gave stats that cannot be true; their stats are left out of every sum, mean and percentile: `main/question/bad/0` turn 1: stats.time_millis');
     expect(report.text).toContain('1 reply gave stats that cannot be true');
+    // With the CSV files the anomalies come from the questions.csv rows, not their own query: the same list.
+    const withCsv = await writeReport({ db: dbPath, run: 'latest', out: path.join(tempDir(), 'report-csv'), formats: new Set(['csv', 'md']) });
+    expect(withCsv.data.anomalies).toEqual(report.data.anomalies);
   });
 });
