@@ -13,6 +13,7 @@ import type { AdaptivePollSchedule } from './poll-schedule.js';
 import { ItemClock, serverDuration } from './item-clock.js';
 import type { ItemOutcome, Recorder, ResumeItem, ResumeTurn, TurnRecord } from './recorder.js';
 import type { ServerClock } from './server-clock.js';
+import type { ItemSlot } from './slots.js';
 import type { TargetGate } from './target-gate.js';
 
 export interface QuestionContext {
@@ -43,6 +44,11 @@ export interface QuestionContext {
    * process sent it): a turn not found before then may still be landing, so it is looked for again first.
    */
   sendWindowMs: number;
+  /**
+   * The item's concurrency slot: given up while a send not found waits out its window (only a create still
+   * in flight on the server then can land late), taken again before it is looked for and sent again.
+   */
+  slot?: ItemSlot | undefined;
   log: (message: string) => void;
 }
 
@@ -293,11 +299,14 @@ async function findWithinWindow(
   const waitMs = Date.parse(sentAt ?? '') + ctx.sendWindowMs - Date.now();
   if (!(waitMs > 0)) return undefined;
   ctx.log(`${item.key}: turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
+  // Waiting asks nothing of the server: another item runs in the slot meanwhile.
+  ctx.slot?.leave();
   try {
     await sleep(waitMs, undefined, { signal });
   } catch {
     throw new AbortedError(`${item.key}: waiting for a send to land aborted`);
   }
+  await ctx.slot?.retake(signal);
   return findSent(ctx, item, ref, index, text, sentAt, signal);
 }
 

@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import pLimit from 'p-limit';
 import type { LoadedSuite } from '../config/load-suite.js';
 import { headersFor, type Connection } from '../config/credentials.js';
 import { createClient, type DeepSearchClient } from '../deepsearch/index.js';
@@ -17,6 +16,7 @@ import { emptyTargetTally, type Recorder, type ResumeItem, type RunLease, type R
 import type { Reporter } from './reporters/index.js';
 import { runSearchItem } from './search-runner.js';
 import { ServerClock } from './server-clock.js';
+import { Slots, type ItemSlot } from './slots.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
 import { runExitCode } from './verdict.js';
@@ -93,8 +93,8 @@ interface TargetRuntime {
   stream: Transport;
   schedule: AdaptivePollSchedule;
   gate: TargetGate;
-  questions: ReturnType<typeof pLimit>;
-  searches: ReturnType<typeof pLimit>;
+  questions: Slots;
+  searches: Slots;
   /** Exit codes of items that ended in an exception (a bug, or a fault of the recorder). */
   failures: ExitCode[];
   /** Conversations that items of this run own: a lost send is never matched to one of them. */
@@ -195,12 +195,12 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     reporter.onRunStart?.({ runId, total, alreadyDone: total - pending.length, targets: options.targets.map((t) => t.name) });
     const ctx: LaunchContext = { options, runId, sendWindowMs: opened.sendWindowMs, log, grading: opened.grading, grades: new Set() };
     await Promise.all([
-      ...workers(pending.splice(0), runtimes, (item, r) => launch(item, r, resumed.get(item.key), ctx)),
+      ...workers(pending.splice(0), runtimes, (item, r, slot) => launch(item, r, resumed.get(item.key), ctx, slot)),
       ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
         const r = runtimes.get(targetOf(item.key)) as TargetRuntime;
         // A target refused at preflight would only time out on each delete.
         if (r.gate.stopped) return undefined;
-        return r.questions(() => deleteConversation({ runId, recorder, client: r.client, log }, item.key, item.conversationRef));
+        return r.questions.run(() => deleteConversation({ runId, recorder, client: r.client, log }, item.key, item.conversationRef));
       }),
     ]);
     await Promise.all(ctx.grades);
@@ -369,8 +369,8 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     stream: new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream'), connections: searchConcurrency + 1, ...shared }),
     schedule: new AdaptivePollSchedule(poll, target.timeScale),
     gate: new TargetGate(target.name, options.onQuota, options.maxQuotaWaitMs, target.timeScale),
-    questions: pLimit(concurrency),
-    searches: pLimit(searchConcurrency),
+    questions: new Slots(concurrency),
+    searches: new Slots(searchConcurrency),
     failures: [],
     claimed: new Set(),
     clock: new ServerClock(),
@@ -408,38 +408,51 @@ interface LaunchContext {
 }
 
 /**
- * Items are taken from the plan as slots free up, by as many workers as each limit has slots: a
- * promise per item of the whole plan at once held memory in proportion to the run (100,000 items,
- * about 1.6 KB each), not to its concurrency.
+ * Items are taken from the plan as slots free up, one limit at a time: a promise per item of the whole
+ * plan at once held memory in proportion to the run (100,000 items, about 1.6 KB each), not to its
+ * concurrency. An item waiting for a send to land gives its slot up meanwhile (`ItemSlot`), so another
+ * item starts; it takes a slot again before any new item does.
  */
-function workers(items: readonly WorkItem[], runtimes: Map<string, TargetRuntime>, run: (item: WorkItem, r: TargetRuntime) => Promise<void>): Promise<void>[] {
-  const queues = new Map<ReturnType<typeof pLimit>, WorkItem[]>();
+function workers(
+  items: readonly WorkItem[],
+  runtimes: Map<string, TargetRuntime>,
+  run: (item: WorkItem, r: TargetRuntime, slot: ItemSlot) => Promise<void>,
+): Promise<void>[] {
+  const queues = new Map<Slots, WorkItem[]>();
   for (const item of items) {
     const r = runtimes.get(item.target) as TargetRuntime;
-    const limit = item.kind === 'question' ? r.questions : r.searches;
-    let queue = queues.get(limit);
-    if (!queue) queues.set(limit, (queue = []));
+    const slots = item.kind === 'question' ? r.questions : r.searches;
+    let queue = queues.get(slots);
+    if (!queue) queues.set(slots, (queue = []));
     queue.push(item);
   }
-  return [...queues].flatMap(([limit, queue]) => {
-    let next = 0;
-    const worker = async () => {
-      while (next < queue.length) {
-        const item = queue[next] as WorkItem;
-        // Released as taken: a finished item's plan entry is not kept for the rest of the run.
-        (queue as Array<WorkItem | undefined>)[next++] = undefined;
-        await run(item, runtimes.get(item.target) as TargetRuntime);
-      }
-    };
-    return Array.from({ length: Math.min(limit.concurrency, queue.length) }, worker);
+  return [...queues].map(async ([slots, queue]) => {
+    const running = new Set<Promise<void>>();
+    let failure: { error: unknown } | undefined;
+    for (let next = 0; next < queue.length && !failure; next++) {
+      const slot = await slots.start();
+      const item = queue[next] as WorkItem;
+      // Released as taken: a finished item's plan entry is not kept for the rest of the run.
+      (queue as Array<WorkItem | undefined>)[next] = undefined;
+      const done: Promise<void> = run(item, runtimes.get(item.target) as TargetRuntime, slot)
+        .catch((error: unknown) => {
+          failure ??= { error };
+        })
+        .finally(() => {
+          slot.leave();
+          running.delete(done);
+        });
+      running.add(done);
+    }
+    await Promise.all(running);
+    if (failure) throw failure.error;
   });
 }
 
-async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext): Promise<void> {
-  const limit = item.kind === 'question' ? r.questions : r.searches;
+async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext, slot: ItemSlot): Promise<void> {
   let turns: readonly TurnRecord[] | undefined;
   try {
-    turns = await limit(() => launchItem(item, r, resume, ctx));
+    turns = await launchItem(item, r, resume, ctx, slot);
   } catch (error) {
     // A storage failure (recording a skip, say) stops the whole run and is reported once, at its end.
     if (error instanceof DsbenchError && error.exitCode === ExitCode.storage) return;
@@ -463,7 +476,7 @@ async function gradeLive(grading: RunGrading, ctx: LaunchContext, key: string, t
 }
 
 /** Runs one item in its slot; returns a question's turns for grading. */
-async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext): Promise<readonly TurnRecord[] | undefined> {
+async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext, slot: ItemSlot): Promise<readonly TurnRecord[] | undefined> {
   const { options, runId, log } = ctx;
   // Items not launched before a stop stay pending, so a resume runs them.
   if (options.stop.aborted) return undefined;
@@ -482,7 +495,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     summary =
       item.kind === 'question'
         ? await runQuestion(
-            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, log },
+            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, slot, log },
             { key: item.key, target: item.target, question: item.question },
             resume,
           )

@@ -3,10 +3,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { START, cleanup, emulator, inlineSearch, runSuite, suite, target } from './fixtures/harness.js';
+import { START, cleanup, emulator, inlineSearch, maxOverlap, runSuite, suite, target } from './fixtures/harness.js';
 
 let servers: TestServer[] = [];
 afterEach(async () => {
@@ -17,20 +16,6 @@ afterEach(async () => {
 
 /** Every question processes for exactly 100 ms of real time. */
 const PACED = { timeScale: 0.001, sigma: 0, medianMs: 100_000, startTime: START, search: inlineSearch };
-
-/** Most questions processing at the same (virtual) time on one emulator, from its own record. */
-function maxOverlap(e: RunningEmulator): number {
-  const events = e.questionRecords().flatMap((q) => [
-    { at: q.createdAtVirtualMs, delta: 1 },
-    { at: q.endedAtVirtualMs ?? Infinity, delta: -1 },
-  ]);
-  // Ends before starts at the same instant: a slot freed and reused is not an overlap.
-  events.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let now = 0;
-  let most = 0;
-  for (const e of events) most = Math.max(most, (now += e.delta));
-  return most;
-}
 
 function questions(n: number, followups = false): string {
   return Array.from(
