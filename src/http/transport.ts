@@ -274,24 +274,30 @@ export class Transport {
   }
 }
 
-/** The body as text, or undefined (the body dropped) when it is larger than `max` bytes. */
-async function readBounded(res: Dispatcher.ResponseData, headers: Record<string, string>, max: number): Promise<string | undefined> {
+/**
+ * The body as text, or undefined (the body dropped) when it is larger than `max` bytes. Read by its
+ * events, not an async iterator: this runs for every reply, and the iterator's objects cost more.
+ */
+function readBounded(res: Dispatcher.ResponseData, headers: Record<string, string>, max: number): Promise<string | undefined> {
+  const body = res.body;
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > max) {
-    res.body.destroy();
-    return undefined;
+    body.destroy();
+    return Promise.resolve(undefined);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) {
-      res.body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        body.destroy();
+        resolve(undefined);
+      } else chunks.push(chunk);
+    });
+    body.on('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    body.on('error', reject);
+  });
 }
 
 /** The first `max` bytes of a body, the rest dropped. */
