@@ -3,7 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/http/exit-codes.js';
-import { expectationSummary, findRun, iterateSearches, iterateTurns, listRuns, parseRunSelector } from '../../src/store/queries.js';
+import {
+  type QuestionExportRow,
+  expectationSummary,
+  findRun,
+  iterateQuestionExport,
+  iterateSearches,
+  iterateTurns,
+  listRuns,
+  parseRunSelector,
+  questionExportSql,
+} from '../../src/store/queries.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { TARGETS, completedTurn, questionItems, runInfo } from './fixtures/sample.js';
 
@@ -120,5 +130,48 @@ describe('queries', () => {
       ['q1', 'state', null],
     ]);
     expect(expectationSummary(store.db, 99)).toEqual({ total: 0, passed: 0, failed: 0, byName: [], failures: [] });
+  });
+});
+
+describe('the question export', () => {
+  /** A row as the plain query gives it, from an export row: the parsed columns back as the stored JSON. */
+  const asStored = ({ tags: _tags, tagsJson, sourceLinks, suggestedFollowups, expectations, ...rest }: QuestionExportRow): Record<string, unknown> => ({
+    ...rest,
+    tags: tagsJson,
+    sourceLinks: JSON.stringify(sourceLinks),
+    suggestedFollowups: JSON.stringify(suggestedFollowups),
+    expectations: expectations.map((e) => ({ ...e, passed: e.passed ? 1 : 0 })),
+  });
+  const plainRows = (order: 'plan' | 'key', runId: number): Array<Record<string, unknown>> =>
+    (store.db.prepare(questionExportSql({ order })).all(runId, null, null) as Array<Record<string, unknown>>).map((r) => ({
+      ...r,
+      expectations: JSON.parse(r.expectations as string) as unknown,
+    }));
+
+  it('gives the values of the plain query, row for row, in plan order (through a row function) and key order (the plain rows, as that plan sorts)', () => {
+    const runId = seed();
+    for (const order of ['plan', 'key'] as const) {
+      const rows = [...iterateQuestionExport(store.db, runId, { order })].map(asStored);
+      expect(rows.length).toBeGreaterThan(1);
+      expect(rows).toEqual(plainRows(order, runId));
+    }
+  });
+
+  it('keeps two reads on one connection apart when they interleave', () => {
+    const runId = seed();
+    const expected = [...iterateQuestionExport(store.db, runId)].map(asStored);
+    const a = iterateQuestionExport(store.db, runId);
+    const b = iterateQuestionExport(store.db, runId);
+    const fromA: Array<Record<string, unknown>> = [];
+    const fromB: Array<Record<string, unknown>> = [];
+    for (;;) {
+      const x = a.next();
+      const y = b.next();
+      if (x.done && y.done) break;
+      if (!x.done) fromA.push(asStored(x.value));
+      if (!y.done) fromB.push(asStored(y.value));
+    }
+    expect(fromA).toEqual(expected);
+    expect(fromB).toEqual(expected);
   });
 });
