@@ -29,12 +29,13 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
 
 /**
  * Adds the reply's Date header, when it has one, as the server's clock at the reply, and whether a dsbench
- * emulator sent it.
+ * emulator sent it, to a conversation just made from that reply (set on it, not copied: once per reply).
  */
 export function withReplyHeaders(conversation: Conversation, reply: Reply): Conversation {
   const date = reply.headers.date;
-  const emulator = reply.headers[EMULATOR_HEADER] !== undefined;
-  return date || emulator ? { ...conversation, ...(date && { serverDate: date }), ...(emulator && { servedByEmulator: true }) } : conversation;
+  if (date) conversation.serverDate = date;
+  if (reply.headers[EMULATOR_HEADER] !== undefined) conversation.servedByEmulator = true;
+  return conversation;
 }
 
 export function checkQuestionText(text: string): void {

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { linkedSignal } from './linked-signal.js';
+import { linkedSignal, reusableLinkedSignal } from './linked-signal.js';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -142,7 +142,7 @@ export class Transport {
 
   /** Sends a request and returns a 2xx reply with its whole body; anything else throws a typed error. */
   async request(spec: RequestSpec): Promise<Reply> {
-    return this.withRetries(spec, async (res, attempts) => {
+    return this.withRetries(spec, true, async (res, attempts) => {
       const headers = flattenHeaders(res.headers);
       const text = await readBounded(res, headers, this.maxReplyBytes);
       if (text === undefined) {
@@ -172,7 +172,7 @@ export class Transport {
    * covers only the wait for the status: the caller owns stall and overall timeouts of the body.
    */
   async stream(spec: RequestSpec): Promise<StreamReply> {
-    return this.withRetries(spec, async (res) => ({ status: res.statusCode, headers: flattenHeaders(res.headers), body: res.body }));
+    return this.withRetries(spec, false, async (res) => ({ status: res.statusCode, headers: flattenHeaders(res.headers), body: res.body }));
   }
 
   async close(): Promise<void> {
@@ -181,6 +181,7 @@ export class Transport {
 
   private async withRetries<T>(
     spec: RequestSpec,
+    wholeReply: boolean,
     onSuccess: (res: Dispatcher.ResponseData, attempts: number) => Promise<T>,
   ): Promise<T> {
     const ctx = contextOf(spec);
@@ -189,8 +190,11 @@ export class Transport {
     const lastAttempt = (attempt: number) => !persistent && attempt >= this.policy.maxAttempts;
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw new AbortedError(`${ctx.operation} aborted`);
-      // A create is never abandoned mid-flight by the caller's signal: only its own timeout ends it.
-      const attemptSignal = linkedSignal(creates ? undefined : spec.signal, spec.timeoutMs ?? this.timeoutMs);
+      // A create is never abandoned mid-flight by the caller's signal: only its own timeout ends it. A whole
+      // reply is read within its attempt, so its signal may be reused by the next one; a stream's may not.
+      const parent = creates ? undefined : spec.signal;
+      const timeoutMs = spec.timeoutMs ?? this.timeoutMs;
+      const attemptSignal = wholeReply ? reusableLinkedSignal(parent, timeoutMs) : linkedSignal(parent, timeoutMs);
       spec.onAttempt?.();
       const committing = this.beforeSend?.();
       if (committing) {

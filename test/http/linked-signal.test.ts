@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { linkedSignal } from '../../src/http/linked-signal.js';
+import { linkedSignal, reusableLinkedSignal } from '../../src/http/linked-signal.js';
 
 describe('linkedSignal', () => {
   it('aborts with its parent, and says it did not time out', () => {
@@ -36,5 +36,45 @@ describe('linkedSignal', () => {
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
     parent.abort();
     expect(linked.some((l) => l.signal.aborted)).toBe(false);
+  });
+});
+
+describe('reusableLinkedSignal', () => {
+  it('gives attempts one after another under one parent one signal, linked to the parent once', () => {
+    const parent = new AbortController();
+    const first = reusableLinkedSignal(parent.signal, 60_000);
+    first.dispose();
+    const second = reusableLinkedSignal(parent.signal, 60_000);
+    expect(second.signal).toBe(first.signal);
+    // One still under way: the next gets a signal of its own.
+    const beside = reusableLinkedSignal(parent.signal, 60_000);
+    expect(beside.signal).not.toBe(second.signal);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(2);
+    beside.dispose();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    parent.abort(new Error('stop'));
+    expect(second.signal.aborted).toBe(true);
+    expect(second.timedOut).toBe(false);
+    second.dispose();
+  });
+
+  it('times out each attempt on its own timer; after a timeout the next attempt has a fresh signal', async () => {
+    const parent = new AbortController();
+    const slow = reusableLinkedSignal(parent.signal, 5);
+    await new Promise((resolve) => slow.signal.addEventListener('abort', resolve));
+    expect(slow.timedOut).toBe(true);
+    slow.dispose();
+    const next = reusableLinkedSignal(parent.signal, 60_000);
+    expect(next.signal.aborted).toBe(false);
+    expect(next.timedOut).toBe(false);
+    // A disposed attempt's timer no longer fires.
+    next.dispose();
+    const after = reusableLinkedSignal(parent.signal, 5);
+    after.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(after.signal.aborted).toBe(false);
+    expect(parent.signal.aborted).toBe(false);
+    parent.abort();
+    expect(next.signal.aborted).toBe(true);
   });
 });
