@@ -44,18 +44,18 @@ export function registerSecret(secret: string | undefined): void {
   if (secret && secret.length >= 4) known.add(secret);
 }
 
-/** Any pattern's word: most text (answers, titles, errors) holds none, and one test then stands for all seven gates. */
-const ANY_WORD = /token|bearer|authorization|sgp_|\/deepsearch\//i;
-
-/** Every gate at once, on the lower-cased text: most text holding a word (prose with "token") passes none, and one scan then stands for all. */
-const ANY_GATE = new RegExp(PATTERNS.map((p) => p.after?.source ?? p.word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
+/**
+ * Every gate at once, case-blind on the text itself: most text (prose with "token" in it) passes none, and
+ * one scan then stands for all. Each pattern's every match also matches its alternative here (the gate's
+ * classes are the pattern's, as case-blind), so a text this misses is one no pattern changes.
+ */
+const ANY_GATE = new RegExp(PATTERNS.map((p) => p.after?.source ?? p.word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'i');
 
 export function redact(text: string): string {
   let out = text;
   if (known.size > 0) for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[REDACTED]');
-  if (!ANY_WORD.test(out)) return out;
+  if (!ANY_GATE.test(out)) return out;
   const lower = out.toLowerCase();
-  if (!ANY_GATE.test(lower)) return out;
   for (const pattern of PATTERNS) if (passes(lower, pattern)) out = out.replace(pattern.re, pattern.replacement);
   return out;
 }

@@ -106,6 +106,14 @@ describe('writeCsv', () => {
     expect(fs.readFileSync(file2, 'utf8')).toBe('a,b\nx,1\ny,2\n');
   });
 
+  it('writes a row longer than a chunk, and characters of every UTF-8 length, whole', async () => {
+    // 700,000 UTF-16 units: past the chunk's buffer (three bytes a unit of a 256 KB chunk), so it grows.
+    const long = 'a é 漢 🎉 '.repeat(70_000);
+    const file = path.join(dir, 'long.csv');
+    expect(await writeCsv(file, columns, [{ a: 'before', b: 1 }, { a: long, b: 2 }, { a: 'after 🎉', b: 3 }])).toBe(3);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`a,b\nbefore,1\n${long},2\nafter 🎉,3\n`);
+  });
+
   it('rejects when the file cannot be written', async () => {
     await expect(writeCsv(path.join(dir, 'missing', 'x.csv'), columns, [{ a: 1, b: 2 }])).rejects.toThrow(/ENOENT/);
   });
