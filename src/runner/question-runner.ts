@@ -12,6 +12,7 @@ import { evaluateQuestion } from './expectations.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
 import { ItemClock, serverDuration } from './item-clock.js';
 import type { ItemOutcome, Recorder, ResumeItem, ResumeTurn, TurnRecord } from './recorder.js';
+import type { CreatesInFlight } from './creates-in-flight.js';
 import type { ServerClock } from './server-clock.js';
 import type { ItemSlot } from './slots.js';
 import type { TargetGate } from './target-gate.js';
@@ -27,6 +28,8 @@ export interface QuestionContext {
    * is unknown must not be matched to another item's conversation, e.g. another repeat of the same text.
    */
   claimed: Set<string>;
+  /** This target's creates whose reply has not come back yet: a lookup waits for them before it takes an unclaimed conversation. */
+  creates: CreatesInFlight;
   /** Delete the conversation once its result is recorded. */
   cleanup: boolean;
   /** Aborts waiting: what is processing is then cancelled on the server. */
@@ -249,9 +252,15 @@ async function send(
   try {
     if (index === 0) {
       const headers = ctx.emulated ? { headers: { [ITEM_KEY_HEADER]: item.key } } : {};
-      const conversation = await client.create(text, { signal: until, persistent: true, onAttempt, ...headers });
+      const settled = ctx.creates.begin(text);
+      let conversation: Conversation;
+      try {
+        conversation = await client.create(text, { signal: until, persistent: true, onAttempt, ...headers });
+        ctx.claimed.add(conversation.ref);
+      } finally {
+        settled();
+      }
       ctx.clock.observe(conversation.serverDate);
-      ctx.claimed.add(conversation.ref);
       const noteEmulator = conversation.servedByEmulator === true && !ctx.emulatorNoted.done;
       recorder.inOneCommit(() => {
         recorder.conversationCreated(runId, item.key, conversation.ref, iso());
@@ -350,6 +359,9 @@ async function findSent(
     const conversation = await client.get(summary.ref, { signal, persistent: true });
     ctx.clock.observe(conversation.serverDate);
     if (conversation.questions[0]?.text === text && conversation.questions.length === 1) {
+      // A create of the same text (another repeat) still waiting for its reply may own it: it claims it first.
+      await ctx.creates.settled(text);
+      if (ctx.claimed.has(summary.ref)) continue;
       ctx.log(`${item.key}: found conversation ${conversation.ref} sent before the interruption; following it instead of asking again`);
       ctx.claimed.add(conversation.ref);
       recorder.conversationCreated(runId, item.key, conversation.ref, iso());

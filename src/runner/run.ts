@@ -15,6 +15,7 @@ import { runQuestion, type ItemSummary } from './question-runner.js';
 import { emptyTargetTally, type Recorder, type ResumeItem, type RunLease, type RunStatus, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
 import { runSearchItem } from './search-runner.js';
+import { CreatesInFlight } from './creates-in-flight.js';
 import { ServerClock } from './server-clock.js';
 import { Slots, type ItemSlot } from './slots.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
@@ -99,6 +100,7 @@ interface TargetRuntime {
   failures: ExitCode[];
   /** Conversations that items of this run own: a lost send is never matched to one of them. */
   claimed: Set<string>;
+  creates: CreatesInFlight;
   clock: ServerClock;
   emulatorNoted: { done: boolean };
 }
@@ -373,6 +375,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     searches: new Slots(searchConcurrency),
     failures: [],
     claimed: new Set(),
+    creates: new CreatesInFlight(),
     clock: new ServerClock(),
     emulatorNoted: { done: false },
   };
@@ -495,7 +498,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     summary =
       item.kind === 'question'
         ? await runQuestion(
-            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, slot, log },
+            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, creates: r.creates, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, slot, log },
             { key: item.key, target: item.target, question: item.question },
             resume,
           )

@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { listenLoopback } from './server.js';
 
 export type ProxyAction =
-  | { kind: 'forward'; delayMs?: number }
+  /** Forwarded `delayMs` late; its reply held `replyDelayMs` after the server answered. */
+  | { kind: 'forward'; delayMs?: number; replyDelayMs?: number }
   /** Answered by the proxy; the server never sees the request. */
   | { kind: 'status'; status: number }
   /** The connection is reset before the request is forwarded: the server never acts. */
@@ -80,6 +81,7 @@ export async function startFaultProxy(upstream: string, decide: (req: ProxiedReq
       }
       if (action.delayMs) await sleep(action.delayMs);
       const reply = await forward(req, body);
+      if (action.replyDelayMs) await sleep(action.replyDelayMs);
       const { 'transfer-encoding': _te, connection: _c, ...headers } = reply.headers;
       res.writeHead(reply.status, headers).end(reply.body);
     } catch {

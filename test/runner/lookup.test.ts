@@ -127,3 +127,35 @@ describe.each(['legacy', 'versioned'] as const)('the send time of a turn (%s)', 
     }
   });
 });
+
+describe.each(['legacy', 'versioned'] as const)('a lookup among repeats of one question (%s)', (api) => {
+  it("never takes the conversation of another repeat whose create's reply is still on its way", async () => {
+    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    let creates = 0;
+    // Whichever create comes first acts, but its reply is held 800 ms; the second is reset before the
+    // server sees it, and its lookup finds the first one's conversation, not yet claimed.
+    const proxy = await startFaultProxy(e.url, (req) => {
+      if (req.operation !== op(api, 'create')) return { kind: 'forward' };
+      return ++creates === 1 ? { kind: 'forward', replyDelayMs: 800 } : creates === 2 ? { kind: 'reset' } : { kind: 'forward' };
+    });
+    proxies.push(proxy);
+    const loaded = await suite(`
+name: repeats
+defaults: { api: ${api}, concurrency: 2, repeats: 2, poll: { strategy: fixed, interval: 20ms } }
+questions:
+  - id: q1
+    question: Where is retryPolicy implemented?
+`);
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 1500 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(proxy.counts.reset).toBe(1);
+      const refs = run.db.prepare('SELECT conversation_ref FROM items WHERE run_id = ?').pluck().all(run.result.runId);
+      expect(new Set(refs).size, logs).toBe(2);
+      expect(e.questionRecords()).toHaveLength(2);
+    } finally {
+      run.close();
+    }
+  });
+});
