@@ -1,7 +1,7 @@
 // Report export benchmark: a database with N asked questions (default 1,000,000), exported by
 // `writeReport` (questions.csv, searches.csv, summary.csv, search-summary.csv, costs.csv, report.md,
 // report.json) in a child process that reports its own peak RSS. Writes bench/report/RESULTS.md.
-// Run: node --import tsx bench/report/index.ts [turns] [--quick]
+// Run: node --import tsx bench/report/index.ts [turns] [--quick] [--rounds N]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,9 +23,11 @@ interface Measurement {
 const LIMIT_MB = 200;
 // --quick: a small run, for `npm run bench -- --quick`; RESULTS.md is written by full runs only.
 const quick = process.argv.includes('--quick');
-const turns = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? (quick ? 5_000 : 1_000_000));
+const turns = Number(process.argv.slice(2).find((a, i, all) => /^\d+$/.test(a) && all[i - 1] !== '--rounds') ?? (quick ? 5_000 : 1_000_000));
 // At the quick size (or any as small) a check that each part runs: one export and one round against sqlite3.
-const REPEATS = turns <= 10_000 ? 1 : 3;
+// `--rounds N` sets both counts (paired rounds against sqlite3 need 5 or more for a range worth quoting).
+const roundsAt = process.argv.indexOf('--rounds');
+const REPEATS = roundsAt > 0 ? Number(process.argv[roundsAt + 1]) : turns <= 10_000 ? 1 : 3;
 const BASELINE_ROUNDS = REPEATS;
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 
