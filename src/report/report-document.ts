@@ -77,8 +77,8 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     blocks.push({
       kind: 'table',
       table: {
-        headers: ['target', 'items', 'asked', 'completed', 'failed', 'in progress', 'pass rate', 'wall p50 / p90 / p99', 'server p50 / p90 / p99', 'tokens mean', 'credits', 'credits mean'],
-        align: ['left', ...Array<'right'>(11).fill('right')],
+        headers: ['target', 'items', 'asked', 'completed', 'failed', 'in progress', 'pass rate', 'wall p50 / p90 / p99', 'server p50 / p90 / p99', 'tokens mean', 'cached tokens mean', 'credits', 'credits mean'],
+        align: ['left', ...Array<'right'>(12).fill('right')],
         rows: targets.map((s) => [
           s.target,
           `${fmtInt(s.done)}/${fmtInt(s.items)}`,
@@ -90,6 +90,7 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
           triple([s.wallMs.p50, s.wallMs.p90, s.wallMs.p99], fmtSeconds),
           triple([s.serverMs.p50, s.serverMs.p90, s.serverMs.p99], fmtSeconds),
           fmtInt(s.tokens.mean),
+          fmtInt(s.cachedTokens.mean),
           fmtCredits(s.credits.sum),
           fmtNum(s.credits.mean, 2),
         ]),

@@ -53,6 +53,8 @@ export interface QuestionSummaryRow extends GroupKey, ItemCounts {
   serverMs: P3;
   /** `count`: turns that reported the value (the versioned API reports none). */
   tokens: { count: number; sum: number | null; mean: number | null; p90: number | null };
+  /** Input tokens served from the prompt cache (`count`: turns that reported them). */
+  cachedTokens: { count: number; sum: number | null; mean: number | null };
   credits: { count: number; sum: number | null; mean: number | null; p90: number | null };
   toolCalls: { sum: number | null; mean: number | null };
   expectPassRate: number | null;
@@ -65,6 +67,7 @@ interface QuestionCounters {
   inProgress: number;
   errors: Record<string, number>;
   tokens: RunningSum;
+  cachedTokens: RunningSum;
   credits: RunningSum;
   toolCalls: RunningSum;
 }
@@ -96,6 +99,7 @@ export class QuestionSummary {
       else c.inProgress++;
       if (t.errorCode !== null) c.errors[t.errorCode] = (c.errors[t.errorCode] ?? 0) + 1;
       c.tokens.add(t.totalTokens);
+      c.cachedTokens.add(t.cachedTokens);
       c.credits.add(t.credits);
       c.toolCalls.add(t.toolCalls);
     }
@@ -125,6 +129,7 @@ export class QuestionSummary {
         wallMs: p3(wall),
         serverMs: p3(server),
         tokens: { count: c.tokens.count, sum: c.tokens.sum, mean: c.tokens.mean, p90: tokens?.[1] ?? null },
+        cachedTokens: { count: c.cachedTokens.count, sum: c.cachedTokens.sum, mean: c.cachedTokens.mean },
         credits: { count: c.credits.count, sum: c.credits.sum, mean: c.credits.mean, p90: credits?.[1] ?? null },
         toolCalls: { sum: c.toolCalls.sum, mean: c.toolCalls.mean },
         expectPassRate: rate(c.items.expectPassed, c.items.expectItems),
@@ -140,6 +145,7 @@ export class QuestionSummary {
       inProgress: 0,
       errors: {},
       tokens: new RunningSum(),
+      cachedTokens: new RunningSum(),
       credits: new RunningSum(),
       toolCalls: new RunningSum(),
     });

@@ -557,6 +557,8 @@ export interface TurnMetricRow {
   wallMs: number | null;
   serverMs: number | null;
   totalTokens: number | null;
+  /** Input tokens served from the model's prompt cache. */
+  cachedTokens: number | null;
   credits: number | null;
   toolCalls: number | null;
 }
@@ -567,7 +569,7 @@ export function iterateTurnMetrics(db: Database.Database, runId: number): Iterab
     .prepare(
       `SELECT i.target, i.suite_item_id AS suiteItemId, i.repeat, i.tags_json AS tagsJson, t.turn, t.state,
         t.error_code AS errorCode, t.wall_ms AS wallMs, t.server_ms AS serverMs, t.total_tokens AS totalTokens,
-        t.credits, t.tool_calls AS toolCalls
+        t.cached_tokens AS cachedTokens, t.credits, t.tool_calls AS toolCalls
       FROM turns t JOIN items i ON i.run_id = t.run_id AND i.key = t.item_key WHERE t.run_id = ?`,
     )
     .iterate(runId) as IterableIterator<TurnMetricRow>;

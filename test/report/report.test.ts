@@ -8,7 +8,7 @@ import { QUESTION_COLUMNS } from '../../src/report/questions-csv.js';
 import { writeReport } from '../../src/report/report.js';
 import { SUMMARY_COLUMNS } from '../../src/report/summary.js';
 import { type Store, openStore } from '../../src/store/store.js';
-import { completed, csvObjects, failed, question, recordRun, search, searchRecord, useTempStore } from './fixtures.js';
+import { completed, csvObjects, failed, question, recordRun, search, searchRecord, stats, useTempStore } from './fixtures.js';
 
 let dir: string;
 let db: string;
@@ -226,6 +226,28 @@ describe('report of a run', () => {
       const ownQueries = (await writeReport({ db, run, out: path.join(dir, `json-${run}`), formats: new Set(['json']), now: NOW })).data;
       expect({ ...fromExports, generatedAt: '' }).toEqual({ ...ownQueries, generatedAt: '' });
     }
+  });
+
+  it('cached input tokens: their mean per asked question in report.md, report.json and the HTML summary', async () => {
+    recordRun(store, [
+      { item: question('q1', 'prod'), turns: [completed({ stats: stats({ cachedTokens: 300 }) }), completed({ stats: stats({ cachedTokens: 500 }) })] },
+      { item: question('q1', 'staging'), turns: [completed({ stats: stats({ cachedTokens: 12_000 }) })] },
+    ]);
+    await store.recorder.committed();
+    const result = await writeReport({ db, run: 'latest', out: path.join(dir, 'out'), formats: new Set(['md', 'json', 'html']), now: NOW });
+    expect(result.data.summary.filter((s) => s.scope === 'target').map((s) => [s.target, s.cachedTokens])).toEqual([
+      ['prod', { count: 2, sum: 800, mean: 400 }],
+      ['staging', { count: 1, sum: 12_000, mean: 12_000 }],
+    ]);
+    const table = result.markdown.split('\n').filter((line) => line.startsWith('| '));
+    expect(table[0]).toContain('| tokens mean | cached tokens mean | credits |');
+    expect(table.find((line) => line.startsWith('| prod '))).toMatch(/\| 1,000 \| 400 \| 4 \|/);
+    expect(table.find((line) => line.startsWith('| staging '))).toMatch(/\| 1,000 \| 12,000 \| 2 \|/);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'out', 'report.json'), 'utf8')).summary[0].cachedTokens).toEqual({ count: 2, sum: 800, mean: 400 });
+    const html = fs.readFileSync(path.join(dir, 'out', 'report.html'), 'utf8');
+    expect(html).toContain('"target":"prod","items":1,"questions":2,');
+    expect(html).toMatch(/"target":"prod"[^}]*"tokens":1000,"cachedTokens":400,/);
+    expect(html).toContain("'tokens mean', 'cached tokens mean'");
   });
 
   it('writes only what the format asks for', async () => {

@@ -236,8 +236,8 @@ export const CLIENT_SCRIPT = `
       ['Status ' + d.run.status + ', started ' + d.run.startedAt + (d.run.endedAt ? ', ended ' + d.run.endedAt : '') + '; database ' + d.db + '; generated ' + d.generatedAt,
        'Targets: ' + d.targets.map(function (t) { return t.name + ' ' + t.url + ' (' + t.api + ' API' + (t.servedByEmulator ? ', emulated' : '') + ')'; }).join('; ')],
       d.inProgress ? ['running', 'in progress'] : ex.failedItems > 0 ? ['fail', fmtNum(ex.failedItems) + ' of ' + fmtNum(ex.items) + ' items failed their checks'] : ex.items > 0 ? ['pass', 'all checks passed'] : null);
-    if (d.summary.length) app.appendChild(staticTable(['target', 'items', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'credits'],
-      d.summary.map(function (s) { return [s.target, s.items, s.questions, s.completed, s.failed, fmtPct(s.passRate), fmtMs(s.serverP50), fmtMs(s.serverP90), fmtCredits(s.credits)]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1]));
+    if (d.summary.length) app.appendChild(staticTable(['target', 'items', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'tokens mean', 'cached tokens mean', 'credits'],
+      d.summary.map(function (s) { return [s.target, s.items, s.questions, s.completed, s.failed, fmtPct(s.passRate), fmtMs(s.serverP50), fmtMs(s.serverP90), fmtNum(s.tokens, 0), fmtNum(s.cachedTokens, 0), fmtCredits(s.credits)]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]));
     if (d.grades && d.grades.length) {
       heading('Grades and citations');
       var gradesTable = staticTable(['target', 'graded', 'mean score', 'passed', 'unparseable', 'judge errors', 'citations valid', 'invalid', 'unchecked', 'citation validity', 'judge tokens', 'cached'],
