@@ -18,7 +18,7 @@ if (mode === 'idle') {
   const run = resolveRun(store.db, db, 'latest');
   mkdirSync(out, { recursive: true });
   const file = path.join(out, 'questions.csv');
-  const rows = await writeCsv(file, QUESTION_COLUMNS, questionRows(run.id, iterateQuestionExport(store.db, run.id)));
+  const rows = await writeCsv(file, QUESTION_COLUMNS, questionRows(iterateQuestionExport(store.db, run.id)));
   store.close();
   const ms = performance.now() - started;
   const bytes = statSync(file).size;

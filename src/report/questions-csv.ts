@@ -2,7 +2,7 @@ import type { QuestionExportRow } from '../store/queries.js';
 import { type Column, text } from './csv.js';
 import { checksOfTurn, reasons, verdictOf } from './expectations.js';
 
-type Row = QuestionExportRow & { runId: number };
+type Row = QuestionExportRow;
 
 const turnChecks = (r: Row) => checksOfTurn(r.expectations, r.turn, r.lastTurn);
 
@@ -63,9 +63,9 @@ export const QUESTION_COLUMNS: ReadonlyArray<Column<Row>> = [
 ];
 
 /** The rows of questions.csv; each is also handed to `seen` (the run's summaries, fed in the same pass). */
-export function* questionRows(runId: number, rows: Iterable<QuestionExportRow>, seen?: { addQuestionRow(row: QuestionExportRow): void }): Generator<Row> {
+export function* questionRows(rows: Iterable<QuestionExportRow>, seen?: { addQuestionRow(row: QuestionExportRow): void }): Generator<Row> {
   for (const row of rows) {
     seen?.addQuestionRow(row);
-    yield Object.assign(row, { runId });
+    yield row;
   }
 }

@@ -125,7 +125,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       // each turn also brings its item and its stat anomalies), else the light metrics queries.
       const summaries = new RunSummaries(run.id, order, counts);
       if (csv) {
-        await writeCsv(file('questions.csv'), QUESTION_COLUMNS, questionRows(run.id, iterateQuestionExport(db, run.id), summaries), csvOptions);
+        await writeCsv(file('questions.csv'), QUESTION_COLUMNS, questionRows(iterateQuestionExport(db, run.id), summaries), csvOptions);
         await writeCsv(file('searches.csv'), SEARCH_COLUMNS, searchRows(run.id, iterateSearchExport(db, run.id), summaries), csvOptions);
       } else {
         for (const t of iterateTurnMetrics(db, run.id)) summaries.addTurn(t);

@@ -339,6 +339,7 @@ export interface ExpectationRecord {
 }
 
 export interface QuestionExportRow extends TurnRow {
+  runId: number;
   /** The item's tags as stored (JSON text): summaries group by it. */
   tagsJson: string;
   /** Source links in the order the server gave them; empty when none were recorded. */
@@ -500,7 +501,7 @@ export function* iterateQuestionExport(db: Database.Database, runId: number, opt
   const expectationsOf = lastParsed(parseExpectations);
   for (const r of questionExportValues(db, runId, options)) {
     yield {
-      itemKey: r[0], kind: r[1], target: r[2], suiteItemId: r[3], repeat: r[4], tags: tagsOf(r[5]), tagsJson: r[5],
+      runId, itemKey: r[0], kind: r[1], target: r[2], suiteItemId: r[3], repeat: r[4], tags: tagsOf(r[5]), tagsJson: r[5],
       itemStatus: r[6], outcome: r[7], conversationRef: r[8],
       turn: r[9], text: r[10], questionId: r[11], state: r[12], errorCode: r[13], errorRawCode: r[14], errorMessage: r[15],
       errorTitle: r[16], errorDetails: r[17], errorRetryTime: r[18], clientError: r[19], title: r[20], answer: r[21],

@@ -135,7 +135,7 @@ describe('queries', () => {
 
 describe('the question export', () => {
   /** A row as the plain query gives it, from an export row: the parsed columns back as the stored JSON. */
-  const asStored = ({ tags: _tags, tagsJson, sourceLinks, suggestedFollowups, expectations, ...rest }: QuestionExportRow): Record<string, unknown> => ({
+  const asStored = ({ runId: _runId, tags: _tags, tagsJson, sourceLinks, suggestedFollowups, expectations, ...rest }: QuestionExportRow): Record<string, unknown> => ({
     ...rest,
     tags: tagsJson,
     sourceLinks: JSON.stringify(sourceLinks),
