@@ -258,7 +258,7 @@ export class SqliteRecorder implements Recorder {
   private readonly createRunTx: (info: RunInfo, targets: TargetInfo[], items: PlannedItem[]) => number;
   private readonly loadRunTx: (runId: number) => ResumeState | undefined;
   private readonly begin: Database.Statement;
-  private readonly commit: Database.Statement;
+  private readonly commitStatement: Database.Statement;
   private readonly rollback: Database.Statement;
   /** A commit is scheduled for the end of this turn of the event loop. */
   private scheduled = false;
@@ -277,7 +277,7 @@ export class SqliteRecorder implements Recorder {
     // Deferred: a read-only snapshot, so run, items and turns agree with each other.
     this.loadRunTx = db.transaction(this.readRun.bind(this)).deferred;
     this.begin = db.prepare('BEGIN IMMEDIATE');
-    this.commit = db.prepare('COMMIT');
+    this.commitStatement = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
   }
 
@@ -296,6 +296,15 @@ export class SqliteRecorder implements Recorder {
       this.waiting = { promise, resolve, reject };
     }
     return this.waiting.promise;
+  }
+
+  /**
+   * Commits what was recorded, now: for a writer that hands the database to another connection without
+   * yielding to the event loop (a run never needs it: its requests wait for `committed()`).
+   */
+  commit(): void {
+    if (this.fault !== undefined) throw this.fault;
+    this.commitNow();
   }
 
   /** Joins the open transaction, or opens one committed at the end of this turn of the event loop. */
@@ -333,7 +342,7 @@ export class SqliteRecorder implements Recorder {
   private commitNow(): void {
     this.scheduled = false;
     openBatches.delete(this);
-    if (this.db.inTransaction) this.commit.run();
+    if (this.db.inTransaction) this.commitStatement.run();
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.resolve();

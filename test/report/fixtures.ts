@@ -164,6 +164,8 @@ export function recordRun(
     r.itemFinished(runId, s.item.key, outcome as never, '2025-03-01T00:00:05.000Z');
   }
   if (options.status !== 'running') r.setRunStatus(runId, options.status ?? 'completed', '2025-03-01T01:00:00.000Z');
+  // Reports read through connections of their own: what was recorded is committed before they start.
+  r.commit();
   return runId;
 }
 

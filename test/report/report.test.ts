@@ -36,6 +36,7 @@ function seed(): number {
   r.quotaSnapshot(runId, 'prod', { totalQuota: 100, quotaLimit: 1000, resetTime: '2025-03-10T00:00:00.000Z' }, '2025-03-01T00:00:03.000Z');
   r.quotaSnapshot(runId, 'prod', { totalQuota: 109, quotaLimit: 1000, resetTime: '2025-03-10T00:00:00.000Z' }, '2025-03-01T00:10:00.000Z');
   r.quotaSnapshot(runId, 'staging', { totalQuota: 5, quotaLimit: -1 }, '2025-03-01T00:00:04.000Z');
+  r.commit();
   return runId;
 }
 

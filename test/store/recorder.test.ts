@@ -25,7 +25,7 @@ function turnRow(runId: number, key: string, turn: number): Record<string, unkno
 }
 
 describe('SqliteRecorder', () => {
-  it('commits in groups: writes reach other connections once committed() resolves; the status of a run and close commit at once', async () => {
+  it('commits in groups: writes reach other connections once committed() resolves; the status of a run, commit() and close commit at once', async () => {
     const r = store.recorder;
     const [item] = questionItems(1);
     const runId = r.createRun(runInfo(), TARGETS, [item!]);
@@ -47,6 +47,10 @@ describe('SqliteRecorder', () => {
       r.itemFinished(runId, item!.key, 'completed', new Date().toISOString());
       r.setRunStatus(runId, 'completed', new Date().toISOString());
       expect(statusOf()).toBe('done');
+
+      r.recordTurn(runId, item!.key, 0, { state: 'completed', text: 'q', polls: 1 });
+      r.commit();
+      expect(other.prepare('SELECT state FROM turns').pluck().get()).toBe('completed');
 
       r.conversationDeleted(runId, item!.key, new Date().toISOString());
       store.close();
