@@ -16,15 +16,15 @@ export interface Column<Row> {
   value: (row: Row) => Cell;
 }
 
-const FORMULA_START = new Set(['=', '+', '-', '@', '\t', '\r']);
-
 /**
  * A text cell a spreadsheet would run as a formula (first character `=`, `+`, `-`, `@`, tab or CR) gets a
  * leading `'`, which spreadsheets show as text. Numbers are written as numbers and never prefixed (so
  * -3 stays a number); a string that looks like a number ("-3") is text and is prefixed.
  */
 export function neutralize(text: string): string {
-  return text.length > 0 && FORMULA_START.has(text[0]!) ? `'${text}` : text;
+  const first = text.charCodeAt(0);
+  // = + - @ tab CR (NaN, for empty text, is none of them)
+  return first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13 ? `'${text}` : text;
 }
 
 /** A cell as written: numbers as numbers (NaN and infinities empty), booleans true/false, text neutralized. */

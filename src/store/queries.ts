@@ -523,7 +523,7 @@ export function* iterateSearchExport(db: Database.Database, runId: number, optio
       s.time_to_first_match_ms AS timeToFirstMatchMs, s.skipped_json AS skipped, s.alert, s.error, s.http_status AS httpStatus,
       ${EXPECTATIONS_JSON} AS expectations
     FROM items i CROSS JOIN searches s ON s.run_id = i.run_id AND s.item_key = i.key
-    WHERE i.run_id = ? AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}`,
+    WHERE i.run_id = ? AND i.kind = 'search' AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}`,
   );
   type Raw = Omit<SearchExportRow, 'tags' | 'params' | 'countedByType' | 'skipped' | 'exhaustive' | 'expectations'> & {
     tags: string;
