@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Builds the CLI once for the test files that run it as a child process.
+    globalSetup: ['test/global-setup.ts'],
     // Most test files wait on child processes and time-scaled emulators rather than compute, so one worker
     // more than the cores keeps them busy (vitest's default, cores - 1, ran the suite one file at a time on
     // 2 cores).

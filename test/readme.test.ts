@@ -26,7 +26,7 @@ let db: string;
 const FAST = { DSBENCH_EMULATOR_TIME_SCALE: '0.001' };
 
 beforeAll(async () => {
-  cli = await prepareCli();
+  cli = prepareCli();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsbench-readme-'));
   db = path.join(dir, 'dsbench.db');
   // What `npm start` records, twice, labelled as the README's examples expect.
@@ -38,7 +38,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  cli?.dispose();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -38,7 +38,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeAll();
-  cli.dispose();
 });
 
 // Each run is a node process (about half a second of CPU): few runs, in parallel.

@@ -27,7 +27,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  cli.dispose();
   await emulator.stop();
   rmSync(corpus, { recursive: true, force: true });
 });

@@ -14,7 +14,7 @@ let dir: string;
 let endpoint: string;
 
 beforeAll(async () => {
-  cli = await prepareCli();
+  cli = prepareCli();
   dir = mkdtempSync(path.join(tmpdir(), 'dsbench-startup-'));
   // A module loader hook that appends every URL loaded to the file named by DSBENCH_TEST_LOADED.
   writeFileSync(
@@ -30,7 +30,6 @@ export async function load(url, context, nextLoad) {
   endpoint = await closedPort();
 });
 afterAll(() => {
-  cli.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -64,7 +64,7 @@ const dsbench = async (args: string[]) => {
 };
 
 beforeAll(async () => {
-  cli = await prepareCli();
+  cli = prepareCli();
   server = await startServer((req, res, body) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/.api/search/stream') {
@@ -92,7 +92,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  cli.dispose();
 });
 
 function scan(what: string, text: string): void {

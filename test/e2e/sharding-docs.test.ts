@@ -65,11 +65,10 @@ function stepRunning(steps: Step[], command: string): Step {
 }
 
 let cli: Cli;
-beforeAll(async () => {
-  cli = await prepareCli();
-}, 60_000);
+beforeAll(() => {
+  cli = prepareCli();
+});
 afterAll(async () => {
-  cli.dispose();
   await cleanup();
 });
 

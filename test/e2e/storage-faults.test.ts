@@ -15,11 +15,10 @@ import { completed, question, recordRun } from '../report/fixtures.js';
 let cli: Cli;
 let dir: string;
 beforeAll(async () => {
-  cli = await prepareCli();
+  cli = prepareCli();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsbench-storage-'));
 });
 afterAll(() => {
-  cli.dispose();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,10 +1,10 @@
 // Runs the dsbench CLI as a user does: a child process running what `npm run build` makes (the esbuild
-// bundle of scripts/build.ts), built once per test file from the current sources, so it is never stale.
+// bundle of scripts/build.ts), built once per test run from the current sources (test/global-setup.ts).
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildCli, type BuiltInputs } from '../../scripts/build.js';
+import { inject } from 'vitest';
+import type { BuiltInputs } from '../../scripts/build.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,18 +21,12 @@ export interface Cli {
   printed: string[];
   /** Each file of the built CLI (absolute path) and the source files bundled into it. */
   inputs: BuiltInputs;
-  dispose(): void;
 }
 
-/** Prepares the CLI once per test file (the output folder is per process, so files may run in parallel). */
-export async function prepareCli(): Promise<Cli> {
-  const out = path.join(ROOT, 'node_modules', '.cache', 'dsbench-cli-test', String(process.pid));
-  const inputs = await buildCli(path.join(out, 'dist'));
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  // src/version.ts reads the nearest package.json; named otherwise than dsbench, so the emulator's corpus is
-  // still the project's own node_modules (it looks for the package root by name).
-  writeFileSync(path.join(out, 'package.json'), JSON.stringify({ name: 'dsbench-cli-test', version: pkg.version, type: 'module', private: true }));
-  const command = [path.join(out, 'dist/cli/main.js')];
+/** The CLI of this test run, with its own record of what it printed. */
+export function prepareCli(): Cli {
+  const { dir, inputs } = inject('builtCli');
+  const command = [path.join(dir, 'dist/cli/main.js')];
   const printed: string[] = [];
   const run = (args: string[], env: Record<string, string> = {}, cwd: string = ROOT) =>
     new Promise<Run>((resolve, reject) => {
@@ -54,5 +48,5 @@ export async function prepareCli(): Promise<Cli> {
         resolve({ code, stdout, stderr });
       });
     });
-  return { run, printed, inputs, dispose: () => rmSync(out, { recursive: true, force: true }) };
+  return { run, printed, inputs: new Map(inputs) };
 }
