@@ -1,10 +1,11 @@
 // Wall time and CPU of a whole `dsbench run` under 10% transport faults (5% HTTP 503, 5% connection
 // resets before the server acts, on every request) against the same run without faults: paired rounds on
 // fresh emulators in another process (answering at once), the order alternating, ratios within a round.
-// Also counts what a fault must never cost: items not completed (lost) and conversations created beyond
-// one per item (asked twice).
+// Also counts what a fault must never cost: items not completed (lost), conversations created beyond
+// one per item (asked twice), and items following another item's conversation (their own never asked).
 // Usage: node --import tsx bench/runner/faults.ts [--quick] [--rounds N] [--questions N] [--request-timeout 2s]
 import os from 'node:os';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { transpile } from '../lib/transpile.js';
 import { benchDir, measure, spread, startEmulator, writeSuite, type Measured } from './processes.js';
@@ -28,6 +29,8 @@ interface Outcome {
   run: Measured;
   completed: number;
   conversations: number;
+  /** Items whose recorded conversation another item of the run also recorded. */
+  shared: number;
 }
 
 /** A request of the bench itself, retried: the emulator's faults hit it too until they are switched off. */
@@ -71,14 +74,17 @@ async function once(faulty: boolean, round: number): Promise<Outcome> {
     });
     const result = JSON.parse(run.stdout) as { targets: Record<string, { counts: Record<string, number> }> };
     const completed = Object.values(result.targets).reduce((sum, t) => sum + (t.counts.completed ?? 0), 0);
-    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token) };
+    const store = new Database(db, { readonly: true });
+    const shared = store.prepare('SELECT COALESCE(SUM(n), 0) FROM (SELECT COUNT(*) AS n FROM items WHERE conversation_ref IS NOT NULL GROUP BY conversation_ref HAVING n > 1)').pluck().get() as number;
+    store.close();
+    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token), shared };
   } finally {
     emulator.stop();
   }
 }
 
 const load = [os.loadavg()[0]!];
-const rows: Array<{ wall: number; cpu: number; lost: number; extra: number; cleanS: number; faultyS: number }> = [];
+const rows: Array<{ wall: number; cpu: number; lost: number; extra: number; shared: number; cleanS: number; faultyS: number }> = [];
 for (let round = 0; round < ROUNDS; round++) {
   let clean: Outcome;
   let faulty: Outcome;
@@ -90,19 +96,20 @@ for (let round = 0; round < ROUNDS; round++) {
     cpu: faulty.run.cpuMs / clean.run.cpuMs,
     lost: QUESTIONS - faulty.completed,
     extra: Math.max(0, faulty.conversations - QUESTIONS),
+    shared: faulty.shared,
     cleanS: clean.run.wallS,
     faultyS: faulty.run.wallS,
   };
   rows.push(row);
   load.push(os.loadavg()[0]!);
-  process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates\n`);
+  process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates, ${row.shared} items sharing a conversation\n`);
 }
 
 process.stdout.write(`### Under 10% transport faults (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
 
 ${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, --request-timeout ${REQUEST_TIMEOUT}, ${ROUNDS} paired rounds; faults: 5% HTTP 503 and 5% connection resets before the server acts, on every request; medians (min-max).
 
-| fault-free wall s | faulty wall s | wall, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item |
-|---:|---:|---:|---:|---:|---:|
-| ${spread(rows.map((r) => r.cleanS), 1)} | ${spread(rows.map((r) => r.faultyS), 1)} | ${spread(rows.map((r) => r.wall))} | ${spread(rows.map((r) => r.cpu))} | ${Math.max(...rows.map((r) => r.lost))} | ${Math.max(...rows.map((r) => r.extra))} |
+| fault-free wall s | faulty wall s | wall, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item | items sharing a conversation |
+|---:|---:|---:|---:|---:|---:|---:|
+| ${spread(rows.map((r) => r.cleanS), 1)} | ${spread(rows.map((r) => r.faultyS), 1)} | ${spread(rows.map((r) => r.wall))} | ${spread(rows.map((r) => r.cpu))} | ${Math.max(...rows.map((r) => r.lost))} | ${Math.max(...rows.map((r) => r.extra))} | ${Math.max(...rows.map((r) => r.shared))} |
 `);
