@@ -13,30 +13,40 @@ export function itemKey(target: string, kind: 'question' | 'search', id: string,
 }
 
 /**
- * Suite x targets x repeats. Repeat 0 of every item comes before repeat 1 of any, so a run cut short
- * still covers the whole suite once.
+ * Suite x targets x repeats, as a list. Repeat 0 of every item comes before repeat 1 of any, so a run cut
+ * short still covers the whole suite once.
  */
 export function planRun(suite: ResolvedSuite, targets: readonly string[], repeatsOverride?: number): WorkItem[] {
+  return [...planItems(suite, targets, repeatsOverride)];
+}
+
+/**
+ * The same plan, made item by item each time it is iterated: a run of 100,000 items holds none of them
+ * until it takes them (about 25 MB of items otherwise, from the first second to the last).
+ */
+export function planItems(suite: ResolvedSuite, targets: readonly string[], repeatsOverride?: number): Iterable<WorkItem> {
   const tooLarge = planTooLarge(suite, targets.length, repeatsOverride);
   if (tooLarge) throw new UsageError(tooLarge);
-  const items: WorkItem[] = [];
   const repeatsOf = (own: number) => repeatsOverride ?? own;
   // A loop, not Math.max(...list): spreading 130,000 arguments overflows the stack.
   let most = 0;
   for (const item of [suite.questions, suite.searches].flat()) most = Math.max(most, repeatsOf(item.repeats));
-  for (let repeat = 0; repeat < most; repeat++) {
-    for (const target of targets) {
-      for (const question of suite.questions) {
-        if (repeat >= repeatsOf(question.repeats)) continue;
-        const key = itemKey(target, 'question', question.id, repeat);
-        items.push({ key, kind: 'question', target, suiteItemId: question.id, repeat, tags: question.tags, question });
+  return {
+    *[Symbol.iterator]() {
+      for (let repeat = 0; repeat < most; repeat++) {
+        for (const target of targets) {
+          for (const question of suite.questions) {
+            if (repeat >= repeatsOf(question.repeats)) continue;
+            const key = itemKey(target, 'question', question.id, repeat);
+            yield { key, kind: 'question', target, suiteItemId: question.id, repeat, tags: question.tags, question };
+          }
+          for (const search of suite.searches) {
+            if (repeat >= repeatsOf(search.repeats)) continue;
+            const key = itemKey(target, 'search', search.id, repeat);
+            yield { key, kind: 'search', target, suiteItemId: search.id, repeat, tags: search.tags, search };
+          }
+        }
       }
-      for (const search of suite.searches) {
-        if (repeat >= repeatsOf(search.repeats)) continue;
-        const key = itemKey(target, 'search', search.id, repeat);
-        items.push({ key, kind: 'search', target, suiteItemId: search.id, repeat, tags: search.tags, search });
-      }
-    }
-  }
-  return items;
+    },
+  };
 }

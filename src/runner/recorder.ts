@@ -212,7 +212,8 @@ export interface Recorder {
    * process has it. `staleMs`: a heartbeat older than this is a gone holder.
    */
   acquireLease(runId: number, staleMs: number): RunLease;
-  createRun(info: RunInfo, targets: TargetInfo[], items: PlannedItem[]): number;
+  /** `items` is iterated once, inside the run's one transaction. */
+  createRun(info: RunInfo, targets: TargetInfo[], items: Iterable<PlannedItem>): number;
   /** Undefined when there is no such run. */
   loadRun(runId: number): ResumeState | undefined;
   setRunStatus(runId: number, status: RunStatus, at: string): void;

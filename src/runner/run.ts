@@ -9,7 +9,7 @@ import type { RetryPolicy } from '../http/retry-policy.js';
 import { DEFAULT_TIMEOUT_MS, Transport } from '../http/transport.js';
 import { VERSION } from '../version.js';
 import { deleteConversation, leftToDelete } from './cleanup.js';
-import { planRun, type WorkItem } from './plan.js';
+import { planItems, planRun, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
 import { emptyTargetTally, type Recorder, type ResumeItem, type RunLease, type RunStatus, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
@@ -159,10 +159,11 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
 
 const LEASE = { heartbeatMs: 10_000, staleMs: 60_000 };
 
-/** The run's items: suite x targets x repeats, or the shard's share of them. */
-function planOf(given: RunOptions): WorkItem[] {
-  const whole = planRun(given.suite.resolved, given.targets.map((t) => t.name), given.repeats);
-  return given.shard ? shardPlan(whole, given.shard) : whole;
+/** The run's items: suite x targets x repeats, made as they are iterated, or the shard's share of them. */
+function planOf(given: RunOptions): Iterable<WorkItem> {
+  const targets = given.targets.map((t) => t.name);
+  // A shard's share is chosen over the whole plan at once; it is a fraction of it.
+  return given.shard ? shardPlan(planRun(given.suite.resolved, targets, given.repeats), given.shard) : planItems(given.suite.resolved, targets, given.repeats);
 }
 
 interface OpenedRun {
@@ -170,7 +171,7 @@ interface OpenedRun {
   resumed: Map<string, ResumeItem>;
   api: Api;
   sendWindowMs: number;
-  items: WorkItem[];
+  items: Iterable<WorkItem>;
   started: number;
   log: (message: string) => void;
   lost: AbortSignal;
@@ -190,14 +191,17 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
 
   try {
     await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
-    const pending = items.filter((item) => resumed.get(item.key)?.status !== 'done');
-    const total = items.length;
-    // From here the plan is held only by the workers' queues, which let go of each item as they take it.
-    items.length = 0;
-    reporter.onRunStart?.({ runId, total, alreadyDone: total - pending.length, targets: options.targets.map((t) => t.name) });
+    const pending = (item: WorkItem) => resumed.get(item.key)?.status !== 'done';
+    let total = 0;
+    let alreadyDone = 0;
+    for (const item of items) {
+      total++;
+      if (!pending(item)) alreadyDone++;
+    }
+    reporter.onRunStart?.({ runId, total, alreadyDone, targets: options.targets.map((t) => t.name) });
     const ctx: LaunchContext = { options, runId, sendWindowMs: opened.sendWindowMs, log, grading: opened.grading, grades: new Set() };
     await Promise.all([
-      ...workers(pending.splice(0), runtimes, (item, r, slot) => launch(item, r, resumed.get(item.key), ctx, slot)),
+      ...workers(items, pending, runtimes, (item, r, slot) => launch(item, r, resumed.get(item.key), ctx, slot)),
       ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
         const r = runtimes.get(targetOf(item.key)) as TargetRuntime;
         // A target refused at preflight would only time out on each delete.
@@ -265,7 +269,7 @@ interface Opening {
   sendWindowMs: number;
 }
 
-function openRun(options: RunOptions, items: WorkItem[], api: Api): Opening & { lease: RunLease } {
+function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Opening & { lease: RunLease } {
   const { recorder, suite } = options;
   const staleMs = (options.lease ?? LEASE).staleMs;
   if (options.resumeRunId === undefined) {
@@ -316,7 +320,7 @@ function ownWindow(options: RunOptions): number {
   return options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
 }
 
-function resumeRun(options: RunOptions, items: WorkItem[], api: Api): Opening {
+function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Opening {
   const { recorder, suite } = options;
   const state = recorder.loadRun(options.resumeRunId as number);
   if (!state) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
@@ -332,9 +336,10 @@ function resumeRun(options: RunOptions, items: WorkItem[], api: Api): Opening {
   if (state.info.suiteHash !== suite.sha256) {
     throw new UsageError(`the suite ${suite.path} changed since run ${state.runId} started; resuming would mix results of two suites. Start a new run instead`);
   }
-  const planned = new Set(items.map((i) => i.key));
+  const planned = new Set<string>();
+  for (const item of items) planned.add(item.key);
   const unknown = state.items.find((i) => !planned.has(i.key));
-  if (unknown || state.items.length !== items.length) {
+  if (unknown || state.items.length !== planned.size) {
     throw new UsageError(`run ${state.runId} planned other items (targets or --repeats differ: ${unknown?.key ?? 'count differs'}); resume with the same --target and --repeats`);
   }
   for (const stored of state.targets) {
@@ -411,45 +416,41 @@ interface LaunchContext {
 }
 
 /**
- * Items are taken from the plan as slots free up, one limit at a time: a promise per item of the whole
- * plan at once held memory in proportion to the run (100,000 items, about 1.6 KB each), not to its
- * concurrency. An item waiting for a send to land gives its slot up meanwhile (`ItemSlot`), so another
+ * Items are made from the plan as slots free up, one limit at a time, each limit walking the plan for its
+ * own items: neither the plan nor a promise per item is held (100,000 items would be about 25 MB and
+ * 1.6 KB each). An item waiting for a send to land gives its slot up meanwhile (`ItemSlot`), so another
  * item starts; it takes a slot again before any new item does.
  */
 function workers(
-  items: readonly WorkItem[],
+  items: Iterable<WorkItem>,
+  pending: (item: WorkItem) => boolean,
   runtimes: Map<string, TargetRuntime>,
   run: (item: WorkItem, r: TargetRuntime, slot: ItemSlot) => Promise<void>,
 ): Promise<void>[] {
-  const queues = new Map<Slots, WorkItem[]>();
-  for (const item of items) {
-    const r = runtimes.get(item.target) as TargetRuntime;
-    const slots = item.kind === 'question' ? r.questions : r.searches;
-    let queue = queues.get(slots);
-    if (!queue) queues.set(slots, (queue = []));
-    queue.push(item);
-  }
-  return [...queues].map(async ([slots, queue]) => {
-    const running = new Set<Promise<void>>();
-    let failure: { error: unknown } | undefined;
-    for (let next = 0; next < queue.length && !failure; next++) {
-      const slot = await slots.start();
-      const item = queue[next] as WorkItem;
-      // Released as taken: a finished item's plan entry is not kept for the rest of the run.
-      (queue as Array<WorkItem | undefined>)[next] = undefined;
-      const done: Promise<void> = run(item, runtimes.get(item.target) as TargetRuntime, slot)
-        .catch((error: unknown) => {
-          failure ??= { error };
-        })
-        .finally(() => {
-          slot.leave();
-          running.delete(done);
-        });
-      running.add(done);
-    }
-    await Promise.all(running);
-    if (failure) throw failure.error;
-  });
+  const slotsOf = (item: WorkItem, r: TargetRuntime) => (item.kind === 'question' ? r.questions : r.searches);
+  return [...runtimes.values()].flatMap((owner) =>
+    [owner.questions, owner.searches].map(async (slots) => {
+      const running = new Set<Promise<void>>();
+      let failure: { error: unknown } | undefined;
+      for (const item of items) {
+        if (failure) break;
+        const r = runtimes.get(item.target) as TargetRuntime;
+        if (r !== owner || slotsOf(item, r) !== slots || !pending(item)) continue;
+        const slot = await slots.start();
+        const done: Promise<void> = run(item, r, slot)
+          .catch((error: unknown) => {
+            failure ??= { error };
+          })
+          .finally(() => {
+            slot.leave();
+            running.delete(done);
+          });
+        running.add(done);
+      }
+      await Promise.all(running);
+      if (failure) throw failure.error;
+    }),
+  );
 }
 
 async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext, slot: ItemSlot): Promise<void> {

@@ -255,7 +255,7 @@ const openBatches = new Set<SqliteRecorder>();
  */
 export class SqliteRecorder implements Recorder {
   private readonly s: ReturnType<typeof prepareStatements>;
-  private readonly createRunTx: (info: RunInfo, targets: TargetInfo[], items: PlannedItem[]) => number;
+  private readonly createRunTx: (info: RunInfo, targets: TargetInfo[], items: Iterable<PlannedItem>) => number;
   private readonly loadRunTx: (runId: number) => ResumeState | undefined;
   private readonly begin: Database.Statement;
   private readonly commitStatement: Database.Statement;
@@ -355,7 +355,7 @@ export class SqliteRecorder implements Recorder {
     return lease;
   }
 
-  createRun(info: RunInfo, targets: TargetInfo[], items: PlannedItem[]): number {
+  createRun(info: RunInfo, targets: TargetInfo[], items: Iterable<PlannedItem>): number {
     const runId = this.createRunTx(info, targets, items);
     this.commitNow();
     return runId;
@@ -474,7 +474,7 @@ export class SqliteRecorder implements Recorder {
     });
   }
 
-  private insertRun(info: RunInfo, targets: TargetInfo[], items: PlannedItem[]): number {
+  private insertRun(info: RunInfo, targets: TargetInfo[], items: Iterable<PlannedItem>): number {
     const runId = Number(
       this.s.insertRun.run({
         label: info.label ?? null,
@@ -493,7 +493,8 @@ export class SqliteRecorder implements Recorder {
     for (const t of targets) {
       this.s.insertTarget.run({ runId, name: t.name, url: withoutUrlSecrets(t.url), api: t.api, emulated: t.emulated ? 1 : 0 });
     }
-    items.forEach((item, position) => {
+    let position = 0;
+    for (const item of items) {
       this.s.insertItem.run({
         runId,
         key: item.key,
@@ -504,7 +505,8 @@ export class SqliteRecorder implements Recorder {
         repeat: item.repeat,
         tagsJson: JSON.stringify(item.tags),
       });
-    });
+      position++;
+    }
     return runId;
   }
 
