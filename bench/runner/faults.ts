@@ -4,6 +4,7 @@
 // Also counts what a fault must never cost: items not completed (lost), conversations created beyond
 // one per item (asked twice), and items following another item's conversation (their own never asked).
 // Usage: node --import tsx bench/runner/faults.ts [--quick] [--rounds N] [--questions N] [--request-timeout 2s]
+//   [--retry-base-delay D] (given to both runs of a round: what the retry backoff costs under faults)
 import os from 'node:os';
 import Database from 'better-sqlite3';
 import path from 'node:path';
@@ -20,6 +21,7 @@ const ROUNDS = Number(arg('--rounds') ?? (quick ? 2 : 3));
 // A create whose outcome is unknown (reset after it was sent) and not found is sent again only once its
 // request could no longer land: after the request timeout. It is the floor of a lost create's cost.
 const REQUEST_TIMEOUT = arg('--request-timeout') ?? '2s';
+const RETRY_BASE_DELAY = arg('--retry-base-delay');
 const CONCURRENCY = 200;
 const FAULTS = ['--fault-rate-503', '0.05', '--fault-rate-reset', '0.05'];
 
@@ -68,7 +70,7 @@ async function once(faulty: boolean, round: number): Promise<Outcome> {
   const emulator = await startEmulator(main, faulty ? FAULTS : []);
   try {
     const db = path.join(benchDir, `faults-${round}-${faulty}.db`);
-    const run = await measure([main, 'run', writeSuite(QUESTIONS, { concurrency: CONCURRENCY }), '--db', db, '--json', '--request-timeout', REQUEST_TIMEOUT], {
+    const run = await measure([main, 'run', writeSuite(QUESTIONS, { concurrency: CONCURRENCY }), '--db', db, '--json', '--request-timeout', REQUEST_TIMEOUT, ...(RETRY_BASE_DELAY ? ['--retry-base-delay', RETRY_BASE_DELAY] : [])], {
       SRC_ENDPOINT: emulator.url,
       SRC_ACCESS_TOKEN: emulator.token,
     });
@@ -107,7 +109,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 process.stdout.write(`### Under 10% transport faults (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
 
-${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, --request-timeout ${REQUEST_TIMEOUT}, ${ROUNDS} paired rounds; faults: 5% HTTP 503 and 5% connection resets before the server acts, on every request; medians (min-max).
+${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, --request-timeout ${REQUEST_TIMEOUT}${RETRY_BASE_DELAY ? `, --retry-base-delay ${RETRY_BASE_DELAY}` : ''}, ${ROUNDS} paired rounds; faults: 5% HTTP 503 and 5% connection resets before the server acts, on every request; medians (min-max).
 
 | fault-free wall s | faulty wall s | wall, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item | items sharing a conversation |
 |---:|---:|---:|---:|---:|---:|---:|
