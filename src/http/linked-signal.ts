@@ -12,12 +12,36 @@ export interface LinkedSignal {
  * and each one leaves an entry in the parent's set of dependants, so a run retained about 1 KB per
  * request and question until it ended. This one holds a listener on the parent only until disposed.
  */
+/**
+ * What to abort when a parent aborts, behind the parent's one listener: a signal walks its whole list of
+ * listeners on every add and remove, and a run's signal is the parent of every item in flight.
+ */
+const children = new WeakMap<AbortSignal, Set<() => void>>();
+
+function childrenOf(parent: AbortSignal): Set<() => void> {
+  let set = children.get(parent);
+  if (set === undefined) {
+    const made = new Set<() => void>();
+    parent.addEventListener(
+      'abort',
+      () => {
+        children.delete(parent);
+        for (const abort of made) abort();
+      },
+      { once: true },
+    );
+    children.set(parent, made);
+    set = made;
+  }
+  return set;
+}
+
 export function linkedSignal(parent: AbortSignal | undefined, ms?: number): LinkedSignal {
   const controller = new AbortController();
   let timedOut = false;
   const onAbort = () => controller.abort(parent?.reason);
   if (parent?.aborted) controller.abort(parent.reason);
-  else parent?.addEventListener('abort', onAbort, { once: true });
+  else if (parent) childrenOf(parent).add(onAbort);
   const timer =
     ms === undefined
       ? undefined
@@ -32,7 +56,7 @@ export function linkedSignal(parent: AbortSignal | undefined, ms?: number): Link
     },
     dispose() {
       clearTimeout(timer);
-      parent?.removeEventListener('abort', onAbort);
+      if (parent) children.get(parent)?.delete(onAbort);
     },
   };
 }

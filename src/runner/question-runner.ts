@@ -71,7 +71,14 @@ export interface ItemSummary {
   turns?: readonly TurnRecord[] | undefined;
 }
 
-const iso = () => new Date().toISOString();
+// A busy run formats several dates per question, many within one millisecond: reuse the last string.
+let lastMs = Number.NaN;
+let lastIso = '';
+const iso = () => {
+  const now = Date.now();
+  if (now !== lastMs) [lastMs, lastIso] = [now, new Date(now).toISOString()];
+  return lastIso;
+};
 
 /** Where a resumed item picks up: which turn, and whether that turn was sent, or may have been. */
 interface Start {

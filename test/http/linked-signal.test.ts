@@ -28,14 +28,29 @@ describe('linkedSignal', () => {
     expect(linkedSignal(parent.signal).signal.aborted).toBe(true);
   });
 
-  it('leaves nothing on a long-lived parent once disposed, and no longer follows it', () => {
+  it('holds one listener on a long-lived parent however many children it has; a disposed child no longer follows it', () => {
     const parent = new AbortController();
     const linked = Array.from({ length: 1000 }, () => linkedSignal(parent.signal, 60_000));
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1000);
-    for (const l of linked) l.dispose();
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
-    parent.abort();
-    expect(linked.some((l) => l.signal.aborted)).toBe(false);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    for (const l of linked.slice(1)) l.dispose();
+    const again = linkedSignal(parent.signal, 60_000);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    parent.abort(new Error('stop'));
+    expect(linked.slice(1).some((l) => l.signal.aborted)).toBe(false);
+    expect([linked[0]!.signal.aborted, again.signal.aborted]).toEqual([true, true]);
+    expect((again.signal.reason as Error).message).toBe('stop');
+    linked[0]!.dispose();
+    again.dispose();
+  });
+
+  it('follows a new parent after another one aborted', () => {
+    const first = new AbortController();
+    linkedSignal(first.signal).dispose();
+    first.abort();
+    const second = new AbortController();
+    const linked = linkedSignal(second.signal);
+    second.abort();
+    expect(linked.signal.aborted).toBe(true);
   });
 });
 
@@ -51,7 +66,8 @@ describe('reusableLinkedSignal', () => {
     expect(beside.signal).not.toBe(second.signal);
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(2);
     beside.dispose();
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    reusableLinkedSignal(parent.signal, 60_000).dispose();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(2);
     parent.abort(new Error('stop'));
     expect(second.signal.aborted).toBe(true);
     expect(second.timedOut).toBe(false);
