@@ -8,6 +8,7 @@ import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from
 import { linkedSignal } from '../http/linked-signal.js';
 import { redact } from '../http/redact.js';
 import { deleteConversation } from './cleanup.js';
+import { noteServedByEmulator, type EmulatorNoted } from './emulator-note.js';
 import { evaluateQuestion } from './expectations.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
 import { ItemClock, serverDuration } from './item-clock.js';
@@ -41,7 +42,7 @@ export interface QuestionContext {
   /** The target's clock, from its replies' Date headers: lost sends are looked for on it. */
   clock: ServerClock;
   /** Whether this run already recorded that the target's replies come from a dsbench emulator. */
-  emulatorNoted: { done: boolean };
+  emulatorNoted: EmulatorNoted;
   /**
    * How long after it was sent a request may still reach the server (the request timeout of whichever
    * process sent it): a turn not found before then may still be landing, so it is looked for again first.
@@ -268,13 +269,11 @@ async function send(
         settled();
       }
       ctx.clock.observe(conversation.serverDate);
-      const noteEmulator = conversation.servedByEmulator === true && !ctx.emulatorNoted.done;
       recorder.inOneCommit(() => {
         recorder.conversationCreated(runId, item.key, conversation.ref, iso());
-        if (noteEmulator) recorder.targetServedByEmulator(runId, item.target);
+        noteServedByEmulator(recorder, runId, item.target, ctx.emulatorNoted, conversation.servedByEmulator);
         recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
       });
-      if (noteEmulator) ctx.emulatorNoted.done = true;
       return conversation.ref;
     }
     const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true, onAttempt });

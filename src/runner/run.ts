@@ -14,6 +14,7 @@ import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
 import { emptyTargetTally, type Recorder, type ResumeItem, type RunLease, type RunStatus, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
+import type { EmulatorNoted } from './emulator-note.js';
 import { runSearchItem } from './search-runner.js';
 import { CreatesInFlight } from './creates-in-flight.js';
 import { ServerClock } from './server-clock.js';
@@ -102,7 +103,7 @@ interface TargetRuntime {
   claimed: Set<string>;
   creates: CreatesInFlight;
   clock: ServerClock;
-  emulatorNoted: { done: boolean };
+  emulatorNoted: EmulatorNoted;
 }
 
 /**

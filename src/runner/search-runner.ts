@@ -1,6 +1,7 @@
 import type { ResolvedSearch } from '../config/suite.js';
 import type { Transport } from '../http/transport.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
+import { noteServedByEmulator, type EmulatorNoted } from './emulator-note.js';
 import { evaluateSearch } from './expectations.js';
 import type { ItemSummary } from './question-runner.js';
 import type { Recorder, SearchRecord } from './recorder.js';
@@ -12,8 +13,7 @@ export interface SearchContext {
   transport: Transport;
   gate: TargetGate;
   signal: AbortSignal;
-  /** Set once the target's replies showed it is a dsbench emulator, so the target is marked once. */
-  emulatorNoted: { done: boolean };
+  emulatorNoted: EmulatorNoted;
   log: (message: string) => void;
 }
 
@@ -39,12 +39,10 @@ export async function runSearchItem(ctx: SearchContext, item: SearchItem): Promi
   };
   const result = await runSearch(ctx.transport, params, { timeoutMs: search.timeoutMs, signal: ctx.signal });
   const record = searchRecord(search.query, params, result);
-  const noteEmulator = result.servedByEmulator === true && !ctx.emulatorNoted.done;
   recorder.inOneCommit(() => {
-    if (noteEmulator) recorder.targetServedByEmulator(runId, item.target);
+    noteServedByEmulator(recorder, runId, item.target, ctx.emulatorNoted, result.servedByEmulator);
     recorder.recordSearch(runId, item.key, record);
   });
-  if (noteEmulator) ctx.emulatorNoted.done = true;
   if (result.httpStatus === 401 || result.httpStatus === 403) ctx.gate.fail(record.error ?? `HTTP ${result.httpStatus}`);
   const results = evaluateSearch(search.expect, record);
   if (results.length > 0) recorder.recordExpectations(runId, item.key, results);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Recorder } from '../../src/runner/recorder.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore } from '../../src/store/index.js';
-import { CapturingReporter, asked, cleanup, emulator, inlineSearch, suite, target, tempDir } from './fixtures/harness.js';
+import { CapturingReporter, asked, cleanup, emulator, inlineSearch, runDefaults, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -53,18 +53,7 @@ describe('group commit in a run', () => {
       },
     }) as Recorder;
     try {
-      const run = executeRun({
-        suite: loaded,
-        targets: [target({ name: 'main', emulator: e })],
-        recorder,
-        reporter: new CapturingReporter(),
-        onQuota: 'stop',
-        maxQuotaWaitMs: 1000,
-        cleanup: false,
-        stop: new AbortController().signal,
-        abort: new AbortController().signal,
-        retry: { baseDelayMs: 1, maxDelayMs: 20 },
-      });
+      const run = executeRun({ ...runDefaults(), maxQuotaWaitMs: 1000, suite: loaded, targets: [target({ name: 'main', emulator: e })], recorder, reporter: new CapturingReporter() });
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(sent).toBe(true);
       // The sends are recorded and committed (the end of the event loop's turn), and not one went out.

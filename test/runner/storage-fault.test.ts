@@ -8,7 +8,7 @@ import { DsbenchError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore } from '../../src/store/index.js';
-import { CapturingReporter, cleanup, emulator, inlineSearch, op, runSuite, suite, target, tempDir } from './fixtures/harness.js';
+import { CapturingReporter, cleanup, emulator, inlineSearch, op, runDefaults, runSuite, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -37,18 +37,7 @@ describe('a database that fills up during a run', () => {
     const store = openStore(dbPath);
     let error: unknown;
     try {
-      await executeRun({
-        suite: loaded,
-        targets: [target({ name: 'main', emulator: e })],
-        recorder: store.recorder,
-        reporter: new FillAfterFirst(store.db),
-        onQuota: 'stop',
-        maxQuotaWaitMs: 1000,
-        cleanup: false,
-        stop: new AbortController().signal,
-        abort: new AbortController().signal,
-        retry: { baseDelayMs: 1, maxDelayMs: 20 },
-      });
+      await executeRun({ ...runDefaults(), maxQuotaWaitMs: 1000, suite: loaded, targets: [target({ name: 'main', emulator: e })], recorder: store.recorder, reporter: new FillAfterFirst(store.db) });
     } catch (caught) {
       error = caught;
     } finally {
