@@ -48,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
     }
     await parser
       .middleware((args) => rejectNotANumber(args, argv), true)
+      .middleware((args) => rejectRepeated(args, (parser as unknown as { getOptions(): { array: string[] } }).getOptions().array), true)
       .demandCommand(1, 'Give a command; see dsbench --help.')
       .strict()
       .recommendCommands()
@@ -96,6 +97,20 @@ function rejectNotANumber(args: Record<string, unknown>, argv: readonly string[]
     const at = argv.findIndex((a) => a === `--${key}` || a.startsWith(`--${key}=`));
     const given = at < 0 ? '' : argv[at]!.includes('=') ? argv[at]!.slice(argv[at]!.indexOf('=') + 1) : (argv[at + 1] ?? '');
     throw new UsageError(`--${key} takes a number, got "${given}"`);
+  }
+}
+
+/**
+ * yargs turns a flag given twice into an array, which a one-value flag's reader cannot take: the same value
+ * twice counts once; two different values are a usage error rather than a guess at which was meant.
+ */
+function rejectRepeated(args: Record<string, unknown>, arrays: readonly string[]): void {
+  const repeatable = new Set(arrays);
+  for (const [key, value] of Object.entries(args)) {
+    if (!Array.isArray(value) || repeatable.has(key) || key === '_' || /[A-Z]/.test(key)) continue;
+    const distinct = [...new Set(value.map(String))];
+    if (distinct.length > 1) throw new UsageError(`--${key} was given ${value.length} times (${distinct.map((v) => `"${v}"`).join(', ')}); give it once`);
+    for (const [other, same] of Object.entries(args)) if (same === value) args[other] = value[0];
   }
 }
 

@@ -274,6 +274,21 @@ describe.concurrent('dsbench CLI', () => {
     expect(emulatorFlag.stderr).not.toContain('"code"');
   });
 
+  it('a one-value flag given twice: the same value counts once, two values are a usage error; repeatable flags still collect', async () => {
+    const [twoValues, sameTwice, followups] = await Promise.all([
+      dsbench(['ask', 'Where?', '--request-timeout', '2s', '--request-timeout', '150ms', '--endpoint', fast.url], asAdmin),
+      dsbench(['ask', 'Where is the retry policy of undici implemented?', '--timeout', '5m', '--timeout', '5m', '--json', '--json', '--poll-interval', '10ms', '--endpoint', fast.url], asAdmin),
+      dsbench(['ask', 'Where is the retry policy of undici implemented?', '--followup', 'And its tests?', '--followup', 'And its defaults?', '--json', '--poll-interval', '10ms', '--endpoint', fast.url], asAdmin),
+    ]);
+    expect(twoValues.code).toBe(2);
+    expect(twoValues.stderr).toContain('--request-timeout was given 2 times ("2s", "150ms"); give it once');
+    expect(twoValues.stderr).not.toContain('internal error');
+    expect(sameTwice.code, sameTwice.stderr).toBe(0);
+    expect(followups.code, followups.stderr).toBe(0);
+    expect(followups.stdout).toContain('And its defaults?');
+    expect(followups.stdout).toContain('And its tests?');
+  });
+
   it('with no endpoint, ask uses the embedded emulator and says so', async () => {
     const run = await dsbench(['ask', 'Where is the retry policy of undici implemented?', '--json', '--poll-interval', '0.05'], {
       DSBENCH_EMULATOR_TIME_SCALE: '0.001',
