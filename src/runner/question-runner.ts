@@ -298,7 +298,7 @@ async function send(
 
 /**
  * Looks for a turn that may have been sent at `sentAt`; not found while its send could still be landing
- * (its window has not passed), waits out the window and looks once more.
+ * (its window has not passed), waits out the window and looks once more, through every page.
  */
 async function findWithinWindow(
   ctx: QuestionContext,
@@ -309,29 +309,35 @@ async function findWithinWindow(
   sentAt: string | undefined,
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  const found = await findSent(ctx, item, ref, index, text, sentAt, signal);
-  if (found !== undefined) return found;
+  const landing = Date.parse(sentAt ?? '') + ctx.sendWindowMs - Date.now() > 0;
+  // Still landing, this look is only a shortcut (a create that acted is newest, on the first page): the
+  // look after the window is the one that decides, and it reads every page.
+  const found = await findSent(ctx, item, ref, index, text, sentAt, signal, landing ? LOOKUP_PAGE : Infinity);
+  if (found !== undefined || !landing) return found;
   const waitMs = Date.parse(sentAt ?? '') + ctx.sendWindowMs - Date.now();
-  if (!(waitMs > 0)) return undefined;
-  ctx.log(`${item.key}: turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
-  // Waiting asks nothing of the server: another item runs in the slot meanwhile.
-  ctx.slot?.leave();
-  try {
-    await sleep(waitMs, undefined, { signal });
-  } catch {
-    throw new AbortedError(`${item.key}: waiting for a send to land aborted`);
+  if (waitMs > 0) {
+    ctx.log(`${item.key}: turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
+    // Waiting asks nothing of the server: another item runs in the slot meanwhile.
+    ctx.slot?.leave();
+    try {
+      await sleep(waitMs, undefined, { signal });
+    } catch {
+      throw new AbortedError(`${item.key}: waiting for a send to land aborted`);
+    }
+    await ctx.slot?.retake(signal);
   }
-  await ctx.slot?.retake(signal);
   return findSent(ctx, item, ref, index, text, sentAt, signal);
 }
 
 /** How far before the send (on the server's clock) a lookup still looks: Date headers have whole seconds, clocks drift. */
 const LOOKUP_MARGIN_MS = 60_000;
+/** Conversations per page of a lookup. */
+const LOOKUP_PAGE = 50;
 
 /**
  * Looks on the server for a turn that may have been sent: the conversation's questions (a follow-up), or
  * every page of conversations, newest first, until they are provably older than the send on the server's
- * clock (a create). Logs what it decided.
+ * clock or `most` were read (a create). Logs what it decided.
  */
 async function findSent(
   ctx: QuestionContext,
@@ -341,6 +347,7 @@ async function findSent(
   text: string,
   sentAt: string | undefined,
   signal: AbortSignal,
+  most = Infinity,
 ): Promise<string | undefined> {
   const { client, recorder, runId } = ctx;
   if (index > 0 && ref !== undefined) {
@@ -353,10 +360,13 @@ async function findSent(
   if (ref !== undefined) return ref;
   const sentLocal = Date.parse(sentAt ?? '');
   let looked = 0;
+  let read = 0;
   let since: number | undefined;
   // Legacy lists by id (creation order), the versioned API by last update: either is newest first.
   const orderOf = (s: { createdAt?: string | undefined; updatedAt?: string | undefined }) => Date.parse((client.api === 'legacy' ? s.createdAt : (s.updatedAt ?? s.createdAt)) ?? '');
-  for await (const summary of client.list({ pageSize: 50, signal, persistent: true, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) })) {
+  const summaries = client.list({ pageSize: LOOKUP_PAGE, signal, persistent: true, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) });
+  for await (const summary of take(summaries, most)) {
+    read++;
     const serverSent = ctx.clock.atLeast(sentLocal);
     since = serverSent === undefined || Number.isNaN(serverSent) ? undefined : serverSent - LOOKUP_MARGIN_MS;
     if (since !== undefined && orderOf(summary) < since) break;
@@ -374,9 +384,19 @@ async function findSent(
       return conversation.ref;
     }
   }
-  const back = since === undefined ? 'through every page' : `back to ${new Date(since).toISOString()} on the server's clock`;
+  const back = read === most ? `among the newest ${most}` : since === undefined ? 'through every page' : `back to ${new Date(since).toISOString()} on the server's clock`;
   ctx.log(`${item.key}: looked at ${looked} conversations ${back}: none is this question`);
   return undefined;
+}
+
+/** The first `most` items, without asking for the next one (a list's next page). */
+async function* take<T>(items: AsyncIterable<T>, most: number): AsyncGenerator<T> {
+  if (most <= 0) return;
+  let count = 0;
+  for await (const item of items) {
+    yield item;
+    if (++count >= most) return;
+  }
 }
 
 function seconds(ms: number): string {

@@ -159,3 +159,37 @@ questions:
     }
   });
 });
+
+describe.each(['legacy', 'versioned'] as const)('the first lookup of a lost create (%s)', (api) => {
+  it('reads one page while the send could still be landing; the lookup after the window reads every page', async () => {
+    // Server time 4 times real time: the 59 conversations before the loss are within the lookup's 60 s margin.
+    const e = await emulator({ timeScale: 0.25, sigma: 0, medianMs: 20, search: inlineSearch });
+    let creates = 0;
+    let lists = 0;
+    const proxy = await startFaultProxy(e.url, (req) => {
+      if (req.operation === op(api, 'list') && creates >= 60) lists++;
+      if (req.operation !== op(api, 'create')) return { kind: 'forward' };
+      return ++creates === 60 ? { kind: 'reset' } : { kind: 'forward' };
+    });
+    proxies.push(proxy);
+    const loaded = await suite(`
+name: pages
+defaults: { api: ${api}, concurrency: 5, repeats: 60, poll: { strategy: fixed, interval: 10ms } }
+questions:
+  - id: q1
+    question: Where is retryPolicy implemented?
+`);
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: proxy.url })], { requestTimeoutMs: 1000 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(proxy.counts.reset).toBe(1);
+      expect(logs).toContain('among the newest 50: none is this question');
+      // One page, then 59 conversations in pages of 50 after the window.
+      expect(lists, logs).toBe(1 + 2);
+      expect(e.questionRecords()).toHaveLength(60);
+    } finally {
+      run.close();
+    }
+  });
+});
