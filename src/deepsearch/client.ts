@@ -1,3 +1,4 @@
+import type { Idle } from '../http/transport.js';
 import type { Conversation, ConversationSummary, Question } from './model.js';
 
 /** List options of both flavours; an option the chosen flavour lacks is a usage error, not silently ignored. */
@@ -26,6 +27,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Called as each attempt starts, its timeout running (see RequestSpec). */
   onAttempt?: () => void;
+  /** Given up while a retry waits after an attempt that provably did not act (see RequestSpec). */
+  idle?: Idle;
 }
 
 /** One interface over both Deep Search API flavours. */

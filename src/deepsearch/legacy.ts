@@ -164,11 +164,12 @@ function idOf(ref: string): string {
   return ref;
 }
 
-function signal(options: CallOptions): Pick<RequestSpec, 'signal' | 'persistent' | 'headers' | 'onAttempt'> {
+function signal(options: CallOptions): Pick<RequestSpec, 'signal' | 'persistent' | 'headers' | 'onAttempt' | 'idle'> {
   return {
     ...(options.signal && { signal: options.signal, ...(options.persistent && { persistent: true }) }),
     ...(options.headers && { headers: options.headers }),
     ...(options.onAttempt && { onAttempt: options.onAttempt }),
+    ...(options.idle && { idle: options.idle }),
   };
 }
 

@@ -98,6 +98,7 @@ export class VersionedClient implements DeepSearchClient {
       ...(options.persistent && { persistent: true }),
       ...(options.headers && { headers: options.headers }),
       ...(options.onAttempt && { onAttempt: options.onAttempt }),
+      ...(options.idle && { idle: options.idle }),
     };
     const { reply, json } = await this.transport.requestJson(spec);
     return { reply, json: camelizeKeys(json), spec };

@@ -18,6 +18,10 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 5
 /** Statuses that prove the server did not act on the request, so even a create may be retried. */
 const NOT_ACTED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
+export function isNotActedStatus(status: number): boolean {
+  return NOT_ACTED_STATUSES.has(status);
+}
+
 /** Error codes raised before a request could be sent: the server cannot have acted on it. */
 const NOT_SENT_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',

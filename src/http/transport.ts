@@ -14,6 +14,7 @@ import { excerpt, redact } from './redact.js';
 import {
   RetryPolicySchema,
   backoffDelay,
+  isNotActedStatus,
   isNotSentCode,
   isRetryableStatus,
   parseRetryAfter,
@@ -78,7 +79,22 @@ export interface RequestSpec {
    * in it is one the attempt's timeout cannot precede (a send that may land is bounded by it).
    */
   onAttempt?: () => void;
+  /**
+   * Given up while the request waits to be retried after an attempt the server provably did not act on
+   * (429, 503, not sent), and taken again before the next attempt: a create's concurrency slot, which
+   * it need not hold while nothing of it is on the server.
+   */
+  idle?: Idle;
 }
+
+/** Something a request holds only while it may be acting on the server. */
+export interface Idle {
+  leave(): void;
+  /** Rejects with AbortedError when `signal` aborts first. */
+  retake(signal: AbortSignal): Promise<void>;
+}
+
+const NEVER = new AbortController().signal;
 
 export interface Reply {
   status: number;
@@ -208,6 +224,7 @@ export class Transport {
       const signal = attemptSignal.signal;
       let retryReason: string;
       let retryAfterMs: number | undefined;
+      let notActed: boolean;
       try {
         const res = await request(this.dispatcher, {
           origin: this.origin,
@@ -236,6 +253,7 @@ export class Transport {
           );
         }
         retryReason = `HTTP ${res.statusCode}`;
+        notActed = isNotActedStatus(res.statusCode);
       } catch (error) {
         if (error instanceof HttpStatusError || error instanceof ProtocolError) throw error;
         if (spec.signal?.aborted && !creates) throw new AbortedError(`${ctx.operation} aborted`);
@@ -248,16 +266,20 @@ export class Transport {
         if (creates && !notSent) throw new OutcomeUnknownError(ctx, code, detail, { cause: error });
         if (lastAttempt(attempt)) throw new ConnectionError(ctx, code, detail, attempt, { cause: error });
         retryReason = code;
+        notActed = notSent;
       } finally {
         attemptSignal.dispose();
       }
       const delayMs = retryAfterMs ?? backoffDelay(attempt, this.policy, this.random);
       this.onRetry?.({ context: ctx, attempt, delayMs, reason: retryReason });
+      const idle = notActed ? spec.idle : undefined;
+      idle?.leave();
       try {
         await sleep(delayMs, undefined, spec.signal ? { signal: spec.signal } : undefined);
       } catch {
         throw new AbortedError(`${ctx.operation} aborted`);
       }
+      await idle?.retake(spec.signal ?? NEVER);
     }
   }
 

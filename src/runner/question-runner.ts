@@ -50,7 +50,8 @@ export interface QuestionContext {
   sendWindowMs: number;
   /**
    * The item's concurrency slot: given up while a send not found waits out its window (only a create still
-   * in flight on the server then can land late), taken again before it is looked for and sent again.
+   * in flight on the server then can land late), and while a send waits to be retried after an attempt
+   * the server did not act on (nothing of it is on the server); taken again before the next request.
    */
   slot?: ItemSlot | undefined;
   log: (message: string) => void;
@@ -263,7 +264,7 @@ async function send(
       const settled = ctx.creates.begin(text);
       let conversation: Conversation;
       try {
-        conversation = await client.create(text, { signal: until, persistent: true, onAttempt, ...headers });
+        conversation = await client.create(text, { signal: until, persistent: true, onAttempt, idle: ctx.slot, ...headers });
         ctx.claimed.add(conversation.ref);
       } finally {
         settled();
@@ -276,7 +277,7 @@ async function send(
       });
       return conversation.ref;
     }
-    const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true, onAttempt });
+    const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true, onAttempt, idle: ctx.slot });
     recorder.recordTurn(runId, item.key, index, { state: 'processing', text, questionId: added.id, polls: 0 });
     return ref as string;
   } catch (error) {

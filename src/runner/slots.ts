@@ -10,8 +10,9 @@ export interface ItemSlot {
 
 /**
  * A per-target limit of items at once (`concurrency`, `searchConcurrency`). Unlike a plain limiter, an
- * item may give its slot up while it waits (a send that may still land) and take one again, ahead of items
- * that have not started: waiting items are finished before new ones are begun.
+ * item may give its slot up while it waits (a send that may still land, or a send's retry after an attempt
+ * the server did not act on) and take one again, ahead of items that have not started: waiting items are
+ * finished before new ones are begun.
  */
 export class Slots {
   private held = 0;

@@ -115,3 +115,41 @@ describe.each(['legacy', 'versioned'] as const)('a lost send waiting out its win
     }
   });
 });
+
+describe.each(['legacy', 'versioned'] as const)('a retry wait after an attempt the server did not act on (%s)', (api) => {
+  // Retry-After is waited for only up to the retry cap.
+  const retry = { baseDelayMs: 1, maxDelayMs: 5000 };
+
+  it("gives up a create's slot: another item is asked meanwhile, the create is asked once", async () => {
+    const e = await emulator(PACED);
+    e.injectFault({ operation: op(api, 'create'), kind: '429', retryAfterSeconds: 1 });
+    const run = await runSuite(await suite(THREE(api)), [target({ name: 'main', emulator: e, timeScale: 0.001 })], { retry });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(e.faultCounters()[`${op(api, 'create')}.429`]).toBe(1);
+      const created = e.questionRecords().sort((a, b) => a.createdAtVirtualMs - b.createdAtVirtualMs).map((q) => q.text);
+      expect(created).toHaveLength(3);
+      expect(created[0]).toBe('Where is the lease renewed?');
+      expect(maxOverlap(e)).toBe(1);
+    } finally {
+      run.close();
+    }
+  });
+
+  it("keeps a poll's slot: its question is on the server", async () => {
+    const e = await emulator(PACED);
+    e.injectFault({ operation: op(api, 'get'), kind: '429', retryAfterSeconds: 1 });
+    const run = await runSuite(await suite(THREE(api)), [target({ name: 'main', emulator: e, timeScale: 0.001 })], { retry });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(e.faultCounters()[`${op(api, 'get')}.429`]).toBe(1);
+      const created = e.questionRecords().sort((a, b) => a.createdAtVirtualMs - b.createdAtVirtualMs).map((q) => q.text);
+      expect(created).toEqual(['Where is retryPolicy implemented?', 'Where is the lease renewed?', 'Where are sends looked up?']);
+      expect(maxOverlap(e)).toBe(1);
+    } finally {
+      run.close();
+    }
+  });
+});
