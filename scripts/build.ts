@@ -22,6 +22,37 @@ const zodEnglishOnly: esbuild.Plugin = {
   },
 };
 
+/**
+ * string-width (yargs, cliui and wrap-ansi each import a copy) creates an Intl.Segmenter and compiles
+ * Unicode-property regular expressions (`\p{RGI_Emoji}`) as it is imported: about a third of `ask`'s start-up
+ * instructions, spent on every command although yargs measures only ASCII text in dsbench's help. Each
+ * `import` of it gets a wrapper instead: printable ASCII is as wide as it is long (what string-width says of
+ * it); any other text goes to the copy the import meant, loaded and initialised at its first such call.
+ */
+export const lazyStringWidth: esbuild.Plugin = {
+  name: 'lazy-string-width',
+  setup(build) {
+    build.onResolve({ filter: /^string-width$/ }, async (args) => {
+      // cli-progress require()s the CommonJS string-width 4, which expects a function: left as it is.
+      if (args.kind !== 'import-statement' || args.pluginData === lazyStringWidth) return undefined;
+      const real = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: lazyStringWidth });
+      if (real.errors.length > 0) return { errors: real.errors };
+      return { path: real.path, namespace: 'lazy-string-width' };
+    });
+    build.onLoad({ filter: /./, namespace: 'lazy-string-width' }, (args) => ({
+      // esbuild bundles a module reached by require() behind an initialiser run at the first require.
+      contents: `let real;
+export default function stringWidth(text, options) {
+  if (typeof text === 'string' && /^[\x20-\x7e]*$/.test(text)) return text.length;
+  real ??= require(${JSON.stringify(args.path)}).default;
+  return real(text, options);
+}
+`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 /** Output file (absolute path) → the source files bundled into it (absolute paths). */
 export type BuiltInputs = Map<string, string[]>;
 
@@ -47,7 +78,7 @@ export async function buildCli(outdir: string): Promise<BuiltInputs> {
     external: ['better-sqlite3'],
     // The bundled CommonJS packages (undici) call require() for Node's own modules; ES modules have none.
     banner: { js: "import { createRequire as __dsbenchCreateRequire } from 'node:module';\nconst require = __dsbenchCreateRequire(import.meta.url);" },
-    plugins: [zodEnglishOnly],
+    plugins: [zodEnglishOnly, lazyStringWidth],
     metafile: true,
     logLevel: 'warning',
   });

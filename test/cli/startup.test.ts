@@ -2,11 +2,14 @@
 // the time; this checks which code each command line loads, in the built CLI: esbuild's bundle, whose
 // build says which source files went into each of its files).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareCli, type Cli } from '../helpers/cli.js';
+import { lazyStringWidth } from '../../scripts/build.js';
+import { ROOT, prepareCli, type Cli } from '../helpers/cli.js';
 import { closedPort } from '../helpers/server.js';
 
 let cli: Cli;
@@ -83,6 +86,40 @@ describe('start-up', () => {
     for (const args of [['--help'], ['runs', '--db', path.join(dir, 'none.db')], ['ask', 'q', '--endpoint', endpoint, '--max-attempts', '1'], ['search', 'q', '--endpoint', endpoint, '--max-attempts', '1']]) {
       const files = await filesLoadedBy(args);
       expect(files.filter((file) => !file.includes('/node_modules/better-sqlite3/')).length, `${args[0]}: ${files.join(', ')}`).toBeLessThanOrEqual(25);
+    }
+  });
+});
+
+describe("the bundle's string-width", () => {
+  type Width = (text: string) => number;
+  const samples = ['', 'dsbench ask <question>', '  --max-attempts  Attempts per request [number]', '\u001b[31mred\u001b[0m', '日本語', '👍🏽 ok', 'é', 'a\u0301', 'a\u200bb', 'tab\there'];
+
+  it('measures printable ASCII without initialising string-width, and other text as string-width does', async () => {
+    // yargs, cliui and wrap-ansi each import their own copy; each import gets the wrapper.
+    for (const importer of ['yargs', 'cliui', 'wrap-ansi']) {
+      const resolveDir = path.join(ROOT, 'node_modules', importer);
+      const outfile = path.join(dir, `width-${importer}.mjs`);
+      await esbuild.build({ stdin: { contents: "export { default } from 'string-width';", resolveDir }, bundle: true, format: 'esm', platform: 'node', outfile, plugins: [lazyStringWidth], logLevel: 'error' });
+      const Segmenter = Intl.Segmenter;
+      let segmenters = 0;
+      // string-width makes its Intl.Segmenter as it initialises (ICU's locale data: a tenth of ask's start-up).
+      const counted = class extends Segmenter {
+        constructor(...args: ConstructorParameters<typeof Segmenter>) {
+          super(...args);
+          segmenters++;
+        }
+      };
+      Object.defineProperty(Intl, 'Segmenter', { value: counted, configurable: true, writable: true });
+      try {
+        const wrapped = ((await import(pathToFileURL(outfile).href)) as { default: Width }).default;
+        expect(wrapped('dsbench ask <question>')).toBe(22);
+        expect(segmenters, importer).toBe(0);
+        const real = ((await import(pathToFileURL(createRequire(path.join(resolveDir, 'package.json')).resolve('string-width')).href)) as { default: Width }).default;
+        expect(samples.map(wrapped), importer).toEqual(samples.map(real));
+        expect(segmenters, importer).toBeGreaterThan(0);
+      } finally {
+        Object.defineProperty(Intl, 'Segmenter', { value: Segmenter, configurable: true, writable: true });
+      }
     }
   });
 });
