@@ -29,10 +29,14 @@ const { SqliteError } = Database;
 
 type Params = Record<string, string | number | null>;
 type Statement = Database.Statement<[Params]>;
+type Value = string | number | null;
+/** Bound by position: the statements run for every request, and binding by name costs two property lookups a parameter. */
+type PositionalStatement = Database.Statement<Value[]>;
 
 // Every statement is prepared once here: a call does no schema lookups and no SQL parsing.
 function prepareStatements(db: Database.Database) {
   const s = (sql: string): Statement => db.prepare<Params>(sql);
+  const p = (sql: string): PositionalStatement => db.prepare<Value[]>(sql);
   return {
     insertRun: s(`INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, status,
         group_id, group_label, shard_index, shard_count)
@@ -50,21 +54,19 @@ function prepareStatements(db: Database.Database) {
     setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END
       WHERE id = @runId`),
     // An item resumed after a crash keeps the time it first started.
-    itemStarted: s(`UPDATE items SET status = 'running', started_at = coalesce(started_at, @at) WHERE run_id = @runId AND key = @key`),
-    conversationCreated: s(`UPDATE items SET conversation_ref = @ref, conversation_created_at = @at WHERE run_id = @runId AND key = @key`),
-    itemEnded: s(`UPDATE items SET status = @status, outcome = @outcome, message = @message, ended_at = @at
-      WHERE run_id = @runId AND key = @key`),
-    itemUnobserved: s(`UPDATE items SET status = 'running', message = @message WHERE run_id = @runId AND key = @key`),
-    conversationDeleted: s(`UPDATE items SET deleted_at = @at WHERE run_id = @runId AND key = @key`),
+    // An item's updates take (run, key) last: see updateItem.
+    itemStarted: p(`UPDATE items SET status = 'running', started_at = coalesce(started_at, ?) WHERE run_id = ? AND key = ?`),
+    conversationCreated: p(`UPDATE items SET conversation_ref = ?, conversation_created_at = ? WHERE run_id = ? AND key = ?`),
+    itemEnded: p(`UPDATE items SET status = ?, outcome = ?, message = ?, ended_at = ? WHERE run_id = ? AND key = ?`),
+    itemUnobserved: p(`UPDATE items SET status = 'running', message = ? WHERE run_id = ? AND key = ?`),
+    conversationDeleted: p(`UPDATE items SET deleted_at = ? WHERE run_id = ? AND key = ?`),
     targetServedByEmulator: s(`UPDATE targets SET emulator = 1 WHERE run_id = @runId AND name = @target`),
-    upsertTurn: s(`INSERT INTO turns (run_id, item_key, turn, text, question_id, state, error_code, error_raw_code, error_message,
+    // Bound by position, in the order of its columns (see writeTurn).
+    upsertTurn: p(`INSERT INTO turns (run_id, item_key, turn, text, question_id, state, error_code, error_raw_code, error_message,
         error_title, error_details, error_retry_time, client_error, title, answer, sent_at, observed_end_at, server_created_at,
         server_updated_at, server_ms, server_ms_source, wall_ms, polls, time_millis, tool_calls, total_input_tokens, cached_tokens,
         cache_creation_input_tokens, prompt_tokens, completion_tokens, total_tokens, credits, anomalies)
-      VALUES (@runId, @key, @turn, @text, @questionId, @state, @errorCode, @errorRawCode, @errorMessage, @errorTitle, @errorDetails,
-        @errorRetryTime, @clientError, @title, @answer, @sentAt, @observedEndAt, @serverCreatedAt, @serverUpdatedAt, @serverMs,
-        @serverMsSource, @wallMs, @polls, @timeMillis, @toolCalls, @totalInputTokens, @cachedTokens, @cacheCreationInputTokens,
-        @promptTokens, @completionTokens, @totalTokens, @credits, @anomalies)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (run_id, item_key, turn) DO UPDATE SET
         text = excluded.text, state = excluded.state, polls = excluded.polls,
         question_id = coalesce(excluded.question_id, question_id),
@@ -373,11 +375,11 @@ export class SqliteRecorder implements Recorder {
   }
 
   itemStarted(runId: number, key: string, at: string): void {
-    this.updateItem(this.s.itemStarted, { runId, key, at });
+    this.updateItem(this.s.itemStarted, runId, key, at);
   }
 
   conversationCreated(runId: number, key: string, ref: string, at: string): void {
-    this.updateItem(this.s.conversationCreated, { runId, key, ref, at });
+    this.updateItem(this.s.conversationCreated, runId, key, ref, at);
   }
 
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void {
@@ -409,15 +411,15 @@ export class SqliteRecorder implements Recorder {
   }
 
   itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void {
-    this.updateItem(this.s.itemEnded, { runId, key, status: 'done', outcome, message: redacted(message), at });
+    this.updateItem(this.s.itemEnded, runId, key, 'done', outcome, redacted(message), at);
   }
 
   itemUnobserved(runId: number, key: string, message: string): void {
-    this.updateItem(this.s.itemUnobserved, { runId, key, message: redacted(message) });
+    this.updateItem(this.s.itemUnobserved, runId, key, redacted(message));
   }
 
   itemSkipped(runId: number, key: string, reason: string, at: string): void {
-    this.updateItem(this.s.itemEnded, { runId, key, status: 'skipped', outcome: 'skipped', message: redacted(reason), at });
+    this.updateItem(this.s.itemEnded, runId, key, 'skipped', 'skipped', redacted(reason), at);
   }
 
   targetServedByEmulator(runId: number, target: string): void {
@@ -426,7 +428,7 @@ export class SqliteRecorder implements Recorder {
   }
 
   conversationDeleted(runId: number, key: string, at: string): void {
-    this.updateItem(this.s.conversationDeleted, { runId, key, at });
+    this.updateItem(this.s.conversationDeleted, runId, key, at);
   }
 
   tally(runId: number): RunTally {
@@ -443,10 +445,11 @@ export class SqliteRecorder implements Recorder {
     }
   }
 
-  private updateItem(statement: Statement, params: Params & { runId: number; key: string }): void {
+  /** `values` are the statement's parameters before its `run_id = ? AND key = ?`. */
+  private updateItem(statement: PositionalStatement, runId: number, key: string, ...values: Value[]): void {
     this.batch();
     // A silent no-op would hide a runner bug (a key it never planned); say so instead.
-    if (statement.run(params).changes === 0) throw new Error(`no item ${params.key} in run ${params.runId}`);
+    if (statement.run(...values, runId, key).changes === 0) throw new Error(`no item ${key} in run ${runId}`);
   }
 
   private writeSearch(runId: number, key: string, search: SearchRecord): void {
@@ -511,41 +514,43 @@ export class SqliteRecorder implements Recorder {
   }
 
   private writeTurn(runId: number, key: string, turn: number, r: TurnRecord): void {
-    this.s.upsertTurn.run({
+    const error = r.error;
+    const stats = r.stats;
+    this.s.upsertTurn.run(
       runId,
       key,
       turn,
-      text: r.text,
-      questionId: r.questionId ?? null,
-      state: r.state,
-      errorCode: r.error?.code ?? null,
-      errorRawCode: r.error?.rawCode ?? null,
-      errorMessage: r.error?.message ?? null,
-      errorTitle: r.error?.title ?? null,
-      errorDetails: r.error?.details ?? null,
-      errorRetryTime: r.error?.retryTime ?? null,
-      clientError: redacted(r.clientError),
-      title: r.title ?? null,
-      answer: r.answer ?? null,
-      sentAt: r.sentAt ?? null,
-      observedEndAt: r.observedEndAt ?? null,
-      serverCreatedAt: r.serverCreatedAt ?? null,
-      serverUpdatedAt: r.serverUpdatedAt ?? null,
-      serverMs: r.serverMs ?? null,
-      serverMsSource: r.serverMsSource ?? null,
-      wallMs: r.wallMs ?? null,
-      polls: r.polls,
-      timeMillis: r.stats?.timeMillis ?? null,
-      toolCalls: r.stats?.toolCalls ?? null,
-      totalInputTokens: r.stats?.totalInputTokens ?? null,
-      cachedTokens: r.stats?.cachedTokens ?? null,
-      cacheCreationInputTokens: r.stats?.cacheCreationInputTokens ?? null,
-      promptTokens: r.stats?.promptTokens ?? null,
-      completionTokens: r.stats?.completionTokens ?? null,
-      totalTokens: r.stats?.totalTokens ?? null,
-      credits: r.stats?.credits ?? null,
-      anomalies: r.anomalies && r.anomalies.length > 0 ? JSON.stringify(r.anomalies) : null,
-    });
+      r.text,
+      r.questionId ?? null,
+      r.state,
+      error?.code ?? null,
+      error?.rawCode ?? null,
+      error?.message ?? null,
+      error?.title ?? null,
+      error?.details ?? null,
+      error?.retryTime ?? null,
+      redacted(r.clientError),
+      r.title ?? null,
+      r.answer ?? null,
+      r.sentAt ?? null,
+      r.observedEndAt ?? null,
+      r.serverCreatedAt ?? null,
+      r.serverUpdatedAt ?? null,
+      r.serverMs ?? null,
+      r.serverMsSource ?? null,
+      r.wallMs ?? null,
+      r.polls,
+      stats?.timeMillis ?? null,
+      stats?.toolCalls ?? null,
+      stats?.totalInputTokens ?? null,
+      stats?.cachedTokens ?? null,
+      stats?.cacheCreationInputTokens ?? null,
+      stats?.promptTokens ?? null,
+      stats?.completionTokens ?? null,
+      stats?.totalTokens ?? null,
+      stats?.credits ?? null,
+      r.anomalies && r.anomalies.length > 0 ? JSON.stringify(r.anomalies) : null,
+    );
     if (r.sources !== undefined) {
       this.s.deleteSources.run({ runId, key, turn });
       r.sources.forEach((src, position) => {
@@ -641,3 +646,4 @@ function bool(value: boolean | undefined): number | null {
 function redacted(text: string | undefined): string | null {
   return text === undefined ? null : redact(text);
 }
+
