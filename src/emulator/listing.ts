@@ -62,7 +62,7 @@ export class SortIndex<T extends SortKeys> {
   touch(item: T, updatedAtMs: number): void {
     if (updatedAtMs === item.updatedAtMs) return;
     const order = this.orders.updated_at;
-    order.splice(this.bound('updated_at', item, false), 1);
+    order.splice(bound(order, 'updated_at', item, false), 1);
     item.updatedAtMs = updatedAtMs;
     this.insert('updated_at', item);
   }
@@ -73,9 +73,9 @@ export class SortIndex<T extends SortKeys> {
     const field = (descending ? sort.slice(1) : sort) as Field;
     const order = this.orders[field];
     if (descending) {
-      for (let i = (after ? this.bound(field, after, false) : order.length) - 1; i >= 0; i--) yield order[i] as T;
+      for (let i = (after ? bound(order, field, after, false) : order.length) - 1; i >= 0; i--) yield order[i] as T;
     } else {
-      for (let i = after ? this.bound(field, after, true) : 0; i < order.length; i++) yield order[i] as T;
+      for (let i = after ? bound(order, field, after, true) : 0; i < order.length; i++) yield order[i] as T;
     }
   }
 
@@ -84,20 +84,135 @@ export class SortIndex<T extends SortKeys> {
     // New items almost always sort last (ids and times grow): no search, no move.
     const last = order[order.length - 1];
     if (!last || ascending(field, last, item) < 0) order.push(item);
-    else order.splice(this.bound(field, item, true), 0, item);
+    else order.splice(bound(order, field, item, true), 0, item);
+  }
+}
+
+/**
+ * Items by the lower-cased texts a content query searches, each text's items kept in update order, so a
+ * content query's page reads only items that match it (a runner's lookup of a lost create lists by its
+ * question's text: scanning every conversation per page made a faulty run quadratic again).
+ */
+export class ContentIndex<T extends SortKeys> {
+  /** Each text's items, ascending by (updatedAtMs, id). */
+  private readonly byText = new Map<string, T[]>();
+  /** What each item is indexed under, and at which keys. */
+  private readonly indexed = new WeakMap<T, { texts: readonly string[]; updatedAtMs: number }>();
+  /** The texts containing a query, for queries seen (repeated by every lookup of the same question). */
+  private readonly containing = new Map<string, string[]>();
+
+  /** Indexes the item under `texts` (lower-cased) at its current keys; call after either changed. */
+  index(item: T, texts: readonly string[]): void {
+    const unique = [...new Set(texts)];
+    const before = this.indexed.get(item);
+    if (before && before.updatedAtMs === item.updatedAtMs && sameTexts(before.texts, unique)) return;
+    if (before) {
+      const keys = { id: item.id, createdAtMs: item.createdAtMs, updatedAtMs: before.updatedAtMs };
+      for (const text of before.texts) {
+        const order = this.byText.get(text) as T[];
+        order.splice(bound(order, 'updated_at', keys, false), 1);
+      }
+    }
+    for (const text of unique) {
+      const order = this.orderOf(text);
+      order.splice(bound(order, 'updated_at', item, true), 0, item);
+    }
+    this.indexed.set(item, { texts: unique, updatedAtMs: item.updatedAtMs });
   }
 
-  /** First position whose item sorts at or after `keys` (`strictly`: after it). */
-  private bound(field: Field, keys: SortKeys, strictly: boolean): number {
-    const order = this.orders[field];
-    let low = 0;
-    let high = order.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      const c = ascending(field, order[mid] as T, keys);
-      if (c < 0 || (strictly && c === 0)) low = mid + 1;
-      else high = mid;
+  /** The texts `item` is indexed under. */
+  textsOf(item: T): readonly string[] {
+    return this.indexed.get(item)?.texts ?? [];
+  }
+
+  /** Items with a text containing `needle` (lower-cased, not empty), newest update first, strictly after `after`, lazily. */
+  *matching(needle: string, after: SortKeys | undefined): Generator<T> {
+    // A merge of the matching texts' orders, newest first, over a heap of each order's next item.
+    const heads = new Heap<{ order: T[]; at: number }>((a, b) => ascending('updated_at', a.order[a.at] as T, b.order[b.at] as T) > 0);
+    for (const text of this.textsContaining(needle)) {
+      const order = this.byText.get(text) as T[];
+      const at = (after ? bound(order, 'updated_at', after, false) : order.length) - 1;
+      if (at >= 0) heads.push({ order, at });
     }
-    return low;
+    let last: T | undefined;
+    for (let head = heads.pop(); head; head = heads.pop()) {
+      const item = head.order[head.at--] as T;
+      if (head.at >= 0) heads.push(head);
+      // An item under two matching texts comes out twice in a row.
+      if (item !== last) yield item;
+      last = item;
+    }
+  }
+
+  private orderOf(text: string): T[] {
+    let order = this.byText.get(text);
+    if (!order) {
+      this.byText.set(text, (order = []));
+      for (const [needle, texts] of this.containing) if (text.includes(needle)) texts.push(text);
+    }
+    return order;
+  }
+
+  private textsContaining(needle: string): string[] {
+    let texts = this.containing.get(needle);
+    if (!texts) {
+      // Bounded: a cache of queries, rebuilt from the texts when dropped.
+      if (this.containing.size >= 1000) this.containing.clear();
+      texts = [...this.byText.keys()].filter((t) => t.includes(needle));
+      this.containing.set(needle, texts);
+    }
+    return texts;
+  }
+}
+
+function sameTexts(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/** First position in an ascending order by `field` whose item sorts at or after `keys` (`strictly`: after it). */
+function bound<T extends SortKeys>(order: readonly T[], field: Field, keys: SortKeys, strictly: boolean): number {
+  let low = 0;
+  let high = order.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const c = ascending(field, order[mid] as T, keys);
+    if (c < 0 || (strictly && c === 0)) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** A binary heap: `pop` gives the item for which `first` holds against every other. */
+class Heap<T> {
+  private readonly items: T[] = [];
+
+  constructor(private readonly first: (a: T, b: T) => boolean) {}
+
+  push(item: T): void {
+    const items = this.items;
+    let at = items.push(item) - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!this.first(items[at] as T, items[parent] as T)) break;
+      [items[at], items[parent]] = [items[parent] as T, items[at] as T];
+      at = parent;
+    }
+  }
+
+  pop(): T | undefined {
+    const items = this.items;
+    const top = items[0];
+    const end = items.pop();
+    if (items.length === 0 || end === undefined) return top;
+    items[0] = end;
+    for (let at = 0; ; ) {
+      const [l, r] = [2 * at + 1, 2 * at + 2];
+      let best = at;
+      if (l < items.length && this.first(items[l] as T, items[best] as T)) best = l;
+      if (r < items.length && this.first(items[r] as T, items[best] as T)) best = r;
+      if (best === at) return top;
+      [items[at], items[best]] = [items[best] as T, items[at] as T];
+      at = best;
+    }
   }
 }

@@ -128,6 +128,20 @@ export class ConversationService {
     }
   }
 
+  /**
+   * The user's own conversations whose title or a question's text contains `needle` (lower-cased, not
+   * empty), by last update, newest first, after the cursor; read from the content index, lazily.
+   */
+  *visibleContaining(userId: number, needle: string, after: SortKeys | undefined): Generator<ConversationRecord> {
+    this.settle();
+    for (const c of this.deps.store.containing(needle, after)) if (!c.deleted && c.userId === userId) yield c;
+  }
+
+  /** The lower-cased title and question texts a content query searches. */
+  contentOf(conversation: ConversationRecord): readonly string[] {
+    return this.deps.store.contentOf(conversation);
+  }
+
   /** Cursors may name a deleted conversation; only its sort keys are used. */
   cursorTarget(conversationId: number): ConversationRecord | undefined {
     return this.deps.store.getIncludingDeleted(conversationId);

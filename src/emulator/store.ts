@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Outcome } from './agent.js';
-import { SortIndex, type SortKeys, type SortName } from './listing.js';
+import { ContentIndex, SortIndex, type SortKeys, type SortName } from './listing.js';
 
 export interface QuestionEnd {
   atMs: number;
@@ -43,6 +43,7 @@ const FIRST_QUESTION_ID = 163;
 export class ConversationStore {
   private readonly conversations = new Map<number, ConversationRecord>();
   private readonly index = new SortIndex<ConversationRecord>();
+  private readonly content = new ContentIndex<ConversationRecord>();
   private nextConversationId = FIRST_CONVERSATION_ID;
   private nextQuestionId = FIRST_QUESTION_ID;
 
@@ -87,9 +88,11 @@ export class ConversationStore {
     return this.conversations.get(id);
   }
 
-  /** A change of the conversation at `atMs`: its update time moves on (never back). */
+  /** A change of the conversation at `atMs` (a question added or ended): its update time moves on (never back). */
   touch(conversation: ConversationRecord, atMs: number): void {
     this.index.touch(conversation, Math.max(conversation.updatedAtMs, atMs));
+    const title = conversationTitle(conversation);
+    this.content.index(conversation, [...(title ? [title] : []), ...conversation.questions.map((q) => q.text)].map((t) => t.toLowerCase()));
   }
 
   /** Conversations (deleted ones included) after the cursor in the sort's order, lazily, from the index. */
@@ -97,9 +100,30 @@ export class ConversationStore {
     return this.index.after(sort, after);
   }
 
+  /**
+   * Conversations (deleted ones included) whose title or a question's text contains `needle` (lower-cased,
+   * not empty), by last update, newest first, strictly after the cursor; lazily, reading only those.
+   */
+  containing(needle: string, after: SortKeys | undefined): Iterable<ConversationRecord> {
+    return this.content.matching(needle, after);
+  }
+
+  /** The lower-cased title and question texts a content query searches. */
+  contentOf(conversation: ConversationRecord): readonly string[] {
+    return this.content.textsOf(conversation);
+  }
+
   all(): ConversationRecord[] {
     return [...this.conversations.values()];
   }
+}
+
+/** The title of the first answered question, as the conversation's title. */
+export function conversationTitle(c: ConversationRecord): string | undefined {
+  for (const q of c.questions) {
+    if (q.end?.outcome.kind === 'completed') return q.end.outcome.answer.title;
+  }
+  return undefined;
 }
 
 export function lastQuestion(conversation: ConversationRecord): QuestionRecord | undefined {

@@ -5,10 +5,8 @@ import { parseRequest, readJsonBody, RequestError, sendJson } from './http-io.js
 import { firstPage, where, type SortKeys } from './listing.js';
 import type { ApiDeps, Route, RouteContext } from './routes.js';
 import { DomainError, type DomainErrorKind } from './service.js';
-import type { ConversationRecord } from './store.js';
 import {
   AddConversationQuestionRequestSchema,
-  conversationTitle,
   CreateConversationRequestSchema,
   ListConversationSummariesRequestSchema,
   NameRequestSchema,
@@ -52,12 +50,15 @@ export function versionedRoutes(deps: ApiDeps): Route[] {
       const filters = input.filters ?? [];
       const size = Math.min(input.pageSize || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
       const after = input.pageToken ? decodePageToken(input.pageToken) : undefined;
-      const matching = where(service.visible(ctx.user.id, '-updated_at', after), (c) =>
-        filters.every((f) => {
+      const needles = filters.map((f) => f.contentQuery?.toLowerCase());
+      // A content query reads only the conversations that match it, from the content index.
+      const indexed = needles.find((n) => n);
+      const candidates = indexed ? service.visibleContaining(ctx.user.id, indexed, after) : service.visible(ctx.user.id, '-updated_at', after);
+      const matching = where(candidates, (c) =>
+        filters.every((f, i) => {
           if (f.starred !== undefined && c.starred !== f.starred) return false;
-          if (f.contentQuery === undefined) return true;
-          const needle = f.contentQuery.toLowerCase();
-          return loweredTexts(c).some((t) => t.includes(needle));
+          const needle = needles[i];
+          return needle === undefined || needle === '' || service.contentOf(c).some((t) => t.includes(needle));
         }),
       );
       const page = firstPage(matching, size);
@@ -150,16 +151,4 @@ function camelizeKeys(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, v]) => [key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), camelizeKeys(v)]),
   );
-}
-
-/** Lower-cased title and question texts, kept until the conversation changes: a content filter reads every conversation. */
-const lowered = new WeakMap<ConversationRecord, { questions: number; title: string | undefined; texts: string[] }>();
-
-function loweredTexts(c: ConversationRecord): string[] {
-  const title = conversationTitle(c);
-  const cached = lowered.get(c);
-  if (cached && cached.questions === c.questions.length && cached.title === title) return cached.texts;
-  const texts = [title ?? '', ...c.questions.map((q) => q.text)].map((t) => t.toLowerCase());
-  lowered.set(c, { questions: c.questions.length, title, texts });
-  return texts;
 }

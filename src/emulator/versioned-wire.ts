@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoMillis } from './clock.js';
 import { FAILURES, VERSIONED_ERROR_CODES } from './failures.js';
-import { lastQuestion, type ConversationRecord, type QuestionRecord } from './store.js';
+import { conversationTitle, lastQuestion, type ConversationRecord, type QuestionRecord } from './store.js';
 
 /** Replies are protobuf-JSON: lowerCamelCase, empty fields omitted, RFC 3339 timestamps. */
 const Timestamp = z.iso.datetime();
@@ -102,13 +102,6 @@ export function conversationUrl(publicUrl: string, id: number): string {
   return `${publicUrl}/deepsearch/${id}`;
 }
 
-/** The title of the first answered question, as the conversation's title. */
-export function conversationTitle(c: ConversationRecord): string | undefined {
-  for (const q of c.questions) {
-    if (q.end?.outcome.kind === 'completed') return q.end.outcome.answer.title;
-  }
-  return undefined;
-}
 
 export function toVersionedState(c: ConversationRecord): VersionedState {
   const end = lastQuestion(c)?.end;

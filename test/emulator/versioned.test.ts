@@ -184,3 +184,37 @@ describe('versioned API: protocol', () => {
     expect((await rpc(e, 'ListConversationSummaries', { pageToken: 'garbage' })).json.code).toBe('invalid_argument');
   });
 });
+
+describe('versioned API: a content query', () => {
+  it('stays right after follow-ups, deletes and answers: each page only matches, in update order, each once', async () => {
+    const e = await emulator({ ...FAST, search: tinySearch });
+    const names: string[] = [];
+    for (let i = 0; i < 6; i++) names.push((await rpc(e, 'CreateConversation', create(`topic ${i % 2 ? 'alpha' : 'beta'} ${i}`))).json.name);
+    for (const name of names) await versionedSettled(e, name);
+    const [b0, a1, , a3, b4, a5] = names as [string, string, string, string, string, string];
+    // A follow-up adds a text to a conversation and moves it to the front; a delete takes one out.
+    await rpc(e, 'AddConversationQuestion', { parent: b0, question: { input: [{ question: { text: 'And ALPHA too?' } }] } });
+    await versionedSettled(e, b0);
+    await rpc(e, 'DeleteConversation', { name: a3 });
+
+    const walk = async (contentQuery: string) => {
+      const seen: string[] = [];
+      let pageToken: string | undefined;
+      for (let guard = 0; guard < 20; guard++) {
+        const page = ListConversationSummariesResponseSchema.parse((await rpc(e, 'ListConversationSummaries', { pageSize: 1, pageToken, filters: [{ contentQuery }] })).json);
+        seen.push(...(page.conversationSummaries ?? []).map((c) => c.name));
+        pageToken = page.nextPageToken;
+        if (!pageToken) return seen;
+      }
+      throw new Error('the pages never ended');
+    };
+    expect(await walk('alpha')).toEqual([b0, a5, a1]);
+    expect(await walk('and alpha')).toEqual([b0]);
+    expect(await walk('topic')).toEqual([b0, a5, b4, names[2], a1]);
+    expect(await walk('TOPIC beta 4')).toEqual([b4]);
+    // A later answer's update moves a conversation within its query's order.
+    await rpc(e, 'AddConversationQuestion', { parent: a1, question: { input: [{ question: { text: 'More?' } }] } });
+    await versionedSettled(e, a1);
+    expect(await walk('alpha')).toEqual([a1, b0, a5]);
+  });
+});
