@@ -138,7 +138,8 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
         let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
         let resumed = current === start.next && start.pending === 'poll';
         if (current === start.next && start.pending === 'maybe-sent') {
-          const found = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, until);
+          // The dead process gave the send up at the latest when its request timeout ran out.
+          const found = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, Date.parse(start.sentAt ?? '') + ctx.sendWindowMs, until);
           if (found !== undefined) [ref, resumed] = [found, true];
           else ctx.log(`${item.key}: turn ${current} is not on the server and its send can no longer land: asking it`);
         }
@@ -283,6 +284,7 @@ async function send(
   } catch (error) {
     const unknown = error instanceof OutcomeUnknownError || (error instanceof HttpStatusError && error.status >= 500);
     if (!unknown) throw error;
+    const givenUpAt = Date.now();
     ctx.log(`${item.key}: ${error.message}`);
     if (ctx.signal.aborted) {
       // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
@@ -291,15 +293,18 @@ async function send(
       if (found === undefined) throw error;
       return found;
     }
-    const found = await findWithinWindow(ctx, item, ref, index, text, sending.at, until);
-    if (found === undefined) ctx.log(`${item.key}: turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after it was sent: it did not act; asking it again`);
+    const found = await findWithinWindow(ctx, item, ref, index, text, sending.at, givenUpAt, until);
+    if (found === undefined) ctx.log(`${item.key}: turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after its attempt failed: it did not act; asking it again`);
     return found;
   }
 }
 
 /**
- * Looks for a turn that may have been sent at `sentAt`; not found while its send could still be landing
- * (its window has not passed), waits out the window and looks once more, through every page.
+ * Looks for a turn that may have been sent at `sentAt` and given up (its attempt failed, or its process
+ * died) at local epoch ms `givenUpAt`; not found while its send could still be landing, waits out the window
+ * and looks once more, through every page. The window runs a request timeout from when the send was given
+ * up, not from when it was sent: a request that timed out was still unread somewhere (a busy server, a
+ * proxy's queue) when the client stopped waiting, and may be acted on after that.
  */
 async function findWithinWindow(
   ctx: QuestionContext,
@@ -308,14 +313,16 @@ async function findWithinWindow(
   index: number,
   text: string,
   sentAt: string | undefined,
+  givenUpAt: number,
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  const landing = Date.parse(sentAt ?? '') + ctx.sendWindowMs - Date.now() > 0;
+  const windowEnd = Math.max(Date.parse(sentAt ?? ''), givenUpAt) + ctx.sendWindowMs;
+  const landing = windowEnd - Date.now() > 0;
   // Still landing, this look is only a shortcut (a create that acted is newest, on the first page): the
   // look after the window is the one that decides, and it reads every page.
   const found = await findSent(ctx, item, ref, index, text, sentAt, signal, landing ? LOOKUP_PAGE : Infinity);
   if (found !== undefined || !landing) return found;
-  const waitMs = Date.parse(sentAt ?? '') + ctx.sendWindowMs - Date.now();
+  const waitMs = windowEnd - Date.now();
   if (waitMs > 0) {
     ctx.log(`${item.key}: turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
     // Waiting asks nothing of the server: another item runs in the slot meanwhile.

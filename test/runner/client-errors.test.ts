@@ -33,7 +33,7 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
       expect(logs).toContain(endpoint);
       expect(logs).toContain('failed with HTTP 500');
       expect(logs).toMatch(/main\/question\/q1\/0: looked at 0 conversations (through every page|back to \S+ on the server's clock): none is this question/);
-      expect(logs).toContain('main/question/q1/0: turn 0 is not on the server 0.3 s after it was sent: it did not act; asking it again');
+      expect(logs).toContain('main/question/q1/0: turn 0 is not on the server 0.3 s after its attempt failed: it did not act; asking it again');
       // The refused create, then the real ones: one question each on the server.
       expect(e.counters()[op(api, 'create')]).toBe(3);
       expect(e.questionRecords()).toHaveLength(2);

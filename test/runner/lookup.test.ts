@@ -67,6 +67,27 @@ describe.each(['legacy', 'versioned'] as const)('the lookup of a lost send (%s)'
       run.close();
     }
   });
+
+  it('finds a create that reached the server only after its request timed out: the window runs from when the send was given up', async () => {
+    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    let creates = 0;
+    // The proxy holds the first create past the client's 300 ms timeout and delivers it at 500 ms.
+    const proxy = await startFaultProxy(e.url, (req) =>
+      req.operation === op(api, 'create') && ++creates === 1 ? { kind: 'forward', delayMs: 500 } : { kind: 'forward' },
+    );
+    proxies.push(proxy);
+    const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 300 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(logs).toContain('no complete reply within 300 ms');
+      expect(logs).toContain('following it instead of asking again');
+      expect(asked(e, api)).toBe(2);
+      expect(e.questionRecords()).toHaveLength(2);
+    } finally {
+      run.close();
+    }
+  });
 });
 
 describe('on resume, a create that acted before the process died', () => {
