@@ -2,6 +2,7 @@
 // by esbuild into dist/cli/main.js plus shared chunks, split at each command's dynamic import. A command then
 // loads a handful of files instead of some 500 ES modules, which is most of its start-up time.
 import { rmSync } from 'node:fs';
+import { constants as http2Constants } from 'node:http2';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -53,6 +54,28 @@ export default function stringWidth(text, options) {
   },
 };
 
+/**
+ * undici's HTTP/2 client requires node:http2 as it loads, and with it tls and crypto: about 4% of `ask`'s
+ * start-up instructions. dsbench speaks HTTP/1.1 (undici negotiates HTTP/2 only when `allowH2` is set). That
+ * require gets a stand-in: http2's constants (protocol header names and codes), copied at build time, read as
+ * the client loads; any other member comes from node:http2, loaded at its first use.
+ */
+export const lazyHttp2: esbuild.Plugin = {
+  name: 'lazy-http2',
+  setup(build) {
+    build.onResolve({ filter: /^node:http2$/ }, (args) =>
+      args.namespace !== 'lazy-http2' && args.resolveDir.includes(`${path.sep}node_modules${path.sep}undici${path.sep}`) ? { path: 'node:http2', namespace: 'lazy-http2' } : undefined,
+    );
+    build.onLoad({ filter: /./, namespace: 'lazy-http2' }, () => ({
+      contents: `const constants = ${JSON.stringify(http2Constants)};
+let http2;
+module.exports = new Proxy({ constants }, { get: (stub, key) => (key === 'constants' ? constants : (http2 ??= require('node:http2'))[key]) });
+`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** Output file (absolute path) → the source files bundled into it (absolute paths). */
 export type BuiltInputs = Map<string, string[]>;
 
@@ -78,7 +101,7 @@ export async function buildCli(outdir: string): Promise<BuiltInputs> {
     external: ['better-sqlite3'],
     // The bundled CommonJS packages (undici) call require() for Node's own modules; ES modules have none.
     banner: { js: "import { createRequire as __dsbenchCreateRequire } from 'node:module';\nconst require = __dsbenchCreateRequire(import.meta.url);" },
-    plugins: [zodEnglishOnly, lazyStringWidth],
+    plugins: [zodEnglishOnly, lazyStringWidth, lazyHttp2],
     metafile: true,
     logLevel: 'warning',
   });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lazyStringWidth } from '../../scripts/build.js';
+import { lazyHttp2, lazyStringWidth } from '../../scripts/build.js';
 import { ROOT, prepareCli, type Cli } from '../helpers/cli.js';
 import { closedPort } from '../helpers/server.js';
 
@@ -29,7 +29,15 @@ export async function load(url, context, nextLoad) {
 }
 `,
   );
-  writeFileSync(path.join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
+  // And, as the process exits, the Node built-in modules it loaded (CommonJS code requires them without the hook).
+  writeFileSync(
+    path.join(dir, 'register.mjs'),
+    `import { appendFileSync } from 'node:fs';
+import { register } from 'node:module';
+register('./hooks.mjs', import.meta.url);
+process.on('exit', () => appendFileSync(process.env.DSBENCH_TEST_LOADED, process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => 'node:' + m.slice(13) + '\\n').join('')));
+`,
+  );
   endpoint = await closedPort();
 });
 afterAll(() => {
@@ -37,12 +45,17 @@ afterAll(() => {
 });
 
 let runs = 0;
-/** The files a command line loads (builtins aside): each file of the built CLI, and what else it imports (better-sqlite3). */
-async function filesLoadedBy(args: string[]): Promise<string[]> {
+/** What a command line loads: each file (URL) and Node built-in module (node:name). */
+async function urlsLoadedBy(args: string[]): Promise<string[]> {
   const file = path.join(dir, `loaded-${++runs}.txt`);
   writeFileSync(file, '');
   await cli.run(args, { NODE_OPTIONS: `--import ${path.join(dir, 'register.mjs')}`, DSBENCH_TEST_LOADED: file });
-  const urls = readFileSync(file, 'utf8').split('\n').filter((url) => url.startsWith('file:'));
+  return readFileSync(file, 'utf8').split('\n');
+}
+
+/** The files a command line loads (builtins aside): each file of the built CLI, and what else it imports (better-sqlite3). */
+async function filesLoadedBy(args: string[]): Promise<string[]> {
+  const urls = (await urlsLoadedBy(args)).filter((url) => url.startsWith('file:'));
   // The loader hook's own register.mjs is not the CLI's.
   return urls.map((url) => fileURLToPath(url)).filter((loaded) => !loaded.startsWith(dir));
 }
@@ -74,6 +87,14 @@ describe('start-up', () => {
       // undici's index loads every dispatcher, mock, cache, fetch and WebSocket class: 0.03 s more of CPU.
       expect(from(loaded, '/undici/index.js')).toEqual([]);
       for (const part of ['/src/cli/run.', '/src/emulator/', '/better-sqlite3/']) expect(from(loaded, part)).toEqual([]);
+    }
+  });
+
+  it('ask and search load no node:http2 (nor the tls and crypto it brings) until HTTP/2 is used', async () => {
+    for (const args of [['ask', 'q'], ['search', 'q']]) {
+      const loaded = await urlsLoadedBy([...args, '--endpoint', endpoint, '--max-attempts', '1']);
+      expect(loaded, args[0]).toContain('node:http');
+      expect(loaded.filter((url) => ['node:http2', 'node:tls', 'node:crypto'].includes(url)), args[0]).toEqual([]);
     }
   });
 
@@ -121,5 +142,18 @@ describe("the bundle's string-width", () => {
         Object.defineProperty(Intl, 'Segmenter', { value: Segmenter, configurable: true, writable: true });
       }
     }
+  });
+});
+
+describe("the bundle's node:http2 for undici", () => {
+  it('has the constants of node:http2 and forwards any other member to it', async () => {
+    const outfile = path.join(dir, 'http2.cjs');
+    // Bundled as undici's HTTP/2 client requires it.
+    await esbuild.build({ stdin: { contents: "module.exports = require('node:http2');", resolveDir: path.join(ROOT, 'node_modules/undici/lib/dispatcher') }, bundle: true, format: 'cjs', platform: 'node', outfile, plugins: [lazyHttp2], logLevel: 'error' });
+    expect(readFileSync(outfile, 'utf8')).toContain('lazy-http2');
+    const standIn = createRequire(import.meta.url)(outfile) as typeof import('node:http2');
+    const http2 = await import('node:http2');
+    expect(standIn.constants).toEqual(http2.constants);
+    expect(standIn.connect).toBe(http2.connect);
   });
 });
