@@ -4,6 +4,8 @@ import type { Conversation, ConversationSummary, Question } from './model.js';
 /** List options of both flavours; an option the chosen flavour lacks is a usage error, not silently ignored. */
 export interface ListOptions {
   pageSize?: number;
+  /** The first page's size (default `pageSize`): smaller when the caller often needs only the newest few. */
+  firstPageSize?: number;
   /** Legacy: `id`, `-id`, `created_at`, `-created_at`, `updated_at`, `-updated_at`. */
   sort?: string;
   /** Legacy only. */

@@ -81,10 +81,10 @@ export class LegacyClient implements DeepSearchClient, ReadTokenReader {
       throw new UsageError(`sort "${options.sort}" is not one of ${[...SORTS].join(', ')}`);
     }
     if (options.readToken) registerSecret(options.readToken);
-    const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     const seen = new Set<string>();
     let after: string | undefined;
     for (;;) {
+      const pageSize = (after === undefined ? options.firstPageSize : undefined) ?? options.pageSize ?? DEFAULT_PAGE_SIZE;
       const page = await this.listPage(options, pageSize, after);
       for (const conversation of page.conversations) {
         if (seen.has(conversation.ref)) continue;

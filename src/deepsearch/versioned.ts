@@ -59,7 +59,7 @@ export class VersionedClient implements DeepSearchClient {
     for (;;) {
       const body = {
         parent: PARENT,
-        pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
+        pageSize: (pageToken === undefined ? options.firstPageSize : undefined) ?? options.pageSize ?? DEFAULT_PAGE_SIZE,
         ...(pageToken !== undefined && { pageToken }),
         ...(filters.length > 0 && { filters }),
       };

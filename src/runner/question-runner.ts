@@ -320,7 +320,7 @@ async function findWithinWindow(
   const landing = windowEnd - Date.now() > 0;
   // Still landing, this look is only a shortcut (a create that acted is newest, on the first page): the
   // look after the window is the one that decides, and it reads every page.
-  const found = await findSent(ctx, item, ref, index, text, sentAt, signal, landing ? LOOKUP_PAGE : Infinity);
+  const found = await findSent(ctx, item, ref, index, text, sentAt, signal, landing ? LOOKUP_FIRST_PAGE : Infinity);
   if (found !== undefined || !landing) return found;
   const waitMs = windowEnd - Date.now();
   if (waitMs > 0) {
@@ -339,7 +339,11 @@ async function findWithinWindow(
 
 /** How far before the send (on the server's clock) a lookup still looks: Date headers have whole seconds, clocks drift. */
 const LOOKUP_MARGIN_MS = 60_000;
-/** Conversations per page of a lookup. */
+/**
+ * Conversations per page of a lookup; its first page is small: a create that acted is among the newest,
+ * and a walk often ends at once (its conversations older than the send), so most lookups need only a few.
+ */
+const LOOKUP_FIRST_PAGE = 10;
 const LOOKUP_PAGE = 50;
 
 /**
@@ -372,7 +376,7 @@ async function findSent(
   let since: number | undefined;
   // Legacy lists by id (creation order), the versioned API by last update: either is newest first.
   const orderOf = (s: { createdAt?: string | undefined; updatedAt?: string | undefined }) => Date.parse((client.api === 'legacy' ? s.createdAt : (s.updatedAt ?? s.createdAt)) ?? '');
-  const summaries = client.list({ pageSize: LOOKUP_PAGE, signal, persistent: true, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) });
+  const summaries = client.list({ pageSize: LOOKUP_PAGE, firstPageSize: LOOKUP_FIRST_PAGE, signal, persistent: true, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) });
   for await (const summary of take(summaries, most)) {
     read++;
     const serverSent = ctx.clock.atLeast(sentLocal);

@@ -384,3 +384,17 @@ describe('legacy client: reading by read token', () => {
     expect((await alice.getByReadToken(hers.readToken!)).viewerIsOwner).toBe(true);
   });
 });
+
+describe.each(APIS)('%s client: a smaller first page', (api) => {
+  it('asks for firstPageSize first and pageSize after it, and still walks every conversation once', async () => {
+    const e = await emulator(FAST);
+    const c = client(e, api);
+    const refs = await fiveConversations(c);
+    const before = e.counters()[op(api, 'list')] ?? 0;
+    const listed = await collect(c.list({ firstPageSize: 1, pageSize: 3 }));
+    expect(new Set(listed.map((s) => s.ref))).toEqual(new Set(refs));
+    expect(listed).toHaveLength(5);
+    // 1 + 3 + 1: three pages (pages of 3 alone would take two).
+    expect((e.counters()[op(api, 'list')] ?? 0) - before).toBe(3);
+  });
+});

@@ -205,8 +205,8 @@ questions:
       const logs = run.reporter.logs.join('\n');
       expect(run.result.exitCode, logs).toBe(ExitCode.ok);
       expect(proxy.counts.reset).toBe(1);
-      expect(logs).toContain('among the newest 50: none is this question');
-      // One page, then 59 conversations in pages of 50 after the window.
+      expect(logs).toContain('among the newest 10: none is this question');
+      // One page, then 59 conversations in a page of 10 and one of 50 after the window.
       expect(lists, logs).toBe(1 + 2);
       expect(e.questionRecords()).toHaveLength(60);
     } finally {
