@@ -43,8 +43,8 @@ function prepareStatements(db: Database.Database) {
       VALUES (@label, @suiteName, @suitePath, @suiteHash, @dsbenchVersion, @optionsJson, @startedAt, 'running',
         @groupId, @groupLabel, @shardIndex, @shardCount)`),
     insertTarget: s(`INSERT INTO targets (run_id, name, url, api, emulated) VALUES (@runId, @name, @url, @api, @emulated)`),
-    insertItem: s(`INSERT INTO items (run_id, key, position, kind, target, suite_item_id, repeat, tags_json, status)
-      VALUES (@runId, @key, @position, @kind, @target, @suiteItemId, @repeat, @tagsJson, 'pending')`),
+    insertItem: p(`INSERT INTO items (run_id, key, position, kind, target, suite_item_id, repeat, tags_json, status)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`),
     selectRun: s(`SELECT * FROM runs WHERE id = @runId`),
     selectTargets: s(`SELECT * FROM targets WHERE run_id = @runId ORDER BY rowid`),
     selectItems: s(`SELECT key, status, outcome, conversation_ref, deleted_at FROM items WHERE run_id = @runId ORDER BY position`),
@@ -498,16 +498,7 @@ export class SqliteRecorder implements Recorder {
     }
     let position = 0;
     for (const item of items) {
-      this.s.insertItem.run({
-        runId,
-        key: item.key,
-        position: item.position ?? position,
-        kind: item.kind,
-        target: item.target,
-        suiteItemId: item.suiteItemId,
-        repeat: item.repeat,
-        tagsJson: JSON.stringify(item.tags),
-      });
+      this.s.insertItem.run(runId, item.key, item.position ?? position, item.kind, item.target, item.suiteItemId, item.repeat, JSON.stringify(item.tags));
       position++;
     }
     return runId;
