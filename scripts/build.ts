@@ -76,6 +76,21 @@ module.exports = new Proxy({ constants }, { get: (stub, key) => (key === 'consta
   },
 };
 
+/**
+ * yargs looks for a package.json from the working directory up (reading each directory on the way) to guess a
+ * version, which src/cli/main.ts replaces with dsbench's own; its only other use is `pkgConf`, which dsbench
+ * does not call. Its directory walker gets a stand-in that finds nothing, so a start reads no directory.
+ */
+export const noPackageLookup: esbuild.Plugin = {
+  name: 'no-package-lookup',
+  setup(build) {
+    build.onResolve({ filter: /^escalade\/sync$/ }, (args) =>
+      args.resolveDir.includes(`${path.sep}node_modules${path.sep}yargs${path.sep}`) ? { path: 'escalade/sync', namespace: 'no-package-lookup' } : undefined,
+    );
+    build.onLoad({ filter: /./, namespace: 'no-package-lookup' }, () => ({ contents: 'export default function findUp() {}\n', loader: 'js' }));
+  },
+};
+
 /** Output file (absolute path) → the source files bundled into it (absolute paths). */
 export type BuiltInputs = Map<string, string[]>;
 
@@ -101,7 +116,7 @@ export async function buildCli(outdir: string): Promise<BuiltInputs> {
     external: ['better-sqlite3'],
     // The bundled CommonJS packages (undici) call require() for Node's own modules; ES modules have none.
     banner: { js: "import { createRequire as __dsbenchCreateRequire } from 'node:module';\nconst require = __dsbenchCreateRequire(import.meta.url);" },
-    plugins: [zodEnglishOnly, lazyStringWidth, lazyHttp2],
+    plugins: [zodEnglishOnly, lazyStringWidth, lazyHttp2, noPackageLookup],
     metafile: true,
     logLevel: 'warning',
   });

@@ -29,12 +29,19 @@ export async function load(url, context, nextLoad) {
 }
 `,
   );
-  // And, as the process exits, the Node built-in modules it loaded (CommonJS code requires them without the hook).
+  // And each directory read (readdirSync), and as the process exits the Node built-in modules it loaded
+  // (CommonJS code requires them without the hook).
   writeFileSync(
     path.join(dir, 'register.mjs'),
-    `import { appendFileSync } from 'node:fs';
-import { register } from 'node:module';
+    `import fs, { appendFileSync } from 'node:fs';
+import { register, syncBuiltinESMExports } from 'node:module';
 register('./hooks.mjs', import.meta.url);
+const readdirSync = fs.readdirSync;
+fs.readdirSync = (dir, ...rest) => {
+  appendFileSync(process.env.DSBENCH_TEST_LOADED, 'readdir:' + dir + '\\n');
+  return readdirSync(dir, ...rest);
+};
+syncBuiltinESMExports();
 process.on('exit', () => appendFileSync(process.env.DSBENCH_TEST_LOADED, process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => 'node:' + m.slice(13) + '\\n').join('')));
 `,
   );
@@ -45,7 +52,7 @@ afterAll(() => {
 });
 
 let runs = 0;
-/** What a command line loads: each file (URL) and Node built-in module (node:name). */
+/** What a command line loads: each file (URL), Node built-in module (node:name) and directory read (readdir:path). */
 async function urlsLoadedBy(args: string[]): Promise<string[]> {
   const file = path.join(dir, `loaded-${++runs}.txt`);
   writeFileSync(file, '');
@@ -87,6 +94,14 @@ describe('start-up', () => {
       // undici's index loads every dispatcher, mock, cache, fetch and WebSocket class: 0.03 s more of CPU.
       expect(from(loaded, '/undici/index.js')).toEqual([]);
       for (const part of ['/src/cli/run.', '/src/emulator/', '/better-sqlite3/']) expect(from(loaded, part)).toEqual([]);
+    }
+  });
+
+  it('a command reads no directory as it starts (yargs looks for a package.json from the working directory up)', async () => {
+    for (const args of [['--help'], ['runs', '--db', path.join(dir, 'none.db')], ['ask', 'q', '--endpoint', endpoint, '--max-attempts', '1']]) {
+      const loaded = await urlsLoadedBy(args);
+      expect(loaded, args[0]).toContain('node:fs');
+      expect(loaded.filter((url) => url.startsWith('readdir:')), args[0]).toEqual([]);
     }
   });
 
