@@ -3,6 +3,7 @@ import type { DeepSearchClient } from '../deepsearch/client.js';
 import { isLimitError, questionAt, TERMINAL_STATES, type Conversation, type Question } from '../deepsearch/model.js';
 import { ITEM_KEY_HEADER } from '../emulator/item-key.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
+import { LOOKUP_MARGIN_MS } from './unowned.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
 import { linkedSignal } from '../http/linked-signal.js';
@@ -54,6 +55,11 @@ export interface QuestionContext {
    * the server did not act on (nothing of it is on the server); taken again before the next request.
    */
   slot?: ItemSlot | undefined;
+  /**
+   * First questions asked again after their send was given up and not found, by text, with when the first
+   * of them was given up (local epoch ms): the run looks for late landings of these at its end.
+   */
+  reasked: Map<string, number>;
   log: (message: string) => void;
 }
 
@@ -141,7 +147,10 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
           // The dead process gave the send up at the latest when its request timeout ran out.
           const found = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, Date.parse(start.sentAt ?? '') + ctx.sendWindowMs, until);
           if (found !== undefined) [ref, resumed] = [found, true];
-          else ctx.log(`${item.key}: turn ${current} is not on the server and its send can no longer land: asking it`);
+          else {
+            ctx.log(`${item.key}: turn ${current} is not on the server and its send can no longer land: asking it`);
+            if (current === 0) noteReasked(ctx, text, Date.parse(start.sentAt ?? ''));
+          }
         }
         // A send that provably did not act (not found once its window passed) is sent again.
         while (!resumed) {
@@ -294,7 +303,10 @@ async function send(
       return found;
     }
     const found = await findWithinWindow(ctx, item, ref, index, text, sending.at, givenUpAt, until);
-    if (found === undefined) ctx.log(`${item.key}: turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after its attempt failed: it did not act; asking it again`);
+    if (found === undefined) {
+      ctx.log(`${item.key}: turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after its attempt failed: it did not act; asking it again`);
+      if (index === 0) noteReasked(ctx, text, Date.parse(sending.at));
+    }
     return found;
   }
 }
@@ -337,8 +349,6 @@ async function findWithinWindow(
   return findSent(ctx, item, ref, index, text, sentAt, signal);
 }
 
-/** How far before the send (on the server's clock) a lookup still looks: Date headers have whole seconds, clocks drift. */
-const LOOKUP_MARGIN_MS = 60_000;
 /**
  * Conversations per page of a lookup; its first page is small: a create that acted is among the newest,
  * and a walk often ends at once (its conversations older than the send), so most lookups need only a few.
@@ -409,6 +419,12 @@ async function* take<T>(items: AsyncIterable<T>, most: number): AsyncGenerator<T
     yield item;
     if (++count >= most) return;
   }
+}
+
+/** Only first questions: a follow-up asked twice would be a question more in the item's own conversation. */
+function noteReasked(ctx: QuestionContext, text: string, sentAt: number): void {
+  const earliest = ctx.reasked.get(text);
+  if (earliest === undefined || sentAt < earliest || Number.isNaN(earliest)) ctx.reasked.set(text, sentAt);
 }
 
 function seconds(ms: number): string {

@@ -184,6 +184,13 @@ export interface KindTally {
 }
 
 /** One target's share of a run: items by outcome (unfinished ones by status), credits, checks; and per kind. */
+/** A conversation on a target, asking `text`, that no item of the run owns. */
+export interface UnownedConversation {
+  ref: string;
+  text: string;
+  createdAt?: string | undefined;
+}
+
 export interface TargetTally {
   counts: Record<string, number>;
   /** Null when no turn reported credits (the versioned API reports no stats): not measured, not zero. */
@@ -192,11 +199,13 @@ export interface TargetTally {
   failed: number;
   questions: KindTally;
   searches: KindTally;
+  /** Conversations with the run's question texts that no item owns: sends that landed after they were asked again. */
+  askedTwice: number;
 }
 
 export function emptyTargetTally(): TargetTally {
   const kind = (): KindTally => ({ counts: {}, expected: {}, passed: 0, failed: 0 });
-  return { counts: {}, credits: null, passed: 0, failed: 0, questions: kind(), searches: kind() };
+  return { counts: {}, credits: null, passed: 0, failed: 0, questions: kind(), searches: kind(), askedTwice: 0 };
 }
 
 /** Everything the verdict of a whole run needs, read from what was recorded (items finished before a resume included). */
@@ -223,6 +232,8 @@ export interface Recorder {
   targetServedByEmulator(runId: number, target: string): void;
   /** Inserts or updates one turn; `sending` is committed before the request so a crash leaves a trace. */
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void;
+  /** A conversation with one of the run's question texts that no item owns, found at `at` (asked twice). */
+  unownedConversation(runId: number, target: string, conversation: UnownedConversation, at: string): void;
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void;
   recordSearch(runId: number, key: string, search: SearchRecord): void;
   recordExpectations(runId: number, key: string, results: ExpectationResult[]): void;

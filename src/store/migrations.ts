@@ -282,6 +282,19 @@ CREATE TABLE judge_cache (
 );
 `;
 
+/** Conversations with a run's question texts that no item owns: a send that landed after it was asked again. */
+const UNOWNED_CONVERSATIONS = `
+CREATE TABLE unowned_conversations (
+  run_id           INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  target           TEXT NOT NULL,
+  conversation_ref TEXT NOT NULL,
+  text             TEXT NOT NULL,
+  created_at       TEXT,
+  found_at         TEXT NOT NULL,
+  PRIMARY KEY (run_id, target, conversation_ref)
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: SCHEMA_V1 },
   { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
@@ -290,6 +303,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'stat anomalies of a reply', up: STAT_ANOMALIES },
   { version: 6, name: 'grades, citations and the judge cache', up: GRADING },
   { version: 7, name: 'targets served by an emulator', up: TARGET_EMULATOR },
+  { version: 8, name: 'conversations no item owns (asked twice)', up: UNOWNED_CONVERSATIONS },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

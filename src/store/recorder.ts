@@ -17,6 +17,7 @@ import type {
   TargetInfo,
   TurnRecord,
   TurnState,
+  UnownedConversation,
 } from '../runner/recorder.js';
 import type { QuestionError, QuotaUsage, Source } from '../deepsearch/model.js';
 import { statsFromSnakeCase } from '../deepsearch/stats.js';
@@ -103,6 +104,7 @@ function prepareStatements(db: Database.Database) {
     deleteFollowups: s(`DELETE FROM suggested_followups WHERE run_id = @runId AND item_key = @key AND turn = @turn`),
     insertFollowup: s(`INSERT INTO suggested_followups (run_id, item_key, turn, position, text)
       VALUES (@runId, @key, @turn, @position, @text)`),
+    insertUnowned: p(`INSERT OR IGNORE INTO unowned_conversations (run_id, target, conversation_ref, text, created_at, found_at) VALUES (?, ?, ?, ?, ?, ?)`),
     insertQuota: s(`INSERT INTO quota_snapshots (run_id, target, at, total_quota, quota_limit, reset_time)
       VALUES (@runId, @target, @at, @totalQuota, @quotaLimit, @resetTime)`),
     upsertSearch: s(`INSERT INTO searches (run_id, item_key, query, params_json, verdict, match_count, counted, counted_by_type_json,
@@ -386,6 +388,11 @@ export class SqliteRecorder implements Recorder {
     // Inside inOneCommit the writes join its transaction rather than nest a savepoint.
     this.batch();
     onPlannedItem(runId, key, () => this.writeTurn(runId, key, turn, record));
+  }
+
+  unownedConversation(runId: number, target: string, conversation: UnownedConversation, at: string): void {
+    this.batch();
+    this.s.insertUnowned.run(runId, target, conversation.ref, conversation.text, conversation.createdAt ?? null, at);
   }
 
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void {

@@ -13,7 +13,9 @@ export type ProxyAction =
   /** The connection is reset before the request is forwarded: the server never acts. */
   | { kind: 'reset' }
   /** The client's connection is reset at once; the request still reaches the server `delayMs` later. */
-  | { kind: 'resetThenDeliver'; delayMs: number };
+  | { kind: 'resetThenDeliver'; delayMs: number }
+  /** Held unanswered (the client times out) and delivered once `until` settles, the client long gone. */
+  | { kind: 'holdThenDeliver'; until: Promise<unknown> };
 
 export interface ProxiedRequest {
   method: string;
@@ -77,6 +79,12 @@ export async function startFaultProxy(upstream: string, decide: (req: ProxiedReq
         req.socket.destroy();
         await sleep(action.delayMs);
         await forward(req, body).catch(() => undefined);
+        return;
+      }
+      if (action.kind === 'holdThenDeliver') {
+        await action.until;
+        await forward(req, body).catch(() => undefined);
+        req.socket.destroy();
         return;
       }
       if (action.delayMs) await sleep(action.delayMs);

@@ -3,6 +3,7 @@
 // and waits out the send window when the request may still be landing (a proxy delivering it late).
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { formatRunSummary } from '../../src/cli/run-summary.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { openStore } from '../../src/store/index.js';
 import { executeRun } from '../../src/runner/run.js';
@@ -84,6 +85,40 @@ describe.each(['legacy', 'versioned'] as const)('the lookup of a lost send (%s)'
       expect(logs).toContain('following it instead of asking again');
       expect(asked(e, api)).toBe(2);
       expect(e.questionRecords()).toHaveLength(2);
+    } finally {
+      run.close();
+    }
+  });
+});
+
+describe.each(['legacy', 'versioned'] as const)('a create that lands after it was asked again (%s)', (api) => {
+  it('is found at the end of the run, recorded as asked twice and shown in the summary', async () => {
+    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    let creates = 0;
+    let reasked!: () => void;
+    const secondCreate = new Promise<void>((resolve) => (reasked = resolve));
+    // The first create is held past the client's timeout and its window, and reaches the server only once
+    // the question was asked again.
+    const proxy = await startFaultProxy(e.url, (req) => {
+      if (req.operation !== op(api, 'create')) return { kind: 'forward' };
+      if (++creates === 1) return { kind: 'holdThenDeliver', until: secondCreate };
+      reasked();
+      return { kind: 'forward', replyDelayMs: 200 };
+    });
+    proxies.push(proxy);
+    const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 300 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(logs).toContain('it did not act; asking it again');
+      expect(e.questionRecords().filter((q) => q.text === 'Where is retryPolicy implemented?')).toHaveLength(2);
+      expect(run.result.targets.main!.askedTwice).toBe(1);
+      const owned = item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref;
+      const rows = run.db.prepare('SELECT target, conversation_ref AS ref, text FROM unowned_conversations WHERE run_id = ?').all(run.result.runId) as Array<{ target: string; ref: string; text: string }>;
+      expect(rows).toEqual([{ target: 'main', ref: expect.any(String), text: 'Where is retryPolicy implemented?' }]);
+      expect(rows[0]!.ref).not.toBe(owned);
+      expect(logs).toMatch(/target main: 1 conversation asking this run's questions belongs to no item \(\S+\): a send given up and asked again reached the server after all/);
+      expect(formatRunSummary(run.result, 'runs.db', false)).toContain("Asked twice (a send given up and asked again reached the server after all; docs/restarts.md):\n  main: 1 conversation with this run's questions that no item owns");
     } finally {
       run.close();
     }
@@ -206,8 +241,9 @@ questions:
       expect(run.result.exitCode, logs).toBe(ExitCode.ok);
       expect(proxy.counts.reset).toBe(1);
       expect(logs).toContain('among the newest 10: none is this question');
-      // One page, then 59 conversations in a page of 10 and one of 50 after the window.
-      expect(lists, logs).toBe(1 + 2);
+      // One page, then 59 conversations in a page of 10 and one of 50 after the window; at the run's end the
+      // check for a late landing of the question asked again reads its 60 in pages of 50.
+      expect(lists, logs).toBe(1 + 2 + 2);
       expect(e.questionRecords()).toHaveLength(60);
     } finally {
       run.close();

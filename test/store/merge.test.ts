@@ -75,6 +75,7 @@ function shardDb(spec: ShardSpec): string {
   );
   const at = '2026-11-23T03:30:00.000Z';
   r.quotaSnapshot(runId, 'prod', { totalQuota: spec.index, quotaLimit: 100 }, at);
+  r.unownedConversation(runId, 'prod', { ref: `users/~self/conversations/90${spec.index}`, text: 'asked twice' }, at);
   for (const item of items) {
     r.itemStarted(runId, item.key, at);
     if (item.kind === 'question') {
@@ -128,7 +129,7 @@ function refusal(run: () => unknown): string {
 }
 
 describe('dsbench merge', () => {
-  it('makes one run with every item, turn, source, follow-up, search, check and quota snapshot of every shard, in plan order', () => {
+  it('makes one run with every item, turn, source, follow-up, search, check, quota snapshot and conversation asked twice of every shard, in plan order', () => {
     const into = path.join(dir, 'merged.db');
     const [merged] = mergeShards({ sources: shards(3).reverse(), into, batchRows: 5 });
     expect(merged).toMatchObject({ shards: [1, 2, 3], missing: [], partial: false, status: 'completed', items: WHOLE.length, alreadyMerged: false });
@@ -145,6 +146,7 @@ describe('dsbench merge', () => {
       expect(count(db, 'searches', id)).toBe(WHOLE.length - questions.length);
       expect(count(db, 'expectations', id)).toBe(WHOLE.length);
       expect(count(db, 'quota_snapshots', id)).toBe(3);
+      expect(count(db, 'unowned_conversations', id)).toBe(3);
       const run = db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as Record<string, unknown>;
       expect(run).toMatchObject({
         label: 'nightly',

@@ -1,0 +1,83 @@
+import type { DeepSearchClient } from '../deepsearch/client.js';
+import type { Recorder, UnownedConversation } from './recorder.js';
+import type { ServerClock } from './server-clock.js';
+
+/** How far before a send (on the server's clock) a lookup still looks: Date headers have whole seconds, clocks drift. */
+export const LOOKUP_MARGIN_MS = 60_000;
+
+/**
+ * Conversations on the server asking one of `reasked`'s texts that no item owns (`owned`), created since
+ * that text was first given up (local epoch ms, read on the server's clock less the margin). Neither API
+ * has an idempotency key: a send given up, not found once its window passed and asked again can still
+ * land later, and this is how a run finds out that it asked a question twice. Another client asking the
+ * same text at the same time is counted too: the server cannot tell them apart.
+ */
+export async function findUnowned(
+  client: DeepSearchClient,
+  clock: ServerClock,
+  reasked: ReadonlyMap<string, number>,
+  owned: ReadonlySet<string>,
+  signal: AbortSignal,
+): Promise<UnownedConversation[]> {
+  // The versioned API filters by text, one walk each; the legacy one cannot, so one walk serves every text.
+  const walks = client.api === 'versioned' ? [...reasked].map(([text, at]) => ({ query: text.slice(0, 200), texts: new Map([[text, at]]) })) : [{ query: undefined, texts: reasked }];
+  const found: UnownedConversation[] = [];
+  const seen = new Set<string>();
+  for (const walk of walks) {
+    const since = Math.min(...[...walk.texts.values()].map((at) => (clock.atLeast(at) ?? Number.NaN) - LOOKUP_MARGIN_MS));
+    const summaries = client.list({ pageSize: 50, signal, persistent: true, ...(walk.query !== undefined && { contentQuery: walk.query }) });
+    for await (const summary of summaries) {
+      // Legacy lists by creation, the versioned API by last update: either is newest first.
+      const at = Date.parse((client.api === 'legacy' ? summary.createdAt : (summary.updatedAt ?? summary.createdAt)) ?? '');
+      if (at < since) break;
+      if (owned.has(summary.ref) || seen.has(summary.ref)) continue;
+      seen.add(summary.ref);
+      const conversation = await client.get(summary.ref, { signal, persistent: true });
+      const text = conversation.questions[0]?.text;
+      if (text !== undefined && walk.texts.has(text)) found.push({ ref: conversation.ref, text, createdAt: conversation.createdAt ?? summary.createdAt });
+    }
+  }
+  return found;
+}
+
+/** A target's side of a run, as the check for questions asked twice needs it. */
+export interface AskedTwiceTarget {
+  name: string;
+  client: DeepSearchClient;
+  clock: ServerClock;
+  reasked: ReadonlyMap<string, number>;
+  owned: ReadonlySet<string>;
+}
+
+/**
+ * At the end of a run, on each target that asked a first question again: records and reports the
+ * conversations of those texts that no item owns. A failure to look is reported, never the run's.
+ */
+export async function recordAskedTwice(
+  targets: readonly AskedTwiceTarget[],
+  runId: number,
+  recorder: Pick<Recorder, 'unownedConversation'>,
+  signal: AbortSignal,
+  log: (message: string) => void,
+): Promise<void> {
+  await Promise.all(
+    targets
+      .filter((t) => t.reasked.size > 0)
+      .map(async (t) => {
+        try {
+          const found = await findUnowned(t.client, t.clock, t.reasked, t.owned, signal);
+          const at = new Date().toISOString();
+          for (const conversation of found) recorder.unownedConversation(runId, t.name, conversation, at);
+          if (found.length > 0) {
+            log(
+              `target ${t.name}: ${found.length} conversation${found.length === 1 ? '' : 's'} asking this run's questions belong${found.length === 1 ? 's' : ''} to no item ` +
+                `(${found.map((c) => c.ref).join(', ')}): a send given up and asked again reached the server after all, so the question was asked twice ` +
+                '(or another client asked the same question meanwhile). Their credits are not in this run; a larger --request-timeout makes this rarer (docs/restarts.md).',
+            );
+          }
+        } catch (error) {
+          log(`target ${t.name}: could not look for questions asked twice: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }),
+  );
+}
