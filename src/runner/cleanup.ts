@@ -26,7 +26,7 @@ export async function deleteConversation(ctx: CleanupContext, key: string, ref: 
   }
 }
 
-/** Finished items whose conversation is not deleted yet (e.g. finished just before a crash): --cleanup on resume deletes them. */
-export function leftToDelete(items: Iterable<ResumeItem>): Array<ResumeItem & { conversationRef: string }> {
-  return [...items].filter((i): i is ResumeItem & { conversationRef: string } => i.status === 'done' && i.conversationRef !== undefined && !i.deleted);
+/** A finished item whose conversation is not deleted yet (e.g. finished just before a crash): --cleanup on resume deletes it. */
+export function isLeftToDelete(item: ResumeItem): item is ResumeItem & { conversationRef: string } {
+  return item.status === 'done' && item.conversationRef !== undefined && !item.deleted;
 }

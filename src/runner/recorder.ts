@@ -157,6 +157,9 @@ export interface ResumeState {
   items: ResumeItem[];
 }
 
+/** A run without its items, and how many it has. */
+export type RunHeader = Omit<ResumeState, 'items'> & { itemCount: number };
+
 /** The process that holds a run's lease. */
 export interface LeaseHolder {
   pid: number;
@@ -225,6 +228,16 @@ export interface Recorder {
   createRun(info: RunInfo, targets: TargetInfo[], items: Iterable<PlannedItem>): number;
   /** Undefined when there is no such run. */
   loadRun(runId: number): ResumeState | undefined;
+  /** The run without its items; undefined when there is no such run. */
+  loadRunInfo(runId: number): RunHeader | undefined;
+  /** Whether the run planned an item with this key. */
+  hasItem(runId: number, key: string): boolean;
+  /**
+   * What a resume needs of the run's items, read in one snapshot and handed to `each` one at a time in plan
+   * order (`each` must not use the recorder): an item's turns come back only when it is not done, since a
+   * done item is never asked or polled again. A half-done run of 100,000 items holds none of its answers.
+   */
+  resumeItems(runId: number, each: (item: ResumeItem) => void): void;
   setRunStatus(runId: number, status: RunStatus, at: string): void;
   itemStarted(runId: number, key: string, at: string): void;
   conversationCreated(runId: number, key: string, ref: string, at: string): void;

@@ -8,7 +8,7 @@ import { redact } from '../http/redact.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { DEFAULT_TIMEOUT_MS, Transport } from '../http/transport.js';
 import { VERSION } from '../version.js';
-import { deleteConversation, leftToDelete } from './cleanup.js';
+import { deleteConversation, isLeftToDelete } from './cleanup.js';
 import { planItems, planRun, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
@@ -170,9 +170,27 @@ function planOf(given: RunOptions): Iterable<WorkItem> {
   return given.shard ? shardPlan(planRun(given.suite.resolved, targets, given.repeats), given.shard) : planItems(given.suite.resolved, targets, given.repeats);
 }
 
+/**
+ * What a resumed run keeps of the items recorded before: whether each is done, and the state of those it
+ * picks up again. A done item's turns are never read back, so this stays small for a half-done 100,000.
+ */
+interface Resumed {
+  done: Set<string>;
+  /** Items not done that got as far as a turn or a conversation: the rest start as new ones. */
+  unfinished: Map<string, ResumeItem>;
+  /** Conversations the run owns, per target: a lost send is never matched to one of them. */
+  claimed: Map<string, Set<string>>;
+  /** Done items whose conversation --cleanup has still to delete. */
+  toDelete: Array<ResumeItem & { conversationRef: string }>;
+}
+
+function nothingResumed(): Resumed {
+  return { done: new Set(), unfinished: new Map(), claimed: new Map(), toDelete: [] };
+}
+
 interface OpenedRun {
   runId: number;
-  resumed: Map<string, ResumeItem>;
+  resumed: Resumed;
   api: Api;
   sendWindowMs: number;
   items: Iterable<WorkItem>;
@@ -188,14 +206,11 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   const { recorder, reporter } = options;
   const { runId, resumed, api, items, started, log } = opened;
   const resolved = options.suite.resolved;
-  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved)]));
-  for (const state of resumed.values()) {
-    if (state.conversationRef !== undefined) runtimes.get(targetOf(state.key))?.claimed.add(state.conversationRef);
-  }
+  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed.claimed.get(t.name))]));
 
   try {
     await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
-    const pending = (item: WorkItem) => resumed.get(item.key)?.status !== 'done';
+    const pending = (item: WorkItem) => !resumed.done.has(item.key);
     let total = 0;
     let alreadyDone = 0;
     for (const item of items) {
@@ -205,8 +220,8 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     reporter.onRunStart?.({ runId, total, alreadyDone, targets: options.targets.map((t) => t.name) });
     const ctx: LaunchContext = { options, runId, sendWindowMs: opened.sendWindowMs, log, grading: opened.grading, grades: new Set() };
     await Promise.all([
-      ...workers(items, pending, runtimes, (item, r, slot) => launch(item, r, resumed.get(item.key), ctx, slot)),
-      ...(options.cleanup ? leftToDelete(resumed.values()) : []).map((item) => {
+      ...workers(items, pending, runtimes, (item, r, slot) => launch(item, r, resumed.unfinished.get(item.key), ctx, slot)),
+      ...resumed.toDelete.map((item) => {
         const r = runtimes.get(targetOf(item.key)) as TargetRuntime;
         // A target refused at preflight would only time out on each delete.
         if (r.gate.stopped) return undefined;
@@ -271,7 +286,7 @@ type Api = 'legacy' | 'versioned';
 
 interface Opening {
   runId: number;
-  resumed: Map<string, ResumeItem>;
+  resumed: Resumed;
   api: Api;
   /** The longest request timeout of the processes that sent this run's requests: how long a send may still land. */
   sendWindowMs: number;
@@ -311,9 +326,9 @@ function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Open
       }),
     };
     const runId = recorder.createRun(info, targets, items);
-    return { runId, resumed: new Map(), api, sendWindowMs: ownWindow(options), lease: recorder.acquireLease(runId, staleMs) };
+    return { runId, resumed: nothingResumed(), api, sendWindowMs: ownWindow(options), lease: recorder.acquireLease(runId, staleMs) };
   }
-  if (!recorder.loadRun(options.resumeRunId)) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
+  if (!recorder.loadRunInfo(options.resumeRunId)) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
   // Taken before the run's state is read: what a live holder writes meanwhile must not be missed.
   const lease = recorder.acquireLease(options.resumeRunId, staleMs);
   try {
@@ -330,7 +345,7 @@ function ownWindow(options: RunOptions): number {
 
 function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Opening {
   const { recorder, suite } = options;
-  const state = recorder.loadRun(options.resumeRunId as number);
+  const state = recorder.loadRunInfo(options.resumeRunId as number);
   if (!state) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
   const storedShard = state.info.group && { index: state.info.group.shardIndex, count: state.info.group.shardCount };
   if ((storedShard && formatShard(storedShard)) !== (options.shard && formatShard(options.shard))) {
@@ -344,11 +359,16 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
   if (state.info.suiteHash !== suite.sha256) {
     throw new UsageError(`the suite ${suite.path} changed since run ${state.runId} started; resuming would mix results of two suites. Start a new run instead`);
   }
-  const planned = new Set<string>();
-  for (const item of items) planned.add(item.key);
-  const unknown = state.items.find((i) => !planned.has(i.key));
-  if (unknown || state.items.length !== planned.size) {
-    throw new UsageError(`run ${state.runId} planned other items (targets or --repeats differ: ${unknown?.key ?? 'count differs'}); resume with the same --target and --repeats`);
+  // Item keys are unique on both sides, so the same count and every planned key stored means the same items;
+  // looked up one at a time rather than held (a set of 100,000 keys is about 8 MB).
+  let planned = 0;
+  let unknown: string | undefined;
+  for (const item of items) {
+    planned++;
+    if (unknown === undefined && !recorder.hasItem(state.runId, item.key)) unknown = item.key;
+  }
+  if (unknown !== undefined || state.itemCount !== planned) {
+    throw new UsageError(`run ${state.runId} planned other items (targets or --repeats differ: ${unknown ?? 'count differs'}); resume with the same --target and --repeats`);
   }
   for (const stored of state.targets) {
     const given = options.targets.find((t) => t.name === stored.name);
@@ -363,10 +383,22 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
   recorder.setRunStatus(state.runId, 'running', new Date().toISOString());
   const before = Number(state.info.options.requestTimeoutMs);
   const sendWindowMs = Math.max(ownWindow(options), Number.isFinite(before) ? before : DEFAULT_TIMEOUT_MS);
-  return { runId: state.runId, resumed: new Map(state.items.map((i) => [i.key, i])), api: storedApi, sendWindowMs };
+  const resumed = nothingResumed();
+  recorder.resumeItems(state.runId, (item) => {
+    if (item.conversationRef !== undefined) {
+      const target = targetOf(item.key);
+      const claimed = resumed.claimed.get(target) ?? new Set<string>();
+      resumed.claimed.set(target, claimed.add(item.conversationRef));
+    }
+    if (item.status === 'done') {
+      resumed.done.add(item.key);
+      if (options.cleanup && isLeftToDelete(item)) resumed.toDelete.push(item);
+    } else if (item.turns.length > 0 || item.conversationRef !== undefined) resumed.unfinished.set(item.key, item);
+  });
+  return { runId: state.runId, resumed, api: storedApi, sendWindowMs };
 }
 
-function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versioned', resolved: LoadedSuite['resolved']): TargetRuntime {
+function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versioned', resolved: LoadedSuite['resolved'], claimed = new Set<string>()): TargetRuntime {
   const concurrency = options.concurrency ?? resolved.concurrency;
   const searchConcurrency = options.searchConcurrency ?? resolved.searchConcurrency;
   const shared = {
@@ -387,7 +419,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     questions: new Slots(concurrency),
     searches: new Slots(searchConcurrency),
     failures: [],
-    claimed: new Set(),
+    claimed,
     reasked: new Map(),
     creates: new CreatesInFlight(),
     clock: new ServerClock(),

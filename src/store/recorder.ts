@@ -9,6 +9,7 @@ import type {
   ResumeItem,
   RunLease,
   ResumeState,
+  RunHeader,
   ResumeTurn,
   RunInfo,
   RunStatus,
@@ -34,6 +35,8 @@ type Value = string | number | null;
 /** Bound by position: the statements run for every request, and binding by name costs two property lookups a parameter. */
 type PositionalStatement = Database.Statement<Value[]>;
 
+const UNFINISHED = `SELECT key FROM items WHERE run_id = @runId AND status <> 'done'`;
+
 // Every statement is prepared once here: a call does no schema lookups and no SQL parsing.
 function prepareStatements(db: Database.Database) {
   const s = (sql: string): Statement => db.prepare<Params>(sql);
@@ -52,6 +55,14 @@ function prepareStatements(db: Database.Database) {
     selectTurns: s(`SELECT * FROM turns WHERE run_id = @runId ORDER BY item_key, turn`),
     selectSources: s(`SELECT item_key, turn, type, link, label FROM sources WHERE run_id = @runId ORDER BY item_key, turn, position`),
     selectFollowups: s(`SELECT item_key, turn, text FROM suggested_followups WHERE run_id = @runId ORDER BY item_key, turn, position`),
+    // The same, for the items a resume runs again: a done item's answers are never read back.
+    selectUnfinishedTurns: s(`SELECT * FROM turns WHERE run_id = @runId AND item_key IN (${UNFINISHED}) ORDER BY item_key, turn`),
+    selectUnfinishedSources: s(`SELECT item_key, turn, type, link, label FROM sources WHERE run_id = @runId AND item_key IN (${UNFINISHED})
+      ORDER BY item_key, turn, position`),
+    selectUnfinishedFollowups: s(`SELECT item_key, turn, text FROM suggested_followups WHERE run_id = @runId AND item_key IN (${UNFINISHED})
+      ORDER BY item_key, turn, position`),
+    countItems: s(`SELECT count(*) AS n FROM items WHERE run_id = @runId`),
+    hasItem: s(`SELECT 1 FROM items WHERE run_id = @runId AND key = @key`),
     setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END
       WHERE id = @runId`),
     // An item resumed after a crash keeps the time it first started.
@@ -261,6 +272,7 @@ export class SqliteRecorder implements Recorder {
   private readonly s: ReturnType<typeof prepareStatements>;
   private readonly createRunTx: (info: RunInfo, targets: TargetInfo[], items: Iterable<PlannedItem>) => number;
   private readonly loadRunTx: (runId: number) => ResumeState | undefined;
+  private readonly resumeItemsTx: (runId: number, each: (item: ResumeItem) => void) => void;
   private readonly begin: Database.Statement;
   private readonly commitStatement: Database.Statement;
   private readonly rollback: Database.Statement;
@@ -280,6 +292,7 @@ export class SqliteRecorder implements Recorder {
     this.createRunTx = db.transaction(this.insertRun.bind(this)).immediate;
     // Deferred: a read-only snapshot, so run, items and turns agree with each other.
     this.loadRunTx = db.transaction(this.readRun.bind(this)).deferred;
+    this.resumeItemsTx = db.transaction((runId: number, each: (item: ResumeItem) => void) => this.readItems(runId, 'unfinished', each)).deferred;
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commitStatement = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -367,6 +380,19 @@ export class SqliteRecorder implements Recorder {
 
   loadRun(runId: number): ResumeState | undefined {
     return this.loadRunTx(runId);
+  }
+
+  loadRunInfo(runId: number): RunHeader | undefined {
+    const header = this.readHeader(runId);
+    return header && { ...header, itemCount: (this.s.countItems.get({ runId }) as { n: number }).n };
+  }
+
+  hasItem(runId: number, key: string): boolean {
+    return this.s.hasItem.get({ runId, key }) !== undefined;
+  }
+
+  resumeItems(runId: number, each: (item: ResumeItem) => void): void {
+    this.resumeItemsTx(runId, each);
   }
 
   setRunStatus(runId: number, status: RunStatus, at: string): void {
@@ -577,30 +603,19 @@ export class SqliteRecorder implements Recorder {
   }
 
   private readRun(runId: number): ResumeState | undefined {
+    const header = this.readHeader(runId);
+    if (!header) return undefined;
+    const items: ResumeItem[] = [];
+    // A resumed item judges its expectations and totals on every turn, so turns come back whole.
+    this.readItems(runId, 'all', (item) => items.push(item));
+    return { ...header, items };
+  }
+
+  private readHeader(runId: number): Omit<ResumeState, 'items'> | undefined {
     const run = this.s.selectRun.get({ runId }) as RunRow | undefined;
     if (!run) return undefined;
     const targets = (this.s.selectTargets.all({ runId }) as TargetRow[]).map(
       (t): TargetInfo => ({ name: t.name, url: t.url, api: t.api, emulated: t.emulated === 1 }),
-    );
-    // A resumed item judges its expectations and totals on every turn, so turns come back whole.
-    const sources = groupByTurn(this.s.selectSources.all({ runId }) as Array<ChildRow & Source>, ({ type, link, label }) => ({ type, link, label }));
-    const followups = groupByTurn(this.s.selectFollowups.all({ runId }) as Array<ChildRow & { text: string }>, (r) => r.text);
-    const turnsByItem = new Map<string, ResumeItem['turns']>();
-    for (const row of this.s.selectTurns.all({ runId }) as TurnRow[]) {
-      let list = turnsByItem.get(row.item_key);
-      if (!list) turnsByItem.set(row.item_key, (list = []));
-      const key = `${row.item_key}\u0000${row.turn}`;
-      list.push(resumeTurn(row, sources.get(key), followups.get(key)));
-    }
-    const items = (this.s.selectItems.all({ runId }) as ItemRow[]).map(
-      (i): ResumeItem => ({
-        key: i.key,
-        status: i.status as ItemStatus,
-        outcome: (i.outcome ?? undefined) as ItemOutcome | undefined,
-        conversationRef: i.conversation_ref ?? undefined,
-        deleted: i.deleted_at !== null,
-        turns: turnsByItem.get(i.key) ?? [],
-      }),
     );
     return {
       runId,
@@ -619,8 +634,38 @@ export class SqliteRecorder implements Recorder {
           }),
       },
       targets,
-      items,
     };
+  }
+
+  /**
+   * Every item of the run in plan order, one at a time (`each` must not use this connection: the items
+   * are read by a cursor), with its turns: all of them, or only those of items not done.
+   */
+  private readItems(runId: number, turnsOf: 'all' | 'unfinished', each: (item: ResumeItem) => void): void {
+    const all = turnsOf === 'all';
+    const sources = groupByTurn((all ? this.s.selectSources : this.s.selectUnfinishedSources).all({ runId }) as Array<ChildRow & Source>, ({ type, link, label }) => ({
+      type,
+      link,
+      label,
+    }));
+    const followups = groupByTurn((all ? this.s.selectFollowups : this.s.selectUnfinishedFollowups).all({ runId }) as Array<ChildRow & { text: string }>, (r) => r.text);
+    const turnsByItem = new Map<string, ResumeItem['turns']>();
+    for (const row of (all ? this.s.selectTurns : this.s.selectUnfinishedTurns).all({ runId }) as TurnRow[]) {
+      let list = turnsByItem.get(row.item_key);
+      if (!list) turnsByItem.set(row.item_key, (list = []));
+      const key = `${row.item_key}\u0000${row.turn}`;
+      list.push(resumeTurn(row, sources.get(key), followups.get(key)));
+    }
+    for (const i of this.s.selectItems.iterate({ runId }) as IterableIterator<ItemRow>) {
+      each({
+        key: i.key,
+        status: i.status as ItemStatus,
+        outcome: (i.outcome ?? undefined) as ItemOutcome | undefined,
+        conversationRef: i.conversation_ref ?? undefined,
+        deleted: i.deleted_at !== null,
+        turns: turnsByItem.get(i.key) ?? [],
+      });
+    }
   }
 }
 

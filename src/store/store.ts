@@ -14,6 +14,8 @@ export interface StoreOptions {
   migrations?: readonly Migration[];
   /** Read only (reports): nothing is created or written, except a one-time schema upgrade. */
   readOnly?: boolean;
+  /** Largest page cache of this connection, KiB (default SQLite's, as built: 16 MB). */
+  pageCacheKiB?: number;
 }
 
 export interface Store {
@@ -42,6 +44,7 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     db = new Database(file);
     configure(db, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+    if (options.pageCacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(options.pageCacheKiB))}`);
     checkVersion(db, file, migrations);
     migrate(db, migrations);
     return new SqliteStore(file, db);

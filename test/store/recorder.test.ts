@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PlannedItem } from '../../src/runner/recorder.js';
+import type { PlannedItem, ResumeItem } from '../../src/runner/recorder.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { TARGETS, completedTurn, questionItems, runInfo } from './fixtures/sample.js';
 
@@ -89,6 +89,35 @@ describe('SqliteRecorder', () => {
     expect(r.loadRun(runId + 1)).toBeUndefined();
     expect(r.createRun(runInfo({ label: undefined }), TARGETS, [])).toBe(runId + 1);
     expect(r.loadRun(runId + 1)!.info.label).toBeUndefined();
+  });
+
+  it('reads a run for a resume without its finished answers: the header and item count, keys one at a time, and turns only of items not done', () => {
+    const r = store.recorder;
+    const [done, running, pending] = questionItems(3);
+    const runId = r.createRun(runInfo(), TARGETS, [done!, running!, pending!]);
+    r.conversationCreated(runId, done!.key, '41', '2025-01-01T00:00:02Z');
+    r.recordTurn(runId, done!.key, 0, completedTurn(0));
+    r.itemFinished(runId, done!.key, 'completed', '2025-01-01T00:00:09Z');
+    r.itemStarted(runId, running!.key, '2025-01-01T00:00:03Z');
+    r.conversationCreated(runId, running!.key, '42', '2025-01-01T00:00:03Z');
+    r.recordTurn(runId, running!.key, 0, completedTurn(1));
+    r.recordTurn(runId, running!.key, 1, { state: 'processing', text: 'follow-up', questionId: '8', polls: 1 });
+    const { items: _, ...header } = r.loadRun(runId)!;
+    expect(r.loadRunInfo(runId)).toEqual({ ...header, itemCount: 3 });
+    expect(r.loadRunInfo(runId + 1)).toBeUndefined();
+    expect([done, running, pending].map((i) => r.hasItem(runId, i!.key))).toEqual([true, true, true]);
+    expect(r.hasItem(runId, 'emu/question/q3/0')).toBe(false);
+    expect(r.hasItem(runId + 1, done!.key)).toBe(false);
+    const seen: ResumeItem[] = [];
+    r.resumeItems(runId, (item) => seen.push(item));
+    expect(seen.map((i) => [i.key, i.status, i.conversationRef, i.turns.length])).toEqual([
+      [done!.key, 'done', '41', 0],
+      [running!.key, 'running', '42', 2],
+      [pending!.key, 'pending', undefined, 0],
+    ]);
+    // The unfinished item's turns come back whole, sources and suggested follow-ups included, as loadRun gives them.
+    expect(seen[1]!.turns).toEqual(r.loadRun(runId)!.items[1]!.turns);
+    expect(seen[1]!.turns[0]!.sources).toHaveLength(completedTurn(1).sources!.length);
   });
 
   it('stores no secrets: credential-like option keys are dropped at any depth, and URL credentials', () => {

@@ -37,6 +37,22 @@ describe('openStore', () => {
     }
   });
 
+  it('caps the page cache when asked (a run keeps 2 MB), else keeps SQLite\'s default', () => {
+    const file = path.join(dir, 'dsbench.db');
+    const capped = openStore(file, { pageCacheKiB: 2048 });
+    try {
+      expect(capped.db.pragma('cache_size', { simple: true })).toBe(-2048);
+    } finally {
+      capped.close();
+    }
+    const plain = openStore(file);
+    try {
+      expect(plain.db.pragma('cache_size', { simple: true })).toBe(-16000);
+    } finally {
+      plain.close();
+    }
+  });
+
   it('opens an up-to-date database again without touching it', () => {
     const file = path.join(dir, 'a.db');
     openStore(file).close();
