@@ -49,16 +49,22 @@ export async function startEmulator(main: string, extra: string[] = []): Promise
   return { url: info.url, token, stop: () => child.kill('SIGTERM') };
 }
 
-/** Runs `node args` to its end; its own CPU and peak RSS as it reported them. */
-export async function measure(args: string[], env: Record<string, string> = {}): Promise<Measured> {
+/**
+ * Runs `node args` to its end; its own CPU and peak RSS as it reported them. With `killWhen`, checked every
+ * 250 ms, the process is killed (SIGKILL, as a crash) once it says so; it then reports no usage.
+ */
+export async function measure(args: string[], env: Record<string, string> = {}, killWhen?: () => boolean): Promise<Measured> {
   const started = performance.now();
   const child = node(['--import', usage, ...args], env);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const watch = killWhen && setInterval(() => killWhen() && child.kill('SIGKILL'), 250);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearInterval(watch);
   const wallS = (performance.now() - started) / 1000;
+  if (killWhen && child.signalCode === 'SIGKILL') return { code, wallS, cpuMs: NaN, peakRssMb: NaN, stdout, stderr };
   const found = /USAGE (\d+) (\d+)/.exec(stderr);
   if (!found) throw new Error(`node ${args.join(' ')} exited ${code} without its usage: ${stderr.slice(-500)}`);
   return { code, wallS, cpuMs: Number(found[1]) / 1000, peakRssMb: Number(found[2]) / 1024, stdout, stderr };
