@@ -3,7 +3,7 @@ import type { DeepSearchClient } from '../deepsearch/client.js';
 import { isLimitError, questionAt, TERMINAL_STATES, type Conversation, type Question } from '../deepsearch/model.js';
 import { ITEM_KEY_HEADER } from '../emulator/item-key.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
-import { LOOKUP_MARGIN_MS } from './unowned.js';
+import { conversationsSince, type WalkStats } from './conversation-walk.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
 import { linkedSignal } from '../http/linked-signal.js';
@@ -108,10 +108,12 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
   const { recorder, runId } = ctx;
   const texts = [item.question.text, ...item.question.followups.map((f) => f.text)];
   const start = startOf(resume, texts);
-  // Recorded with the first write, so a fresh item's start and its first send are one commit.
+  // Recorded with the first write, so a fresh item's start and its first send are one commit; the time is
+  // now, when its clock (and its timeout) starts, not when that write comes.
+  const startedAt = iso();
   let started = false;
   const markStarted = () => {
-    if (!started) recorder.itemStarted(runId, item.key, iso());
+    if (!started) recorder.itemStarted(runId, item.key, startedAt);
     started = true;
   };
   if (start.pending !== 'ask' || start.next >= texts.length) markStarted();
@@ -380,45 +382,22 @@ async function findSent(
     return found ? ref : undefined;
   }
   if (ref !== undefined) return ref;
-  const sentLocal = Date.parse(sentAt ?? '');
-  let looked = 0;
-  let read = 0;
-  let since: number | undefined;
-  // Legacy lists by id (creation order), the versioned API by last update: either is newest first.
-  const orderOf = (s: { createdAt?: string | undefined; updatedAt?: string | undefined }) => Date.parse((client.api === 'legacy' ? s.createdAt : (s.updatedAt ?? s.createdAt)) ?? '');
-  const summaries = client.list({ pageSize: LOOKUP_PAGE, firstPageSize: LOOKUP_FIRST_PAGE, signal, persistent: true, ...(client.api === 'versioned' && { contentQuery: text.slice(0, 200) }) });
-  for await (const summary of take(summaries, most)) {
-    read++;
-    const serverSent = ctx.clock.atLeast(sentLocal);
-    since = serverSent === undefined || Number.isNaN(serverSent) ? undefined : serverSent - LOOKUP_MARGIN_MS;
-    if (since !== undefined && orderOf(summary) < since) break;
-    if (ctx.claimed.has(summary.ref)) continue;
-    looked++;
-    const conversation = await client.get(summary.ref, { signal, persistent: true });
-    ctx.clock.observe(conversation.serverDate);
+  const walk: WalkStats = { read: 0, looked: 0, since: undefined };
+  const options = { sentLocal: Date.parse(sentAt ?? ''), contentQuery: client.api === 'versioned' ? text.slice(0, 200) : undefined, skip: ctx.claimed, signal, pageSize: LOOKUP_PAGE, firstPageSize: LOOKUP_FIRST_PAGE, most };
+  for await (const conversation of conversationsSince(client, ctx.clock, options, walk)) {
     if (conversation.questions[0]?.text === text && conversation.questions.length === 1) {
       // A create of the same text (another repeat) still waiting for its reply may own it: it claims it first.
       await ctx.creates.settled(text);
-      if (ctx.claimed.has(summary.ref)) continue;
+      if (ctx.claimed.has(conversation.ref)) continue;
       ctx.log(`${item.key}: found conversation ${conversation.ref} sent before the interruption; following it instead of asking again`);
       ctx.claimed.add(conversation.ref);
       recorder.conversationCreated(runId, item.key, conversation.ref, iso());
       return conversation.ref;
     }
   }
-  const back = read === most ? `among the newest ${most}` : since === undefined ? 'through every page' : `back to ${new Date(since).toISOString()} on the server's clock`;
-  ctx.log(`${item.key}: looked at ${looked} conversations ${back}: none is this question`);
+  const back = walk.read === most ? `among the newest ${most}` : walk.since === undefined ? 'through every page' : `back to ${new Date(walk.since).toISOString()} on the server's clock`;
+  ctx.log(`${item.key}: looked at ${walk.looked} conversations ${back}: none is this question`);
   return undefined;
-}
-
-/** The first `most` items, without asking for the next one (a list's next page). */
-async function* take<T>(items: AsyncIterable<T>, most: number): AsyncGenerator<T> {
-  if (most <= 0) return;
-  let count = 0;
-  for await (const item of items) {
-    yield item;
-    if (++count >= most) return;
-  }
 }
 
 /** Only first questions: a follow-up asked twice would be a question more in the item's own conversation. */

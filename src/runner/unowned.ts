@@ -1,16 +1,14 @@
 import type { DeepSearchClient } from '../deepsearch/client.js';
+import { conversationsSince } from './conversation-walk.js';
 import type { Recorder, UnownedConversation } from './recorder.js';
 import type { ServerClock } from './server-clock.js';
 
-/** How far before a send (on the server's clock) a lookup still looks: Date headers have whole seconds, clocks drift. */
-export const LOOKUP_MARGIN_MS = 60_000;
-
 /**
  * Conversations on the server asking one of `reasked`'s texts that no item owns (`owned`), created since
- * that text was first given up (local epoch ms, read on the server's clock less the margin). Neither API
- * has an idempotency key: a send given up, not found once its window passed and asked again can still
- * land later, and this is how a run finds out that it asked a question twice. Another client asking the
- * same text at the same time is counted too: the server cannot tell them apart.
+ * that text was first given up (local epoch ms). Neither API has an idempotency key: a send given up, not
+ * found once its window passed and asked again can still land later, and this is how a run finds out that
+ * it asked a question twice. Another client asking the same text at the same time is counted too: the
+ * server cannot tell them apart.
  */
 export async function findUnowned(
   client: DeepSearchClient,
@@ -22,19 +20,13 @@ export async function findUnowned(
   // The versioned API filters by text, one walk each; the legacy one cannot, so one walk serves every text.
   const walks = client.api === 'versioned' ? [...reasked].map(([text, at]) => ({ query: text.slice(0, 200), texts: new Map([[text, at]]) })) : [{ query: undefined, texts: reasked }];
   const found: UnownedConversation[] = [];
-  const seen = new Set<string>();
+  const skip = new Set(owned);
   for (const walk of walks) {
-    const since = Math.min(...[...walk.texts.values()].map((at) => (clock.atLeast(at) ?? Number.NaN) - LOOKUP_MARGIN_MS));
-    const summaries = client.list({ pageSize: 50, signal, persistent: true, ...(walk.query !== undefined && { contentQuery: walk.query }) });
-    for await (const summary of summaries) {
-      // Legacy lists by creation, the versioned API by last update: either is newest first.
-      const at = Date.parse((client.api === 'legacy' ? summary.createdAt : (summary.updatedAt ?? summary.createdAt)) ?? '');
-      if (at < since) break;
-      if (owned.has(summary.ref) || seen.has(summary.ref)) continue;
-      seen.add(summary.ref);
-      const conversation = await client.get(summary.ref, { signal, persistent: true });
+    const options = { sentLocal: Math.min(...walk.texts.values()), contentQuery: walk.query, skip, signal };
+    for await (const conversation of conversationsSince(client, clock, options, { read: 0, looked: 0, since: undefined })) {
+      skip.add(conversation.ref);
       const text = conversation.questions[0]?.text;
-      if (text !== undefined && walk.texts.has(text)) found.push({ ref: conversation.ref, text, createdAt: conversation.createdAt ?? summary.createdAt });
+      if (text !== undefined && walk.texts.has(text)) found.push({ ref: conversation.ref, text, createdAt: conversation.createdAt });
     }
   }
   return found;
