@@ -16,16 +16,16 @@ export function formatRunSummary(result: RunResult, dbPath: string, emulated: bo
     .filter(([, t]) => t.stopped)
     .map(([name, t]) => `  ${name}: ${t.stopped}\n`)
     .join('');
-  const twice = targets
-    .filter(([, t]) => t.askedTwice > 0)
-    .map(([name, t]) => `  ${name}: ${t.askedTwice} conversation${t.askedTwice === 1 ? '' : 's'} with this run's questions that no item owns (their credits are not counted)\n`)
+  const unowned = targets
+    .filter(([, t]) => t.unownedConversations > 0)
+    .map(([name, t]) => `  ${name}: ${t.unownedConversations} conversation${t.unownedConversations === 1 ? '' : 's'} with this run's questions that no item owns (their credits are not counted)\n`)
     .join('');
   return (
     `\nRun ${result.runId} ${result.status} in ${(result.wallMs / 1000).toFixed(1)} s${emulated ? ' (emulated instance)' : ''}; recorded in ${dbPath}\n` +
     kindTable('Questions', targets, (t) => t.questions, QUESTION_OUTCOMES, true) +
     kindTable('Searches', targets, (t) => t.searches, SEARCH_OUTCOMES, false) +
     (stops ? `\nStopped targets:\n${stops}` : '') +
-    (twice ? `\nAsked twice (a send given up and asked again reached the server after all; docs/restarts.md):\n${twice}` : '') +
+    (unowned ? `\nConversations no item owns (a create given up reached the server after all; asked twice if its item asked again; docs/restarts.md):\n${unowned}` : '') +
     `\n${totals(targets.map(([, t]) => t))} Checks: ${result.expectations.passed} passed, ${result.expectations.failed} failed. Exit code ${result.exitCode}.\n`
   );
 }

@@ -32,7 +32,7 @@ export interface WalkOptions {
 /**
  * Conversations on the server, newest first, that `skip` does not hold, each read whole, until they are
  * provably older than the send on the server's clock (less the margin) or `most` summaries were read:
- * the one walk of a lost send's lookup and of the end-of-run check for questions asked twice.
+ * the one walk of a lost send's lookup and of the end-of-run check for conversations no item owns.
  */
 export async function* conversationsSince(client: DeepSearchClient, clock: ServerClock, options: WalkOptions, stats: WalkStats): AsyncGenerator<Conversation> {
   const { signal, most = Infinity } = options;

@@ -56,10 +56,10 @@ export interface QuestionContext {
    */
   slot?: ItemSlot | undefined;
   /**
-   * First questions asked again after their send was given up and not found, by text, with when the first
-   * of them was given up (local epoch ms): the run looks for late landings of these at its end.
+   * First questions whose create was given up with its outcome unknown, by text, with the earliest such send
+   * (local epoch ms): the run looks for late landings of these texts at its end.
    */
-  reasked: Map<string, number>;
+  lostCreates: Map<string, number>;
   log: (message: string) => void;
 }
 
@@ -146,13 +146,11 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
         let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
         let resumed = current === start.next && start.pending === 'poll';
         if (current === start.next && start.pending === 'maybe-sent') {
+          if (current === 0) noteLostCreate(ctx, text, Date.parse(start.sentAt ?? ''));
           // The dead process gave the send up at the latest when its request timeout ran out.
           const found = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, Date.parse(start.sentAt ?? '') + ctx.sendWindowMs, until);
           if (found !== undefined) [ref, resumed] = [found, true];
-          else {
-            ctx.log(`${item.key}: turn ${current} is not on the server and its send can no longer land: asking it`);
-            if (current === 0) noteReasked(ctx, text, Date.parse(start.sentAt ?? ''));
-          }
+          else ctx.log(`${item.key}: turn ${current} is not on the server and its send can no longer land: asking it`);
         }
         // A send that provably did not act (not found once its window passed) is sent again.
         while (!resumed) {
@@ -296,6 +294,7 @@ async function send(
     const unknown = error instanceof OutcomeUnknownError || (error instanceof HttpStatusError && error.status >= 500);
     if (!unknown) throw error;
     const givenUpAt = Date.now();
+    if (index === 0) noteLostCreate(ctx, text, Date.parse(sending.at));
     ctx.log(`${item.key}: ${error.message}`);
     if (ctx.signal.aborted) {
       // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
@@ -305,10 +304,7 @@ async function send(
       return found;
     }
     const found = await findWithinWindow(ctx, item, ref, index, text, sending.at, givenUpAt, until);
-    if (found === undefined) {
-      ctx.log(`${item.key}: turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after its attempt failed: it did not act; asking it again`);
-      if (index === 0) noteReasked(ctx, text, Date.parse(sending.at));
-    }
+    if (found === undefined) ctx.log(`${item.key}: turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after its attempt failed: it did not act; asking it again`);
     return found;
   }
 }
@@ -400,10 +396,14 @@ async function findSent(
   return undefined;
 }
 
-/** Only first questions: a follow-up asked twice would be a question more in the item's own conversation. */
-function noteReasked(ctx: QuestionContext, text: string, sentAt: number): void {
-  const earliest = ctx.reasked.get(text);
-  if (earliest === undefined || sentAt < earliest || Number.isNaN(earliest)) ctx.reasked.set(text, sentAt);
+/**
+ * Any lost create of a text, not only one asked again: a lookup of another repeat may have taken its late
+ * landing, and that repeat's own send then lands unowned. Only first questions: a follow-up asked twice
+ * would be a question more in the item's own conversation.
+ */
+function noteLostCreate(ctx: QuestionContext, text: string, sentAt: number): void {
+  const earliest = ctx.lostCreates.get(text);
+  if (earliest === undefined || sentAt < earliest || Number.isNaN(earliest)) ctx.lostCreates.set(text, sentAt);
 }
 
 function seconds(ms: number): string {

@@ -203,12 +203,12 @@ export interface TargetTally {
   questions: KindTally;
   searches: KindTally;
   /** Conversations with the run's question texts that no item owns: sends that landed after they were asked again. */
-  askedTwice: number;
+  unownedConversations: number;
 }
 
 export function emptyTargetTally(): TargetTally {
   const kind = (): KindTally => ({ counts: {}, expected: {}, passed: 0, failed: 0 });
-  return { counts: {}, credits: null, passed: 0, failed: 0, questions: kind(), searches: kind(), askedTwice: 0 };
+  return { counts: {}, credits: null, passed: 0, failed: 0, questions: kind(), searches: kind(), unownedConversations: 0 };
 }
 
 /** Everything the verdict of a whole run needs, read from what was recorded (items finished before a resume included). */
@@ -245,7 +245,7 @@ export interface Recorder {
   targetServedByEmulator(runId: number, target: string): void;
   /** Inserts or updates one turn; `sending` is committed before the request so a crash leaves a trace. */
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void;
-  /** A conversation with one of the run's question texts that no item owns, found at `at` (asked twice). */
+  /** A conversation with one of the run's question texts that no item owns, found at `at`: a given-up send that landed after all. */
   unownedConversation(runId: number, target: string, conversation: UnownedConversation, at: string): void;
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void;
   recordSearch(runId: number, key: string, search: SearchRecord): void;

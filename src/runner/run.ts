@@ -102,8 +102,8 @@ interface TargetRuntime {
   failures: ExitCode[];
   /** Conversations that items of this run own: a lost send is never matched to one of them. */
   claimed: Set<string>;
-  /** First questions asked again after a lost send, by text, with when the first of them was given up. */
-  reasked: Map<string, number>;
+  /** First questions whose create was lost (outcome unknown), by text, with the earliest such send. */
+  lostCreates: Map<string, number>;
   creates: CreatesInFlight;
   clock: ServerClock;
   emulatorNoted: EmulatorNoted;
@@ -231,7 +231,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     await Promise.all(ctx.grades);
     if (!options.stop.aborted) {
       const live = [...runtimes.values()].filter((r) => !r.gate.stopped);
-      await recordAskedTwice(live.map((r) => ({ name: r.target.name, client: r.client, clock: r.clock, reasked: r.reasked, owned: r.claimed })), runId, recorder, options.abort, log);
+      await recordAskedTwice(live.map((r) => ({ name: r.target.name, client: r.client, clock: r.clock, lostCreates: r.lostCreates, owned: r.claimed })), runId, recorder, options.abort, log);
     }
   } finally {
     reporter.onRunEnd?.();
@@ -420,7 +420,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     searches: new Slots(searchConcurrency),
     failures: [],
     claimed,
-    reasked: new Map(),
+    lostCreates: new Map(),
     creates: new CreatesInFlight(),
     clock: new ServerClock(),
     emulatorNoted: { done: false },
@@ -540,7 +540,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     summary =
       item.kind === 'question'
         ? await runQuestion(
-            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, reasked: r.reasked, creates: r.creates, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, slot, log },
+            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, lostCreates: r.lostCreates, creates: r.creates, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, slot, log },
             { key: item.key, target: item.target, question: item.question },
             resume,
           )

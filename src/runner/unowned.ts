@@ -4,21 +4,21 @@ import type { Recorder, UnownedConversation } from './recorder.js';
 import type { ServerClock } from './server-clock.js';
 
 /**
- * Conversations on the server asking one of `reasked`'s texts that no item owns (`owned`), created since
- * that text was first given up (local epoch ms). Neither API has an idempotency key: a send given up, not
- * found once its window passed and asked again can still land later, and this is how a run finds out that
- * it asked a question twice. Another client asking the same text at the same time is counted too: the
+ * Conversations on the server asking one of `lostCreates`' texts that no item owns (`owned`), created since
+ * that text's earliest lost create (local epoch ms). Neither API has an idempotency key: a send given up,
+ * not found once its window passed and asked again can still land later, and this is how a run finds out
+ * that it asked a question twice. Another client asking the same text at the same time is counted too: the
  * server cannot tell them apart.
  */
 export async function findUnowned(
   client: DeepSearchClient,
   clock: ServerClock,
-  reasked: ReadonlyMap<string, number>,
+  lostCreates: ReadonlyMap<string, number>,
   owned: ReadonlySet<string>,
   signal: AbortSignal,
 ): Promise<UnownedConversation[]> {
   // The versioned API filters by text, one walk each; the legacy one cannot, so one walk serves every text.
-  const walks = client.api === 'versioned' ? [...reasked].map(([text, at]) => ({ query: text.slice(0, 200), texts: new Map([[text, at]]) })) : [{ query: undefined, texts: reasked }];
+  const walks = client.api === 'versioned' ? [...lostCreates].map(([text, at]) => ({ query: text.slice(0, 200), texts: new Map([[text, at]]) })) : [{ query: undefined, texts: lostCreates }];
   const found: UnownedConversation[] = [];
   const skip = new Set(owned);
   for (const walk of walks) {
@@ -32,18 +32,18 @@ export async function findUnowned(
   return found;
 }
 
-/** A target's side of a run, as the check for questions asked twice needs it. */
+/** A target's side of a run, as the check for conversations no item owns needs it. */
 export interface AskedTwiceTarget {
   name: string;
   client: DeepSearchClient;
   clock: ServerClock;
-  reasked: ReadonlyMap<string, number>;
+  lostCreates: ReadonlyMap<string, number>;
   owned: ReadonlySet<string>;
 }
 
 /**
- * At the end of a run, on each target that asked a first question again: records and reports the
- * conversations of those texts that no item owns. A failure to look is reported, never the run's.
+ * At the end of a run, on each target that lost a create: records and reports the conversations of those
+ * texts that no item owns. A failure to look is reported, never the run's.
  */
 export async function recordAskedTwice(
   targets: readonly AskedTwiceTarget[],
@@ -54,21 +54,21 @@ export async function recordAskedTwice(
 ): Promise<void> {
   await Promise.all(
     targets
-      .filter((t) => t.reasked.size > 0)
+      .filter((t) => t.lostCreates.size > 0)
       .map(async (t) => {
         try {
-          const found = await findUnowned(t.client, t.clock, t.reasked, t.owned, signal);
+          const found = await findUnowned(t.client, t.clock, t.lostCreates, t.owned, signal);
           const at = new Date().toISOString();
           for (const conversation of found) recorder.unownedConversation(runId, t.name, conversation, at);
           if (found.length > 0) {
             log(
               `target ${t.name}: ${found.length} conversation${found.length === 1 ? '' : 's'} asking this run's questions belong${found.length === 1 ? 's' : ''} to no item ` +
-                `(${found.map((c) => c.ref).join(', ')}): a send given up and asked again reached the server after all, so the question was asked twice ` +
-                '(or another client asked the same question meanwhile). Their credits are not in this run; a larger --request-timeout makes this rarer (docs/restarts.md).',
+                `(${found.map((c) => c.ref).join(', ')}): a create given up reached the server after all (its question was asked twice if its item asked it ` +
+                'again), or another client asked the same question meanwhile. Their credits are not in this run; a larger --request-timeout makes this rarer (docs/restarts.md).',
             );
           }
         } catch (error) {
-          log(`target ${t.name}: could not look for questions asked twice: ${error instanceof Error ? error.message : String(error)}`);
+          log(`target ${t.name}: could not look for conversations no item owns: ${error instanceof Error ? error.message : String(error)}`);
         }
       }),
   );

@@ -303,7 +303,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'stat anomalies of a reply', up: STAT_ANOMALIES },
   { version: 6, name: 'grades, citations and the judge cache', up: GRADING },
   { version: 7, name: 'targets served by an emulator', up: TARGET_EMULATOR },
-  { version: 8, name: 'conversations no item owns (asked twice)', up: UNOWNED_CONVERSATIONS },
+  { version: 8, name: 'conversations no item owns (given-up creates that landed)', up: UNOWNED_CONVERSATIONS },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -269,7 +269,7 @@ export function runTally(db: Database.Database, runId: number): RunTally {
     tally.items.push({ kind: row.kind, outcome: row.outcome, httpStatus: row.httpStatus, count: row.count });
   }
   const unowned = db.prepare('SELECT target, count(*) AS count FROM unowned_conversations WHERE run_id = ? GROUP BY target').all(runId) as Array<{ target: string; count: number }>;
-  for (const row of unowned) (tally.targets[row.target] ??= emptyTargetTally()).askedTwice = row.count;
+  for (const row of unowned) (tally.targets[row.target] ??= emptyTargetTally()).unownedConversations = row.count;
   return tally;
 }
 
