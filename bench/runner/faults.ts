@@ -2,7 +2,8 @@
 // resets before the server acts, on every request) against the same run without faults: paired rounds on
 // fresh emulators in another process (answering at once), the order alternating, ratios within a round.
 // Also counts what a fault must never cost: items not completed (lost), conversations created beyond
-// one per item (asked twice), and items following another item's conversation (their own never asked).
+// one per item (asked twice; and how many of them dsbench's own end-of-run check found), and items
+// following another item's conversation (their own never asked).
 // Usage: node --import tsx bench/runner/faults.ts [--quick] [--rounds N] [--questions N] [--request-timeout 2s]
 //   [--retry-base-delay D] (given to both runs of a round: what the retry backoff costs under faults)
 import os from 'node:os';
@@ -33,6 +34,8 @@ interface Outcome {
   conversations: number;
   /** Items whose recorded conversation another item of the run also recorded. */
   shared: number;
+  /** What dsbench itself found at the run's end: conversations of its questions that no item owns. */
+  unowned: number;
 }
 
 /** A request of the bench itself, retried: the emulator's faults hit it too until they are switched off. */
@@ -74,19 +77,20 @@ async function once(faulty: boolean, round: number): Promise<Outcome> {
       SRC_ENDPOINT: emulator.url,
       SRC_ACCESS_TOKEN: emulator.token,
     });
-    const result = JSON.parse(run.stdout) as { targets: Record<string, { counts: Record<string, number> }> };
+    const result = JSON.parse(run.stdout) as { targets: Record<string, { counts: Record<string, number>; unownedConversations: number }> };
     const completed = Object.values(result.targets).reduce((sum, t) => sum + (t.counts.completed ?? 0), 0);
     const store = new Database(db, { readonly: true });
     const shared = store.prepare('SELECT COALESCE(SUM(n), 0) FROM (SELECT COUNT(*) AS n FROM items WHERE conversation_ref IS NOT NULL GROUP BY conversation_ref HAVING n > 1)').pluck().get() as number;
     store.close();
-    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token), shared };
+    const unowned = Object.values(result.targets).reduce((sum, t) => sum + t.unownedConversations, 0);
+    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token), shared, unowned };
   } finally {
     emulator.stop();
   }
 }
 
 const load = [os.loadavg()[0]!];
-const rows: Array<{ wall: number; cpu: number; lost: number; extra: number; shared: number; cleanS: number; faultyS: number }> = [];
+const rows: Array<{ wall: number; cpu: number; lost: number; extra: number; unowned: number; shared: number; cleanS: number; faultyS: number }> = [];
 for (let round = 0; round < ROUNDS; round++) {
   let clean: Outcome;
   let faulty: Outcome;
@@ -98,20 +102,21 @@ for (let round = 0; round < ROUNDS; round++) {
     cpu: faulty.run.cpuMs / clean.run.cpuMs,
     lost: QUESTIONS - faulty.completed,
     extra: Math.max(0, faulty.conversations - QUESTIONS),
+    unowned: faulty.unowned,
     shared: faulty.shared,
     cleanS: clean.run.wallS,
     faultyS: faulty.run.wallS,
   };
   rows.push(row);
   load.push(os.loadavg()[0]!);
-  process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates, ${row.shared} items sharing a conversation\n`);
+  process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates (dsbench found ${row.unowned}), ${row.shared} items sharing a conversation\n`);
 }
 
 process.stdout.write(`### Under 10% transport faults (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
 
 ${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, --request-timeout ${REQUEST_TIMEOUT}${RETRY_BASE_DELAY ? `, --retry-base-delay ${RETRY_BASE_DELAY}` : ''}, ${ROUNDS} paired rounds; faults: 5% HTTP 503 and 5% connection resets before the server acts, on every request; medians (min-max).
 
-| fault-free wall s | faulty wall s | wall, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item | items sharing a conversation |
-|---:|---:|---:|---:|---:|---:|---:|
-| ${spread(rows.map((r) => r.cleanS), 1)} | ${spread(rows.map((r) => r.faultyS), 1)} | ${spread(rows.map((r) => r.wall))} | ${spread(rows.map((r) => r.cpu))} | ${Math.max(...rows.map((r) => r.lost))} | ${Math.max(...rows.map((r) => r.extra))} | ${Math.max(...rows.map((r) => r.shared))} |
+| fault-free wall s | faulty wall s | wall, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item | of them found by dsbench's end-of-run check | items sharing a conversation |
+|---:|---:|---:|---:|---:|---:|---:|---:|
+| ${spread(rows.map((r) => r.cleanS), 1)} | ${spread(rows.map((r) => r.faultyS), 1)} | ${spread(rows.map((r) => r.wall))} | ${spread(rows.map((r) => r.cpu))} | ${Math.max(...rows.map((r) => r.lost))} | ${Math.max(...rows.map((r) => r.extra))} | ${Math.max(...rows.map((r) => r.unowned))} | ${Math.max(...rows.map((r) => r.shared))} |
 `);
