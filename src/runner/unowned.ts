@@ -19,17 +19,25 @@ export async function findUnowned(
 ): Promise<UnownedConversation[]> {
   // The versioned API filters by text, one walk each; the legacy one cannot, so one walk serves every text.
   const walks = client.api === 'versioned' ? [...lostCreates].map(([text, at]) => ({ query: text.slice(0, 200), texts: new Map([[text, at]]) })) : [{ query: undefined, texts: lostCreates }];
-  const found: UnownedConversation[] = [];
   const skip = new Set(owned);
-  for (const walk of walks) {
-    const options = { sentLocal: Math.min(...walk.texts.values()), contentQuery: walk.query, skip, signal };
-    for await (const conversation of conversationsSince(client, clock, options, { read: 0, looked: 0, since: undefined })) {
-      skip.add(conversation.ref);
-      const text = conversation.questions[0]?.text;
-      if (text !== undefined && walk.texts.has(text)) found.push({ ref: conversation.ref, text, createdAt: conversation.createdAt });
-    }
-  }
-  return found;
+  const found = new Map<string, UnownedConversation>();
+  // The walks run at once: each reads every conversation of its text since the text was first given up
+  // (most of a run), and one after another they made a long tail after the run's last item. Page tokens
+  // let the versioned API take larger pages safely; legacy pages are judged full by their size.
+  const pageSize = client.api === 'versioned' ? 100 : 50;
+  await Promise.all(
+    walks.map(async (walk) => {
+      const options = { sentLocal: Math.min(...walk.texts.values()), contentQuery: walk.query, skip, signal, pageSize };
+      for await (const conversation of conversationsSince(client, clock, options, { read: 0, looked: 0, since: undefined })) {
+        skip.add(conversation.ref);
+        const text = conversation.questions[0]?.text;
+        // Any lost create's text, not only this walk's: a text can contain another, and the walk of the shorter
+        // one may be the only one to read it.
+        if (text !== undefined && lostCreates.has(text)) found.set(conversation.ref, { ref: conversation.ref, text, createdAt: conversation.createdAt });
+      }
+    }),
+  );
+  return [...found.values()];
 }
 
 /** A target's side of a run, as the check for conversations no item owns needs it. */
