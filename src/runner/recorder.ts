@@ -238,6 +238,12 @@ export interface Recorder {
    * done item is never asked or polled again. A half-done run of 100,000 items holds none of its answers.
    */
   resumeItems(runId: number, each: (item: ResumeItem) => void): void;
+  /**
+   * Each create the run recorded, in the order its reply arrived: the target, the conversation's server
+   * create time and the local epoch ms its reply was recorded (after it arrived: a lower bound of the
+   * server's time then, as a Date header is).
+   */
+  serverTimesSeen(runId: number, each: (target: string, server: string, receivedAt: number) => void): void;
   setRunStatus(runId: number, status: RunStatus, at: string): void;
   itemStarted(runId: number, key: string, at: string): void;
   conversationCreated(runId: number, key: string, ref: string, at: string): void;

@@ -182,10 +182,12 @@ interface Resumed {
   claimed: Map<string, Set<string>>;
   /** Done items whose conversation --cleanup has still to delete. */
   toDelete: Array<ResumeItem & { conversationRef: string }>;
+  /** What each target's clock said in the run before, as the server times of the creates it recorded. */
+  clocks: Map<string, ServerClock>;
 }
 
 function nothingResumed(): Resumed {
-  return { done: new Set(), unfinished: new Map(), claimed: new Map(), toDelete: [] };
+  return { done: new Set(), unfinished: new Map(), claimed: new Map(), toDelete: [], clocks: new Map() };
 }
 
 interface OpenedRun {
@@ -206,7 +208,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   const { recorder, reporter } = options;
   const { runId, resumed, api, items, started, log } = opened;
   const resolved = options.suite.resolved;
-  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed.claimed.get(t.name))]));
+  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed.claimed.get(t.name), resumed.clocks.get(t.name))]));
 
   try {
     await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
@@ -395,10 +397,24 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
       if (options.cleanup && isLeftToDelete(item)) resumed.toDelete.push(item);
     } else if (item.turns.length > 0 || item.conversationRef !== undefined) resumed.unfinished.set(item.key, item);
   });
+  // Without them a dead process's sends have no reply before them on this process's clock, and their
+  // lookups would read every page back to conversations of earlier runs asking the same questions.
+  recorder.serverTimesSeen(state.runId, (target, server, receivedAt) => {
+    let clock = resumed.clocks.get(target);
+    if (!clock) resumed.clocks.set(target, (clock = new ServerClock()));
+    clock.observe(server, receivedAt);
+  });
   return { runId: state.runId, resumed, api: storedApi, sendWindowMs };
 }
 
-function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versioned', resolved: LoadedSuite['resolved'], claimed = new Set<string>()): TargetRuntime {
+function runtime(
+  target: RunTarget,
+  options: RunOptions,
+  api: 'legacy' | 'versioned',
+  resolved: LoadedSuite['resolved'],
+  claimed = new Set<string>(),
+  clock = new ServerClock(),
+): TargetRuntime {
   const concurrency = options.concurrency ?? resolved.concurrency;
   const searchConcurrency = options.searchConcurrency ?? resolved.searchConcurrency;
   const shared = {
@@ -422,7 +438,7 @@ function runtime(target: RunTarget, options: RunOptions, api: 'legacy' | 'versio
     claimed,
     lostCreates: new Map(),
     creates: new CreatesInFlight(),
-    clock: new ServerClock(),
+    clock,
     emulatorNoted: { done: false },
   };
 }

@@ -63,6 +63,10 @@ function prepareStatements(db: Database.Database) {
       ORDER BY item_key, turn, position`),
     countItems: s(`SELECT count(*) AS n FROM items WHERE run_id = @runId`),
     hasItem: s(`SELECT 1 FROM items WHERE run_id = @runId AND key = @key`),
+    serverTimesSeen: p(`SELECT i.target, t.server_created_at, i.conversation_created_at FROM items i
+      JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key AND t.turn = 0
+      WHERE i.run_id = ? AND i.conversation_created_at IS NOT NULL AND t.server_created_at IS NOT NULL
+      ORDER BY i.conversation_created_at`),
     setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END
       WHERE id = @runId`),
     // An item resumed after a crash keeps the time it first started.
@@ -393,6 +397,10 @@ export class SqliteRecorder implements Recorder {
 
   resumeItems(runId: number, each: (item: ResumeItem) => void): void {
     this.resumeItemsTx(runId, each);
+  }
+
+  serverTimesSeen(runId: number, each: (target: string, server: string, receivedAt: number) => void): void {
+    for (const [target, server, local] of this.s.serverTimesSeen.raw().iterate(runId) as Iterable<[string, string, string]>) each(target, server, Date.parse(local));
   }
 
   setRunStatus(runId: number, status: RunStatus, at: string): void {

@@ -10,7 +10,7 @@ import { executeRun } from '../../src/runner/run.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { client, closeAll } from '../helpers/emulator.js';
 import { CrashError, crashingRecorder } from './fixtures/crash.js';
-import { asked, CapturingReporter, cleanup, emulator, inlineSearch, item, op, runSuite, suite, target, tempDir, turns } from './fixtures/harness.js';
+import { asked, CapturingReporter, cleanup, runDefaults, emulator, inlineSearch, item, op, runSuite, suite, target, tempDir, turns } from './fixtures/harness.js';
 
 const proxies: FaultProxy[] = [];
 afterEach(async () => {
@@ -249,6 +249,47 @@ describe('on resume, a create that acted before the process died', () => {
       expect(item(run.db, 1, 'main/question/q1/0').conversation_ref).toBe(String(e.questionRecords()[0]!.conversationId));
       // q1 once, its follow-up once, and the 60 others.
       expect(e.questionRecords()).toHaveLength(62);
+    } finally {
+      run.close();
+    }
+  });
+});
+
+describe.each(['legacy', 'versioned'] as const)('on resume, a dead process\'s create that never landed (%s)', (api) => {
+  it('is not matched to an earlier run\'s conversation of the same question: the resume reads the server\'s clock off the creates the run recorded', async () => {
+    // Server time 1,000 times real time: the earlier conversation is minutes older than the send on it.
+    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const text = 'Where is retryPolicy implemented?';
+    const earlier = await client(e, api).create(text);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const loaded = await suite(`
+name: resume-clock
+defaults: { api: ${api}, concurrency: 1, poll: { strategy: fixed, interval: 20ms } }
+questions:
+  - id: q0
+    question: Where is backoffDelay implemented?
+  - id: q1
+    question: ${text}
+`);
+    const dbPath = path.join(tempDir(), 'runs.db');
+    const store = openStore(dbPath);
+    const stop = new AbortController();
+    // The process dies with q1's create recorded as being sent, its request never sent.
+    const recorder = crashingRecorder(store, { method: 'recordTurn', when: (_run: number, key: string, _turn: number, record: { state: string }) => key === 'main/question/q1/0' && record.state === 'sending', at: 'after' }, stop);
+    await executeRun({ ...runDefaults(), suite: loaded, targets: [target({ name: 'main', emulator: e, timeScale: 0.001 })], recorder, reporter: new CapturingReporter(), stop: stop.signal, requestTimeoutMs: 300 }).catch((error: unknown) => {
+      if (!(error instanceof CrashError)) throw error;
+    });
+    store.close();
+    expect(e.questionRecords().filter((q) => q.text === text)).toHaveLength(1);
+
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: e, timeScale: 0.001 })], { dbPath, resumeRunId: 1, requestTimeoutMs: 300 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(item(run.db, 1, 'main/question/q1/0').conversation_ref, logs).not.toBe(earlier.ref);
+      expect(logs).not.toContain('through every page');
+      expect(e.questionRecords().filter((q) => q.text === text)).toHaveLength(2);
+      expect(run.result.targets.main!.unownedConversations, logs).toBe(0);
     } finally {
       run.close();
     }
