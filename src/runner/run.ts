@@ -17,7 +17,7 @@ import type { Reporter } from './reporters/index.js';
 import type { EmulatorNoted } from './emulator-note.js';
 import { runSearchItem } from './search-runner.js';
 import { CreatesInFlight } from './creates-in-flight.js';
-import { recordAskedTwice } from './unowned.js';
+import { recordUnowned } from './unowned.js';
 import { ServerClock } from './server-clock.js';
 import { Slots, type ItemSlot } from './slots.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
@@ -233,7 +233,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     await Promise.all(ctx.grades);
     if (!options.stop.aborted) {
       const live = [...runtimes.values()].filter((r) => !r.gate.stopped);
-      await recordAskedTwice(live.map((r) => ({ name: r.target.name, client: r.client, clock: r.clock, lostCreates: r.lostCreates, owned: r.claimed })), runId, recorder, options.abort, log);
+      await recordUnowned(live.map((r) => ({ name: r.target.name, client: r.client, clock: r.clock, lostCreates: r.lostCreates, owned: r.claimed })), runId, recorder, options.abort, log);
     }
   } finally {
     reporter.onRunEnd?.();

@@ -41,7 +41,7 @@ export async function findUnowned(
 }
 
 /** A target's side of a run, as the check for conversations no item owns needs it. */
-export interface AskedTwiceTarget {
+export interface UnownedCheckTarget {
   name: string;
   client: DeepSearchClient;
   clock: ServerClock;
@@ -53,8 +53,8 @@ export interface AskedTwiceTarget {
  * At the end of a run, on each target that lost a create: records and reports the conversations of those
  * texts that no item owns. A failure to look is reported, never the run's.
  */
-export async function recordAskedTwice(
-  targets: readonly AskedTwiceTarget[],
+export async function recordUnowned(
+  targets: readonly UnownedCheckTarget[],
   runId: number,
   recorder: Pick<Recorder, 'unownedConversation'>,
   signal: AbortSignal,
