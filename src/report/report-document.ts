@@ -69,6 +69,19 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       ],
     });
   }
+  if (data.unowned.length > 0) {
+    const { shown, more } = capped(data.unowned, MAX_LISTED);
+    const n = data.unowned.length;
+    blocks.push({
+      kind: 'callout',
+      text: [
+        `${fmtInt(n)} ${n === 1 ? 'conversation asks' : 'conversations ask'} this run's questions but ${n === 1 ? 'belongs' : 'belong'} to no item: a create given up reached the server after all (its question was asked twice if its item asked it again); their credits are in no figure here: `,
+        ...shown.flatMap((u, i): Inline[] => [i > 0 ? '; ' : '', { code: u.target }, ' ', { code: u.conversationRef }, ` (${u.text.length > 80 ? `${u.text.slice(0, 77)}...` : u.text})`]),
+        more > 0 ? `; and ${fmtInt(more)} more` : '',
+        '.',
+      ],
+    });
+  }
   if (data.counts.items === 0) blocks.push({ kind: 'para', text: ['The run has no items: nothing to report.'] });
 
   const targets = data.summary.filter((s) => s.scope === 'target' && s.items + s.questions > 0);

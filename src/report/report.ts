@@ -4,6 +4,7 @@ import path from 'node:path';
 import {
   type ErrorBreakdownRow,
   type StatAnomalyRow,
+  type UnownedConversationRow,
   type ExpectationSummary,
   type ExpectationRecord,
   type ItemColumns,
@@ -17,6 +18,7 @@ import {
   type TurnMetricRow,
   errorBreakdown,
   statAnomalies,
+  unownedConversations,
   expectationOverview,
   iterateItemVerdicts,
   iterateQuestionExport,
@@ -81,6 +83,8 @@ export interface ReportData {
   errors: ErrorBreakdownRow[];
   /** Replies whose stats could not be true: left out of sums and percentiles. */
   anomalies: StatAnomalyRow[];
+  /** Conversations asking the run's questions that no item owns: their credits are in no figure. */
+  unowned: UnownedConversationRow[];
   expectations: ExpectationSummary & { items: number; passedItems: number; failedItems: number };
   /** One line per target and question id (null when the run has more than MAX_QUESTIONS of them). */
   perQuestion: QuestionLine[] | null;
@@ -152,6 +156,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         quota,
         errors: errorBreakdown(db, run.id),
         anomalies,
+        unowned: unownedConversations(db, run.id),
         expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
         perQuestion,
         generatedAt: now.toISOString(),

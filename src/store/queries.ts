@@ -719,6 +719,20 @@ export interface StatAnomalyRow {
 }
 
 /** Replies whose stats could not be true (kept out of sums and percentiles), in item order. */
+/** A conversation asking one of the run's questions that no item owns (a create given up that landed after all). */
+export interface UnownedConversationRow {
+  target: string;
+  conversationRef: string;
+  text: string;
+  createdAt: string | null;
+}
+
+export function unownedConversations(db: Database.Database, runId: number): UnownedConversationRow[] {
+  return db
+    .prepare('SELECT target, conversation_ref AS conversationRef, text, created_at AS createdAt FROM unowned_conversations WHERE run_id = ? ORDER BY target, created_at, conversation_ref')
+    .all(runId) as UnownedConversationRow[];
+}
+
 export function statAnomalies(db: Database.Database, runId: number): StatAnomalyRow[] {
   const rows = db
     .prepare(

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatRunSummary } from '../../src/cli/run-summary.js';
+import { writeReport } from '../../src/report/report.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { openStore } from '../../src/store/index.js';
 import { executeRun } from '../../src/runner/run.js';
@@ -119,6 +120,10 @@ describe.each(['legacy', 'versioned'] as const)('a create that lands after it wa
       expect(rows[0]!.ref).not.toBe(owned);
       expect(logs).toMatch(/target main: 1 conversation asking this run's questions belongs to no item \(\S+\): a create given up reached the server after all/);
       expect(formatRunSummary(run.result, 'runs.db', false)).toContain("Conversations no item owns (a create given up reached the server after all; asked twice if its item asked again; docs/restarts.md):\n  main: 1 conversation with this run's questions that no item owns");
+      // The morning report says so too, naming the conversation.
+      const report = await writeReport({ db: run.dbPath, run: 'latest', out: path.join(tempDir(), 'report'), formats: new Set(['md', 'json']) });
+      expect(report.data.unowned).toEqual([{ target: 'main', conversationRef: rows[0]!.ref, text: 'Where is retryPolicy implemented?', createdAt: expect.any(String) }]);
+      expect(report.markdown).toContain("1 conversation asks this run's questions but belongs to no item: a create given up reached the server after all");
     } finally {
       run.close();
     }
