@@ -301,6 +301,7 @@ export function reportJson(data: ReportData, files: readonly string[]): Record<s
     quota: data.quota,
     errors: data.errors,
     anomalies: data.anomalies,
+    unowned: data.unowned,
     expectations: data.expectations,
     files,
   };

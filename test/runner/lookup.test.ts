@@ -1,6 +1,7 @@
 // The lookup of a send whose outcome is unknown cannot miss: it reads the server's clock (10 minutes behind
 // here), walks every page until conversations are older than the send (60 newer ones on the legacy API),
 // and waits out the send window when the request may still be landing (a proxy delivering it late).
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatRunSummary } from '../../src/cli/run-summary.js';
@@ -124,6 +125,8 @@ describe.each(['legacy', 'versioned'] as const)('a create that lands after it wa
       const report = await writeReport({ db: run.dbPath, run: 'latest', out: path.join(tempDir(), 'report'), formats: new Set(['md', 'json']) });
       expect(report.data.unowned).toEqual([{ target: 'main', conversationRef: rows[0]!.ref, text: 'Where is retryPolicy implemented?', createdAt: expect.any(String) }]);
       expect(report.markdown).toContain("1 conversation asks this run's questions but belongs to no item: a create given up reached the server after all");
+      const json = JSON.parse(readFileSync(path.join(report.out, 'report.json'), 'utf8')) as { unowned: unknown[] };
+      expect(json.unowned).toEqual(report.data.unowned);
     } finally {
       run.close();
     }
