@@ -28,7 +28,8 @@ function mdInline(parts: Inline[]): string {
     .join('');
 }
 
-function textInline(parts: Inline[]): string {
+/** Inline content as plain text (code spans and emphasis without their marks). */
+export function textInline(parts: Inline[]): string {
   return parts.map((p) => (typeof p === 'string' ? plainCell(p, 10_000) : 'code' in p ? plainCell(p.code, 10_000) : plainCell(p.strong, 10_000))).join('');
 }
 

@@ -85,6 +85,9 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
       grades.recordGrading(first, `prod/question/${id}/0`, grading(id, 0.9));
       grades.recordGrading(second, `prod/question/${id}/0`, grading(id, 0.75));
     }
+    // A create given up that landed after all: the page warns of it, as report.md does.
+    store.recorder.unownedConversation(second, 'prod', { ref: 'users/~self/conversations/999', text: 'Where is retryPolicy implemented?' }, '2025-03-02T01:00:00.000Z');
+    store.recorder.commit();
     store.close();
     files.report = (await writeReport({ db, run: 'latest', out: path.join(dir, 'report'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
     // As `dsbench compare latest~1 latest --html --judge` runs it: the page is written again with the judge's section.
@@ -150,6 +153,8 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']?https?:/i);
     expect(await page.innerText('main table')).toMatch(/prod\t120\t121\t/);
     expect(await page.innerText('h1')).toContain('items failed their checks');
+    expect(await page.innerText('p.warn')).toContain("1 conversation asks this run's questions but belongs to no item");
+    expect(await page.innerText('p.warn')).toContain('users/~self/conversations/999');
     expect(await page.getAttribute('body', 'data-charts')).toBe('5');
     expect(await drawnCharts(page)).toBe(5);
     // Items, not turns: q001's follow-up does not count it twice.

@@ -9,6 +9,7 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 main { max-width: 1280px; margin: 0 auto; padding: 16px 24px 48px; }
 h1 { font-size: 22px; margin: 8px 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 .meta { color: var(--muted); margin: 0 0 12px; }
+.warn { border-left: 4px solid #d97706; background: #fff7ed; padding: 8px 12px; margin: 0 0 12px; }
 .verdict { display: inline-block; padding: 2px 10px; border-radius: 12px; font-weight: 600; color: #fff; }
 .verdict.pass { background: var(--good); } .verdict.fail { background: var(--bad); } .verdict.running { background: var(--warn); }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 16px; }
@@ -236,6 +237,7 @@ export const CLIENT_SCRIPT = `
       ['Status ' + d.run.status + ', started ' + d.run.startedAt + (d.run.endedAt ? ', ended ' + d.run.endedAt : '') + '; database ' + d.db + '; generated ' + d.generatedAt,
        'Targets: ' + d.targets.map(function (t) { return t.name + ' ' + t.url + ' (' + t.api + ' API' + (t.servedByEmulator ? ', emulated' : '') + ')'; }).join('; ')],
       d.inProgress ? ['running', 'in progress'] : ex.failedItems > 0 ? ['fail', fmtNum(ex.failedItems) + ' of ' + fmtNum(ex.items) + ' items failed their checks'] : ex.items > 0 ? ['pass', 'all checks passed'] : null);
+    (d.warnings || []).forEach(function (w) { app.appendChild(el('p', { className: 'warn', text: w })); });
     if (d.summary.length) app.appendChild(staticTable(['target', 'items', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'tokens mean', 'cached tokens mean', 'credits'],
       d.summary.map(function (s) { return [s.target, s.items, s.questions, s.completed, s.failed, fmtPct(s.passRate), fmtMs(s.serverP50), fmtMs(s.serverP90), fmtNum(s.tokens, 0), fmtNum(s.cachedTokens, 0), fmtCredits(s.credits)]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]));
     if (d.grades && d.grades.length) {

@@ -3,7 +3,9 @@ import { gradingSummary, turnGradingLookup, type TurnGrading } from '../../store
 import { iterateQuestionExport, iterateSearchExport } from '../../store/queries.js';
 import { checksOfTurn, verdictOf } from '../expectations.js';
 import { collectHistory } from '../history.js';
+import { textInline } from '../document.js';
 import type { ReportData } from '../report.js';
+import { reportDocument } from '../report-document.js';
 import { searchCount } from '../summary.js';
 import { HtmlPageFile } from './page.js';
 
@@ -44,6 +46,8 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
       run: { id: data.run.id, label: data.run.label, suiteName: data.run.suiteName, status: data.run.status, startedAt: data.run.startedAt, endedAt: data.run.endedAt },
       targets: data.targets,
       inProgress: data.inProgress,
+      // The report's warnings (in progress, a partial merge, impossible stats, conversations no item owns), as report.md words them.
+      warnings: reportDocument(data, []).flatMap((b) => (b.kind === 'callout' ? [textInline(b.text)] : [])),
       summary: data.summary
         .filter((s) => s.scope === 'target')
         .map((s) => ({ target: s.target, items: s.items, questions: s.questions, completed: s.states.completed, failed: s.failed, passRate: s.expectPassRate, serverP50: s.serverMs.p50, serverP90: s.serverMs.p90, tokens: s.tokens.mean, cachedTokens: s.cachedTokens.mean, credits: s.credits.sum })),
