@@ -133,6 +133,32 @@ describe.each(['legacy', 'versioned'] as const)('a create that lands after it wa
   });
 });
 
+describe.each(['legacy', 'versioned'] as const)('the end-of-run check when the server refuses to list (%s)', (api) => {
+  it('is logged, and the run keeps its verdict', async () => {
+    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    let creates = 0;
+    // The first create is reset before the server acts (a lost create); once it was asked again, every list
+    // (the end-of-run check's) is refused.
+    const proxy = await startFaultProxy(e.url, (req) => {
+      if (req.operation === op(api, 'create')) return ++creates === 1 ? { kind: 'reset' } : { kind: 'forward' };
+      if (req.operation === op(api, 'list') && creates >= 2) return { kind: 'status', status: 400 };
+      return { kind: 'forward' };
+    });
+    proxies.push(proxy);
+    const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 300 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(logs).toContain('it did not act; asking it again');
+      expect(logs).toMatch(/target main: could not look for conversations no item owns: .*HTTP 400/);
+      expect(run.result.targets.main!.unownedConversations).toBe(0);
+      expect(item(run.db, run.result.runId, 'main/question/q1/0').outcome).toBe('completed');
+    } finally {
+      run.close();
+    }
+  });
+});
+
 describe.each(['legacy', 'versioned'] as const)('a lost create whose item ends without asking again (%s)', (api) => {
   it('is still looked for at the end of the run: its late landing is recorded as no item\'s', async () => {
     // q2's answer takes 3 s, so the run outlasts the late landing below.
