@@ -1,3 +1,4 @@
+import { uncheckedLostCreates } from '../report/tables.js';
 import type { KindTally } from '../runner/recorder.js';
 import type { RunResult, TargetResult } from '../runner/run.js';
 import { isFailure } from '../runner/verdict.js';
@@ -20,12 +21,17 @@ export function formatRunSummary(result: RunResult, dbPath: string, emulated: bo
     .filter(([, t]) => t.unownedConversations > 0)
     .map(([name, t]) => `  ${name}: ${t.unownedConversations} conversation${t.unownedConversations === 1 ? '' : 's'} with this run's questions that no item owns (their credits are not counted)\n`)
     .join('');
+  const unchecked = targets
+    .filter(([, t]) => t.lostCreates.unchecked > 0)
+    .map(([name, t]) => `  ${name}: ${uncheckedLostCreates(t.lostCreates)}\n`)
+    .join('');
   return (
     `\nRun ${result.runId} ${result.status} in ${(result.wallMs / 1000).toFixed(1)} s${emulated ? ' (emulated instance)' : ''}; recorded in ${dbPath}\n` +
     kindTable('Questions', targets, (t) => t.questions, QUESTION_OUTCOMES, true) +
     kindTable('Searches', targets, (t) => t.searches, SEARCH_OUTCOMES, false) +
     (stops ? `\nStopped targets:\n${stops}` : '') +
     (unowned ? `\nConversations no item owns (a create given up reached the server after all; asked twice if its item asked again; docs/restarts.md):\n${unowned}` : '') +
+    (unchecked ? `\nCreates given up and never looked for at the end (one that landed after all would go unseen; docs/restarts.md):\n${unchecked}` : '') +
     `\n${totals(targets.map(([, t]) => t))} Checks: ${result.expectations.passed} passed, ${result.expectations.failed} failed. Exit code ${result.exitCode}.\n`
   );
 }
@@ -74,3 +80,4 @@ function kindTable(
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   return `\n${title}\n${line(header)}\n${rows.map(line).join('\n')}\n`;
 }
+

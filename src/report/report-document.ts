@@ -1,6 +1,6 @@
 import type { Block, Inline } from './document.js';
 import type { ReportData } from './report.js';
-import { capped, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
+import { capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
 const MAX_LISTED = 20;
 /** Lines of the per-question table: a job summary must stay small (GitHub takes 1 MiB). */
@@ -79,6 +79,16 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
         ...shown.flatMap((u, i): Inline[] => [i > 0 ? '; ' : '', { code: u.target }, ' ', { code: u.conversationRef }, ` (${u.text.length > 80 ? `${u.text.slice(0, 77)}...` : u.text})`]),
         more > 0 ? `; and ${fmtInt(more)} more` : '',
         '.',
+      ],
+    });
+  }
+  if (data.unchecked.length > 0) {
+    blocks.push({
+      kind: 'callout',
+      text: [
+        'Creates given up (their outcome unknown) that no end-of-run check looked for: one that reached the server after all would be a question asked twice that this report cannot show: ',
+        ...data.unchecked.flatMap((row, i): Inline[] => [i > 0 ? '; ' : '', { code: row.target }, ` ${uncheckedLostCreates(row)}`]),
+        '. An unfinished run checks them when resumed; otherwise `dsbench conversations list` shows what the instance holds (docs/restarts.md).',
       ],
     });
   }

@@ -5,6 +5,7 @@ import {
   type ErrorBreakdownRow,
   type StatAnomalyRow,
   type UnownedConversationRow,
+  type LostCreateCheckRow,
   type ExpectationSummary,
   type ExpectationRecord,
   type ItemColumns,
@@ -19,6 +20,7 @@ import {
   errorBreakdown,
   statAnomalies,
   unownedConversations,
+  lostCreateChecks,
   expectationOverview,
   iterateItemVerdicts,
   iterateQuestionExport,
@@ -85,6 +87,8 @@ export interface ReportData {
   anomalies: StatAnomalyRow[];
   /** Conversations asking the run's questions that no item owns: their credits are in no figure. */
   unowned: UnownedConversationRow[];
+  /** Per target, question texts of creates given up that no end-of-run check looked for (none: empty). */
+  unchecked: LostCreateCheckRow[];
   expectations: ExpectationSummary & { items: number; passedItems: number; failedItems: number };
   /** One line per target and question id (null when the run has more than MAX_QUESTIONS of them). */
   perQuestion: QuestionLine[] | null;
@@ -157,6 +161,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         errors: errorBreakdown(db, run.id),
         anomalies,
         unowned: unownedConversations(db, run.id),
+        unchecked: lostCreateChecks(db, run.id).filter((row) => row.unchecked > 0),
         expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
         perQuestion,
         generatedAt: now.toISOString(),
@@ -302,6 +307,7 @@ export function reportJson(data: ReportData, files: readonly string[]): Record<s
     errors: data.errors,
     anomalies: data.anomalies,
     unowned: data.unowned,
+    unchecked: data.unchecked,
     expectations: data.expectations,
     files,
   };

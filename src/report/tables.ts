@@ -103,3 +103,9 @@ export function capped<T>(items: readonly T[], max: number, total = items.length
 export function safeJson(value: unknown): string {
   return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? redact(v) : v), 2)}\n`;
 }
+
+/** `2 of 5 question texts (the check failed: ...)`: creates given up that no end-of-run check looked for, in the run summary's and the report's words. */
+export function uncheckedLostCreates(lost: { texts: number; unchecked: number; error: string | null }): string {
+  const why = lost.error === null ? 'the run ended before its check' : `the check failed: ${lost.error}`;
+  return `${fmtInt(lost.unchecked)} of ${fmtInt(lost.texts)} question text${lost.texts === 1 ? '' : 's'} (${why})`;
+}

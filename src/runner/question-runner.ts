@@ -146,7 +146,7 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
         let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
         let resumed = current === start.next && start.pending === 'poll';
         if (current === start.next && start.pending === 'maybe-sent') {
-          if (current === 0) noteLostCreate(ctx, text, Date.parse(start.sentAt ?? ''));
+          if (current === 0) noteLostCreate(ctx, item, text, start.sentAt);
           // The dead process gave the send up at the latest when its request timeout ran out.
           const found = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, Date.parse(start.sentAt ?? '') + ctx.sendWindowMs, until);
           if (found !== undefined) [ref, resumed] = [found, true];
@@ -294,7 +294,7 @@ async function send(
     const unknown = error instanceof OutcomeUnknownError || (error instanceof HttpStatusError && error.status >= 500);
     if (!unknown) throw error;
     const givenUpAt = Date.now();
-    if (index === 0) noteLostCreate(ctx, text, Date.parse(sending.at));
+    if (index === 0) noteLostCreate(ctx, item, text, sending.at);
     ctx.log(`${item.key}: ${error.message}`);
     if (ctx.signal.aborted) {
       // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
@@ -401,9 +401,13 @@ async function findSent(
  * landing, and that repeat's own send then lands unowned. Only first questions: a follow-up asked twice
  * would be a question more in the item's own conversation.
  */
-function noteLostCreate(ctx: QuestionContext, text: string, sentAt: number): void {
+function noteLostCreate(ctx: QuestionContext, item: QuestionItem, text: string, sentAt: string | undefined): void {
+  const at = Date.parse(sentAt ?? '');
   const earliest = ctx.lostCreates.get(text);
-  if (earliest === undefined || sentAt < earliest || Number.isNaN(earliest)) ctx.lostCreates.set(text, sentAt);
+  if (earliest !== undefined && !(at < earliest) && !Number.isNaN(earliest)) return;
+  ctx.lostCreates.set(text, at);
+  // Committed before the create is looked for or sent again: a resume checks it at its end too.
+  if (sentAt !== undefined && !Number.isNaN(at)) ctx.recorder.lostCreate(ctx.runId, item.target, text, sentAt);
 }
 
 function seconds(ms: number): string {

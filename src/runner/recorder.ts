@@ -204,11 +204,13 @@ export interface TargetTally {
   searches: KindTally;
   /** Conversations with the run's question texts that no item owns: sends that landed after they were asked again. */
   unownedConversations: number;
+  /** Texts of creates given up, and how many of them no end-of-run check has looked for (and why, if it failed). */
+  lostCreates: { texts: number; unchecked: number; error: string | null };
 }
 
 export function emptyTargetTally(): TargetTally {
   const kind = (): KindTally => ({ counts: {}, expected: {}, passed: 0, failed: 0 });
-  return { counts: {}, credits: null, passed: 0, failed: 0, questions: kind(), searches: kind(), unownedConversations: 0 };
+  return { counts: {}, credits: null, passed: 0, failed: 0, questions: kind(), searches: kind(), unownedConversations: 0, lostCreates: { texts: 0, unchecked: 0, error: null } };
 }
 
 /** Everything the verdict of a whole run needs, read from what was recorded (items finished before a resume included). */
@@ -253,6 +255,12 @@ export interface Recorder {
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void;
   /** A conversation with one of the run's question texts that no item owns, found at `at`: a given-up send that landed after all. */
   unownedConversation(runId: number, target: string, conversation: UnownedConversation, at: string): void;
+  /** A create of `text` sent at `sentAt` (ISO, local clock) was given up, its outcome unknown. */
+  lostCreate(runId: number, target: string, text: string, sentAt: string): void;
+  /** The run's given-up creates: each text with its earliest send (local epoch ms), by target. */
+  lostCreates(runId: number, each: (target: string, text: string, sentAt: number) => void): void;
+  /** The end-of-run check looked at every given-up create of `target` (`error` undefined), or could not (why). */
+  lostCreatesChecked(runId: number, target: string, at: string, error?: string): void;
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void;
   recordSearch(runId: number, key: string, search: SearchRecord): void;
   recordExpectations(runId: number, key: string, results: ExpectationResult[]): void;

@@ -184,10 +184,12 @@ interface Resumed {
   toDelete: Array<ResumeItem & { conversationRef: string }>;
   /** What each target's clock said in the run before, as the server times of the creates it recorded. */
   clocks: Map<string, ServerClock>;
+  /** Each target's given-up creates: text to its earliest send, local epoch ms. */
+  lostCreates: Map<string, Map<string, number>>;
 }
 
 function nothingResumed(): Resumed {
-  return { done: new Set(), unfinished: new Map(), claimed: new Map(), toDelete: [], clocks: new Map() };
+  return { done: new Set(), unfinished: new Map(), claimed: new Map(), toDelete: [], clocks: new Map(), lostCreates: new Map() };
 }
 
 interface OpenedRun {
@@ -208,7 +210,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   const { recorder, reporter } = options;
   const { runId, resumed, api, items, started, log } = opened;
   const resolved = options.suite.resolved;
-  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed.claimed.get(t.name), resumed.clocks.get(t.name))]));
+  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed.claimed.get(t.name), resumed.clocks.get(t.name), resumed.lostCreates.get(t.name))]));
 
   try {
     await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
@@ -404,6 +406,12 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
     if (!clock) resumed.clocks.set(target, (clock = new ServerClock()));
     clock.observe(server, receivedAt);
   });
+  // An earlier process's given-up creates: this process's end-of-run check looks for their late landing too.
+  recorder.lostCreates(state.runId, (target, text, sentAt) => {
+    let lost = resumed.lostCreates.get(target);
+    if (!lost) resumed.lostCreates.set(target, (lost = new Map()));
+    lost.set(text, sentAt);
+  });
   return { runId: state.runId, resumed, api: storedApi, sendWindowMs };
 }
 
@@ -414,6 +422,7 @@ function runtime(
   resolved: LoadedSuite['resolved'],
   claimed = new Set<string>(),
   clock = new ServerClock(),
+  lostCreates = new Map<string, number>(),
 ): TargetRuntime {
   const concurrency = options.concurrency ?? resolved.concurrency;
   const searchConcurrency = options.searchConcurrency ?? resolved.searchConcurrency;
@@ -436,7 +445,7 @@ function runtime(
     searches: new Slots(searchConcurrency),
     failures: [],
     claimed,
-    lostCreates: new Map(),
+    lostCreates,
     creates: new CreatesInFlight(),
     clock,
     emulatorNoted: { done: false },

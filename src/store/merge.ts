@@ -65,7 +65,7 @@ const DEFAULT_BATCH_ROWS = 20_000;
 const MERGE_LEASE = { staleMs: 60_000 };
 
 /** Run-level tables the merge writes itself, or must not carry (a lease belongs to a live process). */
-const RUN_LEVEL = new Set(['runs', 'targets', 'run_shards', 'run_leases', 'quota_snapshots', 'unowned_conversations']);
+const RUN_LEVEL = new Set(['runs', 'targets', 'run_shards', 'run_leases', 'quota_snapshots', 'unowned_conversations', 'lost_creates']);
 
 export function mergeShards(options: MergeOptions): MergedRun[] {
   const log = options.log ?? (() => undefined);
@@ -348,7 +348,7 @@ function finish(db: Database.Database, runId: number, group: Group): void {
 /** Copies every row of one shard run into run `runId`: items, then each item-level table, then the run-level rows of its targets. */
 function copyShard(db: Database.Database, into: string, shard: ShardRun, runId: number, batchRows: number, log: (m: string) => void, beat: () => void): void {
   withAttached(db, shard.file, () => {
-    for (const table of ['items', ...itemLevelTables(db), 'quota_snapshots', 'unowned_conversations']) {
+    for (const table of ['items', ...itemLevelTables(db), 'quota_snapshots', 'unowned_conversations', 'lost_creates']) {
       const copied = copyTable(db, into, table, shard, runId, batchRows, beat);
       if (table === 'items') log(`${shard.file}: shard ${shard.shardIndex}/${shard.shardCount}, ${copied} items`);
     }

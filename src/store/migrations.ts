@@ -295,6 +295,23 @@ CREATE TABLE unowned_conversations (
 );
 `;
 
+/**
+ * The texts of creates a run gave up (their outcome unknown), each with its earliest such send, and what the
+ * end-of-run check for conversations no item owns made of them: a resume checks the earlier processes'
+ * texts too, and a report says when a text was never checked.
+ */
+const LOST_CREATES = `
+CREATE TABLE lost_creates (
+  run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  target      TEXT NOT NULL,
+  text        TEXT NOT NULL,
+  sent_at     TEXT NOT NULL,
+  checked_at  TEXT,
+  check_error TEXT
+);
+CREATE INDEX lost_creates_run ON lost_creates (run_id, target);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: SCHEMA_V1 },
   { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
@@ -304,6 +321,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'grades, citations and the judge cache', up: GRADING },
   { version: 7, name: 'targets served by an emulator', up: TARGET_EMULATOR },
   { version: 8, name: 'conversations no item owns (given-up creates that landed)', up: UNOWNED_CONVERSATIONS },
+  { version: 9, name: 'creates given up, and the end-of-run check of them', up: LOST_CREATES },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -270,6 +270,9 @@ export function runTally(db: Database.Database, runId: number): RunTally {
   }
   const unowned = db.prepare('SELECT target, count(*) AS count FROM unowned_conversations WHERE run_id = ? GROUP BY target').all(runId) as Array<{ target: string; count: number }>;
   for (const row of unowned) (tally.targets[row.target] ??= emptyTargetTally()).unownedConversations = row.count;
+  for (const row of lostCreateChecks(db, runId)) {
+    (tally.targets[row.target] ??= emptyTargetTally()).lostCreates = { texts: row.texts, unchecked: row.unchecked, error: row.error };
+  }
   return tally;
 }
 
@@ -720,6 +723,27 @@ export interface StatAnomalyRow {
 
 /** Replies whose stats could not be true (kept out of sums and percentiles), in item order. */
 /** A conversation asking one of the run's questions that no item owns (a create given up that landed after all). */
+export interface LostCreateCheckRow {
+  target: string;
+  /** Texts of creates given up, their outcome unknown. */
+  texts: number;
+  /** Of those, the texts no end-of-run check looked for (the run ended before its check, or the check failed). */
+  unchecked: number;
+  /** Why the last check failed; null when none did. */
+  error: string | null;
+}
+
+/** Per target, the creates a run gave up and whether the end-of-run check looked for their late landing. */
+export function lostCreateChecks(db: Database.Database, runId: number): LostCreateCheckRow[] {
+  return db
+    .prepare(
+      `SELECT target, count(*) AS texts, sum(checked IS NULL OR failed IS NOT NULL) AS unchecked, max(failed) AS error
+       FROM (SELECT target, text, max(checked_at) AS checked, max(check_error) AS failed FROM lost_creates WHERE run_id = ? GROUP BY target, text)
+       GROUP BY target ORDER BY target`,
+    )
+    .all(runId) as LostCreateCheckRow[];
+}
+
 export interface UnownedConversationRow {
   target: string;
   conversationRef: string;

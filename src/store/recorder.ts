@@ -119,6 +119,9 @@ function prepareStatements(db: Database.Database) {
     deleteFollowups: s(`DELETE FROM suggested_followups WHERE run_id = @runId AND item_key = @key AND turn = @turn`),
     insertFollowup: s(`INSERT INTO suggested_followups (run_id, item_key, turn, position, text)
       VALUES (@runId, @key, @turn, @position, @text)`),
+    insertLostCreate: p(`INSERT INTO lost_creates (run_id, target, text, sent_at) VALUES (?, ?, ?, ?)`),
+    selectLostCreates: p(`SELECT target, text, min(sent_at) FROM lost_creates WHERE run_id = ? GROUP BY target, text`),
+    lostCreatesChecked: p(`UPDATE lost_creates SET checked_at = coalesce(?, checked_at), check_error = ? WHERE run_id = ? AND target = ?`),
     insertUnowned: p(`INSERT OR IGNORE INTO unowned_conversations (run_id, target, conversation_ref, text, created_at, found_at) VALUES (?, ?, ?, ?, ?, ?)`),
     insertQuota: s(`INSERT INTO quota_snapshots (run_id, target, at, total_quota, quota_limit, reset_time)
       VALUES (@runId, @target, @at, @totalQuota, @quotaLimit, @resetTime)`),
@@ -427,6 +430,21 @@ export class SqliteRecorder implements Recorder {
   unownedConversation(runId: number, target: string, conversation: UnownedConversation, at: string): void {
     this.batch();
     this.s.insertUnowned.run(runId, target, conversation.ref, conversation.text, conversation.createdAt ?? null, at);
+  }
+
+  lostCreate(runId: number, target: string, text: string, sentAt: string): void {
+    this.batch();
+    this.s.insertLostCreate.run(runId, target, text, sentAt);
+  }
+
+  lostCreates(runId: number, each: (target: string, text: string, sentAt: number) => void): void {
+    for (const [target, text, sentAt] of this.s.selectLostCreates.raw().iterate(runId) as Iterable<[string, string, string]>) each(target, text, Date.parse(sentAt));
+  }
+
+  lostCreatesChecked(runId: number, target: string, at: string, error?: string): void {
+    this.batch();
+    // A failed check leaves the time of the last one that succeeded: it covered the sends up to then.
+    this.s.lostCreatesChecked.run(error === undefined ? at : null, redacted(error), runId, target);
   }
 
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void {

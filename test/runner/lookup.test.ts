@@ -115,6 +115,7 @@ describe.each(['legacy', 'versioned'] as const)('a create that lands after it wa
       expect(logs).toContain('it did not act; asking it again');
       expect(e.questionRecords().filter((q) => q.text === 'Where is retryPolicy implemented?')).toHaveLength(2);
       expect(run.result.targets.main!.unownedConversations).toBe(1);
+      expect(run.result.targets.main!.lostCreates).toEqual({ texts: 1, unchecked: 0, error: null });
       const owned = item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref;
       const rows = run.db.prepare('SELECT target, conversation_ref AS ref, text FROM unowned_conversations WHERE run_id = ?').all(run.result.runId) as Array<{ target: string; ref: string; text: string }>;
       expect(rows).toEqual([{ target: 'main', ref: expect.any(String), text: 'Where is retryPolicy implemented?' }]);
@@ -153,6 +154,17 @@ describe.each(['legacy', 'versioned'] as const)('the end-of-run check when the s
       expect(logs).toMatch(/target main: could not look for conversations no item owns: .*HTTP 400/);
       expect(run.result.targets.main!.unownedConversations).toBe(0);
       expect(item(run.db, run.result.runId, 'main/question/q1/0').outcome).toBe('completed');
+      // The run does not claim what it could not check: the summary and the report name the unchecked text.
+      const lost = run.result.targets.main!.lostCreates;
+      expect(lost).toEqual({ texts: 1, unchecked: 1, error: expect.stringMatching(/HTTP 400/) });
+      expect(formatRunSummary(run.result, 'runs.db', false)).toContain(
+        `Creates given up and never looked for at the end (one that landed after all would go unseen; docs/restarts.md):\n  main: 1 of 1 question text (the check failed: ${lost.error})`,
+      );
+      const report = await writeReport({ db: run.dbPath, run: 'latest', out: path.join(tempDir(), 'report'), formats: new Set(['md', 'json']) });
+      expect(report.markdown).toContain('Creates given up (their outcome unknown) that no end-of-run check looked for');
+      expect(report.markdown).toContain('`main` 1 of 1 question text (the check failed: ');
+      const json = JSON.parse(readFileSync(path.join(report.out, 'report.json'), 'utf8')) as { unchecked: unknown[] };
+      expect(json.unchecked).toEqual([{ target: 'main', texts: 1, unchecked: 1, error: lost.error }]);
     } finally {
       run.close();
     }
@@ -242,6 +254,57 @@ questions:
       // one after another they could not start less than a held reply (300 ms) apart.
       const gaps = listStarts.slice(1).map((t, i) => t - (listStarts[i] as number));
       expect(Math.min(...gaps), logs).toBeLessThan(150);
+    } finally {
+      run.close();
+    }
+  });
+});
+
+describe.each(['legacy', 'versioned'] as const)('on resume, a create an earlier process gave up and asked again (%s)', (api) => {
+  it('is looked for at the end of the resumed run: its late landing is recorded as no item\'s', async () => {
+    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const text = 'Where is retryPolicy implemented?';
+    let creates = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // q1's first create is held past its timeout and window (q1 is asked again), and lands only after the process died.
+    const proxy = await startFaultProxy(e.url, (req) =>
+      req.operation === op(api, 'create') && req.body.includes('retryPolicy') && ++creates === 1 ? { kind: 'holdThenDeliver', until: released } : { kind: 'forward' },
+    );
+    proxies.push(proxy);
+    const loaded = await suite(`
+name: resume-lost
+defaults: { api: ${api}, concurrency: 1, poll: { strategy: fixed, interval: 20ms } }
+questions:
+  - id: q1
+    question: ${text}
+  - id: q2
+    question: Where is backoffDelay implemented?
+`);
+    const dbPath = path.join(tempDir(), 'runs.db');
+    const store = openStore(dbPath);
+    const stop = new AbortController();
+    // The process dies as q1 ends, answered by its second create.
+    const recorder = crashingRecorder(store, { method: 'itemFinished', when: (_run: number, key: string) => key === 'main/question/q1/0', at: 'after' }, stop);
+    const targets = [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })];
+    await executeRun({ ...runDefaults(), suite: loaded, targets, recorder, reporter: new CapturingReporter(), stop: stop.signal, requestTimeoutMs: 300 }).catch((error: unknown) => {
+      if (!(error instanceof CrashError)) throw error;
+    });
+    store.close();
+    release();
+    await expect.poll(() => e.questionRecords().filter((q) => q.text === text).length).toBe(2);
+
+    const run = await runSuite(loaded, targets, { dbPath, resumeRunId: 1, requestTimeoutMs: 300 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+      expect(item(run.db, 1, 'main/question/q1/0').outcome, logs).toBe('completed');
+      expect(item(run.db, 1, 'main/question/q2/0').outcome, logs).toBe('completed');
+      expect(logs).not.toContain('asking it again');
+      expect(run.result.targets.main!.unownedConversations, logs).toBe(1);
+      expect(run.result.targets.main!.lostCreates).toEqual({ texts: 1, unchecked: 0, error: null });
+      const rows = run.db.prepare('SELECT text FROM unowned_conversations WHERE run_id = 1').pluck().all();
+      expect(rows).toEqual([text]);
     } finally {
       run.close();
     }

@@ -16,7 +16,7 @@ import { runGroupId, shardPlan } from '../../src/runner/shard.js';
 import { runsTable } from '../../src/cli/runs.js';
 import { runReport } from '../../src/cli/report.js';
 import { mergeShards } from '../../src/store/merge.js';
-import { findRun, listRuns } from '../../src/store/queries.js';
+import { findRun, listRuns, lostCreateChecks } from '../../src/store/queries.js';
 import { resolveRun } from '../../src/report/open.js';
 import { openStore } from '../../src/store/store.js';
 
@@ -76,6 +76,9 @@ function shardDb(spec: ShardSpec): string {
   const at = '2026-11-23T03:30:00.000Z';
   r.quotaSnapshot(runId, 'prod', { totalQuota: spec.index, quotaLimit: 100 }, at);
   r.unownedConversation(runId, 'prod', { ref: `users/~self/conversations/90${spec.index}`, text: 'asked twice' }, at);
+  // Every shard gave up a create of the same text; only the first shard's check failed.
+  r.lostCreate(runId, 'prod', 'asked twice', at);
+  r.lostCreatesChecked(runId, 'prod', at, spec.index === 1 ? 'HTTP 503 on the list' : undefined);
   for (const item of items) {
     r.itemStarted(runId, item.key, at);
     if (item.kind === 'question') {
@@ -147,6 +150,9 @@ describe('dsbench merge', () => {
       expect(count(db, 'expectations', id)).toBe(WHOLE.length);
       expect(count(db, 'quota_snapshots', id)).toBe(3);
       expect(count(db, 'unowned_conversations', id)).toBe(3);
+      expect(count(db, 'lost_creates', id)).toBe(3);
+      // One shard could not check its given-up create: the merged run says so.
+      expect(lostCreateChecks(db, id)).toEqual([{ target: 'prod', texts: 1, unchecked: 1, error: 'HTTP 503 on the list' }]);
       const run = db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as Record<string, unknown>;
       expect(run).toMatchObject({
         label: 'nightly',
