@@ -293,6 +293,9 @@ questions:
     store.close();
     release();
     await expect.poll(() => e.questionRecords().filter((q) => q.text === text).length).toBe(2);
+    // Until it is resumed, the run's report says its given-up create was never looked for.
+    const before = await writeReport({ db: dbPath, run: '1', out: path.join(tempDir(), 'report'), formats: new Set(['md']) });
+    expect(before.markdown).toContain('`main` 1 of 1 question text (the run ended before its check)');
 
     const run = await runSuite(loaded, targets, { dbPath, resumeRunId: 1, requestTimeoutMs: 300 });
     try {
