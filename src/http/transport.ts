@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { linkedSignal, reusableLinkedSignal } from './linked-signal.js';
+import { linkedAbort, linkedSignal, type AbortLink } from './linked-signal.js';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -21,6 +21,7 @@ import {
   type RetryPolicy,
 } from './retry-policy.js';
 import { Agent, errors as undiciErrors, request } from './undici.js';
+import { WholeReplyRequest } from './whole-reply.js';
 
 export interface TransportOptions {
   /** Base URL of the instance, without a trailing slash. */
@@ -96,6 +97,13 @@ export interface Idle {
 
 const NEVER = new AbortController().signal;
 
+/** One attempt's request, as the retry loop sends it: its timeout and the caller's signal are linked to it until disposed. */
+interface Attempt<T> {
+  link: AbortLink;
+  /** A 2xx reply's result; any other status with its headers and the beginning of its body. */
+  send(options: Dispatcher.DispatchOptions, attempts: number): Promise<{ ok: T } | { status: number; headers: Record<string, string>; text: string }>;
+}
+
 export interface Reply {
   status: number;
   headers: Record<string, string>;
@@ -158,17 +166,24 @@ export class Transport {
 
   /** Sends a request and returns a 2xx reply with its whole body; anything else throws a typed error. */
   async request(spec: RequestSpec): Promise<Reply> {
-    return this.withRetries(spec, true, async (res, attempts) => {
-      const headers = flattenHeaders(res.headers);
-      const text = await readBounded(res, headers, this.maxReplyBytes);
-      if (text === undefined) {
-        throw new ProtocolError(
-          contextOf(spec),
-          `the reply body is larger than the cap of ${this.maxReplyBytes} bytes (--max-reply-size); no real reply is that large, so it was not retried`,
-          '',
-        );
-      }
-      return { status: res.statusCode, headers, text, attempts };
+    const caps = { ok: this.maxReplyBytes, error: ERROR_BODY_BYTES };
+    return this.withRetries<Reply>(spec, (parent, timeoutMs) => {
+      const call = new WholeReplyRequest(caps);
+      return {
+        link: linkedAbort(parent, timeoutMs, call),
+        send: async (options, attempts) => {
+          const { status, headers, text } = await call.send(this.dispatcher, options);
+          if (status >= 300) return { status, headers, text: text ?? '' };
+          if (text === undefined) {
+            throw new ProtocolError(
+              contextOf(spec),
+              `the reply body is larger than the cap of ${this.maxReplyBytes} bytes (--max-reply-size); no real reply is that large, so it was not retried`,
+              '',
+            );
+          }
+          return { ok: { status, headers, text, attempts } };
+        },
+      };
     });
   }
 
@@ -188,76 +203,80 @@ export class Transport {
    * covers only the wait for the status: the caller owns stall and overall timeouts of the body.
    */
   async stream(spec: RequestSpec): Promise<StreamReply> {
-    return this.withRetries(spec, false, async (res) => ({ status: res.statusCode, headers: flattenHeaders(res.headers), body: res.body }));
+    return this.withRetries<StreamReply>(spec, (parent, timeoutMs) => {
+      const link = linkedSignal(parent, timeoutMs);
+      return {
+        link,
+        send: async (options) => {
+          const res = await request(this.dispatcher, { ...options, signal: link.signal });
+          const headers = flattenHeaders(res.headers);
+          if (res.statusCode >= 200 && res.statusCode < 300) return { ok: { status: res.statusCode, headers, body: res.body } };
+          return { status: res.statusCode, headers, text: await readPrefix(res, ERROR_BODY_BYTES) };
+        },
+      };
+    });
   }
 
   async close(): Promise<void> {
     await this.dispatcher.close();
   }
 
-  private async withRetries<T>(
-    spec: RequestSpec,
-    wholeReply: boolean,
-    onSuccess: (res: Dispatcher.ResponseData, attempts: number) => Promise<T>,
-  ): Promise<T> {
+  private async withRetries<T>(spec: RequestSpec, begin: (parent: AbortSignal | undefined, timeoutMs: number) => Attempt<T>): Promise<T> {
     const ctx = contextOf(spec);
     const creates = spec.creates ?? false;
     const persistent = spec.persistent === true && spec.signal !== undefined;
     const lastAttempt = (attempt: number) => !persistent && attempt >= this.policy.maxAttempts;
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw new AbortedError(`${ctx.operation} aborted`);
-      // A create is never abandoned mid-flight by the caller's signal: only its own timeout ends it. A whole
-      // reply is read within its attempt, so its signal may be reused by the next one; a stream's may not.
+      // A create is never abandoned mid-flight by the caller's signal: only its own timeout ends it.
       const parent = creates ? undefined : spec.signal;
       const timeoutMs = spec.timeoutMs ?? this.timeoutMs;
-      const attemptSignal = wholeReply ? reusableLinkedSignal(parent, timeoutMs) : linkedSignal(parent, timeoutMs);
+      const { link, send } = begin(parent, timeoutMs);
       spec.onAttempt?.();
       const committing = this.beforeSend?.();
       if (committing) {
         try {
           await committing;
         } catch (error) {
-          attemptSignal.dispose();
+          link.dispose();
           throw error;
         }
       }
-      const signal = attemptSignal.signal;
       let retryReason: string;
       let retryAfterMs: number | undefined;
       let notActed: boolean;
       try {
-        const res = await request(this.dispatcher, {
-          origin: this.origin,
-          path: this.pathOf(spec),
-          method: spec.method,
-          headers: this.headersFor(spec),
-          body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-          signal,
-        });
-        // A whole body is read inside the attempt's timeout; a stream's body is returned unread, so its
-        // timeout ends with the headers (the caller owns the body's own timeouts).
-        if (res.statusCode >= 200 && res.statusCode < 300) return await onSuccess(res, attempt);
-        const headers = flattenHeaders(res.headers);
-        const text = await readPrefix(res, ERROR_BODY_BYTES);
-        if (!isRetryableStatus(res.statusCode, creates, persistent) || lastAttempt(attempt)) {
-          throw new HttpStatusError(ctx, res.statusCode, serverMessage(text, headers), excerpt(text), attempt);
+        const reply = await send(
+          {
+            origin: this.origin,
+            path: this.pathOf(spec),
+            method: spec.method,
+            headers: this.headersFor(spec),
+            body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+          },
+          attempt,
+        );
+        if ('ok' in reply) return reply.ok;
+        const { status, headers, text } = reply;
+        if (!isRetryableStatus(status, creates, persistent) || lastAttempt(attempt)) {
+          throw new HttpStatusError(ctx, status, serverMessage(text, headers), excerpt(text), attempt);
         }
         retryAfterMs = parseRetryAfter(headers['retry-after']);
         if (retryAfterMs !== undefined && retryAfterMs > this.policy.maxDelayMs) {
           throw new HttpStatusError(
             ctx,
-            res.statusCode,
+            status,
             `${serverMessage(text, headers)} (Retry-After ${seconds(retryAfterMs)} exceeds the retry delay cap of ${seconds(this.policy.maxDelayMs)})`,
             excerpt(text),
             attempt,
           );
         }
-        retryReason = `HTTP ${res.statusCode}`;
-        notActed = isNotActedStatus(res.statusCode);
+        retryReason = `HTTP ${status}`;
+        notActed = isNotActedStatus(status);
       } catch (error) {
         if (error instanceof HttpStatusError || error instanceof ProtocolError) throw error;
         if (spec.signal?.aborted && !creates) throw new AbortedError(`${ctx.operation} aborted`);
-        const timedOut = attemptSignal.timedOut;
+        const timedOut = link.timedOut;
         const code = timedOut ? 'TIMEOUT' : errorCode(error);
         const detail = timedOut
           ? `no complete reply within ${spec.timeoutMs ?? this.timeoutMs} ms`
@@ -268,7 +287,7 @@ export class Transport {
         retryReason = code;
         notActed = notSent;
       } finally {
-        attemptSignal.dispose();
+        link.dispose();
       }
       const delayMs = retryAfterMs ?? backoffDelay(attempt, this.policy, this.random);
       this.onRetry?.({ context: ctx, attempt, delayMs, reason: retryReason });
@@ -298,32 +317,6 @@ export class Transport {
     const headers = spec.body === undefined ? this.headers : this.jsonHeaders;
     return spec.headers === undefined ? headers : { ...headers, ...spec.headers, ...(spec.body !== undefined && { 'content-type': 'application/json' }) };
   }
-}
-
-/**
- * The body as text, or undefined (the body dropped) when it is larger than `max` bytes. Read by its
- * events, not an async iterator: this runs for every reply, and the iterator's objects cost more.
- */
-function readBounded(res: Dispatcher.ResponseData, headers: Record<string, string>, max: number): Promise<string | undefined> {
-  const body = res.body;
-  const declared = Number(headers['content-length']);
-  if (Number.isFinite(declared) && declared > max) {
-    body.destroy();
-    return Promise.resolve(undefined);
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        body.destroy();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    });
-    body.on('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
-    body.on('error', reject);
-  });
 }
 
 /** The first `max` bytes of a body, the rest dropped. */

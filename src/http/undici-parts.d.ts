@@ -1,4 +1,4 @@
-// Types of the three undici files src/http/undici.ts imports (undici ships types for its index only).
+// Types of the four undici files src/http/undici.ts imports (undici ships types for its index only).
 declare module 'undici/lib/dispatcher/agent.js' {
   const Agent: typeof import('undici').Agent;
   export default Agent;
@@ -10,4 +10,8 @@ declare module 'undici/lib/api/api-request.js' {
 declare module 'undici/lib/core/errors.js' {
   const errors: typeof import('undici').errors;
   export default errors;
+}
+declare module 'undici/lib/core/util.js' {
+  const util: { headerNameToString(name: Buffer): string };
+  export default util;
 }

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { linkedSignal, reusableLinkedSignal } from '../../src/http/linked-signal.js';
+import { linkedAbort, linkedSignal } from '../../src/http/linked-signal.js';
 
 describe('linkedSignal', () => {
   it('aborts with its parent, and says it did not time out', () => {
@@ -54,43 +54,51 @@ describe('linkedSignal', () => {
   });
 });
 
-describe('reusableLinkedSignal', () => {
-  it('gives attempts one after another under one parent one signal, linked to the parent once', () => {
+describe('linkedAbort', () => {
+  const target = () => {
+    const reasons: unknown[] = [];
+    return { reasons, abort: (reason: unknown) => void reasons.push(reason) };
+  };
+
+  it("aborts its target with the parent's reason, through the parent's one listener, until disposed", () => {
     const parent = new AbortController();
-    const first = reusableLinkedSignal(parent.signal, 60_000);
-    first.dispose();
-    const second = reusableLinkedSignal(parent.signal, 60_000);
-    expect(second.signal).toBe(first.signal);
-    // One still under way: the next gets a signal of its own.
-    const beside = reusableLinkedSignal(parent.signal, 60_000);
-    expect(beside.signal).not.toBe(second.signal);
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(2);
-    beside.dispose();
-    reusableLinkedSignal(parent.signal, 60_000).dispose();
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(2);
+    const followed = target();
+    const disposed = target();
+    const link = linkedAbort(parent.signal, 60_000, followed);
+    linkedAbort(parent.signal, 60_000, disposed).dispose();
+    linkedSignal(parent.signal, 60_000);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
     parent.abort(new Error('stop'));
-    expect(second.signal.aborted).toBe(true);
-    expect(second.timedOut).toBe(false);
-    second.dispose();
+    expect(followed.reasons.map((r) => (r as Error).message)).toEqual(['stop']);
+    expect(disposed.reasons).toEqual([]);
+    expect(link.timedOut).toBe(false);
+    link.dispose();
   });
 
-  it('times out each attempt on its own timer; after a timeout the next attempt has a fresh signal', async () => {
+  it('times out on its own timer and says so; a disposed link no longer fires', async () => {
     const parent = new AbortController();
-    const slow = reusableLinkedSignal(parent.signal, 5);
-    await new Promise((resolve) => slow.signal.addEventListener('abort', resolve));
-    expect(slow.timedOut).toBe(true);
-    slow.dispose();
-    const next = reusableLinkedSignal(parent.signal, 60_000);
-    expect(next.signal.aborted).toBe(false);
-    expect(next.timedOut).toBe(false);
-    // A disposed attempt's timer no longer fires.
-    next.dispose();
-    const after = reusableLinkedSignal(parent.signal, 5);
-    after.dispose();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(after.signal.aborted).toBe(false);
+    const slow = target();
+    const link = linkedAbort(parent.signal, 5, slow);
+    const quick = target();
+    linkedAbort(parent.signal, 5, quick).dispose();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(link.timedOut).toBe(true);
+    expect(slow.reasons).toHaveLength(1);
+    expect((slow.reasons[0] as DOMException).name).toBe('TimeoutError');
+    expect(quick.reasons).toEqual([]);
     expect(parent.signal.aborted).toBe(false);
-    parent.abort();
-    expect(next.signal.aborted).toBe(true);
+    link.dispose();
+  });
+
+  it('aborts at once under a parent already aborted, and with no parent only on its time', () => {
+    const parent = new AbortController();
+    parent.abort(new Error('gone'));
+    const under = target();
+    linkedAbort(parent.signal, 60_000, under).dispose();
+    expect((under.reasons[0] as Error).message).toBe('gone');
+    const alone = target();
+    const link = linkedAbort(undefined, 60_000, alone);
+    expect(alone.reasons).toEqual([]);
+    link.dispose();
   });
 });

@@ -201,6 +201,31 @@ describe('Transport', () => {
     expect(retries).toHaveLength(1);
   });
 
+  it('times out an attempt whose body stalls after its headers, and the next attempt reads the whole reply', async () => {
+    let calls = 0;
+    server = await startServer((_req, res) => {
+      calls++;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (calls === 1) res.write('{"ok":'); // and nothing more
+      else res.end('{"ok":true}');
+    });
+    const retries: RetryInfo[] = [];
+    const { json } = await make(server.url, { timeoutMs: 50 }, retries).requestJson({ operation: 'op', method: 'GET', path: '/' });
+    expect(json).toEqual({ ok: true });
+    expect(retries.map((r) => r.reason)).toEqual(['TIMEOUT']);
+  });
+
+  it('gives the reply headers with names in lower case and a repeated header joined', async () => {
+    server = await startServer((_req, res) => {
+      res.setHeader('X-Many', ['a', 'b']);
+      res.setHeader('Date', 'Wed, 21 Oct 2026 07:28:00 GMT');
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const { headers } = await make(server.url).request({ operation: 'op', method: 'GET', path: '/' });
+    expect(headers['x-many']).toBe('a, b');
+    expect(headers.date).toBe('Wed, 21 Oct 2026 07:28:00 GMT');
+  });
+
   it('turns a non-JSON proxy error page into a readable message', async () => {
     server = await startServer((_req, res) => {
       res.writeHead(502, { 'content-type': 'text/html' }).end('<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>');
