@@ -29,35 +29,56 @@ export interface WalkOptions {
   most?: number;
 }
 
+/** A summary a walk kept, with the time it is listed by (newest first). */
+export interface Listed {
+  summary: ConversationSummary;
+  /** Server epoch ms: the legacy API lists by creation, the versioned one by last update. */
+  orderMs: number;
+}
+
+/** Where a walk back to a send made at local epoch ms `sentLocal` stops, on the server's clock; undefined: it reads every page. */
+export function walkFloor(clock: ServerClock, sentLocal: number): number | undefined {
+  const serverSent = clock.atLeast(sentLocal);
+  return serverSent === undefined || Number.isNaN(serverSent) ? undefined : serverSent - LOOKUP_MARGIN_MS;
+}
+
 /**
- * Conversations on the server, newest first, that `skip` does not hold, each read whole, until they are
- * provably older than the send on the server's clock (less the margin) or `most` summaries were read:
- * the one walk of a lost send's lookup and of the end-of-run check for conversations no item owns.
+ * Summaries on the server, newest first, that `skip` does not hold, until they are provably older than the
+ * send on the server's clock (less the margin) or `most` summaries were read.
  */
-export async function* conversationsSince(client: DeepSearchClient, clock: ServerClock, options: WalkOptions, stats: WalkStats): AsyncGenerator<Conversation> {
-  const { signal, most = Infinity } = options;
+export async function* summariesSince(client: DeepSearchClient, clock: ServerClock, options: WalkOptions, stats: WalkStats): AsyncGenerator<Listed> {
+  const { most = Infinity } = options;
   if (most <= 0) return;
-  // Legacy lists by id (creation order), the versioned API by last update: either is newest first.
-  const orderOf = (s: ConversationSummary) => Date.parse((client.api === 'legacy' ? s.createdAt : (s.updatedAt ?? s.createdAt)) ?? '');
+  const legacy = client.api === 'legacy';
   const summaries = client.list({
     pageSize: options.pageSize ?? 50,
     ...(options.firstPageSize !== undefined && { firstPageSize: options.firstPageSize }),
-    signal,
+    signal: options.signal,
     persistent: true,
     ...(options.contentQuery !== undefined && { contentQuery: options.contentQuery }),
   });
   for await (const summary of summaries) {
     stats.read++;
-    const serverSent = clock.atLeast(options.sentLocal);
-    stats.since = serverSent === undefined || Number.isNaN(serverSent) ? undefined : serverSent - LOOKUP_MARGIN_MS;
-    if (stats.since !== undefined && orderOf(summary) < stats.since) return;
-    if (!options.skip.has(summary.ref)) {
-      stats.looked++;
-      const conversation = await client.get(summary.ref, { signal, persistent: true });
-      clock.observe(conversation.serverDate);
-      yield conversation;
-    }
+    // Read per summary: the clock learns from every reply, a page's included.
+    stats.since = walkFloor(clock, options.sentLocal);
+    const orderMs = Date.parse((legacy ? summary.createdAt : (summary.updatedAt ?? summary.createdAt)) ?? '');
+    if (stats.since !== undefined && orderMs < stats.since) return;
+    if (!options.skip.has(summary.ref)) yield { summary, orderMs };
     // Without asking for the next one (a list's next page).
     if (stats.read >= most) return;
+  }
+}
+
+/**
+ * Conversations on the server, newest first, that `skip` does not hold, each read whole, until they are
+ * provably older than the send on the server's clock (less the margin) or `most` summaries were read:
+ * the walk of a lost send's first lookup, and of one made while the run is aborting.
+ */
+export async function* conversationsSince(client: DeepSearchClient, clock: ServerClock, options: WalkOptions, stats: WalkStats): AsyncGenerator<Conversation> {
+  for await (const { summary } of summariesSince(client, clock, options, stats)) {
+    stats.looked++;
+    const conversation = await client.get(summary.ref, { signal: options.signal, persistent: true });
+    clock.observe(conversation.serverDate);
+    yield conversation;
   }
 }

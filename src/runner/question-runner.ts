@@ -3,7 +3,8 @@ import type { DeepSearchClient } from '../deepsearch/client.js';
 import { isLimitError, questionAt, TERMINAL_STATES, type Conversation, type Question } from '../deepsearch/model.js';
 import { ITEM_KEY_HEADER } from '../emulator/item-key.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
-import { conversationsSince, type WalkStats } from './conversation-walk.js';
+import { conversationsSince, walkFloor, type WalkStats } from './conversation-walk.js';
+import type { LandingWatch } from './landing-watch.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
 import { linkedSignal } from '../http/linked-signal.js';
@@ -32,6 +33,8 @@ export interface QuestionContext {
   claimed: Set<string>;
   /** This target's creates whose reply has not come back yet: a lookup waits for them before it takes an unclaimed conversation. */
   creates: CreatesInFlight;
+  /** This target's walks of the texts whose creates were lost, shared by their lookups and the end-of-run check. */
+  landings: LandingWatch;
   /** Delete the conversation once its result is recorded. */
   cleanup: boolean;
   /** Aborts waiting: what is processing is then cancelled on the server. */
@@ -312,9 +315,9 @@ async function send(
 /**
  * Looks for a turn that may have been sent at `sentAt` and given up (its attempt failed, or its process
  * died) at local epoch ms `givenUpAt`; not found while its send could still be landing, waits out the window
- * and looks once more, through every page. The window runs a request timeout from when the send was given
- * up, not from when it was sent: a request that timed out was still unread somewhere (a busy server, a
- * proxy's queue) when the client stopped waiting, and may be acted on after that.
+ * and looks once more, through every conversation listed since the send. The window runs a request timeout
+ * from when the send was given up, not from when it was sent: a request that timed out was still unread
+ * somewhere (a busy server, a proxy's queue) when the client stopped waiting, and may be acted on after that.
  */
 async function findWithinWindow(
   ctx: QuestionContext,
@@ -327,24 +330,26 @@ async function findWithinWindow(
   signal: AbortSignal,
 ): Promise<string | undefined> {
   const windowEnd = Math.max(Date.parse(sentAt ?? ''), givenUpAt) + ctx.sendWindowMs;
-  const landing = windowEnd - Date.now() > 0;
-  // Still landing, this look is only a shortcut (a create that acted is newest, on the first page): the
-  // look after the window is the one that decides, and it reads every page.
-  const found = await findSent(ctx, item, ref, index, text, sentAt, signal, landing ? LOOKUP_FIRST_PAGE : Infinity);
-  if (found !== undefined || !landing) return found;
-  const waitMs = windowEnd - Date.now();
-  if (waitMs > 0) {
-    ctx.log(`${item.key}: turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
-    // Waiting asks nothing of the server: another item runs in the slot meanwhile.
-    ctx.slot?.leave();
-    try {
-      await sleep(waitMs, undefined, { signal });
-    } catch {
-      throw new AbortedError(`${item.key}: waiting for a send to land aborted`);
+  if (windowEnd - Date.now() > 0) {
+    // Still landing, this look is only a shortcut (a create that acted is newest, on the first page): the
+    // look after the window is the one that decides.
+    const found = await findSent(ctx, item, ref, index, text, sentAt, signal, LOOKUP_FIRST_PAGE);
+    if (found !== undefined) return found;
+    const waitMs = windowEnd - Date.now();
+    if (waitMs > 0) {
+      ctx.log(`${item.key}: turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
+      // Waiting asks nothing of the server: another item runs in the slot meanwhile.
+      ctx.slot?.leave();
+      try {
+        await sleep(waitMs, undefined, { signal });
+      } catch {
+        throw new AbortedError(`${item.key}: waiting for a send to land aborted`);
+      }
+      await ctx.slot?.retake(signal);
     }
-    await ctx.slot?.retake(signal);
   }
-  return findSent(ctx, item, ref, index, text, sentAt, signal);
+  if (ref !== undefined) return findSent(ctx, item, ref, index, text, sentAt, signal);
+  return findLanded(ctx, item, text, Date.parse(sentAt ?? ''), windowEnd, signal);
 }
 
 /**
@@ -356,7 +361,7 @@ const LOOKUP_PAGE = 50;
 
 /**
  * Looks on the server for a turn that may have been sent: the conversation's questions (a follow-up), or
- * every page of conversations, newest first, until they are provably older than the send on the server's
+ * the pages of conversations, newest first, until they are provably older than the send on the server's
  * clock or `most` were read (a create). Logs what it decided.
  */
 async function findSent(
@@ -369,7 +374,7 @@ async function findSent(
   signal: AbortSignal,
   most = Infinity,
 ): Promise<string | undefined> {
-  const { client, recorder, runId } = ctx;
+  const { client } = ctx;
   if (index > 0 && ref !== undefined) {
     const conversation = await client.get(ref, { signal, persistent: true });
     ctx.clock.observe(conversation.serverDate);
@@ -380,19 +385,53 @@ async function findSent(
   if (ref !== undefined) return ref;
   const walk: WalkStats = { read: 0, looked: 0, since: undefined };
   const options = { sentLocal: Date.parse(sentAt ?? ''), contentQuery: client.api === 'versioned' ? text.slice(0, 200) : undefined, skip: ctx.claimed, signal, pageSize: LOOKUP_PAGE, firstPageSize: LOOKUP_FIRST_PAGE, most };
-  for await (const conversation of conversationsSince(client, ctx.clock, options, walk)) {
+  const found = await takeUnclaimed(ctx, item, text, conversationsSince(client, ctx.clock, options, walk));
+  if (found === undefined) {
+    const back = walk.read === most ? `among the newest ${most}` : walk.since === undefined ? 'through every page' : `back to ${new Date(walk.since).toISOString()} on the server's clock`;
+    ctx.log(`${item.key}: looked at ${walk.looked} conversations ${back}: none is this question`);
+  }
+  return found;
+}
+
+/**
+ * The look that decides whether a create sent at local epoch ms `sentLocal` landed: the conversations of its
+ * text no item owns, listed since the send, as a walk begun once the send could no longer land (at
+ * `notBefore`) left them. The target's walks of the text are shared (`LandingWatch`).
+ */
+async function findLanded(ctx: QuestionContext, item: QuestionItem, text: string, sentLocal: number, notBefore: number, signal: AbortSignal): Promise<string | undefined> {
+  const listed = await ctx.landings.unowned(text, sentLocal, notBefore, signal);
+  let looked = 0;
+  const read = async function* () {
+    for (const { summary } of listed) {
+      if (ctx.claimed.has(summary.ref)) continue;
+      looked++;
+      const conversation = await ctx.client.get(summary.ref, { signal, persistent: true });
+      ctx.clock.observe(conversation.serverDate);
+      yield conversation;
+    }
+  };
+  const found = await takeUnclaimed(ctx, item, text, read());
+  if (found === undefined) {
+    const since = walkFloor(ctx.clock, sentLocal);
+    const back = since === undefined ? 'through every page' : `back to ${new Date(since).toISOString()} on the server's clock`;
+    ctx.log(`${item.key}: looked at ${looked} conversations ${back}: none is this question`);
+  }
+  return found;
+}
+
+/** Takes the first of `conversations` that asks only `text` and that no item claimed, for `item`. */
+async function takeUnclaimed(ctx: QuestionContext, item: QuestionItem, text: string, conversations: AsyncIterable<Conversation>): Promise<string | undefined> {
+  for await (const conversation of conversations) {
     if (conversation.questions[0]?.text === text && conversation.questions.length === 1) {
       // A create of the same text (another repeat) still waiting for its reply may own it: it claims it first.
       await ctx.creates.settled(text);
       if (ctx.claimed.has(conversation.ref)) continue;
       ctx.log(`${item.key}: found conversation ${conversation.ref} sent before the interruption; following it instead of asking again`);
       ctx.claimed.add(conversation.ref);
-      recorder.conversationCreated(runId, item.key, conversation.ref, iso());
+      ctx.recorder.conversationCreated(ctx.runId, item.key, conversation.ref, iso());
       return conversation.ref;
     }
   }
-  const back = walk.read === most ? `among the newest ${most}` : walk.since === undefined ? 'through every page' : `back to ${new Date(walk.since).toISOString()} on the server's clock`;
-  ctx.log(`${item.key}: looked at ${walk.looked} conversations ${back}: none is this question`);
   return undefined;
 }
 

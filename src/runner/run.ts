@@ -20,6 +20,7 @@ import { CreatesInFlight } from './creates-in-flight.js';
 import { recordUnowned } from './unowned.js';
 import { ServerClock } from './server-clock.js';
 import { Slots, type ItemSlot } from './slots.js';
+import { LandingWatch } from './landing-watch.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
 import { runExitCode } from './verdict.js';
@@ -105,6 +106,7 @@ interface TargetRuntime {
   /** First questions whose create was lost (outcome unknown), by text, with the earliest such send. */
   lostCreates: Map<string, number>;
   creates: CreatesInFlight;
+  landings: LandingWatch;
   clock: ServerClock;
   emulatorNoted: EmulatorNoted;
 }
@@ -235,7 +237,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     await Promise.all(ctx.grades);
     if (!options.stop.aborted) {
       const live = [...runtimes.values()].filter((r) => !r.gate.stopped);
-      await recordUnowned(live.map((r) => ({ name: r.target.name, client: r.client, clock: r.clock, lostCreates: r.lostCreates, owned: r.claimed })), runId, recorder, options.abort, log);
+      await recordUnowned(live.map((r) => ({ name: r.target.name, client: r.client, landings: r.landings, lostCreates: r.lostCreates })), runId, recorder, options.abort, log);
     }
   } finally {
     reporter.onRunEnd?.();
@@ -435,9 +437,10 @@ function runtime(
   };
   const transportOptions = { ...shared, connections: concurrency + 2 };
   const poll = resolved.questions[0]?.poll ?? { strategy: 'adaptive' as const, intervalMs: 3000, minMs: 1000, maxMs: 15_000 };
+  const client = createClient(target.connection, api, transportOptions);
   return {
     target,
-    client: createClient(target.connection, api, transportOptions),
+    client,
     stream: new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream'), connections: searchConcurrency + 1, ...shared }),
     schedule: new AdaptivePollSchedule(poll, target.timeScale),
     gate: new TargetGate(target.name, options.onQuota, options.maxQuotaWaitMs, target.timeScale),
@@ -447,6 +450,7 @@ function runtime(
     claimed,
     lostCreates,
     creates: new CreatesInFlight(),
+    landings: new LandingWatch(client, clock, claimed),
     clock,
     emulatorNoted: { done: false },
   };
@@ -565,7 +569,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     summary =
       item.kind === 'question'
         ? await runQuestion(
-            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, lostCreates: r.lostCreates, creates: r.creates, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, slot, log },
+            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, lostCreates: r.lostCreates, creates: r.creates, landings: r.landings, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, slot, log },
             { key: item.key, target: item.target, question: item.question },
             resume,
           )
