@@ -16,7 +16,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('openStore', () => {
-  it('creates the folder and the schema, in WAL mode with a busy timeout, NORMAL sync and foreign keys', () => {
+  it('creates the folder and the schema, in WAL mode (checkpointed every 10,000 pages) with a busy timeout, NORMAL sync and foreign keys', () => {
     const file = path.join(dir, 'results', 'nested', 'dsbench.db');
     const store = openStore(file, { busyTimeoutMs: 1234 });
     try {
@@ -24,6 +24,7 @@ describe('openStore', () => {
       expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(store.db.pragma('busy_timeout', { simple: true })).toBe(1234);
       expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
+      expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
       expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
       expect(store.db.pragma('user_version', { simple: true })).toBe(latestVersion());
       const tables = store.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
