@@ -151,9 +151,9 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
         if (current === start.next && start.pending === 'maybe-sent') {
           if (current === 0) noteLostCreate(ctx, item, text, start.sentAt);
           // The dead process gave the send up at the latest when its request timeout ran out.
-          const found = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, Date.parse(start.sentAt ?? '') + ctx.sendWindowMs, until);
-          if (found !== undefined) [ref, resumed] = [found, true];
-          else ctx.log(`${item.key}: turn ${current} is not on the server and its send can no longer land: asking it`);
+          const looked = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, Date.parse(start.sentAt ?? '') + ctx.sendWindowMs, until);
+          if (looked.ref !== undefined) [ref, resumed] = [looked.ref, true];
+          else ctx.log(`${item.key}: ${looked.said}; turn ${current} is not on the server and its send can no longer land: asking it`);
         }
         // A send that provably did not act (not found once its window passed) is sent again.
         while (!resumed) {
@@ -298,17 +298,17 @@ async function send(
     if (!unknown) throw error;
     const givenUpAt = Date.now();
     if (index === 0) noteLostCreate(ctx, item, text, sending.at);
-    ctx.log(`${item.key}: ${error.message}`);
     if (ctx.signal.aborted) {
+      ctx.log(`${item.key}: ${error.message}`);
       // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
-      const found = await findSent(ctx, item, ref, index, text, sending.at, AbortSignal.timeout(10_000)).catch(() => undefined);
-      if (found === undefined) ctx.log(`${item.key}: no conversation was found for it; if one was created it may still be running: see dsbench conversations list`);
-      if (found === undefined) throw error;
-      return found;
+      const looked = await findSent(ctx, item, ref, index, text, sending.at, AbortSignal.timeout(10_000)).catch(() => undefined);
+      if (looked?.ref === undefined) ctx.log(`${item.key}: no conversation was found for it; if one was created it may still be running: see dsbench conversations list`);
+      if (looked?.ref === undefined) throw error;
+      return looked.ref;
     }
-    const found = await findWithinWindow(ctx, item, ref, index, text, sending.at, givenUpAt, until);
-    if (found === undefined) ctx.log(`${item.key}: turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after its attempt failed: it did not act; asking it again`);
-    return found;
+    const looked = await findWithinWindow(ctx, item, ref, index, text, sending.at, givenUpAt, until, error.message);
+    if (looked.ref === undefined) ctx.log(`${item.key}: ${looked.said}; turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after its attempt failed: it did not act; asking it again`);
+    return looked.ref;
   }
 }
 
@@ -318,6 +318,8 @@ async function send(
  * and looks once more, through every conversation listed since the send. The window runs a request timeout
  * from when the send was given up, not from when it was sent: a request that timed out was still unread
  * somewhere (a busy server, a proxy's queue) when the client stopped waiting, and may be acted on after that.
+ * What it saw before waiting is logged in one line with `cause` (why the send was given up); what the last
+ * look saw is returned for the caller's line: a run under faults logs a few lines per lost send, not five.
  */
 async function findWithinWindow(
   ctx: QuestionContext,
@@ -328,16 +330,19 @@ async function findWithinWindow(
   sentAt: string | undefined,
   givenUpAt: number,
   signal: AbortSignal,
-): Promise<string | undefined> {
+  cause?: string,
+): Promise<Looked> {
   const windowEnd = Math.max(Date.parse(sentAt ?? ''), givenUpAt) + ctx.sendWindowMs;
+  const why = cause === undefined ? '' : `${cause}; `;
   if (windowEnd - Date.now() > 0) {
     // Still landing, this look is only a shortcut (a create that acted is newest, on the first page): the
     // look after the window is the one that decides.
-    const found = await findSent(ctx, item, ref, index, text, sentAt, signal, LOOKUP_FIRST_PAGE);
-    if (found !== undefined) return found;
+    const first = await findSent(ctx, item, ref, index, text, sentAt, signal, LOOKUP_FIRST_PAGE);
+    if (first.ref !== undefined) return first;
     const waitMs = windowEnd - Date.now();
-    if (waitMs > 0) {
-      ctx.log(`${item.key}: turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
+    if (waitMs <= 0) ctx.log(`${item.key}: ${why}${first.said}`);
+    else {
+      ctx.log(`${item.key}: ${why}${first.said}; turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
       // Waiting asks nothing of the server: another item runs in the slot meanwhile.
       ctx.slot?.leave();
       try {
@@ -347,9 +352,15 @@ async function findWithinWindow(
       }
       await ctx.slot?.retake(signal);
     }
-  }
+  } else if (cause !== undefined) ctx.log(`${item.key}: ${cause}`);
   if (ref !== undefined) return findSent(ctx, item, ref, index, text, sentAt, signal);
   return findLanded(ctx, item, text, Date.parse(sentAt ?? ''), windowEnd, signal);
+}
+
+/** What a look found (`ref`), and what it saw, for the log. */
+interface Looked {
+  ref: string | undefined;
+  said: string;
 }
 
 /**
@@ -362,7 +373,7 @@ const LOOKUP_PAGE = 50;
 /**
  * Looks on the server for a turn that may have been sent: the conversation's questions (a follow-up), or
  * the pages of conversations, newest first, until they are provably older than the send on the server's
- * clock or `most` were read (a create). Logs what it decided.
+ * clock or `most` were read (a create).
  */
 async function findSent(
   ctx: QuestionContext,
@@ -373,24 +384,22 @@ async function findSent(
   sentAt: string | undefined,
   signal: AbortSignal,
   most = Infinity,
-): Promise<string | undefined> {
+): Promise<Looked> {
   const { client } = ctx;
   if (index > 0 && ref !== undefined) {
     const conversation = await client.get(ref, { signal, persistent: true });
     ctx.clock.observe(conversation.serverDate);
     const found = conversation.questions[index]?.text === text;
-    ctx.log(`${item.key}: follow-up ${index} ${found ? 'is' : 'is not'} in conversation ${ref}`);
-    return found ? ref : undefined;
+    const said = `follow-up ${index} ${found ? 'is' : 'is not'} in conversation ${ref}`;
+    if (found) ctx.log(`${item.key}: ${said}`);
+    return { ref: found ? ref : undefined, said };
   }
-  if (ref !== undefined) return ref;
+  if (ref !== undefined) return { ref, said: `conversation ${ref}` };
   const walk: WalkStats = { read: 0, looked: 0, since: undefined };
   const options = { sentLocal: Date.parse(sentAt ?? ''), contentQuery: client.api === 'versioned' ? text.slice(0, 200) : undefined, skip: ctx.claimed, signal, pageSize: LOOKUP_PAGE, firstPageSize: LOOKUP_FIRST_PAGE, most };
   const found = await takeUnclaimed(ctx, item, text, conversationsSince(client, ctx.clock, options, walk));
-  if (found === undefined) {
-    const back = walk.read === most ? `among the newest ${most}` : walk.since === undefined ? 'through every page' : `back to ${new Date(walk.since).toISOString()} on the server's clock`;
-    ctx.log(`${item.key}: looked at ${walk.looked} conversations ${back}: none is this question`);
-  }
-  return found;
+  const back = walk.read === most ? `among the newest ${most}` : walk.since === undefined ? 'through every page' : `back to ${new Date(walk.since).toISOString()} on the server's clock`;
+  return { ref: found, said: `looked at ${walk.looked} conversations ${back}: none is this question` };
 }
 
 /**
@@ -398,7 +407,7 @@ async function findSent(
  * text no item owns, listed since the send, as a walk begun once the send could no longer land (at
  * `notBefore`) left them. The target's walks of the text are shared (`LandingWatch`).
  */
-async function findLanded(ctx: QuestionContext, item: QuestionItem, text: string, sentLocal: number, notBefore: number, signal: AbortSignal): Promise<string | undefined> {
+async function findLanded(ctx: QuestionContext, item: QuestionItem, text: string, sentLocal: number, notBefore: number, signal: AbortSignal): Promise<Looked> {
   const listed = await ctx.landings.unowned(text, sentLocal, notBefore, signal);
   let looked = 0;
   const read = async function* () {
@@ -411,12 +420,9 @@ async function findLanded(ctx: QuestionContext, item: QuestionItem, text: string
     }
   };
   const found = await takeUnclaimed(ctx, item, text, read());
-  if (found === undefined) {
-    const since = walkFloor(ctx.clock, sentLocal);
-    const back = since === undefined ? 'through every page' : `back to ${new Date(since).toISOString()} on the server's clock`;
-    ctx.log(`${item.key}: looked at ${looked} conversations ${back}: none is this question`);
-  }
-  return found;
+  const since = walkFloor(ctx.clock, sentLocal);
+  const back = since === undefined ? 'through every page' : `back to ${new Date(since).toISOString()} on the server's clock`;
+  return { ref: found, said: `looked at ${looked} conversations ${back}: none is this question` };
 }
 
 /** Takes the first of `conversations` that asks only `text` and that no item claimed, for `item`. */

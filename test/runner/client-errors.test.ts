@@ -32,8 +32,10 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
       const endpoint = api === 'legacy' ? 'legacy.create (POST /.api/deepsearch/v1)' : 'versioned.CreateConversation (POST ';
       expect(logs).toContain(endpoint);
       expect(logs).toContain('failed with HTTP 500');
-      expect(logs).toMatch(/main\/question\/q1\/0: looked at 0 conversations (through every page|back to \S+ on the server's clock): none is this question/);
-      expect(logs).toContain('main/question/q1/0: turn 0 is not on the server 0.3 s after its attempt failed: it did not act; asking it again');
+      // The look after the window and the decision, in one line.
+      expect(logs).toMatch(
+        /main\/question\/q1\/0: looked at 0 conversations (through every page|back to \S+ on the server's clock): none is this question; turn 0 is not on the server 0\.3 s after its attempt failed: it did not act; asking it again/,
+      );
       // The refused create, then the real ones: one question each on the server.
       expect(e.counters()[op(api, 'create')]).toBe(3);
       expect(e.questionRecords()).toHaveLength(2);
@@ -125,7 +127,8 @@ describe('a lost create that never reached the server', () => {
       expect(e.questionRecords()).toHaveLength(2);
       expect(item(run.db, run.result.runId, 'main/question/q1/0').outcome).toBe('completed');
       expect(logs).toContain('the outcome is unknown');
-      expect(logs).toMatch(/q1\/0: turn 0 is not on the server yet, but its send could still be landing: looking again in 0\.\d s/);
+      // Why it was given up, what the first look saw and the wait, in one line.
+      expect(logs).toMatch(/q1\/0: .*the outcome is unknown.*; looked at 0 conversations .*: none is this question; turn 0 is not on the server yet, but its send could still be landing: looking again in 0\.\d s/);
       expect(logs).toContain('it did not act; asking it again');
     } finally {
       run.close();
