@@ -3,7 +3,8 @@
 // fresh emulators in another process (answering at once), the order alternating, ratios within a round.
 // Also counts what a fault must never cost: items not completed (lost), conversations created beyond
 // one per item (asked twice; and how many of them dsbench's own end-of-run check found), and items
-// following another item's conversation (their own never asked).
+// following another item's conversation (their own never asked); and how long the faulty run went on
+// after its last item started (landing windows of creates lost near the end, the end-of-run check).
 // Usage: node --import tsx bench/runner/faults.ts [--quick] [--rounds N] [--questions N] [--request-timeout 2s]
 //   [--retry-base-delay D] (given to both runs of a round: what the retry backoff costs under faults)
 import os from 'node:os';
@@ -36,6 +37,12 @@ interface Outcome {
   shared: number;
   /** What dsbench itself found at the run's end: conversations of its questions that no item owns. */
   unowned: number;
+  /**
+   * Seconds from the start of the run's last item to the run's end: the waits no item can hide (a create
+   * lost near the end waits out its landing window, a request timeout, before it is asked again, and again
+   * if that send is lost too), then the end-of-run check.
+   */
+  tailS: number;
 }
 
 /** A request of the bench itself, retried: the emulator's faults hit it too until they are switched off. */
@@ -81,16 +88,18 @@ async function once(faulty: boolean, round: number): Promise<Outcome> {
     const completed = Object.values(result.targets).reduce((sum, t) => sum + (t.counts.completed ?? 0), 0);
     const store = new Database(db, { readonly: true });
     const shared = store.prepare('SELECT COALESCE(SUM(n), 0) FROM (SELECT COUNT(*) AS n FROM items WHERE conversation_ref IS NOT NULL GROUP BY conversation_ref HAVING n > 1)').pluck().get() as number;
+    const times = store.prepare('SELECT (SELECT MAX(started_at) FROM items) AS lastStart, (SELECT MAX(ended_at) FROM runs) AS ended').get() as { lastStart: string; ended: string };
     store.close();
+    const tailS = (Date.parse(times.ended) - Date.parse(times.lastStart)) / 1000;
     const unowned = Object.values(result.targets).reduce((sum, t) => sum + t.unownedConversations, 0);
-    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token), shared, unowned };
+    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token), shared, unowned, tailS };
   } finally {
     emulator.stop();
   }
 }
 
 const load = [os.loadavg()[0]!];
-const rows: Array<{ wall: number; cpu: number; lost: number; extra: number; unowned: number; shared: number; cleanS: number; faultyS: number }> = [];
+const rows: Array<{ wall: number; cpu: number; lost: number; extra: number; unowned: number; shared: number; cleanS: number; faultyS: number; tailS: number }> = [];
 for (let round = 0; round < ROUNDS; round++) {
   let clean: Outcome;
   let faulty: Outcome;
@@ -106,17 +115,18 @@ for (let round = 0; round < ROUNDS; round++) {
     shared: faulty.shared,
     cleanS: clean.run.wallS,
     faultyS: faulty.run.wallS,
+    tailS: faulty.tailS,
   };
   rows.push(row);
   load.push(os.loadavg()[0]!);
-  process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates (dsbench found ${row.unowned}), ${row.shared} items sharing a conversation\n`);
+  process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}; its last ${row.tailS.toFixed(1)} s after its last item started), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates (dsbench found ${row.unowned}), ${row.shared} items sharing a conversation\n`);
 }
 
 process.stdout.write(`### Under 10% transport faults (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
 
 ${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, --request-timeout ${REQUEST_TIMEOUT}${RETRY_BASE_DELAY ? `, --retry-base-delay ${RETRY_BASE_DELAY}` : ''}, ${ROUNDS} paired rounds; faults: 5% HTTP 503 and 5% connection resets before the server acts, on every request; medians (min-max).
 
-| fault-free wall s | faulty wall s | wall, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item | of them found by dsbench's end-of-run check | items sharing a conversation |
-|---:|---:|---:|---:|---:|---:|---:|---:|
-| ${spread(rows.map((r) => r.cleanS), 1)} | ${spread(rows.map((r) => r.faultyS), 1)} | ${spread(rows.map((r) => r.wall))} | ${spread(rows.map((r) => r.cpu))} | ${Math.max(...rows.map((r) => r.lost))} | ${Math.max(...rows.map((r) => r.extra))} | ${Math.max(...rows.map((r) => r.unowned))} | ${Math.max(...rows.map((r) => r.shared))} |
+| fault-free wall s | faulty wall s | of it after the last item started, s | wall, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item | of them found by dsbench's end-of-run check | items sharing a conversation |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| ${spread(rows.map((r) => r.cleanS), 1)} | ${spread(rows.map((r) => r.faultyS), 1)} | ${spread(rows.map((r) => r.tailS), 1)} | ${spread(rows.map((r) => r.wall))} | ${spread(rows.map((r) => r.cpu))} | ${Math.max(...rows.map((r) => r.lost))} | ${Math.max(...rows.map((r) => r.extra))} | ${Math.max(...rows.map((r) => r.unowned))} | ${Math.max(...rows.map((r) => r.shared))} |
 `);
