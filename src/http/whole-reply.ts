@@ -34,7 +34,7 @@ export class WholeReplyRequest {
   private resolve!: (reply: WholeReply) => void;
   private reject!: (error: unknown) => void;
   private status = 0;
-  private headers: Record<string, string> = {};
+  private headers: Record<string, string> | undefined;
   private cap = 0;
   private chunks: Buffer[] = [];
   private size = 0;
@@ -100,7 +100,7 @@ export class WholeReplyRequest {
   private end(text: string | undefined, drop: boolean): void {
     this.settled = true;
     this.chunks = [];
-    this.resolve({ status: this.status, headers: this.headers, text });
+    this.resolve({ status: this.status, headers: this.headers ?? {}, text });
     if (drop) this.stop?.(new Error('reply body over its cap: not read further'));
   }
 

@@ -113,12 +113,10 @@ function prepareStatements(db: Database.Database) {
         completion_tokens = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.completion_tokens, completion_tokens) END,
         total_tokens = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.total_tokens, total_tokens) END,
         credits = CASE WHEN excluded.anomalies IS NULL THEN coalesce(excluded.credits, credits) END`),
-    deleteSources: s(`DELETE FROM sources WHERE run_id = @runId AND item_key = @key AND turn = @turn`),
-    insertSource: s(`INSERT INTO sources (run_id, item_key, turn, position, type, link, label)
-      VALUES (@runId, @key, @turn, @position, @type, @link, @label)`),
-    deleteFollowups: s(`DELETE FROM suggested_followups WHERE run_id = @runId AND item_key = @key AND turn = @turn`),
-    insertFollowup: s(`INSERT INTO suggested_followups (run_id, item_key, turn, position, text)
-      VALUES (@runId, @key, @turn, @position, @text)`),
+    deleteSources: p(`DELETE FROM sources WHERE run_id = ? AND item_key = ? AND turn = ?`),
+    insertSource: p(`INSERT INTO sources (run_id, item_key, turn, position, type, link, label) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    deleteFollowups: p(`DELETE FROM suggested_followups WHERE run_id = ? AND item_key = ? AND turn = ?`),
+    insertFollowup: p(`INSERT INTO suggested_followups (run_id, item_key, turn, position, text) VALUES (?, ?, ?, ?, ?)`),
     insertLostCreate: p(`INSERT INTO lost_creates (run_id, target, text, sent_at) VALUES (?, ?, ?, ?)`),
     selectLostCreates: p(`SELECT target, text, min(sent_at) FROM lost_creates WHERE run_id = ? GROUP BY target, text`),
     lostCreatesChecked: p(`UPDATE lost_creates SET checked_at = coalesce(?, checked_at), check_error = ? WHERE run_id = ? AND target = ?`),
@@ -602,14 +600,12 @@ export class SqliteRecorder implements Recorder {
       r.anomalies && r.anomalies.length > 0 ? JSON.stringify(r.anomalies) : null,
     );
     if (r.sources !== undefined) {
-      this.s.deleteSources.run({ runId, key, turn });
-      r.sources.forEach((src, position) => {
-        this.s.insertSource.run({ runId, key, turn, position, type: src.type, link: src.link, label: src.label });
-      });
+      this.s.deleteSources.run(runId, key, turn);
+      r.sources.forEach((src, position) => this.s.insertSource.run(runId, key, turn, position, src.type, src.link, src.label));
     }
     if (r.suggestedFollowups !== undefined) {
-      this.s.deleteFollowups.run({ runId, key, turn });
-      r.suggestedFollowups.forEach((text, position) => this.s.insertFollowup.run({ runId, key, turn, position, text }));
+      this.s.deleteFollowups.run(runId, key, turn);
+      r.suggestedFollowups.forEach((text, position) => this.s.insertFollowup.run(runId, key, turn, position, text));
     }
   }
 
