@@ -4,7 +4,8 @@
 // Also counts what a fault must never cost: items not completed (lost), conversations created beyond
 // one per item (asked twice; and how many of them dsbench's own end-of-run check found), and items
 // following another item's conversation (their own never asked); and how long the faulty run went on
-// after its last item started (landing windows of creates lost near the end, the end-of-run check).
+// after its last item started (landing windows of creates lost near the end, the end-of-run check), and
+// the ratio up to that start (what throughput under faults sets).
 // Usage: node --import tsx bench/runner/faults.ts [--quick] [--rounds N] [--questions N] [--request-timeout 2s]
 //   [--retry-base-delay D] (given to both runs of a round: what the retry backoff costs under faults)
 import os from 'node:os';
@@ -43,6 +44,8 @@ interface Outcome {
    * if that send is lost too), then the end-of-run check.
    */
   tailS: number;
+  /** Seconds from the run's start to the start of its last item: the part that throughput sets. */
+  startsS: number;
 }
 
 /** A request of the bench itself, retried: the emulator's faults hit it too until they are switched off. */
@@ -88,18 +91,21 @@ async function once(faulty: boolean, round: number): Promise<Outcome> {
     const completed = Object.values(result.targets).reduce((sum, t) => sum + (t.counts.completed ?? 0), 0);
     const store = new Database(db, { readonly: true });
     const shared = store.prepare('SELECT COALESCE(SUM(n), 0) FROM (SELECT COUNT(*) AS n FROM items WHERE conversation_ref IS NOT NULL GROUP BY conversation_ref HAVING n > 1)').pluck().get() as number;
-    const times = store.prepare('SELECT (SELECT MAX(started_at) FROM items) AS lastStart, (SELECT MAX(ended_at) FROM runs) AS ended').get() as { lastStart: string; ended: string };
+    const times = store
+      .prepare('SELECT (SELECT MIN(started_at) FROM runs) AS started, (SELECT MAX(started_at) FROM items) AS lastStart, (SELECT MAX(ended_at) FROM runs) AS ended')
+      .get() as { started: string; lastStart: string; ended: string };
     store.close();
     const tailS = (Date.parse(times.ended) - Date.parse(times.lastStart)) / 1000;
+    const startsS = (Date.parse(times.lastStart) - Date.parse(times.started)) / 1000;
     const unowned = Object.values(result.targets).reduce((sum, t) => sum + t.unownedConversations, 0);
-    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token), shared, unowned, tailS };
+    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token), shared, unowned, tailS, startsS };
   } finally {
     emulator.stop();
   }
 }
 
 const load = [os.loadavg()[0]!];
-const rows: Array<{ wall: number; cpu: number; lost: number; extra: number; unowned: number; shared: number; cleanS: number; faultyS: number; tailS: number }> = [];
+const rows: Array<{ wall: number; cpu: number; lost: number; extra: number; unowned: number; shared: number; cleanS: number; faultyS: number; tailS: number; starts: number }> = [];
 for (let round = 0; round < ROUNDS; round++) {
   let clean: Outcome;
   let faulty: Outcome;
@@ -116,17 +122,18 @@ for (let round = 0; round < ROUNDS; round++) {
     cleanS: clean.run.wallS,
     faultyS: faulty.run.wallS,
     tailS: faulty.tailS,
+    starts: faulty.startsS / clean.startsS,
   };
   rows.push(row);
   load.push(os.loadavg()[0]!);
-  process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}; its last ${row.tailS.toFixed(1)} s after its last item started), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates (dsbench found ${row.unowned}), ${row.shared} items sharing a conversation\n`);
+  process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}; its last ${row.tailS.toFixed(1)} s after its last item started; × ${row.starts.toFixed(2)} up to that start), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates (dsbench found ${row.unowned}), ${row.shared} items sharing a conversation\n`);
 }
 
 process.stdout.write(`### Under 10% transport faults (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
 
 ${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, --request-timeout ${REQUEST_TIMEOUT}${RETRY_BASE_DELAY ? `, --retry-base-delay ${RETRY_BASE_DELAY}` : ''}, ${ROUNDS} paired rounds; faults: 5% HTTP 503 and 5% connection resets before the server acts, on every request; medians (min-max).
 
-| fault-free wall s | faulty wall s | of it after the last item started, s | wall, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item | of them found by dsbench's end-of-run check | items sharing a conversation |
-|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| ${spread(rows.map((r) => r.cleanS), 1)} | ${spread(rows.map((r) => r.faultyS), 1)} | ${spread(rows.map((r) => r.tailS), 1)} | ${spread(rows.map((r) => r.wall))} | ${spread(rows.map((r) => r.cpu))} | ${Math.max(...rows.map((r) => r.lost))} | ${Math.max(...rows.map((r) => r.extra))} | ${Math.max(...rows.map((r) => r.unowned))} | ${Math.max(...rows.map((r) => r.shared))} |
+| fault-free wall s | faulty wall s | of it after the last item started, s | wall, faulty ÷ fault-free | up to the last item's start, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item | of them found by dsbench's end-of-run check | items sharing a conversation |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| ${spread(rows.map((r) => r.cleanS), 1)} | ${spread(rows.map((r) => r.faultyS), 1)} | ${spread(rows.map((r) => r.tailS), 1)} | ${spread(rows.map((r) => r.wall))} | ${spread(rows.map((r) => r.starts))} | ${spread(rows.map((r) => r.cpu))} | ${Math.max(...rows.map((r) => r.lost))} | ${Math.max(...rows.map((r) => r.extra))} | ${Math.max(...rows.map((r) => r.unowned))} | ${Math.max(...rows.map((r) => r.shared))} |
 `);
