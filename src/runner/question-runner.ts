@@ -298,15 +298,15 @@ async function send(
     if (!unknown) throw error;
     const givenUpAt = Date.now();
     if (index === 0) noteLostCreate(ctx, item, text, sending.at);
+    ctx.log(`${item.key}: ${error.message}`);
     if (ctx.signal.aborted) {
-      ctx.log(`${item.key}: ${error.message}`);
       // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
       const looked = await findSent(ctx, item, ref, index, text, sending.at, AbortSignal.timeout(10_000)).catch(() => undefined);
       if (looked?.ref === undefined) ctx.log(`${item.key}: no conversation was found for it; if one was created it may still be running: see dsbench conversations list`);
       if (looked?.ref === undefined) throw error;
       return looked.ref;
     }
-    const looked = await findWithinWindow(ctx, item, ref, index, text, sending.at, givenUpAt, until, error.message);
+    const looked = await findWithinWindow(ctx, item, ref, index, text, sending.at, givenUpAt, until);
     if (looked.ref === undefined) ctx.log(`${item.key}: ${looked.said}; turn ${index} is not on the server ${seconds(ctx.sendWindowMs)} after its attempt failed: it did not act; asking it again`);
     return looked.ref;
   }
@@ -318,8 +318,8 @@ async function send(
  * and looks once more, through every conversation listed since the send. The window runs a request timeout
  * from when the send was given up, not from when it was sent: a request that timed out was still unread
  * somewhere (a busy server, a proxy's queue) when the client stopped waiting, and may be acted on after that.
- * What it saw before waiting is logged in one line with `cause` (why the send was given up); what the last
- * look saw is returned for the caller's line: a run under faults logs a few lines per lost send, not five.
+ * What it saw before waiting is logged in one line with the wait; what the last look saw is returned for
+ * the caller's line with what it decided: a run under faults logs three lines per lost send, not five.
  */
 async function findWithinWindow(
   ctx: QuestionContext,
@@ -330,19 +330,17 @@ async function findWithinWindow(
   sentAt: string | undefined,
   givenUpAt: number,
   signal: AbortSignal,
-  cause?: string,
 ): Promise<Looked> {
   const windowEnd = Math.max(Date.parse(sentAt ?? ''), givenUpAt) + ctx.sendWindowMs;
-  const why = cause === undefined ? '' : `${cause}; `;
   if (windowEnd - Date.now() > 0) {
     // Still landing, this look is only a shortcut (a create that acted is newest, on the first page): the
     // look after the window is the one that decides.
     const first = await findSent(ctx, item, ref, index, text, sentAt, signal, LOOKUP_FIRST_PAGE);
     if (first.ref !== undefined) return first;
     const waitMs = windowEnd - Date.now();
-    if (waitMs <= 0) ctx.log(`${item.key}: ${why}${first.said}`);
+    if (waitMs <= 0) ctx.log(`${item.key}: ${first.said}`);
     else {
-      ctx.log(`${item.key}: ${why}${first.said}; turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
+      ctx.log(`${item.key}: ${first.said}; turn ${index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
       // Waiting asks nothing of the server: another item runs in the slot meanwhile.
       ctx.slot?.leave();
       try {
@@ -352,7 +350,7 @@ async function findWithinWindow(
       }
       await ctx.slot?.retake(signal);
     }
-  } else if (cause !== undefined) ctx.log(`${item.key}: ${cause}`);
+  }
   if (ref !== undefined) return findSent(ctx, item, ref, index, text, sentAt, signal);
   return findLanded(ctx, item, text, Date.parse(sentAt ?? ''), windowEnd, signal);
 }

@@ -78,7 +78,7 @@ describe.each(['legacy', 'versioned'] as const)('a lost send waiting out its win
     try {
       const logs = run.reporter.logs.join('\n');
       expect(run.result.exitCode, logs).toBe(ExitCode.ok);
-      expect(logs).toContain('main/question/q1/0: turn 0 is not on the server yet, but its send could still be landing');
+      expect(logs).toMatch(/main\/question\/q1\/0: looked at 0 conversations [^\n]*: none is this question; turn 0 is not on the server yet, but its send could still be landing/);
       // Four creates reached the server: the one reset before it acted, and each question once.
       expect(e.faultCounters()[`${op(api, 'create')}.reset`]).toBe(1);
       expect(asked(e, api)).toBe(4);
