@@ -52,13 +52,15 @@ export function versionedRoutes(deps: ApiDeps): Route[] {
       const after = input.pageToken ? decodePageToken(input.pageToken) : undefined;
       const needles = filters.map((f) => f.contentQuery?.toLowerCase());
       // A content query reads only the conversations that match it, from the content index.
-      const indexed = needles.find((n) => n);
+      const at = needles.findIndex((n) => n);
+      const indexed = needles[at];
       const candidates = indexed ? service.visibleContaining(ctx.user.id, indexed, after) : service.visible(ctx.user.id, '-updated_at', after);
       const matching = where(candidates, (c) =>
         filters.every((f, i) => {
           if (f.starred !== undefined && c.starred !== f.starred) return false;
           const needle = needles[i];
-          return needle === undefined || needle === '' || service.contentOf(c).some((t) => t.includes(needle));
+          // The indexed needle matches every candidate already.
+          return needle === undefined || needle === '' || i === at || service.contentOf(c).some((t) => t.includes(needle));
         }),
       );
       const page = firstPage(matching, size);

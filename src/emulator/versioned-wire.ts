@@ -134,13 +134,23 @@ export function toVersionedConversation(c: ConversationRecord, publicUrl: string
   };
 }
 
-export function toSummary(c: ConversationRecord, publicUrl: string): z.infer<typeof ConversationSummarySchema> {
+type Summary = z.infer<typeof ConversationSummarySchema>;
+
+/** Each conversation's last summary: a runner's lookups list the same conversations again and again. */
+const summaries = new WeakMap<ConversationRecord, { updatedAtMs: number; title: string | undefined; publicUrl: string; summary: Summary }>();
+
+/** Read only: the same object is given for as long as the conversation is not updated. */
+export function toSummary(c: ConversationRecord, publicUrl: string): Summary {
   const title = conversationTitle(c);
-  return {
+  const cached = summaries.get(c);
+  if (cached && cached.updatedAtMs === c.updatedAtMs && cached.title === title && cached.publicUrl === publicUrl) return cached.summary;
+  const summary = {
     name: conversationName(c.id),
     ...(title ? { title } : {}),
     createTime: isoMillis(c.createdAtMs),
     updateTime: isoMillis(c.updatedAtMs),
     url: conversationUrl(publicUrl, c.id),
   };
+  summaries.set(c, { updatedAtMs: c.updatedAtMs, title, publicUrl, summary });
+  return summary;
 }

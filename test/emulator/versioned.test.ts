@@ -185,6 +185,22 @@ describe('versioned API: protocol', () => {
   });
 });
 
+describe('versioned API: a listed summary', () => {
+  it('follows its conversation: no title while it processes, then the title and the later update time once answered', async () => {
+    // Each answer takes 400 ms of real time.
+    const e = await emulator({ timeScale: 0.004, sigma: 0, medianMs: 100_000, search: tinySearch });
+    const { name } = VersionedConversationSchema.parse((await rpc(e, 'CreateConversation', create('Where is retryPolicy?'))).json);
+    const listed = async () => ListConversationSummariesResponseSchema.parse((await rpc(e, 'ListConversationSummaries', { filters: [{ contentQuery: 'retryPolicy' }] })).json).conversationSummaries ?? [];
+    const [processing] = await listed();
+    expect(processing).toMatchObject({ name });
+    expect(processing!.title).toBeUndefined();
+    await versionedSettled(e, name);
+    const [answered] = await listed();
+    expect(answered!.title).toEqual(expect.any(String));
+    expect(Date.parse(answered!.updateTime!)).toBeGreaterThan(Date.parse(processing!.updateTime!));
+  });
+});
+
 describe('versioned API: a content query', () => {
   it('stays right after follow-ups, deletes and answers: each page only matches, in update order, each once', async () => {
     const e = await emulator({ ...FAST, search: tinySearch });
