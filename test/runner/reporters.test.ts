@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { formatRunSummary } from '../../src/cli/run-summary.js';
 import { BarReporter } from '../../src/runner/reporters/bar.js';
 import { LinesReporter } from '../../src/runner/reporters/lines.js';
+import { StderrLines } from '../../src/runner/reporters/stderr-lines.js';
 import { defaultReporter } from '../../src/runner/reporters/index.js';
 import { etaText } from '../../src/runner/reporters/reporter.js';
 import { FAST, cleanup, corpusDir, emulator, runSuite, suite, target, type CapturingReporter } from './fixtures/harness.js';
@@ -128,5 +129,25 @@ questions:
     expect(screen).toContain('dsbench: RATE_LIMITED on target main: stopped launching (--on-quota stop)');
     for (const line of screen) expect(line).toMatch(/^dsbench: [^|]*$|^dsbench \S+ \d\/3 \| /);
     expect(screen.at(-1)).toMatch(/^dsbench \S+ 3\/3 \| running 0 \| 1 errors, 0 checks failed, \d+ credits \| ETA 0 s$/);
+  });
+});
+
+describe('lines for stderr', () => {
+  it('are written a batch at a time, in order: when enough wait, after a short delay, and at once when closed', async () => {
+    const writes: string[] = [];
+    const stderr = new StderrLines((text) => writes.push(text), 20, 3);
+    stderr.write('a');
+    stderr.write('b');
+    expect(writes).toEqual([]);
+    stderr.write('c');
+    expect(writes).toEqual(['a\nb\nc\n']);
+    stderr.write('d');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(writes).toEqual(['a\nb\nc\n', 'd\n']);
+    stderr.write('e');
+    stderr.close();
+    expect(writes).toEqual(['a\nb\nc\n', 'd\n', 'e\n']);
+    stderr.close();
+    expect(writes).toHaveLength(3);
   });
 });

@@ -1,6 +1,7 @@
 import { BarReporter } from './bar.js';
 import { LinesReporter } from './lines.js';
 import type { Reporter } from './reporter.js';
+import { StderrLines } from './stderr-lines.js';
 
 export type { Reporter, RunStart } from './reporter.js';
 
@@ -8,7 +9,10 @@ export type { Reporter, RunStart } from './reporter.js';
 export const REPORTERS = {
   bar: () => new BarReporter(),
   lines: () => new LinesReporter(),
-  quiet: (): Reporter => ({ onLog: (message) => process.stderr.write(`dsbench: ${message}\n`) }),
+  quiet: (): Reporter => {
+    const stderr = new StderrLines();
+    return { onLog: (message) => stderr.write(`dsbench: ${message}`), onRunEnd: () => stderr.close() };
+  },
 } satisfies Record<string, () => Reporter>;
 
 export type ReporterName = keyof typeof REPORTERS;

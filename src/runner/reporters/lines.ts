@@ -1,15 +1,22 @@
 import type { ItemSummary } from '../question-runner.js';
 import { etaText, ProgressState, type Reporter, type RunStart } from './reporter.js';
+import { StderrLines } from './stderr-lines.js';
 
 /** Plain periodic lines, for logs of unattended runs (no TTY). */
 export class LinesReporter implements Reporter {
   private readonly state = new ProgressState();
   private timer: NodeJS.Timeout | undefined;
+  private readonly write: (line: string) => void;
+  private readonly stderr: StderrLines | undefined;
 
-  constructor(
-    private readonly write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-    private readonly intervalMs = 10_000,
-  ) {}
+  constructor(write?: (line: string) => void, private readonly intervalMs = 10_000) {
+    if (write) this.write = write;
+    else {
+      const stderr = new StderrLines();
+      this.stderr = stderr;
+      this.write = (line) => stderr.write(line);
+    }
+  }
 
   onRunStart(start: RunStart): void {
     this.state.start(start);
@@ -33,6 +40,8 @@ export class LinesReporter implements Reporter {
   onRunEnd(): void {
     clearInterval(this.timer);
     this.line();
+    // Before whatever the command prints next.
+    this.stderr?.close();
   }
 
   private line(): void {
