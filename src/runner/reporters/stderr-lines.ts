@@ -3,7 +3,8 @@
  * write each. On Linux a write to a pipe is synchronous, and each one wakes the reader: under 10% transport
  * faults a 20,000-question run logs about 3,300 lines, and writing them one by one to a pipe held its process
  * 2.1 s of a 29.6 s run (load about 5, the reader another process on the same 2 cores). `flush` writes what
- * waits at once; the process's exit flushes too.
+ * waits at once; the process's exit flushes too. A process killed outright (SIGKILL) loses at most its last
+ * `delayMs` of lines: they are only its log, everything observed is in the database first.
  */
 export class StderrLines {
   private pending: string[] = [];
