@@ -31,6 +31,8 @@ export interface CallOptions {
   onAttempt?: () => void;
   /** Given up while a retry waits after an attempt that provably did not act (see RequestSpec). */
   idle?: Idle;
+  /** Sent even when the run's store failed: a cancel (see RequestSpec). */
+  cleanup?: boolean;
 }
 
 /** One interface over both Deep Search API flavours. */

@@ -164,8 +164,9 @@ function idOf(ref: string): string {
   return ref;
 }
 
-function signal(options: CallOptions): Pick<RequestSpec, 'signal' | 'persistent' | 'headers' | 'onAttempt' | 'idle'> {
+function signal(options: CallOptions): Pick<RequestSpec, 'signal' | 'persistent' | 'headers' | 'onAttempt' | 'idle' | 'cleanup'> {
   return {
+    ...(options.cleanup && { cleanup: true }),
     ...(options.signal && { signal: options.signal, ...(options.persistent && { persistent: true }) }),
     ...(options.headers && { headers: options.headers }),
     ...(options.onAttempt && { onAttempt: options.onAttempt }),

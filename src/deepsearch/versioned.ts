@@ -105,6 +105,7 @@ function specOf(method: string, body: unknown, creates: boolean, options: CallOp
     creates,
     ...(options.signal && { signal: options.signal }),
     ...(options.persistent && { persistent: true }),
+    ...(options.cleanup && { cleanup: true }),
     ...(options.headers && { headers: options.headers }),
     ...(options.onAttempt && { onAttempt: options.onAttempt }),
     ...(options.idle && { idle: options.idle }),

@@ -86,6 +86,12 @@ export interface RequestSpec {
    * it need not hold while nothing of it is on the server.
    */
   idle?: Idle;
+  /**
+   * Undoes work on the server (a cancel) and depends on nothing being recorded: when `beforeSend` rejects
+   * (the run's store failed, so nothing more can be recorded), it is sent anyway, so that no question is
+   * left running for nobody.
+   */
+  cleanup?: boolean;
 }
 
 /** Something a request holds only while it may be acting on the server. */
@@ -214,8 +220,10 @@ export class Transport {
         try {
           await committing;
         } catch (error) {
-          link.dispose();
-          throw error;
+          if (!spec.cleanup) {
+            link.dispose();
+            throw error;
+          }
         }
       }
       let retryReason: string;

@@ -7,6 +7,7 @@ import { conversationsSince, walkFloor, type WalkStats } from './conversation-wa
 import type { LandingWatch } from './landing-watch.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
 import { linkedSignal } from '../http/linked-signal.js';
 import { redact } from '../http/redact.js';
 import { deleteConversation } from './cleanup.js';
@@ -283,15 +284,19 @@ async function send(
         settled();
       }
       ctx.clock.observe(conversation.serverDate);
-      recorder.inOneCommit(() => {
-        recorder.conversationCreated(runId, item.key, conversation.ref, iso());
-        noteServedByEmulator(recorder, runId, item.target, ctx.emulatorNoted, conversation.servedByEmulator);
-        recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
-      });
+      await recordedOrCancelled(ctx, item, conversation.ref, undefined, () =>
+        recorder.inOneCommit(() => {
+          recorder.conversationCreated(runId, item.key, conversation.ref, iso());
+          noteServedByEmulator(recorder, runId, item.target, ctx.emulatorNoted, conversation.servedByEmulator);
+          recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
+        }),
+      );
       return conversation.ref;
     }
     const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true, onAttempt, idle: ctx.slot });
-    recorder.recordTurn(runId, item.key, index, { state: 'processing', text, questionId: added.id, polls: 0 });
+    await recordedOrCancelled(ctx, item, ref as string, added.id, () =>
+      recorder.recordTurn(runId, item.key, index, { state: 'processing', text, questionId: added.id, polls: 0 }),
+    );
     return ref as string;
   } catch (error) {
     const unknown = error instanceof OutcomeUnknownError || (error instanceof HttpStatusError && error.status >= 500);
@@ -572,10 +577,26 @@ function serverTimes(question: Question | undefined, conversation: Conversation)
 }
 
 /** Best effort, with its own deadline: the run's signal may already be aborted. */
+/**
+ * Records a question the server just took; when the store failed, cancels it before the storage error
+ * goes on: no record would show it, and nothing else would stop it.
+ */
+async function recordedOrCancelled(ctx: QuestionContext, item: QuestionItem, ref: string, questionId: string | undefined, record: () => void): Promise<void> {
+  try {
+    record();
+  } catch (error) {
+    if (!(error instanceof DsbenchError && error.exitCode === ExitCode.storage)) throw error;
+    ctx.log(`${item.key}: ${ref} was asked but could not be recorded: cancelling it on the server`);
+    await cancelOnServer(ctx, ref, item, questionId);
+    throw error;
+  }
+}
+
 async function cancelOnServer(ctx: QuestionContext, ref: string | undefined, item: QuestionItem, questionId?: string): Promise<void> {
   if (ref === undefined) return;
   try {
-    await ctx.client.cancel(ref, questionId, { signal: AbortSignal.timeout(30_000), persistent: true });
+    // Sent even when the store failed: the run stops, and nothing should keep running on the server for it.
+    await ctx.client.cancel(ref, questionId, { signal: AbortSignal.timeout(30_000), persistent: true, cleanup: true });
   } catch (error) {
     ctx.log(`${item.key}: could not cancel ${ref} on the server: ${error instanceof DsbenchError ? error.message : String(error)}`);
   }

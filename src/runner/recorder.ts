@@ -280,6 +280,11 @@ export interface Recorder {
    * request waits for it before it is sent; it rejects with the storage error when the commit failed.
    */
   committed(): Promise<void> | undefined;
+  /**
+   * `listener` hears at once of a commit that failed (a write that fails throws to its caller, but a commit
+   * runs after its writers returned): from then on every write and `committed()` fail with that error.
+   */
+  onCommitFailure(listener: (error: unknown) => void): void;
   /** What was recorded of the whole run, items finished before an interruption included. */
   tally(runId: number): RunTally;
   close(): void;

@@ -159,7 +159,16 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   } finally {
     await grading?.close();
     clearInterval(heartbeat);
-    if (!lost.signal.aborted) lease.release();
+    if (!lost.signal.aborted) {
+      try {
+        lease.release();
+      } catch (error) {
+        if (!(error instanceof DsbenchError && error.exitCode === ExitCode.storage)) throw error;
+        // The run's own outcome stands (a failed store is reported by it): a lease left behind goes stale,
+        // and a resume takes it over from a process that is gone.
+        log(`could not release the lease of run ${runId}: ${error.message}`);
+      }
+    }
   }
 }
 
@@ -590,11 +599,14 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
 function storageWatch(recorder: Recorder): { recorder: Recorder; broken: AbortSignal; fault: () => DsbenchError | undefined } {
   const broken = new AbortController();
   let fault: DsbenchError | undefined;
-  const watched = onMethodError(recorder, (error) => {
+  const note = (error: unknown) => {
     if (error instanceof DsbenchError && error.exitCode === ExitCode.storage && !fault) {
       fault = error;
       broken.abort();
     }
-  });
+  };
+  const watched = onMethodError(recorder, note);
+  // A commit runs after the writes it holds returned: its failure stops the run at once, not at the next write.
+  recorder.onCommitFailure(note);
   return { recorder: watched, broken: broken.signal, fault: () => fault };
 }

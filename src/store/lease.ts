@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { DsbenchError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import type { LeaseHolder, RunLease } from '../runner/recorder.js';
+import { storageErrorFrom } from './storage-error.js';
 
 interface LeaseRow {
   holder: string;
@@ -89,7 +90,11 @@ export function acquireLease(db: Database.Database, runId: number, options: Leas
       return row ? `pid ${row.pid} on host ${row.host} took it over at ${row.acquired_at}` : 'another process took it over and has released it';
     },
     release: () => {
-      if (db.open) release.run({ runId, holder: me.holder });
+      try {
+        if (db.open) release.run({ runId, holder: me.holder });
+      } catch (error) {
+        throw storageErrorFrom(error, db.name) ?? error;
+      }
     },
   };
 }

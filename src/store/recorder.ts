@@ -286,6 +286,7 @@ export class SqliteRecorder implements Recorder {
   private waiting: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
   /** A commit failed: what was recorded since the last one is lost, and every later write and send fails with this. */
   private fault: unknown;
+  private readonly commitFailureListeners: Array<(error: unknown) => void> = [];
 
   /** `file` names the database in the error of a commit that fails. */
   constructor(
@@ -318,6 +319,10 @@ export class SqliteRecorder implements Recorder {
       this.waiting = { promise, resolve, reject };
     }
     return this.waiting.promise;
+  }
+
+  onCommitFailure(listener: (error: unknown) => void): void {
+    this.commitFailureListeners.push(listener);
   }
 
   /**
@@ -357,6 +362,7 @@ export class SqliteRecorder implements Recorder {
       const waiting = this.waiting;
       this.waiting = undefined;
       waiting?.reject(this.fault);
+      for (const listener of this.commitFailureListeners) listener(this.fault);
     }
   };
 

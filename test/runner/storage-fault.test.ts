@@ -1,13 +1,15 @@
 // A database that fills up during a run: the run stops launching, cancels what it started on the server,
 // ends with a storage error (exit 6) naming the database, and is resumable without asking anything twice.
 // The disk is "full" for real: SQLite's max_page_count caps the run's own connection (SQLITE_FULL).
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { DsbenchError } from '../../src/http/errors.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore } from '../../src/store/index.js';
+import { ALICE } from '../helpers/emulator.js';
 import { CapturingReporter, cleanup, emulator, inlineSearch, op, runDefaults, runSuite, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
@@ -68,5 +70,42 @@ describe('a database that fills up during a run', () => {
     } finally {
       again.close();
     }
+  });
+});
+
+describe('a commit that fails (the disk fills as the write-ahead log grows)', () => {
+  it('stops the run at once, cancels what runs on the server although nothing more can be recorded, exits 6 naming the database', async () => {
+    // Answers of 0.1 to several seconds: when the first one ends, others are still running.
+    const e = await emulator({ timeScale: 0.02, medianMs: 40_000, sigma: 1, search: inlineSearch });
+    const dir = tempDir();
+    const dbPath = path.join(dir, 'runs.db');
+    const suitePath = path.join(dir, 'suite.yaml');
+    (await import('node:fs')).writeFileSync(suitePath, SUITE.replace('concurrency: 2', 'concurrency: 4'));
+    // dsbench may write files of at most 4 MB (RLIMIT_FSIZE; SIGXFSZ ignored, so a write past it fails with
+    // EFBIG, as on a full disk). Its write-ahead log is far smaller, until another connection grows it below.
+    const main = path.join(inject('builtCli').dir, 'dist/cli/main.js');
+    const child = spawn('sh', ['-c', `trap '' XFSZ; exec prlimit --fsize=${4 * 1024 * 1024} "$@"`, 'sh', process.execPath, main, 'run', suitePath, '--db', dbPath], {
+      // DSBENCH_DEBUG: a failure here shows where dsbench stopped.
+      env: { DSBENCH_DEBUG: '1', PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', SRC_ENDPOINT: e.url, SRC_ACCESS_TOKEN: ALICE },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await expect.poll(() => e.counters()[op('versioned', 'create')] ?? 0, { timeout: 20_000 }).toBe(4);
+    // 8 MB more in the log (no checkpoint: the log keeps growing): dsbench's next commit writes past its 4 MB.
+    const filler = new Database(dbPath);
+    filler.pragma('busy_timeout = 5000');
+    filler.pragma('wal_autocheckpoint = 0');
+    filler.exec('CREATE TABLE filler (b BLOB)');
+    filler.prepare('INSERT INTO filler VALUES (?)').run(Buffer.alloc(8 * 1024 * 1024));
+    filler.close();
+
+    expect(await exited, stderr).toBe(ExitCode.storage);
+    expect(stderr).toContain(`results database ${dbPath}: a disk error (SQLITE_IOERR`);
+    expect(e.counters()[op('versioned', 'create')]).toBeLessThan(8);
+    // What ran on the server was cancelled: the cancels went out although they could not wait for a commit.
+    expect(e.questionRecords().filter((q) => q.outcome === 'processing'), stderr).toEqual([]);
+    expect(e.questionRecords().some((q) => q.outcome === 'cancelled'), stderr).toBe(true);
   });
 });
