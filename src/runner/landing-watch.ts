@@ -65,8 +65,9 @@ export class LandingWatch {
   }
 
   /**
-   * Walks each list of `texts` once more, now, back to each text's earliest send (local epoch ms), and gives
-   * every conversation no item owns that any chain read, whatever its text: the end-of-run check.
+   * Walks each list of `texts` once more, now, back to each text's earliest send (local epoch ms), then (listed
+   * by last update) once again to catch up, and gives every conversation no item owns that any chain read,
+   * whatever its text: the end-of-run check.
    */
   async unownedNow(texts: ReadonlyMap<string, number>, signal: AbortSignal): Promise<Listed[]> {
     const needs = new Map<Chain, number>();
@@ -74,9 +75,12 @@ export class LandingWatch {
       const chain = this.chainOf(text);
       needs.set(chain, Math.min(needs.get(chain) ?? Infinity, sentLocal));
     }
-    const now = Date.now();
     // At once: one after another they made a long tail after the run's last item.
-    await Promise.all([...needs].map(([chain, need]) => this.walked(chain, need, now, signal)));
+    const walkAll = (notBefore: number) => Promise.all([...needs].map(([chain, need]) => this.walked(chain, need, notBefore, signal)));
+    await walkAll(Date.now());
+    // Listed by last update, a conversation updated while that walk ran (a late landing being answered) moved
+    // ahead of it; no later walk would read it: one more catch-up walk does (usually its first page).
+    if (this.client.api === 'versioned') await walkAll(Date.now());
     const found = new Map<string, Listed>();
     for (const chain of this.chains.values()) {
       for (const [ref, listed] of chain.unowned) if (!this.owned.has(ref)) found.set(ref, listed);
