@@ -88,58 +88,50 @@ describe.each(APIS)('LandingWatch (%s)', (api) => {
   });
 });
 
+/**
+ * A watch over a proxy that holds the first walk's second page a second, and one conversation of TEXT
+ * (`moved`) among 15 the run owns; `held` resolves as that page is held, for the test to update `moved`.
+ */
+async function midWalk() {
+  const e = await emulator(FAST);
+  const direct = client(e, 'versioned');
+  let second!: () => void;
+  const held = new Promise<void>((resolve) => (second = resolve));
+  let delayed = false;
+  const proxy = await startFaultProxy(e.url, (req) => {
+    if (req.operation !== op('versioned', 'list') || !req.body.includes('pageToken') || delayed) return { kind: 'forward' };
+    delayed = true;
+    second();
+    return { kind: 'forward', delayMs: 1000 };
+  });
+  proxies.push(proxy);
+  const clock = new ServerClock();
+  const owned = new Set<string>();
+  const watch = new LandingWatch(client(proxy.url, 'versioned'), clock, owned);
+  const sent = Date.now();
+  const [moved] = await asked(direct, clock, 1);
+  for (const ref of await asked(direct, clock, 15)) owned.add(ref);
+  // Updated while the walk waits for its second page: it is then newer than where the walk began.
+  const update = async () => {
+    await held;
+    await direct.addQuestion(moved as string, 'Which callers use retryPolicy?');
+  };
+  return { watch, sent, moved, update };
+}
+
 describe('LandingWatch (versioned, listed by last update)', () => {
   it('reads in its next walk a conversation that moved to the front while a walk ran', async () => {
-    const e = await emulator(FAST);
-    const direct = client(e, 'versioned');
-    let second!: () => void;
-    const held = new Promise<void>((resolve) => (second = resolve));
-    // The walk's second page reaches the server a second late.
-    const proxy = await startFaultProxy(e.url, (req) => {
-      if (req.operation !== op('versioned', 'list') || !req.body.includes('pageToken')) return { kind: 'forward' };
-      second();
-      return { kind: 'forward', delayMs: 1000 };
-    });
-    proxies.push(proxy);
-    const clock = new ServerClock();
-    const owned = new Set<string>();
-    const watch = new LandingWatch(client(proxy.url, 'versioned'), clock, owned);
-    const sent = Date.now();
-    const [moved] = await asked(direct, clock, 1);
-    for (const ref of await asked(direct, clock, 15)) owned.add(ref);
-
+    const { watch, sent, moved, update } = await midWalk();
     const first = watch.unowned(TEXT, sent, Date.now(), never);
-    await held;
-    // Updated while the walk waits for its second page: it is now newer than where the walk began.
-    await direct.addQuestion(moved as string, 'Which callers use retryPolicy?');
+    await update();
     expect((await first).map((l) => l.summary.ref)).toEqual([]);
     expect((await watch.unowned(TEXT, sent, Date.now(), never)).map((l) => l.summary.ref)).toEqual([moved]);
   });
 
   it('at the end of the run, reads a conversation that moved to the front while the last walk ran', async () => {
-    const e = await emulator(FAST);
-    const direct = client(e, 'versioned');
-    let second!: () => void;
-    const held = new Promise<void>((resolve) => (second = resolve));
-    let delayed = false;
-    // The end-of-run walk's second page reaches the server a second late (only that one).
-    const proxy = await startFaultProxy(e.url, (req) => {
-      if (req.operation !== op('versioned', 'list') || !req.body.includes('pageToken') || delayed) return { kind: 'forward' };
-      delayed = true;
-      second();
-      return { kind: 'forward', delayMs: 1000 };
-    });
-    proxies.push(proxy);
-    const clock = new ServerClock();
-    const owned = new Set<string>();
-    const watch = new LandingWatch(client(proxy.url, 'versioned'), clock, owned);
-    const sent = Date.now();
-    const [moved] = await asked(direct, clock, 1);
-    for (const ref of await asked(direct, clock, 15)) owned.add(ref);
-
+    const { watch, sent, moved, update } = await midWalk();
     const check = watch.unownedNow(new Map([[TEXT, sent]]), never);
-    await held;
-    await direct.addQuestion(moved as string, 'Which callers use retryPolicy?');
+    await update();
     expect((await check).map((l) => l.summary.ref)).toEqual([moved]);
   });
 });

@@ -9,7 +9,7 @@ import { writeReport } from '../../src/report/report.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { openStore } from '../../src/store/index.js';
 import { executeRun } from '../../src/runner/run.js';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { startFaultProxy, type FaultProxy, type ProxyAction, type ProxiedRequest } from '../helpers/fault-proxy.js';
 import { client, closeAll } from '../helpers/emulator.js';
 import { CrashError, crashingRecorder } from './fixtures/crash.js';
 import { asked, CapturingReporter, cleanup, runDefaults, emulator, inlineSearch, item, op, runSuite, suite, target, tempDir, turns } from './fixtures/harness.js';
@@ -20,6 +20,13 @@ afterEach(async () => {
   await closeAll();
   await cleanup();
 });
+
+/** A fault proxy in front of `url`, closed after the test. */
+async function proxied(url: string, decide: (req: ProxiedRequest) => ProxyAction): Promise<FaultProxy> {
+  const proxy = await startFaultProxy(url, decide);
+  proxies.push(proxy);
+  return proxy;
+}
 
 const ONE = (api: 'legacy' | 'versioned') => `
 name: lookup
@@ -55,10 +62,9 @@ describe.each(['legacy', 'versioned'] as const)('the lookup of a lost send (%s)'
   it('finds a create the proxy delivers after the connection broke, once its send window passed; asks nothing twice', async () => {
     const e = await emulator({ timeScale: 0.001, search: inlineSearch });
     let creates = 0;
-    const proxy = await startFaultProxy(e.url, (req) =>
+    const proxy = await proxied(e.url, (req) =>
       req.operation === op(api, 'create') && ++creates === 1 ? { kind: 'resetThenDeliver', delayMs: 300 } : { kind: 'forward' },
     );
-    proxies.push(proxy);
     const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 800 });
     try {
       const logs = run.reporter.logs.join('\n');
@@ -75,10 +81,9 @@ describe.each(['legacy', 'versioned'] as const)('the lookup of a lost send (%s)'
     const e = await emulator({ timeScale: 0.001, search: inlineSearch });
     let creates = 0;
     // The proxy holds the first create past the client's 300 ms timeout and delivers it at 500 ms.
-    const proxy = await startFaultProxy(e.url, (req) =>
+    const proxy = await proxied(e.url, (req) =>
       req.operation === op(api, 'create') && ++creates === 1 ? { kind: 'forward', delayMs: 500 } : { kind: 'forward' },
     );
-    proxies.push(proxy);
     const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 300 });
     try {
       const logs = run.reporter.logs.join('\n');
@@ -101,13 +106,12 @@ describe.each(['legacy', 'versioned'] as const)('a create that lands after it wa
     const secondCreate = new Promise<void>((resolve) => (reasked = resolve));
     // The first create is held past the client's timeout and its window, and reaches the server only once
     // the question was asked again.
-    const proxy = await startFaultProxy(e.url, (req) => {
+    const proxy = await proxied(e.url, (req) => {
       if (req.operation !== op(api, 'create')) return { kind: 'forward' };
       if (++creates === 1) return { kind: 'holdThenDeliver', until: secondCreate };
       reasked();
       return { kind: 'forward', replyDelayMs: 200 };
     });
-    proxies.push(proxy);
     const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 300 });
     try {
       const logs = run.reporter.logs.join('\n');
@@ -140,12 +144,11 @@ describe.each(['legacy', 'versioned'] as const)('the end-of-run check when the s
     let creates = 0;
     // The first create is reset before the server acts (a lost create); once it was asked again, every list
     // (the end-of-run check's) is refused.
-    const proxy = await startFaultProxy(e.url, (req) => {
+    const proxy = await proxied(e.url, (req) => {
       if (req.operation === op(api, 'create')) return ++creates === 1 ? { kind: 'reset' } : { kind: 'forward' };
       if (req.operation === op(api, 'list') && creates >= 2) return { kind: 'status', status: 400 };
       return { kind: 'forward' };
     });
-    proxies.push(proxy);
     const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 300 });
     try {
       const logs = run.reporter.logs.join('\n');
@@ -176,7 +179,7 @@ describe.each(['legacy', 'versioned'] as const)('a lost create whose item ends w
     // q2's answer takes 3 s, so the run outlasts the late landing below.
     const e = await emulator({ timeScale: 1, sigma: 0, medianMs: 3000, search: inlineSearch });
     let held = false;
-    const proxy = await startFaultProxy(e.url, (req) => {
+    const proxy = await proxied(e.url, (req) => {
       if (req.operation !== op(api, 'create') || held || !req.body.includes('retryPolicy')) return { kind: 'forward' };
       // q1's create times out after 1 s; its window would end 1 s later, but its item's time (500 ms, and
       // a second of grace for requests) runs out first, so it is never asked again. The create reaches the
@@ -184,7 +187,6 @@ describe.each(['legacy', 'versioned'] as const)('a lost create whose item ends w
       held = true;
       return { kind: 'holdThenDeliver', until: new Promise((resolve) => setTimeout(resolve, 2000)) };
     });
-    proxies.push(proxy);
     const loaded = await suite(`
 name: unowned
 defaults: { api: ${api}, concurrency: 2, poll: { strategy: fixed, interval: 50ms } }
@@ -220,7 +222,7 @@ describe('the end-of-run check for questions asked twice (versioned)', () => {
     let reasked!: () => void;
     const secondLong = new Promise<void>((resolve) => (reasked = resolve));
     const listStarts: number[] = [];
-    const proxy = await startFaultProxy(e.url, (req) => {
+    const proxy = await proxied(e.url, (req) => {
       if (req.operation === op(api, 'list')) {
         listStarts.push(performance.now());
         return { kind: 'forward', replyDelayMs: 300 };
@@ -234,7 +236,6 @@ describe('the end-of-run check for questions asked twice (versioned)', () => {
       }
       return ++shortCreates === 1 ? { kind: 'reset' } : { kind: 'forward' };
     });
-    proxies.push(proxy);
     const loaded = await suite(`
 name: twice
 defaults: { api: ${api}, concurrency: 1, poll: { strategy: fixed, interval: 20ms } }
@@ -268,10 +269,9 @@ describe.each(['legacy', 'versioned'] as const)('on resume, a create an earlier 
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     // q1's first create is held past its timeout and window (q1 is asked again), and lands only after the process died.
-    const proxy = await startFaultProxy(e.url, (req) =>
+    const proxy = await proxied(e.url, (req) =>
       req.operation === op(api, 'create') && req.body.includes('retryPolicy') && ++creates === 1 ? { kind: 'holdThenDeliver', until: released } : { kind: 'forward' },
     );
-    proxies.push(proxy);
     const loaded = await suite(`
 name: resume-lost
 defaults: { api: ${api}, concurrency: 1, poll: { strategy: fixed, interval: 20ms } }
@@ -420,11 +420,10 @@ describe.each(['legacy', 'versioned'] as const)('a lookup among repeats of one q
     let creates = 0;
     // Whichever create comes first acts, but its reply is held 800 ms; the second is reset before the
     // server sees it, and its lookup finds the first one's conversation, not yet claimed.
-    const proxy = await startFaultProxy(e.url, (req) => {
+    const proxy = await proxied(e.url, (req) => {
       if (req.operation !== op(api, 'create')) return { kind: 'forward' };
       return ++creates === 1 ? { kind: 'forward', replyDelayMs: 800 } : creates === 2 ? { kind: 'reset' } : { kind: 'forward' };
     });
-    proxies.push(proxy);
     const loaded = await suite(`
 name: repeats
 defaults: { api: ${api}, concurrency: 2, repeats: 2, poll: { strategy: fixed, interval: 20ms } }
@@ -452,12 +451,11 @@ describe.each(['legacy', 'versioned'] as const)('the first lookup of a lost crea
     const e = await emulator({ timeScale: 0.25, sigma: 0, medianMs: 20, search: inlineSearch });
     let creates = 0;
     let lists = 0;
-    const proxy = await startFaultProxy(e.url, (req) => {
+    const proxy = await proxied(e.url, (req) => {
       if (req.operation === op(api, 'list') && creates === 60) lists++;
       if (req.operation !== op(api, 'create')) return { kind: 'forward' };
       return ++creates === 60 ? { kind: 'reset' } : { kind: 'forward' };
     });
-    proxies.push(proxy);
     const loaded = await suite(`
 name: pages
 defaults: { api: ${api}, concurrency: 5, repeats: 60, poll: { strategy: fixed, interval: 10ms } }
