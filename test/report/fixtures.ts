@@ -150,20 +150,23 @@ export function recordRun(
   options: { info?: Partial<RunInfo>; targets?: TargetInfo[]; status?: 'completed' | 'running' | 'aborted' } = {},
 ): number {
   const r = store.recorder;
-  const runId = r.createRun(info(options.info), options.targets ?? TARGETS, scripts.map((s) => s.item));
+  const runInfo = info(options.info);
+  // Times after the run's own start: a run started on another day must not end before it began.
+  const after = (ms: number) => new Date(Date.parse(runInfo.startedAt) + ms).toISOString();
+  const runId = r.createRun(runInfo, options.targets ?? TARGETS, scripts.map((s) => s.item));
   for (const s of scripts) {
     if (s.leave === 'pending') continue;
-    r.itemStarted(runId, s.item.key, '2025-03-01T00:00:01.000Z');
-    if (s.item.kind === 'question') r.conversationCreated(runId, s.item.key, `c-${s.item.key}`, '2025-03-01T00:00:01.000Z');
+    r.itemStarted(runId, s.item.key, after(1_000));
+    if (s.item.kind === 'question') r.conversationCreated(runId, s.item.key, `c-${s.item.key}`, after(1_000));
     (s.turns ?? []).forEach((t, i) => r.recordTurn(runId, s.item.key, i, t));
     if (s.search) r.recordSearch(runId, s.item.key, s.search);
     if (s.leave === 'running') continue;
     if (s.expectations) r.recordExpectations(runId, s.item.key, s.expectations);
     const last = s.turns?.at(-1);
     const outcome = s.search ? s.search.verdict : last ? (last.state === 'sending' ? 'client_error' : last.state) : 'completed';
-    r.itemFinished(runId, s.item.key, outcome as never, '2025-03-01T00:00:05.000Z');
+    r.itemFinished(runId, s.item.key, outcome as never, after(5_000));
   }
-  if (options.status !== 'running') r.setRunStatus(runId, options.status ?? 'completed', '2025-03-01T01:00:00.000Z');
+  if (options.status !== 'running') r.setRunStatus(runId, options.status ?? 'completed', after(3_600_000));
   // Reports read through connections of their own: what was recorded is committed before they start.
   r.commit();
   return runId;
