@@ -221,7 +221,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   const { recorder, reporter } = options;
   const { runId, resumed, api, items, started, log } = opened;
   const resolved = options.suite.resolved;
-  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed.claimed.get(t.name), resumed.clocks.get(t.name), resumed.lostCreates.get(t.name))]));
+  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed)]));
 
   try {
     await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
@@ -431,10 +431,11 @@ function runtime(
   options: RunOptions,
   api: 'legacy' | 'versioned',
   resolved: LoadedSuite['resolved'],
-  claimed = new Set<string>(),
-  clock = new ServerClock(),
-  lostCreates = new Map<string, number>(),
+  resumed: Resumed,
 ): TargetRuntime {
+  const claimed = resumed.claimed.get(target.name) ?? new Set<string>();
+  const clock = resumed.clocks.get(target.name) ?? new ServerClock();
+  const lostCreates = resumed.lostCreates.get(target.name) ?? new Map<string, number>();
   const concurrency = options.concurrency ?? resolved.concurrency;
   const searchConcurrency = options.searchConcurrency ?? resolved.searchConcurrency;
   const shared = {
