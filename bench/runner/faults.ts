@@ -8,6 +8,7 @@
 // the ratio up to that start (what throughput under faults sets).
 // Usage: node --import tsx bench/runner/faults.ts [--quick] [--rounds N] [--questions N] [--request-timeout 2s]
 //   [--retry-base-delay D] (given to both runs of a round: what the retry backoff costs under faults)
+//   [--faults 503|reset] (only that half of the mix: what each kind of fault costs on its own)
 import os from 'node:os';
 import Database from 'better-sqlite3';
 import path from 'node:path';
@@ -26,7 +27,16 @@ const ROUNDS = Number(arg('--rounds') ?? (quick ? 2 : 3));
 const REQUEST_TIMEOUT = arg('--request-timeout') ?? '2s';
 const RETRY_BASE_DELAY = arg('--retry-base-delay');
 const CONCURRENCY = 200;
-const FAULTS = ['--fault-rate-503', '0.05', '--fault-rate-reset', '0.05'];
+const KINDS = {
+  both: { flags: ['--fault-rate-503', '0.05', '--fault-rate-reset', '0.05'], said: '5% HTTP 503 and 5% connection resets before the server acts' },
+  // Not acted on, provably: retried after the backoff, no landing window, no lookup.
+  '503': { flags: ['--fault-rate-503', '0.05'], said: '5% HTTP 503 only' },
+  // A create's outcome unknown: looked for, and asked again only once its landing window passed.
+  reset: { flags: ['--fault-rate-reset', '0.05'], said: '5% connection resets before the server acts only' },
+} as const;
+const kind = arg('--faults') ?? 'both';
+if (!Object.hasOwn(KINDS, kind)) throw new Error(`--faults must be one of ${Object.keys(KINDS).join(', ')}, not "${kind}"`);
+const FAULTS = KINDS[kind as keyof typeof KINDS];
 
 const [main] = transpile('dsbench-faults-bench', ['src/cli/main.ts']) as [string];
 
@@ -80,7 +90,7 @@ async function conversationsOn(url: string, token: string): Promise<number> {
 }
 
 async function once(faulty: boolean, round: number): Promise<Outcome> {
-  const emulator = await startEmulator(main, faulty ? FAULTS : []);
+  const emulator = await startEmulator(main, faulty ? [...FAULTS.flags] : []);
   try {
     const db = path.join(benchDir, `faults-${round}-${faulty}.db`);
     const run = await measure([main, 'run', writeSuite(QUESTIONS, { concurrency: CONCURRENCY }), '--db', db, '--json', '--request-timeout', REQUEST_TIMEOUT, ...(RETRY_BASE_DELAY ? ['--retry-base-delay', RETRY_BASE_DELAY] : [])], {
@@ -129,9 +139,9 @@ for (let round = 0; round < ROUNDS; round++) {
   process.stderr.write(`round ${round + 1}: ${row.cleanS.toFixed(1)} s clean, ${row.faultyS.toFixed(1)} s faulty (× ${row.wall.toFixed(2)}; its last ${row.tailS.toFixed(1)} s after its last item started; × ${row.starts.toFixed(2)} up to that start), CPU × ${row.cpu.toFixed(2)}, ${row.lost} lost, ${row.extra} extra creates (dsbench found ${row.unowned}), ${row.shared} items sharing a conversation\n`);
 }
 
-process.stdout.write(`### Under 10% transport faults (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
+process.stdout.write(`### Under ${kind === 'both' ? '10% transport faults' : FAULTS.said} (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
 
-${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, --request-timeout ${REQUEST_TIMEOUT}${RETRY_BASE_DELAY ? `, --retry-base-delay ${RETRY_BASE_DELAY}` : ''}, ${ROUNDS} paired rounds; faults: 5% HTTP 503 and 5% connection resets before the server acts, on every request; medians (min-max).
+${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, --request-timeout ${REQUEST_TIMEOUT}${RETRY_BASE_DELAY ? `, --retry-base-delay ${RETRY_BASE_DELAY}` : ''}, ${ROUNDS} paired rounds; faults: ${FAULTS.said}, on every request; medians (min-max).
 
 | fault-free wall s | faulty wall s | of it after the last item started, s | wall, faulty ÷ fault-free | up to the last item's start, faulty ÷ fault-free | CPU, faulty ÷ fault-free | items lost | creates beyond one per item | of them found by dsbench's end-of-run check | items sharing a conversation |
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
