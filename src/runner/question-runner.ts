@@ -54,6 +54,12 @@ export interface QuestionContext {
    */
   sendWindowMs: number;
   /**
+   * Local epoch ms by which the run's earlier processes had given up all their sends (they released the
+   * run or are gone), when known: a resumed send was given up then at the latest, if its timeout had not
+   * run out before.
+   */
+  earlierSendsGivenUpBy?: number | undefined;
+  /**
    * The item's concurrency slot: given up while a send not found waits out its window (only a create still
    * in flight on the server then can land late), and while a send waits to be retried after an attempt
    * the server did not act on (nothing of it is on the server); taken again before the next request.
@@ -151,8 +157,9 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
         let resumed = current === start.next && start.pending === 'poll';
         if (current === start.next && start.pending === 'maybe-sent') {
           if (current === 0) noteLostCreate(ctx, item, text, start.sentAt);
-          // The dead process gave the send up at the latest when its request timeout ran out.
-          const looked = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, Date.parse(start.sentAt ?? '') + ctx.sendWindowMs, until);
+          // The earlier process gave the send up at the latest when its request timeout ran out, or when it ended.
+          const givenUpAt = Math.min(Date.parse(start.sentAt ?? '') + ctx.sendWindowMs, ctx.earlierSendsGivenUpBy ?? Infinity);
+          const looked = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, givenUpAt, until);
           if (looked.ref !== undefined) [ref, resumed] = [looked.ref, true];
           else ctx.log(`${item.key}: ${looked.said}; turn ${current} is not on the server and its send can no longer land: asking it`);
         }

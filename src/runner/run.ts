@@ -155,7 +155,7 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   }, (options.lease ?? LEASE).heartbeatMs).unref();
   try {
     options.onRunOpened?.(runId);
-    return await followRun(options, { runId, resumed, api, sendWindowMs, items, started, log, lost: lost.signal, grading, storageFault: storage.fault });
+    return await followRun(options, { runId, resumed, api, sendWindowMs, earlierSendsGivenUpBy: lease.earlierSendsGivenUpBy, items, started, log, lost: lost.signal, grading, storageFault: storage.fault });
   } finally {
     await grading?.close();
     clearInterval(heartbeat);
@@ -208,6 +208,8 @@ interface OpenedRun {
   resumed: Resumed;
   api: Api;
   sendWindowMs: number;
+  /** See RunLease.earlierSendsGivenUpBy. */
+  earlierSendsGivenUpBy: number | undefined;
   items: Iterable<WorkItem>;
   started: number;
   log: (message: string) => void;
@@ -233,7 +235,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
       if (!pending(item)) alreadyDone++;
     }
     reporter.onRunStart?.({ runId, total, alreadyDone, targets: options.targets.map((t) => t.name) });
-    const ctx: LaunchContext = { options, runId, sendWindowMs: opened.sendWindowMs, log, grading: opened.grading, grades: new Set() };
+    const ctx: LaunchContext = { options, runId, sendWindowMs: opened.sendWindowMs, earlierSendsGivenUpBy: opened.earlierSendsGivenUpBy, log, grading: opened.grading, grades: new Set() };
     await Promise.all([
       ...workers(items, pending, runtimes, (item, r, slot) => launch(item, r, resumed.unfinished.get(item.key), ctx, slot)),
       ...resumed.toDelete.map((item) => {
@@ -489,6 +491,7 @@ interface LaunchContext {
   options: RunOptions;
   runId: number;
   sendWindowMs: number;
+  earlierSendsGivenUpBy: number | undefined;
   log: (m: string) => void;
   grading: RunGrading | undefined;
   /** Gradings still running; the run waits for them before its verdict. */
@@ -579,7 +582,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     summary =
       item.kind === 'question'
         ? await runQuestion(
-            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, lostCreates: r.lostCreates, creates: r.creates, landings: r.landings, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, slot, log },
+            { runId, recorder: options.recorder, client: r.client, schedule: r.schedule, gate: r.gate, claimed: r.claimed, lostCreates: r.lostCreates, creates: r.creates, landings: r.landings, cleanup: options.cleanup, signal: options.abort, timeScale: r.target.timeScale, emulated: r.target.emulated, clock: r.clock, emulatorNoted: r.emulatorNoted, sendWindowMs: ctx.sendWindowMs, earlierSendsGivenUpBy: ctx.earlierSendsGivenUpBy, slot, log },
             { key: item.key, target: item.target, question: item.question },
             resume,
           )

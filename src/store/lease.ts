@@ -66,24 +66,31 @@ export function acquireLease(db: Database.Database, runId: number, options: Leas
   const beat = db.prepare('UPDATE run_leases SET heartbeat_at = @at WHERE run_id = @runId AND holder = @holder');
   const release = db.prepare('DELETE FROM run_leases WHERE run_id = @runId AND holder = @holder');
 
-  const takeover = db
-    .transaction((): string | undefined => {
+  const { takeover, earlierSendsGivenUpBy } = db
+    .transaction((): { takeover: string | undefined; earlierSendsGivenUpBy: number | undefined } => {
       const row = select.get(runId);
       const now = Date.now();
-      let why: string | undefined;
-      if (row) {
-        const silentMs = now - Date.parse(row.heartbeat_at);
-        if (row.host === me.host && !isAlive(row.pid)) why = `process ${row.pid} is gone`;
-        else if (!(silentMs <= options.staleMs)) why = `its heartbeat stopped ${Math.round(silentMs / 1000)} s ago`;
-        else throw new RunHeldError(runId, holderOf(row), options.staleMs);
+      if (!row) {
+        take.run({ runId, ...me, at: new Date(now).toISOString() });
+        return { takeover: undefined, earlierSendsGivenUpBy: now };
       }
+      const silentMs = now - Date.parse(row.heartbeat_at);
+      const gone = row.host === me.host && !isAlive(row.pid);
+      let why: string;
+      if (gone) why = `process ${row.pid} is gone`;
+      else if (!(silentMs <= options.staleMs)) why = `its heartbeat stopped ${Math.round(silentMs / 1000)} s ago`;
+      else throw new RunHeldError(runId, holderOf(row), options.staleMs);
       take.run({ runId, ...me, at: new Date(now).toISOString() });
-      return row && why ? `took over run ${runId} from pid ${row.pid} on host ${row.host} (held since ${row.acquired_at}): ${why}` : undefined;
+      return {
+        takeover: `took over run ${runId} from pid ${row.pid} on host ${row.host} (held since ${row.acquired_at}): ${why}`,
+        earlierSendsGivenUpBy: gone ? now : undefined,
+      };
     })
     .immediate();
 
   return {
     takeover,
+    earlierSendsGivenUpBy,
     heartbeat: () => {
       if (beat.run({ runId, holder: me.holder, at: new Date().toISOString() }).changes > 0) return undefined;
       const row = select.get(runId);

@@ -1,15 +1,13 @@
 // The run's lease: a second process on a held run is refused at once (exit 7) naming the holder; a dead or
 // silent holder is taken over and the takeover logged; other runs and reports are never blocked.
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { RunHeldError } from '../../src/store/lease.js';
 import { listRuns, openStore } from '../../src/store/index.js';
 import { PACED } from '../helpers/emulator.js';
-import { asked, CapturingReporter, cleanup, emulator, runSuite, suite, target, tempDir } from './fixtures/harness.js';
+import { asked, CapturingReporter, cleanup, deadPid, emulator, runSuite, setLease, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -23,20 +21,6 @@ questions:
   - { id: q4, question: Where is isRetryableStatus implemented? }
 `;
 
-/** A pid that is provably not running: a child that has exited. */
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', '']);
-  return child.pid as number;
-}
-
-function setLease(dbPath: string, runId: number, row: { pid: number; host: string; heartbeatAgoMs: number }): void {
-  const db = new Database(dbPath);
-  const at = new Date(Date.now() - row.heartbeatAgoMs).toISOString();
-  db.prepare(`INSERT INTO run_leases (run_id, holder, pid, host, acquired_at, heartbeat_at) VALUES (?, 'other', ?, ?, ?, ?)
-    ON CONFLICT (run_id) DO UPDATE SET holder = 'other', pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at`).run(runId, row.pid, row.host, at, at);
-  db.prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?").run(runId);
-  db.close();
-}
 
 describe('the lease of a run', () => {
   it('refuses a second process on a run that is being run, at once, naming the holder; it asks nothing', async () => {

@@ -1,6 +1,7 @@
 // Resume in process, from crashes at exact points (a recorder that dies): finished items stay, a
 // conversation that exists is re-polled by its stored id, a turn that may have been sent is looked for,
 // and nothing is asked twice. The SIGKILL proof with a real process is in test/e2e/run-resume-kill.test.ts.
+import { hostname } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { openStore } from '../../src/store/index.js';
 import { CrashError, crashingRecorder, type CrashPoint } from './fixtures/crash.js';
 import {
   CapturingReporter,
+  deadPid,
   expectations,
   asked,
   cleanup,
@@ -24,6 +26,7 @@ import {
   op,
   runRow,
   runSuite,
+  setLease,
   suite,
   target,
   tempDir,
@@ -59,7 +62,7 @@ interface Crashed {
 }
 
 /** Runs until the crash point, then leaves the database as a killed process would. */
-async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: CrashPoint, extra: { api?: 'legacy' | 'versioned'; cleanup?: boolean } = {}): Promise<Crashed> {
+async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: CrashPoint, extra: { api?: 'legacy' | 'versioned'; cleanup?: boolean } = {}, sendWindowMs = SEND_WINDOW_MS): Promise<Crashed> {
   const dbPath = path.join(tempDir(), 'runs.db');
   const store = openStore(dbPath);
   const stop = new AbortController();
@@ -77,7 +80,7 @@ async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: Cra
       abort: new AbortController().signal,
       retry: { baseDelayMs: 1, maxDelayMs: 20 },
       // A send may land up to this long after it was made: a resume waits that long before asking again.
-      requestTimeoutMs: SEND_WINDOW_MS,
+      requestTimeoutMs: sendWindowMs,
       ...extra,
     });
     throw new Error('the run ended without reaching its crash point');
@@ -256,6 +259,46 @@ questions:
     } finally {
       run.close();
     }
+  });
+});
+
+describe('how long a resume waits for a send of the process before it', () => {
+  // Long enough that one window and two are told apart on a loaded machine.
+  const WINDOW_MS = 1500;
+  const crashAfterSending = { method: 'recordTurn', when: turnIs('main/question/q1/0', 0, 'sending'), at: 'after' } as const;
+
+  /** Resumes a run that died just after recording a create as being sent (never sent): how long the resume took. */
+  async function resumeAfterCrash(leaveLease: (crashed: Crashed) => void): Promise<{ ms: number; creates: number }> {
+    const e = await emulator(NOW_FAST);
+    const crashed = await runUntilCrash(e, await suite(SUITE), crashAfterSending, {}, WINDOW_MS);
+    leaveLease(crashed);
+    const begun = performance.now();
+    const run = await runSuite(crashed.loaded, [target({ name: 'main', emulator: e })], { dbPath: crashed.dbPath, resumeRunId: crashed.runId, requestTimeoutMs: WINDOW_MS });
+    const ms = performance.now() - begun;
+    try {
+      expect(run.result.exitCode, JSON.stringify(run.reporter.logs)).toBe(ExitCode.ok);
+      return { ms, creates: e.counters()[op('versioned', 'create')] ?? 0 };
+    } finally {
+      run.close();
+    }
+  }
+
+  // The send may still land up to a request timeout after it was given up; the process gave it up when its
+  // own timeout ran out or, at the latest, when it ended: before the resume took the lease.
+  it.each([
+    ['released the lease', () => undefined],
+    ['is provably gone (same host, pid not running)', (c: Crashed) => setLease(c.dbPath, c.runId, { pid: deadPid(), host: hostname(), heartbeatAgoMs: 0 })],
+  ])('one request timeout after taking the run over, not two after the send, when the process %s', async (_why, leaveLease) => {
+    const { ms, creates } = await resumeAfterCrash(leaveLease);
+    expect(creates).toBe(2);
+    expect(ms).toBeGreaterThanOrEqual(WINDOW_MS - 50);
+    expect(ms).toBeLessThan(1.6 * WINDOW_MS);
+  });
+
+  it('two request timeouts after the send when the holder only went silent (it may be alive on another host)', async () => {
+    const { ms, creates } = await resumeAfterCrash((c) => setLease(c.dbPath, c.runId, { pid: 1, host: 'ci-runner-7', heartbeatAgoMs: 120_000 }));
+    expect(creates).toBe(2);
+    expect(ms).toBeGreaterThanOrEqual(1.7 * WINDOW_MS);
   });
 });
 
