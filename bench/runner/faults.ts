@@ -13,7 +13,7 @@ import os from 'node:os';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { transpile } from '../lib/transpile.js';
-import { benchDir, measure, spread, startEmulator, writeSuite, type Measured } from './processes.js';
+import { benchDir, measure, spread, startEmulator, writeSuite, type Emulator, type Measured } from './processes.js';
 
 const quick = process.argv.includes('--quick');
 const arg = (name: string) => {
@@ -71,9 +71,14 @@ async function retried(url: string, init: RequestInit): Promise<Response> {
 }
 
 /** Every conversation on the emulator, counted through its own list (faults switched off first). */
-async function conversationsOn(url: string, token: string): Promise<number> {
+async function conversationsOn({ url, token, adminToken }: Emulator): Promise<number> {
   const headers = { authorization: `token ${token}`, 'content-type': 'application/json', 'connect-protocol-version': '1' };
-  await retried(`${url}/-/emulator/faults`, { method: 'PATCH', headers, body: JSON.stringify({ http: { rate503: 0, rateReset: 0 } }) });
+  const off = await retried(`${url}/-/emulator/faults`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ http: { rate503: 0, rateReset: 0 } }),
+  });
+  if (!off.ok) throw new Error(`switching the emulator's faults off failed: HTTP ${off.status} ${await off.text()}`);
   let count = 0;
   let pageToken: string | undefined;
   do {
@@ -108,7 +113,7 @@ async function once(faulty: boolean, round: number): Promise<Outcome> {
     const tailS = (Date.parse(times.ended) - Date.parse(times.lastStart)) / 1000;
     const startsS = (Date.parse(times.lastStart) - Date.parse(times.started)) / 1000;
     const unowned = Object.values(result.targets).reduce((sum, t) => sum + t.unownedConversations, 0);
-    return { run, completed, conversations: await conversationsOn(emulator.url, emulator.token), shared, unowned, tailS, startsS };
+    return { run, completed, conversations: await conversationsOn(emulator), shared, unowned, tailS, startsS };
   } finally {
     emulator.stop();
   }

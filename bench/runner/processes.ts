@@ -1,6 +1,7 @@
 // Whole processes for the runner's benchmarks: an emulator in its own process, and measured children
 // that report their own CPU time and peak RSS as they exit (so the figures are theirs alone).
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,8 @@ import { createInterface } from 'node:readline';
 export interface Emulator {
   url: string;
   token: string;
+  /** Of its admin interface (counters, faults): `Authorization: Bearer <adminToken>`. */
+  adminToken: string;
   stop: () => void;
 }
 
@@ -38,7 +41,8 @@ function node(args: string[], env: Record<string, string> = {}) {
 export async function startEmulator(main: string, extra: string[] = []): Promise<Emulator> {
   const corpus = mkdtempSync(path.join(dir, 'corpus-'));
   mkdirSync(corpus, { recursive: true });
-  const child = node([main, 'emulator', '--port', '0', '--json', '--time-scale', '1e-9', '--corpus', corpus, ...extra]);
+  const adminToken = randomUUID();
+  const child = node([main, 'emulator', '--port', '0', '--json', '--time-scale', '1e-9', '--corpus', corpus, ...extra], { DSBENCH_EMULATOR_ADMIN_TOKEN: adminToken });
   child.stderr!.resume();
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
@@ -46,7 +50,7 @@ export async function startEmulator(main: string, extra: string[] = []): Promise
   });
   const info = JSON.parse(line) as { url: string; tokens: Array<{ token: string; scopes: string[] }> };
   const token = info.tokens.find((t) => t.scopes.includes('externalapi:write'))?.token ?? '';
-  return { url: info.url, token, stop: () => child.kill('SIGTERM') };
+  return { url: info.url, token, adminToken, stop: () => child.kill('SIGTERM') };
 }
 
 /**
