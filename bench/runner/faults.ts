@@ -13,7 +13,7 @@ import os from 'node:os';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { transpile } from '../lib/transpile.js';
-import { benchDir, measure, spread, startEmulator, writeSuite, type Emulator, type Measured } from './processes.js';
+import { benchDir, conversationsOn, measure, spread, startEmulator, writeSuite, type Measured } from './processes.js';
 
 const quick = process.argv.includes('--quick');
 const arg = (name: string) => {
@@ -56,42 +56,6 @@ interface Outcome {
   tailS: number;
   /** Seconds from the run's start to the start of its last item: the part that throughput sets. */
   startsS: number;
-}
-
-/** A request of the bench itself, retried: the emulator's faults hit it too until they are switched off. */
-async function retried(url: string, init: RequestInit): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const res = await fetch(url, init);
-      if (res.ok || attempt >= 20) return res;
-    } catch (error) {
-      if (attempt >= 20) throw error;
-    }
-  }
-}
-
-/** Every conversation on the emulator, counted through its own list (faults switched off first). */
-async function conversationsOn({ url, token, adminToken }: Emulator): Promise<number> {
-  const headers = { authorization: `token ${token}`, 'content-type': 'application/json', 'connect-protocol-version': '1' };
-  const off = await retried(`${url}/-/emulator/faults`, {
-    method: 'PATCH',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ http: { rate503: 0, rateReset: 0 } }),
-  });
-  if (!off.ok) throw new Error(`switching the emulator's faults off failed: HTTP ${off.status} ${await off.text()}`);
-  let count = 0;
-  let pageToken: string | undefined;
-  do {
-    const res = await retried(`${url}/api/deepsearch.v1.Service/ListConversationSummaries`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ parent: 'users/~self', pageSize: 1000, ...(pageToken && { pageToken }) }),
-    });
-    const page = (await res.json()) as { conversationSummaries?: unknown[]; nextPageToken?: string };
-    count += page.conversationSummaries?.length ?? 0;
-    pageToken = page.nextPageToken;
-  } while (pageToken);
-  return count;
 }
 
 async function once(faulty: boolean, round: number): Promise<Outcome> {

@@ -5,8 +5,9 @@ import { measurePolling, type PollingFigures } from './polling.js';
 import { measureThroughput, type ThroughputFigures } from './throughput.js';
 
 // The runner's benchmarks: polling against a fixed 3 s poll, latency truth, end-to-end throughput, CPU per
-// question against a bare loop (cpu.ts), wall time under 10% transport faults (faults.ts) and peak RSS as
-// the run grows (memory.ts, full mode only: several minutes at 100,000 questions).
+// question against a bare loop (cpu.ts), wall time under 10% transport faults (faults.ts), how long a resume
+// right after a crash waits (resume-wait.ts) and peak RSS as the run grows (memory.ts, full mode only:
+// several minutes at 100,000 questions).
 // Usage: node --import tsx bench/runner/index.ts [--quick]
 
 const quick = process.argv.includes('--quick');
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   const child = (file: string, args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', file, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   lines.push(child('bench/runner/cpu.ts', quick ? ['--questions', '1000', '--rounds', '1'] : []));
   lines.push(child('bench/runner/faults.ts', quick ? ['--questions', '500', '--rounds', '1'] : []));
+  lines.push(child('bench/runner/resume-wait.ts', quick ? ['--questions', '1000', '--rounds', '1', '--request-timeout', '2s'] : []));
   if (!quick) lines.push(child('bench/runner/memory.ts', []));
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);

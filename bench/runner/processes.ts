@@ -53,6 +53,47 @@ export async function startEmulator(main: string, extra: string[] = []): Promise
   return { url: info.url, token, adminToken, stop: () => child.kill('SIGTERM') };
 }
 
+/** A request of the bench itself, retried: the emulator's faults hit it too until they are switched off. */
+async function retried(url: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(url, init);
+      if (res.ok || attempt >= 20) return res;
+    } catch (error) {
+      if (attempt >= 20) throw error;
+    }
+  }
+}
+
+/** Switches the emulator's HTTP faults off, through its admin interface. */
+export async function faultsOff({ url, adminToken }: Emulator): Promise<void> {
+  const off = await retried(`${url}/-/emulator/faults`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ http: { rate503: 0, rateReset: 0 } }),
+  });
+  if (!off.ok) throw new Error(`switching the emulator's faults off failed: HTTP ${off.status} ${await off.text()}`);
+}
+
+/** Every conversation on the emulator, counted through its own list (faults switched off first). */
+export async function conversationsOn(emulator: Emulator): Promise<number> {
+  await faultsOff(emulator);
+  const headers = { authorization: `token ${emulator.token}`, 'content-type': 'application/json', 'connect-protocol-version': '1' };
+  let count = 0;
+  let pageToken: string | undefined;
+  do {
+    const res = await retried(`${emulator.url}/api/deepsearch.v1.Service/ListConversationSummaries`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ parent: 'users/~self', pageSize: 1000, ...(pageToken && { pageToken }) }),
+    });
+    const page = (await res.json()) as { conversationSummaries?: unknown[]; nextPageToken?: string };
+    count += page.conversationSummaries?.length ?? 0;
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return count;
+}
+
 /**
  * Runs `node args` to its end; its own CPU and peak RSS as it reported them. With `killWhen`, checked every
  * 250 ms, the process is killed (SIGKILL, as a crash) once it says so; it then reports no usage.
