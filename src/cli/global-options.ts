@@ -50,8 +50,9 @@ export function transportSettings(argv: GlobalArgs): { retry: Partial<RetryPolic
     }
     retry.maxAttempts = argv.maxAttempts;
   }
-  if (argv.retryBaseDelay !== undefined) retry.baseDelayMs = parseDuration(argv.retryBaseDelay, '--retry-base-delay');
-  if (argv.maxRetryDelay !== undefined) retry.maxDelayMs = parseDuration(argv.maxRetryDelay, '--max-retry-delay');
+  // 0: retries at once (a local emulator), which the retry policy allows.
+  if (argv.retryBaseDelay !== undefined) retry.baseDelayMs = parseDuration(argv.retryBaseDelay, '--retry-base-delay', { zero: true });
+  if (argv.maxRetryDelay !== undefined) retry.maxDelayMs = parseDuration(argv.maxRetryDelay, '--max-retry-delay', { zero: true });
   const timeoutMs = argv.requestTimeout !== undefined ? parseDuration(argv.requestTimeout, '--request-timeout') : undefined;
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--request-timeout must be longer than 0');
   const maxReplyBytes = argv.maxReplySize !== undefined ? parseSize(argv.maxReplySize, '--max-reply-size') : undefined;

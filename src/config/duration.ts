@@ -22,6 +22,11 @@ export const DURATION_HELP = 'a number of seconds (90) or a string with units: 5
 
 /** Milliseconds of a duration given as seconds (number) or text with units; undefined when it is not a positive duration. */
 export function durationToMs(value: number | string): number | undefined {
+  const ms = durationOrZeroMs(value);
+  return ms !== undefined && ms > 0 ? ms : undefined;
+}
+
+function durationOrZeroMs(value: number | string): number | undefined {
   let ms: number;
   if (typeof value === 'number') {
     ms = value * 1000;
@@ -31,14 +36,15 @@ export function durationToMs(value: number | string): number | undefined {
     ms = UNIT_MS.reduce((sum, unit, i) => sum + Number(match[i + 1] ?? 0) * unit, 0);
   }
   const rounded = Math.round(ms);
-  return Number.isFinite(rounded) && rounded > 0 ? rounded : undefined;
+  return Number.isFinite(rounded) && rounded >= 0 ? rounded : undefined;
 }
 
 /** For command-line flags: a duration in milliseconds, or a UsageError naming where the bad value came from. */
-export function parseDuration(value: string, source: string): number {
+export function parseDuration(value: string, source: string, options: { zero?: boolean } = {}): number {
   const trimmed = value.trim();
-  const ms = durationToMs(/^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed);
-  if (ms === undefined) throw new UsageError(`${source}: "${value}" is not a positive duration; use ${DURATION_HELP}`);
+  const given = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed;
+  const ms = options.zero ? durationOrZeroMs(given) : durationToMs(given);
+  if (ms === undefined) throw new UsageError(`${source}: "${value}" is not a ${options.zero ? '' : 'positive '}duration; use ${DURATION_HELP}`);
   if (ms > MAX_TIMER_MS) throw new UsageError(`${source}: "${value}" is ${tooLong(ms)}`);
   return ms;
 }

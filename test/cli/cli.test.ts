@@ -49,6 +49,12 @@ describe.concurrent('dsbench CLI', () => {
     expect(run.stderr).toContain('after 3 attempts');
   });
 
+  it('--retry-base-delay 0 retries at once, and still gives up after --max-attempts', async () => {
+    const run = await dsbench(['conversations', 'delete', '140', '--endpoint', await closedPort(), '--max-attempts', '3', '--retry-base-delay', '0'], asAdmin);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('after 3 attempts');
+  });
+
   it('--max-attempts 1 makes one attempt', async () => {
     const run = await dsbench(['conversations', 'delete', '140', '--endpoint', await closedPort(), '--max-attempts', '1'], asAdmin);
     expect(run.code).toBe(3);
@@ -58,7 +64,8 @@ describe.concurrent('dsbench CLI', () => {
 
   it.each([
     [['--max-attempts', '0'], '--max-attempts must be an integer from 1 to 100'],
-    [['--retry-base-delay', 'soon'], '--retry-base-delay'],
+    [['--retry-base-delay', 'soon'], '--retry-base-delay: "soon" is not a duration'],
+    [['--max-retry-delay', '1 week'], '--max-retry-delay: "1 week" is not a duration'],
     [['--request-timeout', '0'], '--request-timeout'],
   ])('retry flags %j are checked: exit 2', async (flags, message) => {
     const run = await dsbench(['conversations', 'list', '--endpoint', fast.url, ...flags], asAdmin);
