@@ -70,21 +70,20 @@ export function acquireLease(db: Database.Database, runId: number, options: Leas
     .transaction((): { takeover: string | undefined; earlierSendsGivenUpBy: number | undefined } => {
       const row = select.get(runId);
       const now = Date.now();
-      if (!row) {
-        take.run({ runId, ...me, at: new Date(now).toISOString() });
-        return { takeover: undefined, earlierSendsGivenUpBy: now };
+      const gone = row !== undefined && row.host === me.host && !isAlive(row.pid);
+      let takeover: string | undefined;
+      if (row) {
+        const silentMs = now - Date.parse(row.heartbeat_at);
+        let why: string;
+        if (gone) why = `process ${row.pid} is gone`;
+        else if (!(silentMs <= options.staleMs)) why = `its heartbeat stopped ${Math.round(silentMs / 1000)} s ago`;
+        else throw new RunHeldError(runId, holderOf(row), options.staleMs);
+        takeover = `took over run ${runId} from pid ${row.pid} on host ${row.host} (held since ${row.acquired_at}): ${why}`;
       }
-      const silentMs = now - Date.parse(row.heartbeat_at);
-      const gone = row.host === me.host && !isAlive(row.pid);
-      let why: string;
-      if (gone) why = `process ${row.pid} is gone`;
-      else if (!(silentMs <= options.staleMs)) why = `its heartbeat stopped ${Math.round(silentMs / 1000)} s ago`;
-      else throw new RunHeldError(runId, holderOf(row), options.staleMs);
       take.run({ runId, ...me, at: new Date(now).toISOString() });
-      return {
-        takeover: `took over run ${runId} from pid ${row.pid} on host ${row.host} (held since ${row.acquired_at}): ${why}`,
-        earlierSendsGivenUpBy: gone ? now : undefined,
-      };
+      // A holder that released the run (after its clients closed) or is gone sent nothing after now; one that
+      // only went silent may be alive on another host.
+      return { takeover, earlierSendsGivenUpBy: !row || gone ? now : undefined };
     })
     .immediate();
 
