@@ -2,8 +2,9 @@
 // connection resets (creates whose outcome is unknown, each waiting out a landing window before it is asked
 // again) is killed with SIGKILL 1.5 s in; the emulator's faults are switched off and the run is resumed at
 // once. A send of a process that is gone was given up by the time the resume took the run over, so the
-// resume should take about one request timeout, not two. Also counts what a resume must never cost: items
-// not completed, conversations beyond one per item.
+// resume should take about one request timeout, not two. Also counts items not completed and conversations
+// beyond one per item; the latter cannot show a send asked again too early here (the emulator's resets come
+// before it acts): the resume tests check the bound itself.
 // Usage: node --import tsx bench/runner/resume-wait.ts [--rounds N] [--questions N] [--request-timeout 10s]
 import os from 'node:os';
 import path from 'node:path';

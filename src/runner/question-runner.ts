@@ -157,8 +157,12 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
         let resumed = current === start.next && start.pending === 'poll';
         if (current === start.next && start.pending === 'maybe-sent') {
           if (current === 0) noteLostCreate(ctx, item, text, start.sentAt);
-          // The earlier process gave the send up at the latest when its request timeout ran out, or when it ended.
-          const givenUpAt = Math.min(Date.parse(start.sentAt ?? '') + ctx.sendWindowMs, ctx.earlierSendsGivenUpBy ?? Infinity);
+          // The earlier process gave the send up at the latest when its request timeout ran out, or when it
+          // ended; one of unknown time, by when this process took the run over, or else now.
+          const sent = Date.parse(start.sentAt ?? '');
+          const givenUpAt = Number.isNaN(sent)
+            ? (ctx.earlierSendsGivenUpBy ?? Date.now())
+            : Math.min(sent + ctx.sendWindowMs, ctx.earlierSendsGivenUpBy ?? Infinity);
           const looked = await findWithinWindow(ctx, item, ref, current, text, start.sentAt, givenUpAt, until);
           if (looked.ref !== undefined) [ref, resumed] = [looked.ref, true];
           else ctx.log(`${item.key}: ${looked.said}; turn ${current} is not on the server and its send can no longer land: asking it`);
@@ -343,7 +347,8 @@ async function findWithinWindow(
   givenUpAt: number,
   signal: AbortSignal,
 ): Promise<Looked> {
-  const windowEnd = Math.max(Date.parse(sentAt ?? ''), givenUpAt) + ctx.sendWindowMs;
+  const sent = Date.parse(sentAt ?? '');
+  const windowEnd = (Number.isNaN(sent) ? givenUpAt : Math.max(sent, givenUpAt)) + ctx.sendWindowMs;
   if (windowEnd - Date.now() > 0) {
     // Still landing, this look is only a shortcut (a create that acted is newest, on the first page): the
     // look after the window is the one that decides.

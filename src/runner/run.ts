@@ -251,8 +251,9 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
       await recordUnowned(live.map((r) => ({ name: r.target.name, client: r.client, landings: r.landings, lostCreates: r.lostCreates })), runId, recorder, options.abort, log);
     }
   } finally {
+    // Each close waits for its requests in flight: the lease is released only after it (see RunLease.earlierSendsGivenUpBy).
+    await Promise.allSettled([...runtimes.values()].flatMap((r) => [r.client.close(), r.stream.close()]));
     reporter.onRunEnd?.();
-    await Promise.all([...runtimes.values()].flatMap((r) => [r.client.close(), r.stream.close()]));
   }
 
   const fault = opened.storageFault();

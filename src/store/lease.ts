@@ -65,11 +65,14 @@ export function acquireLease(db: Database.Database, runId: number, options: Leas
       acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`);
   const beat = db.prepare('UPDATE run_leases SET heartbeat_at = @at WHERE run_id = @runId AND holder = @holder');
   const release = db.prepare('DELETE FROM run_leases WHERE run_id = @runId AND holder = @holder');
+  const silentBefore = db.prepare<[number], string | null>('SELECT silent_takeover_at FROM runs WHERE id = ?').pluck();
+  const markSilent = db.prepare('UPDATE runs SET silent_takeover_at = @at WHERE id = @runId AND silent_takeover_at IS NULL');
 
   const { takeover, earlierSendsGivenUpBy } = db
     .transaction((): { takeover: string | undefined; earlierSendsGivenUpBy: number | undefined } => {
       const row = select.get(runId);
       const now = Date.now();
+      const at = new Date(now).toISOString();
       const gone = row !== undefined && row.host === me.host && !isAlive(row.pid);
       let takeover: string | undefined;
       if (row) {
@@ -79,11 +82,13 @@ export function acquireLease(db: Database.Database, runId: number, options: Leas
         else if (!(silentMs <= options.staleMs)) why = `its heartbeat stopped ${Math.round(silentMs / 1000)} s ago`;
         else throw new RunHeldError(runId, holderOf(row), options.staleMs);
         takeover = `took over run ${runId} from pid ${row.pid} on host ${row.host} (held since ${row.acquired_at}): ${why}`;
+        // It may be alive elsewhere, its items still sending: remembered past whoever holds the run next.
+        if (!gone) markSilent.run({ runId, at });
       }
-      take.run({ runId, ...me, at: new Date(now).toISOString() });
-      // A holder that released the run (after its clients closed) or is gone sent nothing after now; one that
-      // only went silent may be alive on another host.
-      return { takeover, earlierSendsGivenUpBy: !row || gone ? now : undefined };
+      take.run({ runId, ...me, at });
+      // A holder that released the run (after its clients closed) or is gone sent nothing after now, unless
+      // a silent one, which may still be sending, ever held it.
+      return { takeover, earlierSendsGivenUpBy: silentBefore.get(runId) == null ? now : undefined };
     })
     .immediate();
 

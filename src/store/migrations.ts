@@ -312,6 +312,13 @@ CREATE TABLE lost_creates (
 CREATE INDEX lost_creates_run ON lost_creates (run_id, target);
 `;
 
+/**
+ * When a process took the run over from a holder that had only gone silent (its heartbeat stale, maybe alive on
+ * another host and still sending): from then on no resume can bound the earlier processes' sends by when it
+ * took the run over.
+ */
+const SILENT_TAKEOVER = `ALTER TABLE runs ADD COLUMN silent_takeover_at TEXT;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: SCHEMA_V1 },
   { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
@@ -322,6 +329,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'targets served by an emulator', up: TARGET_EMULATOR },
   { version: 8, name: 'conversations no item owns (given-up creates that landed)', up: UNOWNED_CONVERSATIONS },
   { version: 9, name: 'creates given up, and the end-of-run check of them', up: LOST_CREATES },
+  { version: 10, name: 'takeovers from a silent holder', up: SILENT_TAKEOVER },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -22,6 +22,16 @@ questions:
 `;
 
 
+/** A run of SUITE finished in a fresh database, whose lease the tests then set as another process left it. */
+async function finishedRun() {
+  const e = await emulator(PACED);
+  const loaded = await suite(SUITE);
+  const dbPath = path.join(tempDir(), 'runs.db');
+  const done = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath });
+  done.close();
+  return { e, loaded, dbPath, done };
+}
+
 describe('the lease of a run', () => {
   it('refuses a second process on a run that is being run, at once, naming the holder; it asks nothing', async () => {
     const e = await emulator(PACED);
@@ -73,11 +83,7 @@ describe('the lease of a run', () => {
   });
 
   it('takes over the lease of a process that is gone, and logs it', async () => {
-    const e = await emulator(PACED);
-    const loaded = await suite(SUITE);
-    const dbPath = path.join(tempDir(), 'runs.db');
-    const done = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath });
-    done.close();
+    const { e, loaded, dbPath, done } = await finishedRun();
     const pid = deadPid();
     setLease(dbPath, done.result.runId, { pid, host: hostname(), heartbeatAgoMs: 0 });
     const reporter = new CapturingReporter();
@@ -93,11 +99,7 @@ describe('the lease of a run', () => {
   });
 
   it('takes over a lease whose heartbeat is stale, and refuses one of another host that is fresh', async () => {
-    const e = await emulator(PACED);
-    const loaded = await suite(SUITE);
-    const dbPath = path.join(tempDir(), 'runs.db');
-    const done = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath });
-    done.close();
+    const { e, loaded, dbPath, done } = await finishedRun();
     const runId = done.result.runId;
 
     setLease(dbPath, runId, { pid: 1, host: 'ci-runner-7', heartbeatAgoMs: 1000 });
@@ -111,6 +113,29 @@ describe('the lease of a run', () => {
     run.close();
     expect(run.result.exitCode).toBe(ExitCode.ok);
     expect(reporter.logs.join('\n')).toMatch(/took over run \d+ from pid 1 on host ci-runner-7 .*its heartbeat stopped 120 s ago/);
+  });
+
+  it('bounds the earlier processes\' sends by the takeover only when no holder of the run ever went silent', async () => {
+    const { dbPath, done } = await finishedRun();
+    const runId = done.result.runId;
+    const store = openStore(dbPath);
+    try {
+      const released = store.recorder.acquireLease(runId, 60_000);
+      expect(released.earlierSendsGivenUpBy).toBeTypeOf('number');
+      released.release();
+      // Silent on another host: it may be alive and sending, even after the process that took it over released the run.
+      setLease(dbPath, runId, { pid: deadPid(), host: 'ci-runner-7', heartbeatAgoMs: 120_000 });
+      const fromSilent = store.recorder.acquireLease(runId, 60_000);
+      expect(fromSilent.takeover).toMatch(/its heartbeat stopped 120 s ago/);
+      expect(fromSilent.earlierSendsGivenUpBy).toBeUndefined();
+      fromSilent.release();
+      const after = store.recorder.acquireLease(runId, 60_000);
+      expect(after.takeover).toBeUndefined();
+      expect(after.earlierSendsGivenUpBy).toBeUndefined();
+      after.release();
+    } finally {
+      store.close();
+    }
   });
 
   it('stops launching when another process took its lease over, and leaves the run to it', async () => {
