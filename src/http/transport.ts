@@ -5,11 +5,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AbortedError,
   ConnectionError,
+  DsbenchError,
   HttpStatusError,
   OutcomeUnknownError,
   ProtocolError,
   type RequestContext,
 } from './errors.js';
+import { ExitCode } from './exit-codes.js';
 import { excerpt, redact } from './redact.js';
 import {
   RetryPolicySchema,
@@ -89,7 +91,8 @@ export interface RequestSpec {
   /**
    * Undoes work on the server (a cancel) and depends on nothing being recorded: when `beforeSend` rejects
    * (the run's store failed, so nothing more can be recorded), it is sent anyway, so that no question is
-   * left running for nobody.
+   * left running for nobody; unless it rejects with exit code 7: another process took the run over, and
+   * its questions are that process's.
    */
   cleanup?: boolean;
 }
@@ -220,7 +223,8 @@ export class Transport {
         try {
           await committing;
         } catch (error) {
-          if (!spec.cleanup) {
+          // A cleanup goes even when nothing more can be recorded, but not for a run another process took over.
+          if (!spec.cleanup || (error instanceof DsbenchError && error.exitCode === ExitCode.runHeld)) {
             link.dispose();
             throw error;
           }

@@ -1,3 +1,5 @@
+import { DsbenchError } from '../http/errors.js';
+import { ExitCode } from '../http/exit-codes.js';
 import type { VerdictOutcome } from './verdict.js';
 import type { QuestionError, QuestionState, QuotaUsage, Source, Stats } from '../deepsearch/model.js';
 
@@ -169,6 +171,20 @@ export interface LeaseHolder {
 }
 
 /** This process's hold on a run: only the holder runs or resumes it. */
+/**
+ * Another process took this run over while this one still held it (its heartbeat had gone silent): this one
+ * asks, cancels and records nothing more; the run goes on there.
+ */
+export class LeaseLostError extends DsbenchError {
+  constructor(runId: number, takenBy: string) {
+    super(
+      `run ${runId} was taken over by another dsbench (${takenBy}) after this one went silent: ` +
+        'this process stopped, asking, cancelling and recording nothing more; the run goes on in that process',
+      ExitCode.runHeld,
+    );
+  }
+}
+
 export interface RunLease {
   /** Set when a lease of a gone or silent process was taken over: what to log. */
   readonly takeover: string | undefined;
@@ -180,6 +196,8 @@ export interface RunLease {
   readonly earlierSendsGivenUpBy: number | undefined;
   /** Refreshes the heartbeat; undefined while the lease is ours, else who has it now. */
   heartbeat(): string | undefined;
+  /** Throws LeaseLostError unless the lease is still ours: checked in each commit's own transaction. */
+  fence(): void;
   release(): void;
 }
 

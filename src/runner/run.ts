@@ -12,7 +12,7 @@ import { deleteConversation, isLeftToDelete } from './cleanup.js';
 import { planItems, planRun, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
-import { emptyTargetTally, type Recorder, type ResumeItem, type RunLease, type RunStatus, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
+import { emptyTargetTally, LeaseLostError, type Recorder, type ResumeItem, type RunLease, type RunStatus, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
 import type { EmulatorNoted } from './emulator-note.js';
 import { runSearchItem } from './search-runner.js';
@@ -146,8 +146,9 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
     try {
       const other = lease.heartbeat();
       if (other === undefined) return;
-      log(`lost the lease of run ${runId}: ${other}; launching nothing more`);
-      lost.abort();
+      log(`lost the lease of run ${runId}: ${other}; sending nothing more`);
+      // Its running items are the other process's now: their requests fail with this, none sent.
+      lost.abort(new LeaseLostError(runId, other));
       clearInterval(heartbeat);
     } catch (error) {
       log(`could not refresh the lease of run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
@@ -223,7 +224,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   const { recorder, reporter } = options;
   const { runId, resumed, api, items, started, log } = opened;
   const resolved = options.suite.resolved;
-  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed)]));
+  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed, opened.lost)]));
 
   try {
     await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
@@ -271,6 +272,8 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
       { cause: fault },
     );
   }
+  // Taken over: the run, its status and its verdict are the other process's (exit 7), however far this one got.
+  if (opened.lost.aborted) throw opened.lost.reason;
   // The verdict reads what was recorded, so a resumed run counts the items finished before its interruption.
   const tally = recorder.tally(runId);
   const targets = Object.fromEntries(
@@ -283,8 +286,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     failedChecks: tally.checks.failed,
   });
   const status: RunStatus = options.stop.aborted || exitCode === ExitCode.aborted ? 'aborted' : exitCode === ExitCode.unreachable ? 'failed' : 'completed';
-  // A run whose lease was taken over belongs to its new holder, status included.
-  if (!opened.lost.aborted) recorder.setRunStatus(runId, status, new Date().toISOString());
+  recorder.setRunStatus(runId, status, new Date().toISOString());
   return {
     runId,
     status,
@@ -435,6 +437,7 @@ function runtime(
   api: 'legacy' | 'versioned',
   resolved: LoadedSuite['resolved'],
   resumed: Resumed,
+  lost: AbortSignal,
 ): TargetRuntime {
   const claimed = resumed.claimed.get(target.name) ?? new Set<string>();
   const clock = resumed.clocks.get(target.name) ?? new ServerClock();
@@ -446,7 +449,8 @@ function runtime(
     ...(options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs }),
     ...(options.maxReplyBytes !== undefined && { maxReplyBytes: options.maxReplyBytes }),
     // Group commit: a request goes out only once what was recorded before it is committed.
-    beforeSend: () => options.recorder.committed(),
+    // A run another process took over sends nothing more (its commits are fenced too: see RunLease.fence).
+    beforeSend: () => (lost.aborted ? Promise.reject(lost.reason) : options.recorder.committed()),
   };
   const transportOptions = { ...shared, connections: concurrency + 2 };
   const poll = resolved.questions[0]?.poll ?? { strategy: 'adaptive' as const, intervalMs: 3000, minMs: 1000, maxMs: 15_000 };
@@ -589,7 +593,8 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
           )
         : await runSearchItem({ runId, recorder: options.recorder, transport: r.stream, gate: r.gate, signal: options.abort, emulatorNoted: r.emulatorNoted, log }, { key: item.key, target: item.target, search: item.search });
   } catch (error) {
-    if (error instanceof DsbenchError && error.exitCode === ExitCode.storage) throw error;
+    // The store failed, or the run was taken over: the run stops at once.
+    if (error instanceof DsbenchError && (error.exitCode === ExitCode.storage || error.exitCode === ExitCode.runHeld)) throw error;
     // A bug: say which item, keep the rest of the run going.
     const message = error instanceof DsbenchError ? error.message : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
     log(`${item.key}: ${message}`);

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import { DsbenchError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
-import type { LeaseHolder, RunLease } from '../runner/recorder.js';
+import { LeaseLostError, type LeaseHolder, type RunLease } from '../runner/recorder.js';
 import { storageErrorFrom } from './storage-error.js';
 
 interface LeaseRow {
@@ -64,6 +64,10 @@ export function acquireLease(db: Database.Database, runId: number, options: Leas
     ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host,
       acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`);
   const beat = db.prepare('UPDATE run_leases SET heartbeat_at = @at WHERE run_id = @runId AND holder = @holder');
+  const takenBy = () => {
+    const row = select.get(runId);
+    return row ? `pid ${row.pid} on host ${row.host} took it over at ${row.acquired_at}` : 'another process took it over and has released it';
+  };
   const release = db.prepare('DELETE FROM run_leases WHERE run_id = @runId AND holder = @holder');
   const silentBefore = db.prepare<[number], string | null>('SELECT silent_takeover_at FROM runs WHERE id = ?').pluck();
   const markSilent = db.prepare('UPDATE runs SET silent_takeover_at = @at WHERE id = @runId AND silent_takeover_at IS NULL');
@@ -97,8 +101,11 @@ export function acquireLease(db: Database.Database, runId: number, options: Leas
     earlierSendsGivenUpBy,
     heartbeat: () => {
       if (beat.run({ runId, holder: me.holder, at: new Date().toISOString() }).changes > 0) return undefined;
+      return takenBy();
+    },
+    fence: () => {
       const row = select.get(runId);
-      return row ? `pid ${row.pid} on host ${row.host} took it over at ${row.acquired_at}` : 'another process took it over and has released it';
+      if (row?.holder !== me.holder) throw new LeaseLostError(runId, takenBy());
     },
     release: () => {
       try {

@@ -286,6 +286,8 @@ export class SqliteRecorder implements Recorder {
   private waiting: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
   /** A commit failed: what was recorded since the last one is lost, and every later write and send fails with this. */
   private fault: unknown;
+  /** The lease of the run this recorder writes, while held: no commit once another process took it over. */
+  private lease: RunLease | undefined;
   private readonly commitFailureListeners: Array<(error: unknown) => void> = [];
 
   /** `file` names the database in the error of a commit that fails. */
@@ -353,24 +355,39 @@ export class SqliteRecorder implements Recorder {
     try {
       this.commitNow();
     } catch (error) {
-      this.fault = storageErrorFrom(error, this.file) ?? error;
-      try {
-        if (this.db.inTransaction) this.rollback.run();
-      } catch {
-        // The commit's own failure is what is reported.
-      }
-      const waiting = this.waiting;
-      this.waiting = undefined;
-      waiting?.reject(this.fault);
-      for (const listener of this.commitFailureListeners) listener(this.fault);
+      if (this.fault === undefined) this.fail(error);
     }
   };
+
+  /** The open transaction is lost: rolled back, and every later write, commit and send fails with `error`. */
+  private fail(error: unknown): void {
+    this.fault = storageErrorFrom(error, this.file) ?? error;
+    try {
+      if (this.db.inTransaction) this.rollback.run();
+    } catch {
+      // The commit's own failure is what is reported.
+    }
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.reject(this.fault);
+    for (const listener of this.commitFailureListeners) listener(this.fault);
+  }
 
   /** Commits what is recorded so far, now (synchronously); requests waiting for it may go. */
   private commitNow(): void {
     this.scheduled = false;
     openBatches.delete(this);
-    if (this.db.inTransaction) this.commitStatement.run();
+    if (this.db.inTransaction) {
+      // In the transaction's own write lock: a process whose run another one took over (it had gone silent)
+      // commits nothing more, and so sends no question, each waiting for its `sending` row to commit.
+      try {
+        this.lease?.fence();
+      } catch (error) {
+        this.fail(error);
+        throw this.fault;
+      }
+      this.commitStatement.run();
+    }
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.resolve();
@@ -380,7 +397,14 @@ export class SqliteRecorder implements Recorder {
   acquireLease(runId: number, staleMs: number): RunLease {
     const lease = acquireLease(this.db, runId, { staleMs });
     this.commitNow();
-    return lease;
+    this.lease = lease;
+    return {
+      ...lease,
+      release: () => {
+        this.lease = undefined;
+        lease.release();
+      },
+    };
   }
 
   createRun(info: RunInfo, targets: TargetInfo[], items: Iterable<PlannedItem>): number {

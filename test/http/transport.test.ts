@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  DsbenchError,
   ConnectionError,
   HttpStatusError,
   OutcomeUnknownError,
@@ -71,6 +72,21 @@ describe('Transport', () => {
     gate.catch(() => undefined);
     await expect(t.request({ operation: 'op', method: 'GET', path: '/', persistent: true, signal: new AbortController().signal })).rejects.toBe(fault);
     expect(server.received).toHaveLength(2);
+  });
+
+  it.each([
+    ['a failed store (exit 6)', new DsbenchError('disk full', ExitCode.storage), 1],
+    ['any other failure', new Error('commit failed'), 1],
+    ['a run another process took over (exit 7)', new DsbenchError('taken over', ExitCode.runHeld), 0],
+  ])('a cleanup request (a cancel) still goes when beforeSend rejects with %s, but not for a run taken over', async (_what, fault, sent) => {
+    server = await startServer((_req, res) => res.writeHead(200).end('{}'));
+    const rejected = Promise.reject(fault);
+    rejected.catch(() => undefined);
+    const t = make(server.url, { beforeSend: () => rejected });
+    const cancel = t.request({ operation: 'cancel', method: 'POST', path: '/', body: {}, cleanup: true });
+    if (sent) await cancel;
+    else await expect(cancel).rejects.toBe(fault);
+    expect(server.received).toHaveLength(sent);
   });
 
   it.each([429, 502, 503, 504])('retries HTTP %i on a read and then succeeds', async (status) => {

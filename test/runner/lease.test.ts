@@ -1,15 +1,21 @@
 // The run's lease: a second process on a held run is refused at once (exit 7) naming the holder; a dead or
 // silent holder is taken over and the takeover logged; other runs and reports are never blocked.
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { RunHeldError } from '../../src/store/lease.js';
 import { listRuns, openStore } from '../../src/store/index.js';
 import { PACED } from '../helpers/emulator.js';
-import { asked, CapturingReporter, cleanup, deadPid, emulator, runSuite, setLease, suite, target, tempDir } from './fixtures/harness.js';
+import { asked, CapturingReporter, cleanup, deadPid, emulator, op, runSuite, setLease, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
+
+/** Resolves once `done()` holds, looking every 5 ms. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 const SUITE = `
 name: lease
@@ -138,25 +144,38 @@ describe('the lease of a run', () => {
     }
   });
 
-  it('stops launching when another process took its lease over, and leaves the run to it', async () => {
-    const e = await emulator({ ...PACED, medianMs: 250_000 });
-    const loaded = await suite(SUITE.replace('concurrency: 2', 'concurrency: 1'));
+  it('stops when another process took its lease over: asks, cancels and records nothing more, and leaves the run to it (exit 7)', async () => {
+    // Each question processes 400 ms: the takeover comes while q1's first turn is processing, its follow-up not yet asked.
+    const e = await emulator(PACED);
+    const loaded = await suite(SUITE.replace('concurrency: 2', 'concurrency: 1').replace('Where is retryPolicy implemented? }', 'Where is retryPolicy implemented?, followups: [Which callers use it?] }'));
     const dbPath = path.join(tempDir(), 'runs.db');
     let opened!: (id: number) => void;
     const runOpened = new Promise<number>((resolve) => (opened = resolve));
     const reporter = new CapturingReporter();
     const running = runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, reporter, lease: { heartbeatMs: 20, staleMs: 60_000 }, onRunOpened: (id) => opened(id) });
     const runId = await runOpened;
+    await until(() => (e.counters()[op('versioned', 'create')] ?? 0) >= 1);
     setLease(dbPath, runId, { pid: 1, host: 'ci-runner-7', heartbeatAgoMs: 0 });
-    const run = await running;
+    const recorded = () => {
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        return db.prepare('SELECT COUNT(*) FROM turns WHERE run_id = ?').pluck().get(runId) as number;
+      } finally {
+        db.close();
+      }
+    };
+    const turnsAtTakeover = recorded();
+    await expect(running).rejects.toMatchObject({ exitCode: ExitCode.runHeld, message: expect.stringContaining(`run ${runId} was taken over by another dsbench (pid 1 on host ci-runner-7`) });
+    expect(e.counters()[op('versioned', 'create')]).toBe(1);
+    expect(e.counters()[op('versioned', 'addQuestion')] ?? 0).toBe(0);
+    expect(e.counters()[op('versioned', 'cancel')] ?? 0).toBe(0);
+    expect(recorded()).toBe(turnsAtTakeover);
+    const db = new Database(dbPath, { readonly: true });
     try {
-      expect(run.result.exitCode).toBe(ExitCode.aborted);
-      expect(reporter.logs.join('\n')).toContain(`lost the lease of run ${runId}: pid 1 on host ci-runner-7 took it over`);
-      expect(asked(e, 'versioned')).toBeLessThan(4);
-      expect(run.db.prepare('SELECT pid FROM run_leases WHERE run_id = ?').pluck().get(runId)).toBe(1);
-      expect(run.db.prepare('SELECT status FROM runs WHERE id = ?').pluck().get(runId)).toBe('running');
+      expect(db.prepare('SELECT pid FROM run_leases WHERE run_id = ?').pluck().get(runId)).toBe(1);
+      expect(db.prepare('SELECT status FROM runs WHERE id = ?').pluck().get(runId)).toBe('running');
     } finally {
-      run.close();
+      db.close();
     }
   });
 });
