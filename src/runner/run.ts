@@ -146,8 +146,8 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
     try {
       const other = lease.heartbeat();
       if (other === undefined) return;
-      log(`lost the lease of run ${runId}: ${other}; sending nothing more`);
-      // Its running items are the other process's now: their requests fail with this, none sent.
+      log(`lost the lease of run ${runId}: ${other}; stopping, asking and recording nothing more`);
+      // Its running items are the other process's now: their next commit fails (RunLease.fence), and the run with this.
       lost.abort(new LeaseLostError(runId, other));
       clearInterval(heartbeat);
     } catch (error) {
@@ -224,7 +224,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   const { recorder, reporter } = options;
   const { runId, resumed, api, items, started, log } = opened;
   const resolved = options.suite.resolved;
-  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed, opened.lost)]));
+  const runtimes = new Map(options.targets.map((t) => [t.name, runtime(t, options, api, resolved, resumed)]));
 
   try {
     await preflight([...runtimes.values()], resolved.questions.length > 0, log, options.stop);
@@ -437,7 +437,6 @@ function runtime(
   api: 'legacy' | 'versioned',
   resolved: LoadedSuite['resolved'],
   resumed: Resumed,
-  lost: AbortSignal,
 ): TargetRuntime {
   const claimed = resumed.claimed.get(target.name) ?? new Set<string>();
   const clock = resumed.clocks.get(target.name) ?? new ServerClock();
@@ -449,8 +448,7 @@ function runtime(
     ...(options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs }),
     ...(options.maxReplyBytes !== undefined && { maxReplyBytes: options.maxReplyBytes }),
     // Group commit: a request goes out only once what was recorded before it is committed.
-    // A run another process took over sends nothing more (its commits are fenced too: see RunLease.fence).
-    beforeSend: () => (lost.aborted ? Promise.reject(lost.reason) : options.recorder.committed()),
+    beforeSend: () => options.recorder.committed(),
   };
   const transportOptions = { ...shared, connections: concurrency + 2 };
   const poll = resolved.questions[0]?.poll ?? { strategy: 'adaptive' as const, intervalMs: 3000, minMs: 1000, maxMs: 15_000 };
