@@ -9,8 +9,10 @@ export interface CleanupContext {
   log: (message: string) => void;
 }
 
-/** `--cleanup`: deletes a recorded conversation and records that it is gone; a failure is logged, never thrown. */
+/** `--cleanup`: deletes a recorded conversation and records that it is gone; a failure is logged, not thrown, unless the run was taken over. */
 export async function deleteConversation(ctx: CleanupContext, key: string, ref: string): Promise<void> {
+  // Nor for a run another process took over (this throws, ending the run): the conversation is that process's.
+  ctx.recorder.assertHeld();
   try {
     // Its own deadline: this also runs after the run's signal was aborted.
     await ctx.client.delete(ref, { signal: AbortSignal.timeout(30_000), persistent: true });

@@ -606,6 +606,8 @@ async function recordedOrCancelled(ctx: QuestionContext, item: QuestionItem, ref
 
 async function cancelOnServer(ctx: QuestionContext, ref: string | undefined, item: QuestionItem, questionId?: string): Promise<void> {
   if (ref === undefined) return;
+  // Not for a run another process took over: its questions are that process's (this throws, ending the run).
+  ctx.recorder.assertHeld();
   try {
     // Sent even when the store failed: the run stops, and nothing should keep running on the server for it.
     await ctx.client.cancel(ref, questionId, { signal: AbortSignal.timeout(30_000), persistent: true, cleanup: true });

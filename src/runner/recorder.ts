@@ -305,6 +305,11 @@ export interface Recorder {
    */
   committed(): Promise<void> | undefined;
   /**
+   * Throws LeaseLostError once another process took the run over: checked before a request that changes
+   * the server without a commit first (a cancel, a delete), which the new holder's questions are now.
+   */
+  assertHeld(): void;
+  /**
    * `listener` hears at once of a commit that failed (a write that fails throws to its caller, but a commit
    * runs after its writers returned): from then on every write and `committed()` fail with that error.
    */

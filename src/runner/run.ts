@@ -557,9 +557,13 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
 
 async function gradeLive(grading: RunGrading, ctx: LaunchContext, key: string, target: string, question: ResolvedQuestion, turns: readonly TurnRecord[]): Promise<void> {
   try {
+    // Once the item's end is committed: none for a run another process took over meanwhile (the judge not asked).
+    await ctx.options.recorder.committed();
     const outcome = await grading.grade(ctx.runId, key, target, question, turns.map((t, turn) => ({ ...t, turn })), ctx.options.abort);
     for (const problem of outcome.problems) ctx.log(`${key}: grading ${problem}`);
   } catch (error) {
+    // The run stops with it, saying why.
+    if (error instanceof DsbenchError && error.exitCode === ExitCode.runHeld) return;
     // The store failing: the run's answers are recorded already; grade it later with dsbench grade.
     ctx.log(`${key}: could not record its grade (${error instanceof Error ? error.message : String(error)}); grade the run later with dsbench grade ${ctx.runId}`);
   }

@@ -22,6 +22,7 @@ import type {
 } from '../runner/recorder.js';
 import type { QuestionError, QuotaUsage, Source } from '../deepsearch/model.js';
 import { statsFromSnakeCase } from '../deepsearch/stats.js';
+import { LeaseLostError } from '../runner/recorder.js';
 import { acquireLease } from './lease.js';
 import { runTally } from './queries.js';
 import { storageErrorFrom } from './storage-error.js';
@@ -323,6 +324,16 @@ export class SqliteRecorder implements Recorder {
     return this.waiting.promise;
   }
 
+  assertHeld(): void {
+    if (this.fault instanceof LeaseLostError) throw this.fault;
+    try {
+      this.lease?.fence();
+    } catch (error) {
+      if (this.fault === undefined) this.fail(error);
+      throw error;
+    }
+  }
+
   onCommitFailure(listener: (error: unknown) => void): void {
     this.commitFailureListeners.push(listener);
   }
@@ -401,7 +412,7 @@ export class SqliteRecorder implements Recorder {
     return {
       ...lease,
       release: () => {
-        this.lease = undefined;
+        if (this.lease === lease) this.lease = undefined;
         lease.release();
       },
     };

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { RunHeldError } from '../../src/store/lease.js';
 import { listRuns, openStore } from '../../src/store/index.js';
-import { PACED } from '../helpers/emulator.js';
+import { PACED, SLOW } from '../helpers/emulator.js';
 import { asked, CapturingReporter, cleanup, deadPid, emulator, op, runSuite, setLease, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
@@ -142,6 +142,24 @@ describe('the lease of a run', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('cancels nothing after a takeover, even when nothing was written since (its item times out between polls)', async () => {
+    // Questions process for a minute; after the first poll saw it processing, the next ones see no change and
+    // write nothing, until the item's 1 s timeout sends its cancel.
+    const e = await emulator(SLOW);
+    const loaded = await suite(SUITE.replace('concurrency: 2, poll: { strategy: fixed, interval: 20ms }', 'concurrency: 1, timeout: 1s, poll: { strategy: fixed, interval: 200ms }'));
+    const dbPath = path.join(tempDir(), 'runs.db');
+    let opened!: (id: number) => void;
+    const runOpened = new Promise<number>((resolve) => (opened = resolve));
+    const running = runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, lease: { heartbeatMs: 60_000, staleMs: 60_000 }, onRunOpened: (id) => opened(id) });
+    const runId = await runOpened;
+    // A second poll went out only once what the first one recorded was committed: nothing is left to commit.
+    await until(() => (e.counters()[op('versioned', 'get')] ?? 0) >= 2);
+    setLease(dbPath, runId, { pid: 1, host: 'ci-runner-7', heartbeatAgoMs: 0 });
+    await expect(running).rejects.toMatchObject({ exitCode: ExitCode.runHeld });
+    expect(e.counters()[op('versioned', 'cancel')] ?? 0).toBe(0);
+    expect(e.counters()[op('versioned', 'create')]).toBe(1);
   });
 
   it('stops when another process took its lease over: asks, cancels and records nothing more, and leaves the run to it (exit 7)', async () => {
