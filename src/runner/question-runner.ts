@@ -588,7 +588,6 @@ function serverTimes(question: Question | undefined, conversation: Conversation)
   return { ...times, serverMs: ms, serverMsSource: question.stats && question.stats.timeMillis > 0 ? 'stats.time_millis' : 'timestamps' };
 }
 
-/** Best effort, with its own deadline: the run's signal may already be aborted. */
 /**
  * Records a question the server just took; when the store failed, cancels it before the storage error
  * goes on: no record would show it, and nothing else would stop it.
@@ -604,6 +603,7 @@ async function recordedOrCancelled(ctx: QuestionContext, item: QuestionItem, ref
   }
 }
 
+/** Best effort, with its own deadline: the run's signal may already be aborted. */
 async function cancelOnServer(ctx: QuestionContext, ref: string | undefined, item: QuestionItem, questionId?: string): Promise<void> {
   if (ref === undefined) return;
   // Not for a run another process took over: its questions are that process's (this throws, ending the run).

@@ -170,7 +170,6 @@ export interface LeaseHolder {
   heartbeatAt: string;
 }
 
-/** This process's hold on a run: only the holder runs or resumes it. */
 /**
  * Another process took this run over while this one still held it (its heartbeat had gone silent): this one
  * asks, cancels and records nothing more; the run goes on there.
@@ -185,6 +184,7 @@ export class LeaseLostError extends DsbenchError {
   }
 }
 
+/** This process's hold on a run: only the holder runs or resumes it. */
 export interface RunLease {
   /** Set when a lease of a gone or silent process was taken over: what to log. */
   readonly takeover: string | undefined;

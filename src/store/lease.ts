@@ -64,13 +64,14 @@ export function acquireLease(db: Database.Database, runId: number, options: Leas
     ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host,
       acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`);
   const beat = db.prepare('UPDATE run_leases SET heartbeat_at = @at WHERE run_id = @runId AND holder = @holder');
+  const release = db.prepare('DELETE FROM run_leases WHERE run_id = @runId AND holder = @holder');
+  const silentBefore = db.prepare<[number], string | null>('SELECT silent_takeover_at FROM runs WHERE id = ?').pluck();
+  const markSilent = db.prepare('UPDATE runs SET silent_takeover_at = @at WHERE id = @runId AND silent_takeover_at IS NULL');
+  /** Who holds the run instead of this process, for its messages. */
   const takenBy = () => {
     const row = select.get(runId);
     return row ? `pid ${row.pid} on host ${row.host} took it over at ${row.acquired_at}` : 'another process took it over and has released it';
   };
-  const release = db.prepare('DELETE FROM run_leases WHERE run_id = @runId AND holder = @holder');
-  const silentBefore = db.prepare<[number], string | null>('SELECT silent_takeover_at FROM runs WHERE id = ?').pluck();
-  const markSilent = db.prepare('UPDATE runs SET silent_takeover_at = @at WHERE id = @runId AND silent_takeover_at IS NULL');
 
   const { takeover, earlierSendsGivenUpBy } = db
     .transaction((): { takeover: string | undefined; earlierSendsGivenUpBy: number | undefined } => {

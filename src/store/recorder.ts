@@ -326,11 +326,16 @@ export class SqliteRecorder implements Recorder {
 
   assertHeld(): void {
     if (this.fault instanceof LeaseLostError) throw this.fault;
+    this.fence();
+  }
+
+  /** Fails (see `fail`) once the run this recorder writes was taken over by another process. */
+  private fence(): void {
     try {
       this.lease?.fence();
     } catch (error) {
       if (this.fault === undefined) this.fail(error);
-      throw error;
+      throw this.fault;
     }
   }
 
@@ -391,12 +396,7 @@ export class SqliteRecorder implements Recorder {
     if (this.db.inTransaction) {
       // In the transaction's own write lock: a process whose run another one took over (it had gone silent)
       // commits nothing more, and so sends no question, each waiting for its `sending` row to commit.
-      try {
-        this.lease?.fence();
-      } catch (error) {
-        this.fail(error);
-        throw this.fault;
-      }
+      this.fence();
       this.commitStatement.run();
     }
     const waiting = this.waiting;
