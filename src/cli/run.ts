@@ -19,6 +19,7 @@ import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } fro
 import { findRun, runTargets } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
+import { formatQuality, runQuality } from '../report/quality.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
 
@@ -174,14 +175,15 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       // The embedded emulator, or a standalone one that said so in its replies.
       const emulated = runTargets(store.db, result.runId).some((t) => t.servedByEmulator);
       const grades = gradingSummary(store.db, result.runId);
+      const quality = runQuality(store.db, result.runId);
       const split = shard && findRun(store.db, result.runId)?.split;
       const shardNote = split
         ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`
         : '';
       process.stdout.write(
         argv.json
-          ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades) + shardNote,
+          ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), quality, db: store.path, emulated }, null, 2)}\n`
+          : formatRunSummary(result, store.path, emulated) + formatQuality(quality) + formatGradingSummary(grades) + shardNote,
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
       process.exitCode = result.exitCode;
