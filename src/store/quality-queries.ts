@@ -65,3 +65,21 @@ export function questionNights(db: Database.Database, runIds: readonly number[])
     )
     .all(JSON.stringify(runIds)) as QuestionNightRow[];
 }
+
+export interface ItemLatencyRow {
+  target: string;
+  suiteItemId: string;
+  repeat: number;
+  /** Server time of the item's first turn (wall time where the server gave none); completed turns only. */
+  ms: number;
+}
+
+export function itemLatencies(db: Database.Database, runId: number): ItemLatencyRow[] {
+  return db
+    .prepare(
+      `SELECT i.target, i.suite_item_id AS suiteItemId, i.repeat, coalesce(t.server_ms, t.wall_ms) AS ms
+       FROM items i JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key AND t.turn = 0
+       WHERE i.run_id = ? AND i.kind = 'question' AND t.state = 'completed' AND coalesce(t.server_ms, t.wall_ms) > 0`,
+    )
+    .all(runId) as ItemLatencyRow[];
+}
