@@ -39,6 +39,7 @@ interface RunArgs extends GlobalArgs {
   quiet: boolean;
   reporter?: ReporterName | undefined;
   emulatorTimeScale: number;
+  emulatorNoise: 'none' | 'realistic';
   shard?: string | undefined;
   group?: string | undefined;
   junit?: string | undefined;
@@ -81,6 +82,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
+      .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
       .check((argv) => {
         for (const name of ['concurrency', 'search-concurrency', 'repeats'] as const) positiveInt(name, argv[name] as number | undefined);
         if (!(Number(argv.emulatorTimeScale) > 0)) throw new UsageError('--emulator-time-scale must be positive');
@@ -130,7 +132,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         const { startEmulator } = await import('../emulator/index.js');
         // Some answers cite a missing line or another repository's file, so citation checks have something to find.
         // Its links name a fixed host, not its port of the moment, so the same suite gives the same answers.
-        emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale, publicUrl: EMBEDDED_EMULATOR_URL, agent: { badCitationRate: 0.1 } });
+        emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale, publicUrl: EMBEDDED_EMULATOR_URL, agent: { badCitationRate: 0.1 }, noise: { profile: argv.emulatorNoise } });
         process.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
       }
