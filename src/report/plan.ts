@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { itemLatencies, itemQuality } from '../store/quality-queries.js';
+import { gateAlpha } from './compare/aggregate.js';
 import { normalQuantile } from './stats/sign-flip.js';
 
 // How big a suite must be to detect a change, from the noise of two earlier runs of it (docs/statistics.md,
@@ -11,7 +12,8 @@ import { normalQuantile } from './stats/sign-flip.js';
 //   log(1 + delta) - log(1 + threshold) >= (z(1 - alpha/2) + z(0.8)) * SE.
 // - pass rate: with the questions' pass chances p(q), a paired difference of one item has variance
 //   2 p (1 - p) whatever the question, so only items count: a drop of delta points is caught 80% of the
-//   time when delta >= (z(1 - alpha) + z(0.8)) * sqrt(2 v / (Q R)), v the mean of p (1 - p) (unbiased
+//   time when delta >= (z(1 - alpha) + z(0.8)) * sqrt(2 v / (Q R)), alpha the gate's one-sided level
+//   (1 - confidence) / 2, v the mean of p (1 - p) (unbiased
 //   per question from its repeats: c (n - c) / (n (n - 1))).
 
 export interface NoiseEstimate {
@@ -85,9 +87,10 @@ export function questionsForLatency(noise: NonNullable<NoiseEstimate['latency']>
 
 /** Questions needed at R repeats to catch a pass-rate drop of `delta` (a fraction) 80% of the time. */
 export function questionsForPassRate(noise: NonNullable<NoiseEstimate['passRate']>, repeats: number, delta: number, confidence: number): number {
-  const z = normalQuantile(confidence) + normalQuantile(0.8);
+  const alpha = gateAlpha(confidence);
+  const z = normalQuantile(1 - alpha) + normalQuantile(0.8);
   // At least the fewest changed items that can be significant at all (0.5^m < alpha).
-  const fewest = Math.ceil(Math.log(1 - confidence) / Math.log(0.5) + 1e-9);
+  const fewest = Math.ceil(Math.log(alpha) / Math.log(0.5) + 1e-9);
   const items = Math.max((2 * noise.variance * z * z) / (delta * delta), fewest / delta);
   return Math.max(2, Math.ceil(items / repeats));
 }
@@ -95,7 +98,7 @@ export function questionsForPassRate(noise: NonNullable<NoiseEstimate['passRate'
 /** The smallest latency increase (relative) and pass-rate drop a suite of Q x R would catch 80% of the time. */
 export function detectableAt(noise: NoiseEstimate, questions: number, repeats: number, threshold: number, confidence: number): { latency: number | null; passRate: number | null } {
   const zl = normalQuantile((1 + confidence) / 2) + normalQuantile(0.8);
-  const zp = normalQuantile(confidence) + normalQuantile(0.8);
+  const zp = normalQuantile(1 - gateAlpha(confidence)) + normalQuantile(0.8);
   const latency = noise.latency ? (1 + threshold) * Math.exp(zl * Math.sqrt(((Math.PI / 2) * (noise.latency.between + noise.latency.within / repeats)) / questions)) - 1 : null;
   const passRate = noise.passRate ? zp * Math.sqrt((2 * noise.passRate.variance) / (questions * repeats)) : null;
   return { latency, passRate };

@@ -300,9 +300,13 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
   return gates;
 }
 
-/** A rate gate's one-sided level: a drop (or rise) fails when its p-value is below 1 - confidence. */
+/**
+ * A rate gate's one-sided level: (1 - confidence) / 2. A gate then fails about when the two-sided interval
+ * shown beside it excludes no change on the bad side, and the error-rate and pass-rate gates on by default
+ * share the false-alarm budget of 1 - confidence (Bonferroni); the nights benchmark measures the result.
+ */
 export function gateAlpha(confidence: number): number {
-  return 1 - confidence;
+  return (1 - confidence) / 2;
 }
 
 const points = (x: number): string => `${Math.abs(x * 100).toFixed(1)} points`;
