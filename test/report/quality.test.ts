@@ -87,3 +87,22 @@ describe('quality of a run and across runs', () => {
     await expect(runPlan({ db: t.db, detectLatency: 'lots', detectPassRate: '10%', maxLatencyRegression: '20%', confidence: 95 }, sink())).rejects.toThrow(/--detect-latency takes a percentage/);
   });
 });
+
+describe('rate gates through compare', () => {
+  it('pass-k fails on a clear drop of consistency; bad values of the new flags name the flag', async () => {
+    const q = (id: string, r: number, pass: boolean) => ({ item: question(id, 'prod', r), turns: [completed()], expectations: check(pass) });
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    recordRun(t.store, ids.flatMap((id) => [q(id, 0, true), q(id, 1, true)]));
+    recordRun(t.store, ids.flatMap((id) => [q(id, 0, true), q(id, 1, false)]));
+    const out = sink();
+    const code = await runCompare({ baseline: 'latest~1', candidate: 'latest', db: t.db, out: path.join(t.dir, 'k'), format: 'json', failOn: 'pass-k' }, out);
+    expect(code).toBe(ExitCode.expectationsFailed);
+    const json = JSON.parse(out.text) as { summary: { outcomes: { passHatK: { k: number; baseline: number; candidate: number; test: { pLower: number } } }; gates: Array<{ name: string; failed: boolean; detail: string }> } };
+    // Every question: pass^2 from 1 to 0; 8 questions all one way: p = 0.5^8.
+    expect(json.summary.outcomes.passHatK).toMatchObject({ k: 2, baseline: 1, candidate: 0 });
+    expect(json.summary.outcomes.passHatK.test.pLower).toBeLessThan(0.01);
+    expect(json.summary.gates.find((g) => g.name === 'pass-k')).toMatchObject({ failed: true });
+    await expect(runCompare({ baseline: 'latest~1', candidate: 'latest', db: t.db, maxErrorRateRise: 'lots' }, sink())).rejects.toThrow(/--max-error-rate-rise takes a percentage/);
+    await expect(runCompare({ baseline: 'latest~1', candidate: 'latest', db: t.db, failOn: 'pass-kk' }, sink())).rejects.toThrow(/--fail-on: pass-kk is not one of .*pass-k.*any-new-error/);
+  });
+});
