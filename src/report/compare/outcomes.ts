@@ -69,23 +69,14 @@ export interface PassHatKChange {
   test: SignFlipResult;
 }
 
-export interface MeanChange {
-  n: number;
-  clusters: number;
-  baseline: number | null;
-  candidate: number | null;
-  change: number | null;
-  low: number | null;
-  high: number | null;
-  test: SignFlipResult;
-}
-
 export interface OutcomeSummary {
   errorRate: RateChange;
   passRate: RateChange;
   passHatK: PassHatKChange;
-  judgeScore: MeanChange;
-  citationValidity: MeanChange;
+  /** Mean judge score over turns graded on both sides (a rate whose successes are the scores). */
+  judgeScore: RateChange;
+  /** Per question, the share of valid citations on each side, averaged over questions checked on both. */
+  citationValidity: RateChange;
   /** Clusters tagged quarantine, and their items: left out of every figure above. */
   quarantined: { clusters: number; items: number; ids: string[] };
 }
@@ -194,16 +185,13 @@ export class OutcomeTally {
       change: withK.length === 0 ? null : meanOf(hatC)! - meanOf(hatB)!,
       test: signFlipTest(hatC.map((x, i) => x - hatB[i]!), bootstrap),
     };
-    const scored = all.filter((t) => t.scored > 0);
-    const judgeScore = meanChange(col((t) => t.scored), col((t) => t.scoreB), col((t) => t.scoreC), bootstrap, scored.length);
-    const checked = all.filter((t) => t.checkedB > 0);
-    // Citation validity: each side's valid share; paired per cluster as the difference of shares, weighted by the citations checked.
-    const citationValidity = meanChange(
+    const judgeScore = pairedRateChange(col((t) => t.scored), col((t) => t.scoreB), col((t) => t.scoreC), bootstrap);
+    // Citations are counted only where both sides checked some, so checkedB > 0 exactly when checkedC > 0.
+    const citationValidity = pairedRateChange(
       col((t) => (t.checkedB > 0 ? 1 : 0)),
       col((t) => (t.checkedB > 0 ? t.validB / t.checkedB : 0)),
       col((t) => (t.checkedC > 0 ? t.validC / t.checkedC : 0)),
       bootstrap,
-      checked.length,
     );
     return {
       errorRate,
@@ -214,10 +202,4 @@ export class OutcomeTally {
       quarantined: { clusters: this.quarantinedIds.size, items: this.quarantinedItems, ids: [...this.quarantinedIds].slice(0, 50) },
     };
   }
-}
-
-/** A paired change of a mean (scores, shares) over clusters: interval by cluster bootstrap, test by sign flips. */
-function meanChange(weights: number[], sumsB: number[], sumsC: number[], bootstrap: BootstrapOptions, clusters: number): MeanChange {
-  const r = pairedRateChange(weights, sumsB, sumsC, bootstrap);
-  return { n: r.n, clusters, baseline: r.baseline, candidate: r.candidate, change: r.change, low: r.low, high: r.high, test: r.test };
 }
