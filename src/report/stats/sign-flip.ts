@@ -8,7 +8,8 @@ import { mulberry32 } from '../../random.js';
 // - Integer differences (outcome counts): the null distribution is computed exactly by convolution, while
 //   it stays small (EXACT_BUDGET steps); past that, by the normal approximation (mean 0, variance sum d_i^2)
 //   with a continuity correction.
-// - Other differences (pass^k, scores): Monte Carlo with `resamples` seeded draws, p = (1 + hits) / (1 + R).
+// - Other differences (pass^k, scores): Monte Carlo with `resamples` seeded draws, p = (1 + hits) / (1 + R);
+//   past LARGE clusters, the normal approximation (no continuity correction).
 
 export interface SignFlipResult {
   /** Sum of the differences. */
@@ -23,6 +24,8 @@ export interface SignFlipResult {
 }
 
 const EXACT_BUDGET = 20_000_000;
+/** Clusters beyond which resampling gives way to the normal approximation (here and in cluster-rate.ts). */
+export const LARGE = 5_000;
 
 export function signFlipTest(diffs: ArrayLike<number>, options: { resamples: number; seed: number }): SignFlipResult {
   const d = Array.from(diffs).filter((x) => x !== 0);
@@ -31,7 +34,8 @@ export function signFlipTest(diffs: ArrayLike<number>, options: { resamples: num
   const integers = d.every((x) => Number.isInteger(x));
   const range = d.reduce((s, x) => s + Math.abs(x), 0);
   if (integers && d.length * (2 * range + 1) <= EXACT_BUDGET) return exact(d, statistic, range);
-  if (integers) return normal(d, statistic);
+  if (integers) return normal(d, statistic, 0.5);
+  if (d.length > LARGE) return normal(d, statistic, 0);
   return monteCarlo(d, statistic, options);
 }
 
@@ -65,10 +69,10 @@ function exact(d: number[], statistic: number, range: number): SignFlipResult {
   return { statistic, pLower: clamp(lower), pUpper: clamp(upper), pTwoSided: clamp(two), method: 'exact' };
 }
 
-function normal(d: number[], statistic: number): SignFlipResult {
+function normal(d: number[], statistic: number, continuity: number): SignFlipResult {
   const sd = Math.sqrt(d.reduce((s, x) => s + x * x, 0));
-  const lower = normalCdf((statistic + 0.5) / sd);
-  const upper = 1 - normalCdf((statistic - 0.5) / sd);
+  const lower = normalCdf((statistic + continuity) / sd);
+  const upper = 1 - normalCdf((statistic - continuity) / sd);
   return { statistic, pLower: clamp(lower), pUpper: clamp(upper), pTwoSided: clamp(2 * Math.min(lower, upper)), method: 'normal' };
 }
 

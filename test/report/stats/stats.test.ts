@@ -102,6 +102,20 @@ describe('rates over questions', () => {
     expect(r.low!).toBeGreaterThanOrEqual(0);
   });
 
+  it('past 5,000 questions: the normal interval with the clustered standard error', () => {
+    const random = mulberry32(9);
+    const passed = Array.from({ length: 8000 }, () => (random() < 0.3 ? 1 : 0));
+    const r = clusteredRate(passed, passed.map(() => 1), B);
+    expect(r.method).toBe('clustered standard error');
+    const p = r.value!;
+    // One item a question: the usual binomial standard error, times sqrt(k / (k - 1)).
+    const se = Math.sqrt((p * (1 - p)) / 8000) * Math.sqrt(8000 / 7999);
+    expect(r.low!).toBeCloseTo(p - 1.959964 * se, 6);
+    expect(r.high!).toBeCloseTo(p + 1.959964 * se, 6);
+    const diff = Array.from({ length: 6000 }, () => random() - 0.45);
+    expect(signFlipTest(diff, B).method).toBe('normal');
+  });
+
   it('all questions alike: Wilson with the questions as the sample size', () => {
     const r = clusteredRate([3, 3, 3, 3, 3], [3, 3, 3, 3, 3], B);
     expect(r.method).toBe('wilson');
