@@ -5,7 +5,7 @@ import { DsbenchError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 import { citesChecks, summarize, type CitationChecker } from './citations.js';
 import type { JudgeClient } from './judge-client.js';
-import { extractCitations } from './links.js';
+import { extractCitations, isCheckable } from './links.js';
 import { GRADE_PROMPT_HASH, GRADE_PROMPT_VERSION, gradePrompt, inputsHash } from './prompt.js';
 import type { GradeRecord, GradeStore, GradingExpectation, ItemGrading } from './store.js';
 import { GradeVerdictSchema, parseVerdict } from './verdict.js';
@@ -119,8 +119,9 @@ export async function gradeItem(ctx: GraderContext, runId: number, key: string, 
 function validityCheck(min: number, summary: ReturnType<typeof summarize> | undefined, t: GradedTurn, ctx: GraderContext): { passed: boolean; reason: string } {
   if (!ctx.citations) return { passed: false, reason: 'not checked: no instance to check citations against' };
   if (t.answer === undefined) return { passed: false, reason: `no answer to check: the turn ended ${t.state}` };
-  if (!summary || summary.citations.length === 0) return { passed: false, reason: 'the answer cites nothing' };
-  if (summary.validity === undefined) return { passed: false, reason: `none of ${summary.unchecked} citations could be checked: ${summary.citations[0]?.reason ?? ''}` };
+  const counted = summary?.citations.filter(isCheckable) ?? [];
+  if (!summary || counted.length === 0) return { passed: false, reason: summary?.citations.length ? 'the answer cites only commits, no file' : 'the answer cites nothing' };
+  if (summary.validity === undefined) return { passed: false, reason: `none of ${summary.unchecked} citations could be checked: ${counted[0]?.reason ?? ''}` };
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   return {
     passed: summary.validity >= min,

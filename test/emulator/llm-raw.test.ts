@@ -93,7 +93,7 @@ describe('raw files', () => {
 });
 
 describe('citations the agent gets wrong', () => {
-  it('at badCitationRate 1 every file link cites a missing line or another repository', async () => {
+  it('at badCitationRate 1 every file link with lines cites a missing line or another repository', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-noise-'));
     const files: Record<string, string> = {
       'github.com/npm/undici/lib/retry-handler.js': 'class RetryHandler {\n}\nmodule.exports = RetryHandler\n',
@@ -111,7 +111,7 @@ describe('citations the agent gets wrong', () => {
       [clean, noisy].map(async (e) => {
         const created = await ask(e, question);
         const done = await legacySettled(e, created.id);
-        return extractCitations(done.json.questions[0].answer as string).filter((c) => c.path !== undefined);
+        return extractCitations(done.json.questions[0].answer as string).filter((c) => c.kind === 'file' && c.startLine !== undefined);
       }),
     );
     const [good, bad] = answers as [ReturnType<typeof extractCitations>, ReturnType<typeof extractCitations>];
