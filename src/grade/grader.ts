@@ -21,8 +21,10 @@ export interface GradedTurn {
 
 export interface GraderContext {
   judge: Judge & { explicit: boolean };
-  /** Absent when nothing in the suite needs a judge. */
+  /** Absent when nothing in the suite needs a judge, or when it is unavailable. */
   client: JudgeClient | undefined;
+  /** Why the judge is not used (its check before the run failed): such turns are not graded and say so. */
+  judgeUnavailable?: string | undefined;
   store: GradeStore;
   /** The judge's own concurrency limit, shared by every item of the run. */
   limit: ReturnType<typeof pLimit>;
@@ -146,6 +148,7 @@ async function judgeTurn(ctx: GraderContext, s: Spec, t: GradedTurn, outcome: Gr
   }
   let model = ctx.judge.model ?? '';
   try {
+    if (ctx.judgeUnavailable !== undefined) throw new Error(`the judge is unavailable: ${ctx.judgeUnavailable}`);
     if (!ctx.client) throw new Error('no judge configured');
     model = await ctx.client.model(ctx.signal);
     const key = { model, promptHash: base.promptHash, inputsHash: base.inputsHash };
@@ -169,7 +172,8 @@ async function judgeTurn(ctx: GraderContext, s: Spec, t: GradedTurn, outcome: Gr
     return { ...base, ...tokens, status: 'graded', score, judgePass: pass, passed: score >= minScore, reasons, model, cached };
   } catch (error) {
     const message = redact(error instanceof DsbenchError || error instanceof Error ? error.message : String(error));
-    outcome.problems.push(`turn ${s.turn}: ${message}`);
+    // An unavailable judge was said once, before the run; each turn's grade records it.
+    if (ctx.judgeUnavailable === undefined) outcome.problems.push(`turn ${s.turn}: ${message}`);
     return { ...base, status: 'error', passed: false, reasons: [], error: message, model, cached: false };
   }
 }
