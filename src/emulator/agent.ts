@@ -1,6 +1,5 @@
 import {
   composeAnswer,
-  dedupeHits,
   keywordQuery,
   mainHit,
   planResearch,
@@ -174,7 +173,7 @@ export class FakeAgent {
       }));
       // A failing tool call is something an agent works around; only a search that never works is fatal.
       if (searches > 0 && failed === searches) return { kind: 'failed', failure: 'internal', usage: zeroUsage(timeMillis, searches) };
-      const hits = dedupeHits([...targets, ...keywords].flatMap((f) => f.hits)).length;
+      const hits = dedupe([...targets, ...keywords].flatMap((f) => f.hits)).length;
       const base = { timeMillis, toolCalls: searches, hits, questionChars: text.length };
       if (failure) {
         // The run spent tokens before failing, so it reports and is charged for them.
@@ -201,4 +200,14 @@ async function sequentially<T, R>(items: readonly T[], f: (item: T) => Promise<R
   const results: R[] = [];
   for (const item of items) results.push(await f(item));
   return results;
+}
+
+function dedupe(hits: SearchHit[]): SearchHit[] {
+  const seen = new Set<string>();
+  return hits.filter((h) => {
+    const key = `${h.repository}\u0000${h.path}\u0000${h.lineNumber}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -433,8 +433,11 @@ function evidence(hit: SearchHit): string {
   return `\n\n**Evidence** (lines ${hit.lineNumber}-${hit.endLine ?? hit.lineNumber}):\n\n${fence}\n${hit.snippet}\n${fence}`;
 }
 
+/** The hits the answer cites, each once, in the order they were found. */
 function citedHits(research: Research, cited: ReadonlySet<string>): SearchHit[] {
-  return dedupeHits([...research.targets, ...research.keywords].flatMap((f) => f.hits).filter((h) => cited.has(hitKey(h))));
+  const byKey = new Map<string, SearchHit>();
+  for (const f of [...research.targets, ...research.keywords]) for (const h of f.hits) if (cited.has(hitKey(h)) && !byKey.has(hitKey(h))) byKey.set(hitKey(h), h);
+  return [...byKey.values()];
 }
 
 /** The folders of the cited files and the commits the links are pinned to. */
@@ -449,12 +452,6 @@ function whereToLook(link: ReturnType<typeof links>, hits: readonly SearchHit[])
 
 function dirOf(path: string): string {
   return path.slice(0, path.lastIndexOf('/'));
-}
-
-/** Hits once each (same repository, path and line), the first kept. */
-export function dedupeHits(hits: SearchHit[]): SearchHit[] {
-  const seen = new Set<string>();
-  return hits.filter((h) => !seen.has(hitKey(h)) && Boolean(seen.add(hitKey(h))));
 }
 
 function preview(hit: SearchHit, separator: string): string {
