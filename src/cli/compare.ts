@@ -23,6 +23,7 @@ export interface CompareArgs {
   maxTokensRegression?: string | undefined;
   maxToolCallsRegression?: string | undefined;
   maxPassRateDrop?: string | undefined;
+  maxErrorRateRise?: string | undefined;
   failOn?: string | undefined;
   minPairs?: number | undefined;
   resamples?: number | undefined;
@@ -51,6 +52,7 @@ export function thresholdsFrom(args: CompareArgs): Thresholds {
     tokens: percent(args.maxTokensRegression, '--max-tokens-regression', DEFAULT_THRESHOLDS.tokens),
     toolCalls: percent(args.maxToolCallsRegression, '--max-tool-calls-regression', DEFAULT_THRESHOLDS.toolCalls),
     passRateDrop: percent(args.maxPassRateDrop, '--max-pass-rate-drop', DEFAULT_THRESHOLDS.passRateDrop) ?? 1,
+    errorRateRise: percent(args.maxErrorRateRise, '--max-error-rate-rise', DEFAULT_THRESHOLDS.errorRateRise) ?? 1,
     minPairs,
     failOn: args.failOn === undefined ? DEFAULT_THRESHOLDS.failOn : parseFailOn(args.failOn),
   };
@@ -133,7 +135,8 @@ export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs>
       .option('max-credits-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.credits), describe: 'Largest median credits increase tolerated, or off' })
       .option('max-tokens-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.tokens), describe: 'Largest median total-tokens increase tolerated, or off' })
       .option('max-tool-calls-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.toolCalls), describe: 'Largest median tool-calls increase tolerated, or off' })
-      .option('max-pass-rate-drop', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.passRateDrop), describe: 'Largest drop of the expectation pass rate (percentage points) for --fail-on pass-rate' })
+      .option('max-pass-rate-drop', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.passRateDrop), describe: 'Largest drop of the pass rate and pass^k (percentage points) tolerated even when significant (--fail-on pass-rate, pass-k)' })
+      .option('max-error-rate-rise', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.errorRateRise), describe: 'Largest rise of the error rate (percentage points) tolerated even when significant (--fail-on new-errors)' })
       .option('fail-on', { type: 'string', default: [...DEFAULT_THRESHOLDS.failOn].join(','), describe: `Events that fail the comparison: ${FAIL_ON.join(', ')}, or none` })
       .option('min-pairs', { type: 'number', default: DEFAULT_THRESHOLDS.minPairs, describe: 'Fewest comparable pairs for a metric to be judged' })
       .option('resamples', { type: 'number', default: DEFAULT_BOOTSTRAP.resamples, describe: 'Bootstrap resamples' })

@@ -30,6 +30,8 @@ const FLAGS: Record<string, string> = {
   'faults.rateSlow': '--fault-rate-slow',
   'faults.slowMs': '--slow-ms',
   'faults.rateResetAfterAction': '--fault-rate-reset-after',
+  'noise.profile': '--noise',
+  'noise.serviceSeed': '--noise-service-seed',
 };
 
 export function flagProblems(error: ZodError): string {
@@ -55,6 +57,8 @@ interface EmulatorArgs extends GlobalArgs {
   legacyFollowupReply: 'question' | 'conversation';
   tokenLimitRate: number;
   internalErrorRate: number;
+  noise: 'none' | 'realistic';
+  noiseServiceSeed: string;
   faultRate429: number;
   faultRate500: number;
   faultRate503: number;
@@ -112,6 +116,8 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('stream-500-rate', { type: 'number', default: 0, describe: 'Fraction of search streams refused with a plain-text 500' })
       .option('clock-offset-ms', { type: 'number', default: 0, describe: 'Offset of the server\'s clock (Date headers and timestamps): -600000 is 10 minutes behind' })
       .option('act-delay-ms', { type: 'number', default: 0, describe: 'Real ms between accepting a writing request and acting on it' })
+      .option('noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "A service's own noise: realistic gives random errors, latency effects per question and night, and flaky answers (docs/emulator.md); --seed is then the night" })
+      .option('noise-service-seed', { type: 'string', default: 'service', describe: 'With --noise: which questions are slow or flaky (keep it across nights)' })
       .option('log', { type: 'boolean', default: false, describe: 'Log each request on stderr: method, path, status, latency, operation (never a credential)' }) as unknown as Argv<EmulatorArgs>,
   handler: async (argv: ArgumentsCamelCase<EmulatorArgs>) => {
     const adminToken = process.env[ADMIN_TOKEN_ENV] || undefined;
@@ -130,6 +136,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
         llmGated: argv.llmGated,
         legacy: { followUpReply: argv.legacyFollowupReply },
         agent: { tokenLimitRate: argv.tokenLimitRate, internalErrorRate: argv.internalErrorRate },
+        noise: { profile: argv.noise, serviceSeed: argv.noiseServiceSeed },
         faults: {
           rate429: argv.faultRate429,
           retryAfterSeconds: argv.retryAfter,

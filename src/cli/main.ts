@@ -21,6 +21,7 @@ const commandModules: Record<CommandName, () => Promise<CommandModule<GlobalArgs
   runs: async () => (await import('./runs.js')).runsCommand,
   report: async () => (await import('./report.js')).reportCommand,
   compare: async () => (await import('./compare.js')).compareCommand,
+  plan: async () => (await import('./plan.js')).planCommand,
   merge: async () => (await import('./merge.js')).mergeCommand,
   grade: async () => (await import('./grade.js')).gradeCommand,
 };

@@ -21,6 +21,7 @@ import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } fro
 import { findRun, runTargets } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
 import { formatRunSummary } from './run-summary.js';
+import { formatQuality, runQuality } from '../report/quality.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
 
@@ -40,6 +41,7 @@ interface RunArgs extends GlobalArgs {
   quiet: boolean;
   reporter?: ReporterName | undefined;
   emulatorTimeScale: number;
+  emulatorNoise: 'none' | 'realistic';
   shard?: string | undefined;
   group?: string | undefined;
   junit?: string | undefined;
@@ -84,6 +86,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
       .option('if-judge-unavailable', { choices: ['refuse', 'continue'] as const, default: 'refuse' as const, describe: 'When the suite grades and the judge fails its check before the run (gated LLM API, bad token, model not served): refuse to start, or run with its rubric and reference checks recorded as not graded' })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
+      .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
       .check((argv) => {
         for (const name of ['concurrency', 'search-concurrency', 'repeats'] as const) positiveInt(name, argv[name] as number | undefined);
         if (!(Number(argv.emulatorTimeScale) > 0)) throw new UsageError('--emulator-time-scale must be positive');
@@ -133,7 +136,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         const { startEmulator } = await import('../emulator/index.js');
         // Some answers cite a missing line or another repository's file, so citation checks have something to find.
         // Its links name a fixed host, not its port of the moment, so the same suite gives the same answers.
-        emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale, publicUrl: EMBEDDED_EMULATOR_URL, agent: { badCitationRate: 0.1 } });
+        emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale, publicUrl: EMBEDDED_EMULATOR_URL, agent: { badCitationRate: 0.1 }, noise: { profile: argv.emulatorNoise } });
         process.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
       }
@@ -180,14 +183,15 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       // The embedded emulator, or a standalone one that said so in its replies.
       const emulated = runTargets(store.db, result.runId).some((t) => t.servedByEmulator);
       const grades = gradingSummary(store.db, result.runId);
+      const quality = runQuality(store.db, result.runId);
       const split = shard && findRun(store.db, result.runId)?.split;
       const shardNote = split
         ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`
         : '';
       process.stdout.write(
         argv.json
-          ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades) + shardNote,
+          ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), quality, db: store.path, emulated }, null, 2)}\n`
+          : formatRunSummary(result, store.path, emulated) + formatQuality(quality) + formatGradingSummary(grades) + shardNote,
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
       process.exitCode = result.exitCode;

@@ -10,6 +10,7 @@ import {
 } from './answer.js';
 import type { AgentOptions } from './options.js';
 import { garbleCitations } from './citation-noise.js';
+import { type ServiceNoise, ungroundedAnswer } from './noise.js';
 import { createRng, hashSeed, type Rng } from './random.js';
 import { computeUsage, zeroUsage, type Usage } from './usage.js';
 
@@ -68,6 +69,8 @@ export interface AgentConfig {
   search: AgentSearch;
   /** Base URL of the links in answers. */
   linkBase: string;
+  /** A noise profile's latency, errors and flaky answers, in place of the plain draws. */
+  noise?: ServiceNoise | undefined;
 }
 
 /** A deterministic stand-in for the instance's agentic search. */
@@ -89,16 +92,19 @@ export class FakeAgent {
     const seed = itemKey !== undefined ? hashSeed(this.config.seed, 'item', itemKey, text, ...history) : this.occurrenceSeed(text, history);
     const rng = createRng(seed);
     const { agent, medianMs, sigma } = this.config;
-    const sampled = Math.round(Math.min(agent.maxMs, Math.max(agent.minMs, rng.logNormal(medianMs, sigma))));
+    const plain = Math.round(Math.min(agent.maxMs, Math.max(agent.minMs, rng.logNormal(medianMs, sigma))));
     const failureDraw = rng.next();
+    // A separate stream, so that rehearsals without noise keep their draws.
+    const noisy = this.config.noise?.draw(text, createRng(hashSeed(seed, 'noise')));
+    const sampled = noisy ? Math.max(agent.minMs, noisy.processingMs) : plain;
 
     const refusal = this.refusal(text, quotaExhausted);
     if (refusal) {
       const usage = zeroUsage(agent.rejectAfterMs);
       return { processingMs: agent.rejectAfterMs, outcome: Promise.resolve({ kind: 'failed', failure: refusal, usage }) };
     }
-    const failure = this.midRunFailure(text, failureDraw);
-    return { processingMs: sampled, outcome: this.research(text, history, sampled, failure, rng, createRng(hashSeed(seed, 'citations'))) };
+    const failure = this.midRunFailure(text, failureDraw, noisy?.failure);
+    return { processingMs: sampled, outcome: this.research(text, history, sampled, failure, rng, createRng(hashSeed(seed, 'citations')), noisy?.ungrounded === true) };
   }
 
   private occurrenceSeed(text: string, history: readonly string[]): number {
@@ -118,10 +124,11 @@ export class FakeAgent {
     return quotaExhausted ? 'quota-exceeded' : undefined;
   }
 
-  private midRunFailure(text: string, draw: number): FailureKind | undefined {
+  private midRunFailure(text: string, draw: number, noisy: 'token-limit' | 'output-length' | undefined): FailureKind | undefined {
     const { triggers, tokenLimitRate, internalErrorRate } = this.config.agent;
     if (text.includes(triggers.tokenLimit)) return 'token-limit';
     if (text.includes(triggers.internalError)) return 'internal';
+    if (this.config.noise) return noisy === undefined ? undefined : noisy === 'token-limit' ? 'token-limit' : 'internal';
     if (draw < tokenLimitRate) return 'token-limit';
     if (draw < tokenLimitRate + internalErrorRate) return 'internal';
     return undefined;
@@ -139,6 +146,7 @@ export class FakeAgent {
     failure: FailureKind | undefined,
     rng: Rng,
     citationRng: Rng,
+    ungrounded: boolean,
   ): Promise<Outcome> {
     const { search, linkBase } = this.config;
     const limit = this.config.agent.hitsPerQuery;
@@ -179,7 +187,7 @@ export class FakeAgent {
         // The run spent tokens before failing, so it reports and is charged for them.
         return { kind: 'failed', failure, usage: computeUsage({ ...base, outputChars: 0 }, rng) };
       }
-      const composed = composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });
+      const composed = ungrounded ? ungroundedAnswer(text) : composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });
       const answer = { ...composed, markdown: garbleCitations(composed.markdown, this.config.agent.badCitationRate, citationRng, await this.repositories(), linkBase) };
       return { kind: 'completed', answer, usage: computeUsage({ ...base, outputChars: answer.markdown.length }, rng) };
     } catch {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AgentSearch } from './agent.js';
 import { CorpusOptionsSchema } from './corpus/corpus.js';
 import { DEFAULT_LLM_MODELS } from './llm-api.js';
+import { NoiseOptionsSchema } from './noise.js';
 import { StreamFaultOptionsSchema } from './stream/faults.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { Route } from './routes.js';
@@ -128,6 +129,8 @@ export const EmulatorOptionsSchema = z
     quota: QuotaOptionsSchema.prefault({}),
     agent: AgentOptionsSchema.prefault({}),
     faults: FaultRatesSchema.prefault({}),
+    /** A service's own noise (latency effects, random errors, flaky answers) in place of the plain draws: docs/emulator.md. */
+    noise: NoiseOptionsSchema,
     /** The code the stream searches and the agent cites; default dsbench's own node_modules. */
     corpus: CorpusOptionsSchema.prefault({}),
     /** Pacing and faults of the search stream. */

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createAdminHandler } from './admin.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
 import type { AddressInfo, Socket } from 'node:net';
+import { serviceNoise } from './noise.js';
 import { FakeAgent } from './agent.js';
 import { createAuthenticator } from './auth.js';
 import { nextMonthStart, VirtualClock } from './clock.js';
@@ -85,6 +86,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     agent: options.agent,
     search: options.search ?? createAgentSearch(corpus),
     linkBase: publicUrl,
+    noise: serviceNoise(options.noise, options.seed),
   });
   const service = new ConversationService({
     store: new ConversationStore(),

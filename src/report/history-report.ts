@@ -6,6 +6,7 @@ import { writeCsv } from './csv.js';
 import { type Block, renderMarkdown, renderText } from './document.js';
 import { type HistoryRow, HISTORY_COLUMNS, collectHistory } from './history.js';
 import { inSnapshot, openResults, outputDir } from './open.js';
+import { type QuestionGrid, cellText, questionGrid } from './question-grid.js';
 import type { ReportFormat } from './report.js';
 import { historyHtml } from './html/history-html.js';
 import { fmtInt, fmtNum, fmtPct, fmtSeconds, safeJson } from './tables.js';
@@ -41,7 +42,10 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
   try {
     const suite = options.suite ?? findRun(store.db, 'latest')?.suiteName;
     if (suite === undefined) throw new NothingToCompareError(`no runs in ${options.db} yet, so no history.`);
-    const { rows, runs } = await inSnapshot(store.db, async () => collectHistory(store.db, suite, options.limit));
+    const { rows, runs, grid } = await inSnapshot(store.db, async () => {
+      const history = collectHistory(store.db, suite, options.limit);
+      return { ...history, grid: questionGrid(store.db, history.runs) };
+    });
     if (runs.length === 0) throw new NothingToCompareError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);
     const out = options.out ?? outputDir(options.db, `history-${safeName(suite)}`);
     mkdirSync(out, { recursive: true });
@@ -57,18 +61,18 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     if (mdFile) files.push(mdFile);
     if (jsonFile) files.push(jsonFile);
     if (htmlFile) files.push(htmlFile);
-    const blocks = historyDocument(suite, options.db, rows, files);
+    const blocks = historyDocument(suite, options.db, rows, grid, files);
     const markdown = renderMarkdown(blocks);
     if (mdFile) writeFileSync(mdFile, markdown);
-    if (jsonFile) writeFileSync(jsonFile, safeJson({ db: options.db, suite, rows, files }));
-    if (htmlFile) writeFileSync(htmlFile, historyHtml(options.db, suite, rows, new Date().toISOString()));
+    if (jsonFile) writeFileSync(jsonFile, safeJson({ db: options.db, suite, rows, questions: grid, files }));
+    if (htmlFile) writeFileSync(htmlFile, historyHtml(options.db, suite, rows, new Date().toISOString(), grid));
     return { suite, rows, out, files, markdown, text: renderText(blocks) };
   } finally {
     store.close();
   }
 }
 
-function historyDocument(suite: string, db: string, rows: readonly HistoryRow[], files: readonly string[]): Block[] {
+function historyDocument(suite: string, db: string, rows: readonly HistoryRow[], grid: QuestionGrid, files: readonly string[]): Block[] {
   const runs = new Set(rows.map((r) => r.runId)).size;
   return [
     { kind: 'heading', level: 1, text: ['dsbench history: suite ', { code: suite }] },
@@ -95,6 +99,38 @@ function historyDocument(suite: string, db: string, rows: readonly HistoryRow[],
         ]),
       },
     },
+    ...gridBlocks(grid),
     ...(files.length > 0 ? ([{ kind: 'list', items: files.map((f) => [{ code: f }]) }] as Block[]) : []),
+  ];
+}
+
+/** Questions x runs: passed/checked repeats per night, flaky and quarantined questions marked. */
+function gridBlocks(grid: QuestionGrid): Block[] {
+  if (grid.rows.length === 0) return [];
+  const flaky = grid.rows.filter((r) => r.flaky).length;
+  const targets = new Set(grid.rows.map((r) => r.target)).size;
+  return [
+    { kind: 'heading', level: 2, text: ['Questions night by night'] },
+    {
+      kind: 'para',
+      text: [
+        `Repeats whose checks passed, of those checked, per run (oldest first). ${fmtInt(flaky)} flaky: among repeats that did not end in an error, both a pass and a fail in these runs. Quarantined ones (tag `,
+        { code: 'quarantine' },
+        ') are judged by no compare gate.',
+      ],
+    },
+    {
+      kind: 'table',
+      table: {
+        headers: [...(targets > 1 ? ['target'] : []), 'question', 'mark', ...grid.runs.map((r) => `run ${r.id}`)],
+        align: [...(targets > 1 ? (['left'] as const) : []), 'left', 'left', ...grid.runs.map(() => 'right' as const)],
+        rows: grid.rows.map((r) => [
+          ...(targets > 1 ? [r.target] : []),
+          `${r.kind === 'search' ? 'search ' : ''}${r.id}`,
+          [r.flaky ? 'flaky' : '', r.quarantined ? 'quarantined' : ''].filter(Boolean).join(', '),
+          ...r.cells.map(cellText),
+        ]),
+      },
+    },
   ];
 }

@@ -202,7 +202,7 @@ export class CompareJunit {
     }
     for (const row of this.pending) {
       let failure: Case['failure'];
-      if (row.stateChange === 'new_error' && on('new-errors')) {
+      if (row.stateChange === 'new_error' && (on('any-new-error') || failed('new-errors'))) {
         const now = `${row.stateCandidate}${row.errorCodeCandidate ? ` (${row.errorCodeCandidate})` : ''}`;
         failure = { type: 'new_error', message: `new error: ${row.stateBaseline} in the baseline, ${now} in the candidate`, body: `baseline ${row.stateBaseline}, candidate ${now}` };
       } else if (row.expectChange === 'new_failure' && (on('verdict-changes') || failed('pass-rate'))) {

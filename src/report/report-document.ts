@@ -1,4 +1,5 @@
 import type { Block, Inline } from './document.js';
+import { qualityBlocks } from './quality-document.js';
 import type { ReportData } from './report.js';
 import { capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
@@ -162,6 +163,8 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       if (more > 0) blocks.push({ kind: 'para', text: [`… and ${fmtInt(more)} more failed checks (expect_reasons in questions.csv and searches.csv).`] });
     }
   }
+
+  blocks.push(...qualityBlocks(data.quality));
 
   if (data.perQuestion && data.perQuestion.length > 0) {
     const { shown, more } = capped(data.perQuestion, MAX_PER_QUESTION);

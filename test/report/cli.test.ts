@@ -131,7 +131,7 @@ describe('commands through yargs, in process', () => {
       await cli(['report', 'latest', '--db', db, '--out', path.join(dir, 'r'), '--format', 'md']).parseAsync();
       expect(String(write.mock.calls.at(-1)?.[0])).toMatch(/^## dsbench report/);
       expect(process.exitCode ?? 0).toBe(0);
-      await cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c')]).parseAsync();
+      await cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c'), '--fail-on', 'any-new-error']).parseAsync();
       expect(process.exitCode).toBe(ExitCode.expectationsFailed);
       process.exitCode = undefined;
       // Two latency pairs are too few for the default --min-pairs 5: the gate cannot pass on them.
@@ -184,7 +184,7 @@ try {
     expect(report.status).toBe(0);
     expect(report.stdout).toContain('dsbench report: run 3');
     expect(fs.existsSync(path.join(dir, 'out', 'questions.csv'))).toBe(true);
-    const compare = run('compare', '1', '3', '--db', db, '--out', path.join(dir, 'cmp'), '--format', 'md');
+    const compare = run('compare', '1', '3', '--db', db, '--out', path.join(dir, 'cmp'), '--format', 'md', '--fail-on', 'any-new-error');
     expect(compare.status).toBe(1);
     expect(compare.stdout).toContain('## dsbench compare: FAILED');
     const missing = run('report', '7', '--db', db);

@@ -5,6 +5,7 @@ import { UsageError } from '../../src/http/errors.js';
 
 const change = (overrides: Partial<PairedChange>): PairedChange => ({
   n: 10,
+  clusters: 10,
   baselineMedian: 100,
   candidateMedian: 100,
   delta: 0,
@@ -13,6 +14,8 @@ const change = (overrides: Partial<PairedChange>): PairedChange => ({
   relative: 0,
   relativeLow: -0.01,
   relativeHigh: 0.01,
+  deltaSe: 0.5,
+  relativeSe: 0.005,
   ...overrides,
 });
 

@@ -172,6 +172,8 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     expect(await page.textContent('#questions .detail')).toContain('contains: missing "backoff"');
     // Grades and citations: a table per target, columns in the questions table, reasons and citations in the detail.
     expect(await page.innerText('#grades')).toMatch(/prod\t10 of 10\t0\.7\d?\t9\t0\t0\t10\t1\t0\t90\.9%/);
+    // Quality with intervals over questions: the pass rate's interval brackets it.
+    expect(await page.innerText('#quality')).toMatch(/prod\t120\t85\.0% \(\d+\.\d% … \d+\.\d%\)\t1\t/);
     await page.fill('#questions input[type=search]', 'q003');
     await page.waitForFunction(`document.querySelector('#questions .pager').textContent.includes(' of 1 ')`);
     expect(await page.innerText('#questions tbody tr')).toMatch(/\t0\.3\t1 of 2\t/);
@@ -201,6 +203,9 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     expect(await page.textContent('#side-by-side .baseline del')).toBeTruthy();
     expect(await page.textContent('#side-by-side .candidate ins')).toBeTruthy();
     expect(await page.innerText('main')).toMatch(/latency\t.*\tregressed/);
+    // The outcome tests, each with its interval and one-sided p-value.
+    expect(await page.innerText('#outcomes')).toMatch(/error rate\t\d+\t\d+\t[\d.]+%\t[\d.]+%\t.*\t\S+ \(rise\)/);
+    expect(await page.innerText('#outcomes')).toMatch(/pass rate\t.*\(drop\)/);
     await page.fill('#pairs input[type=search]', 'q007');
     await page.waitForFunction(`document.querySelector('#pairs .pager').textContent.includes(' of 1 ')`);
     await page.click('#pairs tbody tr');
@@ -223,6 +228,9 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     const { page, errors } = await open(files.history!);
     expect(errors).toEqual([]);
     expect(await drawnCharts(page)).toBe(3);
+    // Each question night by night: one row per question of the suite, a column per run.
+    expect(await page.locator('#question-grid tbody tr').count()).toBeGreaterThan(100);
+    expect(await page.innerText('#question-grid thead')).toMatch(/question\tmark\trun 1\trun 2/);
     await screenshot(page, 'html-history.png');
     await page.close();
   });

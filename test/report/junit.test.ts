@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_THRESHOLDS } from '../../src/report/compare/gates.js';
 import { compareRuns } from '../../src/report/compare/compare.js';
 import { writeReport } from '../../src/report/report.js';
 import { completed, failed, question, recordRun, search, searchRecord, useTempStore, type TempStore } from './fixtures.js';
@@ -143,7 +144,13 @@ describe('JUnit XML', () => {
     recordRun(t.store, items(false), { targets: one });
     recordRun(t.store, items(true), { targets: one });
     const file = path.join(t.dir, 'compare.xml');
-    const result = await compareRuns({ baseline: { db: t.db, run: 'latest~1' }, candidate: { db: t.db, run: 'latest' }, out: path.join(t.dir, 'c'), junit: file });
+    const result = await compareRuns({
+      baseline: { db: t.db, run: 'latest~1' },
+      candidate: { db: t.db, run: 'latest' },
+      out: path.join(t.dir, 'c'),
+      junit: file,
+      thresholds: { ...DEFAULT_THRESHOLDS, failOn: new Set(['any-new-error', 'verdict-changes']) },
+    });
     expect(result.summary.failed).toBe(true);
     const { els, cases, failures, errors } = checkJunit(fs.readFileSync(file, 'utf8'));
     expect(els.filter((e) => e.tag === 'testsuite').map((s) => s.attrs.name)).toEqual(['gates', 'pairs']);
@@ -153,7 +160,7 @@ describe('JUnit XML', () => {
     expect(gates).toEqual([...result.summary.gates.map((g) => g.name), 'something to compare']);
     expect(errors.map((e) => e.attrs.type)).toEqual(['nothing_compared']);
     expect(cases.filter((c) => c.attrs.classname !== 'compare.gates').map((c) => c.attrs.name)).toEqual(['a [repeat 0] turn 0', 'b [repeat 0] turn 0', 'c [repeat 0] turn 0']);
-    // new-errors and pass-rate are on by default and both failed; b is the new error, c the new failing check.
+    // Both event gates failed (one flip is within noise for the default rate gates); b is the new error, c the new failing check.
     expect(failures.map((f) => f.attrs.type).sort()).toEqual(['gate', 'gate', 'new_error', 'new_failure']);
     expect(result.files).toContain(file);
   });
@@ -167,7 +174,7 @@ describe('JUnit XML', () => {
       candidate: { db: t.db, run: 'latest' },
       out: path.join(t.dir, 'c'),
       junit: file,
-      thresholds: { latency: null, credits: null, tokens: null, toolCalls: null, passRateDrop: 1, minPairs: 5, failOn: new Set() },
+      thresholds: { latency: null, credits: null, tokens: null, toolCalls: null, passRateDrop: 1, errorRateRise: 1, minPairs: 5, failOn: new Set() },
     });
     expect(result.summary.failed).toBe(false);
     expect(checkJunit(fs.readFileSync(file, 'utf8')).failures).toEqual([]);

@@ -1,7 +1,10 @@
 import { NumberColumn, mean, sortedMedian } from '../percentiles.js';
 import { type BootstrapOptions, type PairedChange, pairedMedianChange } from './bootstrap.js';
 import { type FailOn, type GateResult, type Judgement, type Thresholds, judge } from './gates.js';
+import { type OutcomeSummary, OutcomeTally } from './outcomes.js';
 import type { CompareRow } from './pairs.js';
+import { detectableRateDrop, type RateChange } from '../stats/cluster-rate.js';
+import { normalQuantile } from '../stats/sign-flip.js';
 
 // Everything compare.md and compare.json say, gathered while compare.csv streams: numbers per metric
 // (8 bytes a pair and side), counts, and short lists (capped) of the rows people need to look at.
@@ -18,6 +21,8 @@ export interface MetricResult extends PairedChange {
   gated: boolean;
   /** Comparable pairs with the metric on at least one side: 0 when neither run reports it (credits on the versioned API). */
   measured: number;
+  /** The smallest relative increase this comparison would call regressed 80% of the time; null when not judged. */
+  detectable: number | null;
 }
 
 export interface Listed {
@@ -31,7 +36,10 @@ export interface CompareSummary {
   searches: { paired: number; baselineOnly: number; candidateOnly: number };
   stateChanges: Record<'same' | 'new_error' | 'fixed' | 'changed' | 'in_progress', number>;
   metrics: MetricResult[];
+  /** Items with checks on both sides, errors included (descriptive; the gates judge `outcomes`). */
   passRate: { items: number; baselinePassed: number; candidatePassed: number; baseline: number | null; candidate: number | null; change: number | null };
+  /** Rates and scores compared with tests that resample questions (docs/statistics.md). */
+  outcomes: OutcomeSummary;
   answerSimilarity: { n: number; median: number | null; mean: number | null };
   sourcesJaccard: { n: number; median: number | null; mean: number | null };
   newErrors: Listed;
@@ -64,9 +72,8 @@ class Capped {
 }
 
 export class CompareAccumulator {
-  private readonly pairs = new Map<MetricName, { b: NumberColumn; c: NumberColumn; measured: number }>(
-    METRICS.map((m) => [m, { b: new NumberColumn(), c: new NumberColumn(), measured: 0 }]),
-  );
+  private readonly pairs = new Map<MetricName, MetricPairs>(METRICS.map((m) => [m, { b: new NumberColumn(), c: new NumberColumn(), measured: 0, starts: new NumberColumn(), lastCluster: '' }]));
+  private readonly outcomes = new OutcomeTally();
   private readonly questions = { paired: 0, baselineOnly: 0, candidateOnly: 0 };
   private readonly searches = { paired: 0, baselineOnly: 0, candidateOnly: 0 };
   private readonly stateChanges = { same: 0, new_error: 0, fixed: 0, changed: 0, in_progress: 0 };
@@ -95,6 +102,7 @@ export class CompareAccumulator {
   }
 
   add(row: CompareRow): void {
+    this.outcomes.add(row);
     const counts = row.kind === 'question' ? this.questions : this.searches;
     if (row.pairing !== 'paired') {
       if (row.pairing === 'baseline_only') counts.baselineOnly++;
@@ -119,16 +127,17 @@ export class CompareAccumulator {
     }
     if (row.kind === 'search' && row.countBaseline !== null && row.countCandidate !== null && row.countBaseline !== row.countCandidate) this.countChanges.add(row);
 
-    if (!row.comparable) return;
+    if (!row.comparable || row.quarantined) return;
+    const cluster = `${row.targetBaseline ?? ''}\u0000${row.itemId}`;
     if (row.kind === 'question') {
-      this.addPair('latency', row.latencyBaseline, row.latencyCandidate);
-      this.addPair('tokens', row.tokensBaseline, row.tokensCandidate);
-      this.addPair('credits', row.creditsBaseline, row.creditsCandidate);
-      this.addPair('tool_calls', row.toolCallsBaseline, row.toolCallsCandidate);
+      this.addPair('latency', cluster, row.latencyBaseline, row.latencyCandidate);
+      this.addPair('tokens', cluster, row.tokensBaseline, row.tokensCandidate);
+      this.addPair('credits', cluster, row.creditsBaseline, row.creditsCandidate);
+      this.addPair('tool_calls', cluster, row.toolCallsBaseline, row.toolCallsCandidate);
       if (row.answerSimilarity !== null) this.similarity.push(row.answerSimilarity);
       if (row.sourcesJaccard !== null) this.jaccard.push(row.sourcesJaccard);
     } else {
-      this.addPair('search_latency', row.latencyBaseline, row.latencyCandidate);
+      this.addPair('search_latency', cluster, row.latencyBaseline, row.latencyCandidate);
     }
   }
 
@@ -141,11 +150,13 @@ export class CompareAccumulator {
       search_latency: thresholds.latency,
     };
     const metrics = METRICS.map((metric): MetricResult => {
-      const { b, c, measured } = this.pairs.get(metric)!;
-      const change = pairedMedianChange(b.values(), c.values(), bootstrap);
+      const { b, c, measured, starts } = this.pairs.get(metric)!;
+      const change = pairedMedianChange(b.values(), c.values(), bootstrap, starts.values());
       const threshold = thresholdOf[metric];
-      return { metric, unit: UNITS[metric], ...change, threshold, judgement: judge(change, threshold, thresholds.minPairs), gated: threshold !== null, measured };
+      const judgement = judge(change, threshold, thresholds.minPairs);
+      return { metric, unit: UNITS[metric], ...change, threshold, judgement, gated: threshold !== null, measured, detectable: detectableIncrease(change, threshold, bootstrap.confidence, judgement) };
     });
+    const outcomes = this.outcomes.finish(bootstrap);
     const rate = (n: number): number | null => (this.pass.items === 0 ? null : n / this.pass.items);
     const baselineRate = rate(this.pass.baselinePassed);
     const candidateRate = rate(this.pass.candidatePassed);
@@ -160,6 +171,7 @@ export class CompareAccumulator {
         candidate: candidateRate,
         change: baselineRate === null || candidateRate === null ? null : candidateRate - baselineRate,
       },
+      outcomes,
       answerSimilarity: describe(this.similarity),
       sourcesJaccard: describe(this.jaccard),
       newErrors: this.newErrors.listed,
@@ -171,17 +183,40 @@ export class CompareAccumulator {
       searchVerdictChanges: this.searchVerdictChanges.listed,
       unpaired: this.unpaired.listed,
     };
-    const gates = evaluateGates(summary, thresholds);
+    const gates = evaluateGates(summary, thresholds, bootstrap.confidence);
     return { ...summary, gates, failed: gates.some((g) => g.enabled && g.failed), starved: starvedGates(summary, thresholds) };
   }
 
-  private addPair(metric: MetricName, b: number | null, c: number | null): void {
+  private addPair(metric: MetricName, cluster: string, b: number | null, c: number | null): void {
     const p = this.pairs.get(metric)!;
     if (b !== null || c !== null) p.measured++;
     if (b === null || c === null) return;
+    // Rows arrive in key order, so the pairs of a question (all its repeats and turns) are contiguous.
+    if (cluster !== p.lastCluster || p.b.length === 0) {
+      p.starts.push(p.b.length);
+      p.lastCluster = cluster;
+    }
     p.b.push(b);
     p.c.push(c);
   }
+}
+
+interface MetricPairs {
+  b: NumberColumn;
+  c: NumberColumn;
+  measured: number;
+  /** Offset of the first pair of each cluster. */
+  starts: NumberColumn;
+  lastCluster: string;
+}
+
+/**
+ * The smallest true relative increase judged regressed 80% of the time: the threshold plus
+ * (z((1+level)/2) + z(0.8)) standard errors of the relative change (the bootstrap's).
+ */
+function detectableIncrease(change: PairedChange, threshold: number | null, confidence: number, judgement: Judgement): number | null {
+  if (judgement === 'too few pairs' || change.relativeSe === null) return null;
+  return (threshold ?? 0) + (normalQuantile((1 + confidence) / 2) + normalQuantile(0.8)) * change.relativeSe;
 }
 
 function describe(column: NumberColumn): { n: number; median: number | null; mean: number | null } {
@@ -208,7 +243,7 @@ export function starvedGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starv
 }
 
 /** Every gate, enabled or not, with what it found. */
-export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starved'>, t: Thresholds): GateResult[] {
+export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starved'>, t: Thresholds, confidence: number): GateResult[] {
   const gates: GateResult[] = s.metrics.map((m) => ({
     name: `${m.metric} regression`,
     enabled: m.gated,
@@ -217,21 +252,41 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
       m.judgement === 'too few pairs'
         ? `${m.n} comparable pairs, fewer than ${t.minPairs}: not judged`
         : `${m.judgement}${m.relative !== null ? ` (median ${m.relative >= 0 ? '+' : ''}${pct(m.relative)}, CI ${pct(m.relativeLow ?? 0)} to ${pct(m.relativeHigh ?? 0)})` : ''}` +
-          (m.threshold === null ? ', threshold off' : `, threshold ${pct(m.threshold)}`),
+          (m.threshold === null ? ', threshold off' : `, threshold ${pct(m.threshold)}`) +
+          (m.judgement === 'unchanged' && m.detectable !== null ? `; could have detected +${pct(m.detectable)} or more` : ''),
   }));
   const on = (name: FailOn): boolean => t.failOn.has(name);
-  const drop = s.passRate.change === null ? 0 : -s.passRate.change;
+  const alpha = gateAlpha(confidence);
+  const o = s.outcomes;
+  const errorsRose = o.errorRate.change !== null && o.errorRate.test.pUpper < alpha && o.errorRate.change > t.errorRateRise + 1e-12;
+  const passDropped = o.passRate.change !== null && o.passRate.test.pLower < alpha && -o.passRate.change > t.passRateDrop + 1e-12;
+  const k = o.passHatK;
+  const passKDropped = k.change !== null && k.test.pLower < alpha && -k.change > t.passRateDrop + 1e-12;
   gates.push(
-    { name: 'new-errors', enabled: on('new-errors'), failed: s.newErrors.count > 0, detail: `${s.newErrors.count} new errors, ${s.fixedErrors.count} fixed` },
+    {
+      name: 'new-errors',
+      enabled: on('new-errors'),
+      failed: errorsRose,
+      detail:
+        rateDetail('error rate', o.errorRate, confidence, 'rise', t.errorRateRise, errorsRose) +
+        `; ${s.newErrors.count} items newly erred, ${s.fixedErrors.count} fixed (listed below)`,
+    },
     {
       name: 'pass-rate',
       enabled: on('pass-rate'),
-      failed: drop > t.passRateDrop + 1e-12,
-      detail:
-        s.passRate.change === null
-          ? 'no item has checks on both sides'
-          : `${pct(s.passRate.baseline!)} → ${pct(s.passRate.candidate!)} over ${s.passRate.items} items (allowed drop ${pct(t.passRateDrop)})`,
+      failed: passDropped,
+      detail: `${rateDetail('pass rate', o.passRate, confidence, 'drop', t.passRateDrop, passDropped)} over ${o.passRate.n} items answered in both runs`,
     },
+    {
+      name: 'pass-k',
+      enabled: on('pass-k'),
+      failed: passKDropped,
+      detail:
+        k.change === null
+          ? `no question has ${k.k} repeats with checks on both sides`
+          : `pass^${k.k} ${pct(k.baseline!)} → ${pct(k.candidate!)} over ${k.questions} questions, ${signedPoints(k.change)}, p = ${pValue(k.test.pLower)}`,
+    },
+    { name: 'any-new-error', enabled: on('any-new-error'), failed: s.newErrors.count > 0, detail: `${s.newErrors.count} items ended well in the baseline and erred in the candidate` },
     { name: 'verdict-changes', enabled: on('verdict-changes'), failed: s.newFailures.count > 0, detail: `${s.newFailures.count} items went from pass to fail, ${s.fixedFailures.count} from fail to pass` },
     { name: 'count-changes', enabled: on('count-changes'), failed: s.countChanges.count > 0, detail: `${s.countChanges.count} searches changed their match count` },
     { name: 'search-verdicts', enabled: on('search-verdicts'), failed: s.searchVerdictChanges.count > 0, detail: `${s.searchVerdictChanges.count} searches changed their verdict` },
@@ -243,4 +298,33 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
     },
   );
   return gates;
+}
+
+/**
+ * A rate gate's one-sided level: (1 - confidence) / 2. A gate then fails about when the two-sided interval
+ * shown beside it excludes no change on the bad side, and the error-rate and pass-rate gates on by default
+ * share the false-alarm budget of 1 - confidence (Bonferroni); the nights benchmark measures the result.
+ */
+export function gateAlpha(confidence: number): number {
+  return (1 - confidence) / 2;
+}
+
+const points = (x: number): string => `${Math.abs(x * 100).toFixed(1)} points`;
+const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}`;
+const signedPoints = (x: number): string => `${signed(x)} points`;
+
+/** p-values as people read them: two significant digits, "< 0.001" below that. */
+export function pValue(p: number): string {
+  return p < 0.001 ? '< 0.001' : p.toPrecision(2);
+}
+
+/** "pass rate 83.3% → 66.7%, −16.7 points (95% CI −27.0 to −6.0), p = 0.002; could have detected a drop of 9.0 points". */
+function rateDetail(name: string, r: RateChange, confidence: number, bad: 'drop' | 'rise', allowed: number, failed: boolean): string {
+  if (r.change === null) return `${name}: no item ended on both sides`;
+  const p = bad === 'drop' ? r.test.pLower : r.test.pUpper;
+  const ci = `${Math.round(confidence * 100)}% CI ${signed(r.low!)} to ${signedPoints(r.high!)}`;
+  const head = `${name} ${pct(r.baseline!)} → ${pct(r.candidate!)}, ${signedPoints(r.change)} (${ci}), p = ${pValue(p)}${allowed > 0 ? `, allowed ${bad} ${pct(allowed)}` : ''}`;
+  if (failed) return head;
+  const detectable = detectableRateDrop(r, gateAlpha(confidence), allowed);
+  return `${head}; could have detected a ${bad} of ${detectable === null ? '–' : points(detectable)} or more`;
 }

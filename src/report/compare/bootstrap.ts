@@ -1,12 +1,15 @@
 import { mulberry32 } from '../../random.js';
 import { nearestRank, sortedMedian } from '../percentiles.js';
 
-// Paired bootstrap of a median change. For n pairs (b_i, c_i) the statistics are
+// Clustered paired bootstrap of a median change. For n pairs (b_i, c_i), grouped into clusters (a question
+// with all its repeats and turns), the statistics are
 //   delta    = median(c_i - b_i)                       (median paired delta, in the metric's unit)
 //   relative = median(c_i - b_i) / median(b_i)         (that delta as a fraction of the baseline median)
-// Each of R resamples draws n pairs with replacement (pairs stay together) and recomputes both; the
-// confidence interval is the percentile interval: nearest-rank percentiles (1-level)/2 and (1+level)/2 of
-// the R values. The generator is seeded, so the same data and seed give the same interval.
+// Each of R resamples draws as many clusters as there are, with replacement, and takes every pair of each
+// drawn cluster (repeats and turns of one question are correlated, so they are resampled together: Miller
+// 2024, "Adding Error Bars to Evals"). The interval is the percentile interval: nearest-rank percentiles
+// (1-level)/2 and (1+level)/2 of the R values. With one pair per cluster this is the ordinary paired
+// bootstrap, draw for draw. The generator is seeded: the same data and seed give the same interval.
 
 export interface BootstrapOptions {
   resamples: number;
@@ -19,21 +22,39 @@ export const DEFAULT_BOOTSTRAP: BootstrapOptions = { resamples: 2000, confidence
 
 export interface PairedChange {
   n: number;
+  /** Clusters (questions or searches) the pairs belong to. */
+  clusters: number;
   baselineMedian: number | null;
   candidateMedian: number | null;
   delta: number | null;
   deltaLow: number | null;
   deltaHigh: number | null;
+  /** Standard deviation of the resampled deltas: the standard error the detectable change is computed from. */
+  deltaSe: number | null;
   /** Null when the baseline median is 0 (a relative change is undefined). */
   relative: number | null;
   relativeLow: number | null;
   relativeHigh: number | null;
+  relativeSe: number | null;
 }
 
-export function pairedMedianChange(baseline: ArrayLike<number>, candidate: ArrayLike<number>, options: BootstrapOptions = DEFAULT_BOOTSTRAP): PairedChange {
+/**
+ * `clusterStarts`: offsets of the first pair of each cluster, ascending from 0 (pairs of a cluster are
+ * contiguous). Without it every pair is its own cluster.
+ */
+export function pairedMedianChange(
+  baseline: ArrayLike<number>,
+  candidate: ArrayLike<number>,
+  options: BootstrapOptions = DEFAULT_BOOTSTRAP,
+  clusterStarts?: ArrayLike<number>,
+): PairedChange {
   const n = baseline.length;
   if (candidate.length !== n) throw new Error('paired samples must have the same length');
-  const empty: PairedChange = { n, baselineMedian: null, candidateMedian: null, delta: null, deltaLow: null, deltaHigh: null, relative: null, relativeLow: null, relativeHigh: null };
+  const starts = clusterStarts ?? identity(n);
+  const clusters = n === 0 ? 0 : starts.length;
+  const empty: PairedChange = {
+    n, clusters, baselineMedian: null, candidateMedian: null, delta: null, deltaLow: null, deltaHigh: null, deltaSe: null, relative: null, relativeLow: null, relativeHigh: null, relativeSe: null,
+  };
   if (n === 0) return empty;
   const deltas = new Float64Array(n);
   for (let i = 0; i < n; i++) deltas[i] = candidate[i]! - baseline[i]!;
@@ -49,10 +70,13 @@ export function pairedMedianChange(baseline: ArrayLike<number>, candidate: Array
   const relativeStats = new Float64Array(options.resamples);
   let relativeCount = 0;
   for (let r = 0; r < options.resamples; r++) {
-    for (let i = 0; i < n; i++) {
-      const j = Math.floor(random() * n);
-      byDelta.add(j);
-      byBase.add(j);
+    for (let k = 0; k < clusters; k++) {
+      const c = Math.floor(random() * clusters);
+      const end = c + 1 < clusters ? starts[c + 1]! : n;
+      for (let j = starts[c]!; j < end; j++) {
+        byDelta.add(j);
+        byBase.add(j);
+      }
     }
     const d = byDelta.medianAndReset();
     const b = byBase.medianAndReset();
@@ -61,27 +85,51 @@ export function pairedMedianChange(baseline: ArrayLike<number>, candidate: Array
   }
   const lowP = ((1 - options.confidence) / 2) * 100;
   const highP = ((1 + options.confidence) / 2) * 100;
-  deltaStats.sort();
-  const rel = relativeStats.subarray(0, relativeCount).sort();
+  const rel = relativeStats.subarray(0, relativeCount);
   const withRelative = relative !== null && relativeCount > 0;
+  const deltaSe = standardDeviation(deltaStats);
+  const relativeSe = withRelative ? standardDeviation(rel) : null;
+  deltaStats.sort();
+  rel.sort();
   return {
     n,
+    clusters,
     baselineMedian,
     candidateMedian,
     delta,
     deltaLow: nearestRank(deltaStats, lowP),
     deltaHigh: nearestRank(deltaStats, highP),
+    deltaSe,
     relative,
     relativeLow: withRelative ? nearestRank(rel, lowP) : null,
     relativeHigh: withRelative ? nearestRank(rel, highP) : null,
+    relativeSe,
   };
+}
+
+function identity(n: number): Int32Array {
+  const a = new Int32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  return a;
+}
+
+/** Sample standard deviation (n - 1); 0 for fewer than two values. */
+export function standardDeviation(values: ArrayLike<number>): number {
+  const n = values.length;
+  if (n < 2) return 0;
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += values[i]!;
+  mean /= n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (values[i]! - mean) ** 2;
+  return Math.sqrt(ss / (n - 1));
 }
 
 /** Ranks per block of the coarse counts: a median is found by walking n/BLOCK blocks, then one block. */
 const BLOCK_BITS = 8;
 
 /**
- * A resample's counts by rank: each draw adds one to the rank of the drawn value, and the median is read
+ * A resample's counts by rank: each value drawn adds one to its rank, and the median is read
  * off the cumulative counts. Exactly the median of the drawn values, without copying or reordering them:
  * O(n) per resample with a small constant, which matters at hundreds of thousands of pairs.
  */
@@ -91,6 +139,7 @@ export class RankCounts {
   private readonly rank: Int32Array;
   private readonly counts: Int32Array;
   private readonly blocks: Int32Array;
+  private total = 0;
 
   constructor(values: ArrayLike<number>) {
     const n = values.length;
@@ -105,16 +154,18 @@ export class RankCounts {
     const r = this.rank[i]!;
     this.counts[r]!++;
     this.blocks[r >> BLOCK_BITS]!++;
+    this.total++;
   }
 
-  /** The median of the values added (as many as there are values), then empties the counts. */
+  /** The median of the values added (a cluster resample adds about as many as there are), then empties the counts. */
   medianAndReset(): number {
-    const n = this.sorted.length;
+    const n = this.total;
     const mid = n >> 1;
     const upper = this.kth(mid);
     const median = n % 2 === 1 ? upper : (this.kth(mid - 1) + upper) / 2;
     this.counts.fill(0);
     this.blocks.fill(0);
+    this.total = 0;
     return median;
   }
 

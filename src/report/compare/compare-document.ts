@@ -1,6 +1,6 @@
 import type { Block, Inline } from '../document.js';
 import { fmtInt, fmtNum, fmtPct, fmtSigned, fmtSignedPct } from '../tables.js';
-import type { Listed, MetricResult } from './aggregate.js';
+import { type Listed, type MetricResult, pValue } from './aggregate.js';
 import type { CompareResult, Side } from './compare.js';
 import type { CompareRow } from './pairs.js';
 
@@ -31,6 +31,47 @@ function listBlocks(title: string, listed: Listed, withTarget: boolean, describe
     { kind: 'list', items: shown.map((r): Inline[] => [{ code: rowName(r, withTarget) }, ` ${describe(r)}`]) },
     ...(listed.count > shown.length ? ([{ kind: 'para', text: [`… and ${fmtInt(listed.count - shown.length)} more in compare.csv.`] }] as Block[]) : []),
   ];
+}
+
+/** Rates and scores, each with its interval over questions and its test (docs/statistics.md). */
+function outcomeBlocks(r: CompareResult): Block[] {
+  const o = r.summary.outcomes;
+  const level = `${Math.round(r.bootstrap.confidence * 100)}%`;
+  const pts = (x: number | null): string => (x === null ? '–' : fmtSigned(x * 100, 1));
+  const interval = (low: number | null, high: number | null): string => (low === null ? '–' : `${pts(low)} … ${pts(high)}`);
+  const rows: string[][] = [
+    ['error rate', fmtInt(o.errorRate.n), fmtInt(o.errorRate.clusters), fmtPct(o.errorRate.baseline), fmtPct(o.errorRate.candidate), pts(o.errorRate.change), interval(o.errorRate.low, o.errorRate.high), `${pValue(o.errorRate.test.pUpper)} (rise)`],
+    ['pass rate', fmtInt(o.passRate.n), fmtInt(o.passRate.clusters), fmtPct(o.passRate.baseline), fmtPct(o.passRate.candidate), pts(o.passRate.change), interval(o.passRate.low, o.passRate.high), `${pValue(o.passRate.test.pLower)} (drop)`],
+    [`pass^${o.passHatK.k}`, '–', fmtInt(o.passHatK.questions), fmtPct(o.passHatK.baseline), fmtPct(o.passHatK.candidate), pts(o.passHatK.change), '–', `${pValue(o.passHatK.test.pLower)} (drop)`],
+  ];
+  if (o.judgeScore.n > 0) {
+    const j = o.judgeScore;
+    rows.push(['judge score', fmtInt(j.n), fmtInt(j.clusters), fmtNum(j.baseline, 3), fmtNum(j.candidate, 3), fmtSigned(j.change, 3), j.low === null ? '–' : `${fmtSigned(j.low, 3)} … ${fmtSigned(j.high, 3)}`, `${pValue(j.test.pLower)} (drop)`]);
+  }
+  if (o.citationValidity.n > 0) {
+    const c = o.citationValidity;
+    rows.push(['citation validity', '–', fmtInt(c.clusters), fmtPct(c.baseline), fmtPct(c.candidate), pts(c.change), interval(c.low, c.high), `${pValue(c.test.pLower)} (drop)`]);
+  }
+  const blocks: Block[] = [
+    {
+      kind: 'para',
+      text: [
+        `Outcomes, paired by item: the error rate counts errors the checks did not expect; the pass rate counts items that ended without such an error in both runs. Intervals (${level}) resample questions; p-values are one-sided sign-flip tests over questions (exact McNemar when each question has one item). Changes in points.`,
+      ],
+    },
+    {
+      kind: 'table',
+      table: {
+        headers: ['outcome', 'items', 'questions', 'baseline', 'candidate', 'change', `${level} interval`, 'p'],
+        align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+        rows,
+      },
+    },
+  ];
+  if (o.quarantined.clusters > 0) {
+    blocks.push({ kind: 'para', text: [`Quarantined (tag `, { code: 'quarantine' }, `; shown, judged by no gate): ${fmtInt(o.quarantined.clusters)} questions or searches, ${fmtInt(o.quarantined.items)} items: ${o.quarantined.ids.join(', ')}.`] });
+  }
+  return blocks;
 }
 
 const JUDGEMENT_MARK: Record<string, string> = { regressed: 'REGRESSED', improved: 'improved', unchanged: 'unchanged', 'too few pairs': 'too few pairs' };
@@ -67,17 +108,18 @@ export function compareDocument(r: CompareResult): Block[] {
   blocks.push({
     kind: 'para',
     text: [
-      `Median paired change (candidate − baseline) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold.`,
+      `Median paired change (candidate − baseline) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval that resamples questions with all their repeats and turns (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold; "detectable" is the smallest increase it would call regressed 80% of the time.`,
     ],
   });
   blocks.push({
     kind: 'table',
     table: {
-      headers: ['metric', 'pairs', 'baseline median', 'candidate median', 'median Δ', 'Δ interval', 'relative Δ', 'relative interval', 'threshold', 'verdict'],
-      align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+      headers: ['metric', 'pairs', 'questions', 'baseline median', 'candidate median', 'median Δ', 'Δ interval', 'relative Δ', 'relative interval', 'threshold', 'detectable', 'verdict'],
+      align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
       rows: s.metrics.map((m) => [
         m.metric.replace('_', ' '),
         fmtInt(m.n),
+        fmtInt(m.clusters),
         metricValue(m, m.baselineMedian),
         metricValue(m, m.candidateMedian),
         metricDelta(m, m.delta),
@@ -85,16 +127,18 @@ export function compareDocument(r: CompareResult): Block[] {
         fmtSignedPct(m.relative),
         m.relativeLow === null ? '–' : `${fmtSignedPct(m.relativeLow)} … ${fmtSignedPct(m.relativeHigh)}`,
         m.threshold === null ? 'off' : `+${fmtPct(m.threshold)}`,
+        m.detectable === null ? '–' : `+${fmtPct(m.detectable)}`,
         JUDGEMENT_MARK[m.judgement] ?? m.judgement,
       ]),
     },
   });
   const pr = s.passRate;
+  blocks.push(...outcomeBlocks(r));
   blocks.push({
     kind: 'list',
     items: [
       [
-        'Expectation pass rate: ',
+        'Expectation pass rate, errors included: ',
         pr.change === null ? 'no item has checks on both sides' : `${fmtPct(pr.baseline)} → ${fmtPct(pr.candidate)} (${fmtSigned(pr.change * 100, 1)} points) over ${fmtInt(pr.items)} items`,
       ],
       [`New errors: ${fmtInt(s.newErrors.count)}; fixed errors: ${fmtInt(s.fixedErrors.count)}; other state changes: ${fmtInt(s.otherStateChanges.count)}; not ended on a side: ${fmtInt(s.stateChanges.in_progress)}`],

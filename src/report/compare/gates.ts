@@ -6,10 +6,13 @@ import type { PairedChange } from './bootstrap.js';
 //   median change is above the threshold (we are confident it got worse by more than the threshold);
 //   improved when the upper bound is below minus the threshold; unchanged otherwise. With fewer pairs than
 //   --min-pairs it is not judged. A threshold of `off` still judges (against 0) but never fails.
-// - checks on events, chosen with --fail-on: new-errors, pass-rate, verdict-changes, count-changes,
-//   search-verdicts, unpaired (or none).
+// - outcome gates, chosen with --fail-on: new-errors (the error rate rose), pass-rate and pass-k (dropped):
+//   each a one-sided sign-flip test over questions that fails only when the change is beyond what noise
+//   explains at the chosen confidence and larger than the allowed change (docs/statistics.md);
+// - event gates, also chosen with --fail-on, that fail on any single event: any-new-error (what
+//   new-errors meant before it became a test), verdict-changes, count-changes, search-verdicts, unpaired.
 
-export const FAIL_ON = ['new-errors', 'pass-rate', 'verdict-changes', 'count-changes', 'search-verdicts', 'unpaired'] as const;
+export const FAIL_ON = ['new-errors', 'pass-rate', 'pass-k', 'any-new-error', 'verdict-changes', 'count-changes', 'search-verdicts', 'unpaired'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 
 export interface Thresholds {
@@ -18,8 +21,10 @@ export interface Thresholds {
   credits: number | null;
   tokens: number | null;
   toolCalls: number | null;
-  /** Largest allowed drop of the paired pass rate, as a fraction (0.05 = 5 percentage points). */
+  /** Largest allowed drop of the paired pass rate (and pass^k), as a fraction (0.05 = 5 percentage points). */
   passRateDrop: number;
+  /** Largest allowed rise of the error rate, as a fraction. */
+  errorRateRise: number;
   /** Fewest comparable pairs for a metric to be judged. */
   minPairs: number;
   failOn: ReadonlySet<FailOn>;
@@ -31,6 +36,7 @@ export const DEFAULT_THRESHOLDS: Thresholds = {
   tokens: null,
   toolCalls: null,
   passRateDrop: 0,
+  errorRateRise: 0,
   minPairs: 5,
   failOn: new Set<FailOn>(['new-errors', 'pass-rate']),
 };

@@ -2,6 +2,7 @@ import type { QuestionExportRow, SearchExportRow } from '../../store/queries.js'
 import { type Verdict, checksOfTurn, verdictOf } from '../expectations.js';
 import { searchCount } from '../summary.js';
 import type { Paired } from './pairing.js';
+import { QUARANTINE_TAG } from './quarantine.js';
 import { answerSimilarity, jaccard } from './similarity.js';
 
 // One row of compare.csv: a question turn or a search, on both sides or on one.
@@ -49,7 +50,27 @@ export interface CompareRow {
   /** Item-level verdicts (all checks of the item), on the item's first row only (turn 0, or the search). */
   itemExpectBaseline: Verdict | null;
   itemExpectCandidate: Verdict | null;
+  /** The item is tagged `quarantine` on a side: shown everywhere, judged by no gate. */
+  quarantined: boolean;
+  judgeScoreBaseline: number | null;
+  judgeScoreCandidate: number | null;
+  citationsValidBaseline: number;
+  citationsCheckedBaseline: number;
+  citationsValidCandidate: number;
+  citationsCheckedCandidate: number;
 }
+
+const NO_GRADES = {
+  judgeScoreBaseline: null,
+  judgeScoreCandidate: null,
+  citationsValidBaseline: 0,
+  citationsCheckedBaseline: 0,
+  citationsValidCandidate: 0,
+  citationsCheckedCandidate: 0,
+} as const;
+
+const tagged = (tags: readonly string[] | undefined): boolean => tags?.includes(QUARANTINE_TAG) ?? false;
+const taggedJson = (json: string | undefined): boolean => json !== undefined && tagged(JSON.parse(json) as string[]);
 
 export const QUESTION_OK: ReadonlySet<string> = new Set(['completed']);
 export const QUESTION_FAILED: ReadonlySet<string> = new Set(['error', 'canceled', 'timeout', 'client_error']);
@@ -127,6 +148,13 @@ export function questionRow(p: Paired<QuestionExportRow, QuestionExportRow>): Co
     expectChange: eb !== null && ec !== null ? verdictChange(eb, ec) : null,
     itemExpectBaseline: b && b.turn === 0 ? verdictOf(b.expectations) : null,
     itemExpectCandidate: c && c.turn === 0 ? verdictOf(c.expectations) : null,
+    quarantined: taggedJson(b?.tagsJson) || taggedJson(c?.tagsJson),
+    judgeScoreBaseline: b?.judgeScore ?? null,
+    judgeScoreCandidate: c?.judgeScore ?? null,
+    citationsValidBaseline: b?.citationsValid ?? 0,
+    citationsCheckedBaseline: b ? b.citationsValid + b.citationsInvalid : 0,
+    citationsValidCandidate: c?.citationsValid ?? 0,
+    citationsCheckedCandidate: c ? c.citationsValid + c.citationsInvalid : 0,
   };
 }
 
@@ -170,5 +198,7 @@ export function searchRow(p: Paired<SearchExportRow, SearchExportRow>): CompareR
     expectChange: eb !== null && ec !== null ? verdictChange(eb, ec) : null,
     itemExpectBaseline: eb,
     itemExpectCandidate: ec,
+    quarantined: tagged(b?.tags) || tagged(c?.tags),
+    ...NO_GRADES,
   };
 }

@@ -61,6 +61,9 @@ export const CLIENT_SCRIPT = `
   function fmtPct(v) { return v == null ? '' : (v * 100).toFixed(1) + '%'; }
   function fmtSigned(v, unit) { if (v == null) return ''; return (v > 0 ? '+' : '') + fmtNum(v) + (unit ? ' ' + unit : ''); }
   function heading(text) { app.appendChild(el('h2', { text: text })); }
+  function fmtEst(r, score) { if (!r || r.value == null) return ''; var f = score ? function (v) { return fmtNum(v, 3); } : fmtPct; return f(r.value) + ' (' + f(r.low) + ' … ' + f(r.high) + ')'; }
+  function fmtPts(v) { return v == null ? '' : (v > 0 ? '+' : '') + (v * 100).toFixed(1); }
+  function fmtP(p) { return p < 0.001 ? '< 0.001' : p.toPrecision(2); }
 
   var grid = null;
   function chartBox(title, note) {
@@ -248,6 +251,20 @@ export const CLIENT_SCRIPT = `
       app.appendChild(gradesTable);
     }
 
+    var quality = d.quality && d.quality.targets.filter(function (t) { return t.passRate.value != null || t.judgeScore.value != null; });
+    if (quality && quality.length) {
+      heading('Quality and consistency');
+      app.appendChild(el('p', { className: 'muted', text: Math.round(d.quality.confidence * 100) + '% intervals resample questions (a question with all its repeats). pass^k: all k repeats pass; pass@k: one does. Flaky: the repeats of a question disagreed.' }));
+      var qualityTable = staticTable(['target', 'questions', 'pass rate', 'k', 'pass^k', 'pass@k', 'judge score', 'citation validity', 'flaky', 'quarantined'],
+        quality.map(function (t) { return [t.target, t.passRate.clusters, fmtEst(t.passRate), t.k, t.k > 1 ? fmtEst(t.passHatK) : '', t.k > 1 ? fmtEst(t.passAtK) : '', fmtEst(t.judgeScore, true), fmtEst(t.citationValidity), t.flaky.length, t.quarantined.length]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+      qualityTable.id = 'quality';
+      app.appendChild(qualityTable);
+      var marked = d.quality.questions.filter(function (q) { return q.label === 'flaky' || q.quarantined; });
+      if (marked.length) app.appendChild(el('ul', { className: 'plain', id: 'flaky' }, marked.slice(0, 50).map(function (q) {
+        return el('li', {}, [el('span', { className: q.label === 'flaky' ? 'bad' : 'muted', text: (q.label === 'flaky' ? 'flaky' : 'stable') + (q.quarantined ? ', quarantined' : '') }), ' ' + q.target + '/' + q.id + ': ' + q.passed + ' of ' + q.repeats + ' repeats passed']);
+      })));
+    }
+
     heading('Charts');
     var targets = d.targets.map(function (t) { return t.name; });
     var lat = histogram(targets.map(function (t) { return { label: t, values: d.turns.filter(function (r) { return r[I.target] === t && r[I.state] === 'completed'; }).map(function (r) { return r[I.server] != null ? r[I.server] : r[I.wall]; }) }; }), 30);
@@ -325,6 +342,20 @@ export const CLIENT_SCRIPT = `
       d.failed || (d.pairwise && d.pairwise.failedGates.length) ? ['fail', 'FAILED'] : ['pass', 'passed']);
     heading('Gates');
     app.appendChild(staticTable(['gate', 'on', 'result', 'detail'], d.gates.map(function (g) { return [g.name, g.enabled ? 'on' : 'off', g.failed ? 'FAILED' : 'ok', g.detail]; })));
+    var o = d.outcomes;
+    if (o) {
+      heading('Outcomes');
+      app.appendChild(el('p', { className: 'muted', text: 'Paired by item; intervals (' + Math.round(d.bootstrap.confidence * 100) + '%) resample questions; p: one-sided sign-flip test over questions. Changes in points.' }));
+      var outcomeRows = [
+        ['error rate', o.errorRate.n, o.errorRate.clusters, fmtPct(o.errorRate.baseline), fmtPct(o.errorRate.candidate), fmtPts(o.errorRate.change), o.errorRate.low == null ? '' : fmtPts(o.errorRate.low) + ' … ' + fmtPts(o.errorRate.high), fmtP(o.errorRate.test.pUpper) + ' (rise)'],
+        ['pass rate', o.passRate.n, o.passRate.clusters, fmtPct(o.passRate.baseline), fmtPct(o.passRate.candidate), fmtPts(o.passRate.change), o.passRate.low == null ? '' : fmtPts(o.passRate.low) + ' … ' + fmtPts(o.passRate.high), fmtP(o.passRate.test.pLower) + ' (drop)'],
+        ['pass^' + o.passHatK.k, '', o.passHatK.questions, fmtPct(o.passHatK.baseline), fmtPct(o.passHatK.candidate), fmtPts(o.passHatK.change), '', fmtP(o.passHatK.test.pLower) + ' (drop)'],
+      ];
+      var outcomesTable = staticTable(['outcome', 'items', 'questions', 'baseline', 'candidate', 'change', 'interval', 'p'], outcomeRows, [0, 1, 1, 1, 1, 1, 1, 1]);
+      outcomesTable.id = 'outcomes';
+      app.appendChild(outcomesTable);
+      if (o.quarantined.clusters) app.appendChild(el('p', { className: 'muted', text: 'Quarantined (judged by no gate): ' + o.quarantined.ids.join(', ') }));
+    }
     heading('Charts');
     var metrics = d.metrics.filter(function (m) { return m.relative != null; });
     if (metrics.length) {
@@ -376,9 +407,9 @@ export const CLIENT_SCRIPT = `
       pw.problems.forEach(function (p) { app.appendChild(el('p', { className: 'muted', text: p })); });
     }
     heading('Metrics');
-    app.appendChild(staticTable(['metric', 'pairs', 'baseline median', 'candidate median', 'median change', 'interval', 'relative', 'relative interval', 'threshold', 'verdict'],
-      d.metrics.map(function (m) { var f = m.unit === 'ms' ? fmtMs : function (v) { return fmtNum(v); }; return [m.metric, m.n, f(m.baselineMedian), f(m.candidateMedian), fmtSigned(m.delta, m.unit), m.deltaLow == null ? '' : fmtNum(m.deltaLow) + ' … ' + fmtNum(m.deltaHigh), fmtPct(m.relative), m.relativeLow == null ? '' : fmtPct(m.relativeLow) + ' … ' + fmtPct(m.relativeHigh), m.threshold == null ? 'off' : fmtPct(m.threshold), m.judgement]; }),
-      [0, 1, 1, 1, 1, 1, 1, 1, 1, 0]));
+    app.appendChild(staticTable(['metric', 'pairs', 'questions', 'baseline median', 'candidate median', 'median change', 'interval', 'relative', 'relative interval', 'threshold', 'detectable', 'verdict'],
+      d.metrics.map(function (m) { var f = m.unit === 'ms' ? fmtMs : function (v) { return fmtNum(v); }; return [m.metric, m.n, m.clusters, f(m.baselineMedian), f(m.candidateMedian), fmtSigned(m.delta, m.unit), m.deltaLow == null ? '' : fmtNum(m.deltaLow) + ' … ' + fmtNum(m.deltaHigh), fmtPct(m.relative), m.relativeLow == null ? '' : fmtPct(m.relativeLow) + ' … ' + fmtPct(m.relativeHigh), m.threshold == null ? 'off' : fmtPct(m.threshold), m.detectable == null ? '' : '+' + fmtPct(m.detectable), m.judgement]; }),
+      [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]));
 
     heading('Answers side by side');
     if (d.answersCapped) app.appendChild(el('p', { className: 'muted', text: 'Answers are embedded for ' + fmtNum(d.answersCapped) + ' question pairs (changed pairs first); compare.csv lists every pair.' }));
@@ -446,6 +477,21 @@ export const CLIENT_SCRIPT = `
     heading('Runs');
     app.appendChild(staticTable(['run', 'label', 'started', 'status', 'target', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'credits'],
       d.rows.map(function (r) { return [r.runId, r.label, r.startedAt, r.status, r.target, r.questions, r.completed, r.failed, fmtPct(r.passRate), fmtMs(r.serverMsP50), fmtMs(r.serverMsP90), fmtCredits(r.creditsSum)]; }), [1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]));
+    if (d.grid && d.grid.rows.length) {
+      heading('Questions night by night');
+      app.appendChild(el('p', { className: 'muted', text: 'Repeats whose checks passed, of those checked, per run. Flaky: among repeats that did not end in an error, both a pass and a fail in these runs. Quarantined questions are judged by no compare gate.' }));
+      var cellClass = function (c) { return !c || !c.checked ? 'muted' : c.passed === c.checked ? 'good' : c.passed === 0 ? 'bad' : ''; };
+      var gridTable = el('table', { id: 'question-grid' }, [
+        el('thead', {}, [el('tr', {}, ['question', 'mark'].concat(d.grid.runs.map(function (r) { return 'run ' + r.id; })).map(function (h, i) { return el('th', { className: i > 1 ? 'num' : '', text: h }); }))]),
+        el('tbody', {}, d.grid.rows.map(function (row) {
+          var mark = [row.flaky ? 'flaky' : '', row.quarantined ? 'quarantined' : ''].filter(Boolean).join(', ');
+          return el('tr', {}, [el('td', { text: (d.grid.rows.some(function (x) { return x.target !== row.target; }) ? row.target + '/' : '') + row.id }), el('td', { className: row.flaky ? 'bad' : 'muted', text: mark })].concat(row.cells.map(function (c) {
+            return el('td', { className: 'num ' + cellClass(c), text: !c || !c.checked ? '–' : c.passed + '/' + c.checked + (c.errored ? ' E' + c.errored : '') });
+          })));
+        })),
+      ]);
+      app.appendChild(gridTable);
+    }
   }
 
   try {

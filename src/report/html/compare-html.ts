@@ -103,6 +103,7 @@ export class CompareHtml {
       failed: result.summary.failed,
       gates: result.summary.gates,
       metrics: result.summary.metrics,
+      outcomes: result.summary.outcomes,
       stateChanges: result.summary.stateChanges,
       newFailures: result.summary.newFailures.count,
       fixedFailures: result.summary.fixedFailures.count,

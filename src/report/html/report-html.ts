@@ -53,6 +53,7 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
         .map((s) => ({ target: s.target, items: s.items, questions: s.questions, completed: s.states.completed, failed: s.failed, passRate: s.expectPassRate, serverP50: s.serverMs.p50, serverP90: s.serverMs.p90, tokens: s.tokens.mean, cachedTokens: s.cachedTokens.mean, credits: s.credits.sum })),
       tags: data.summary.filter((s) => s.scope === 'tag').map((s) => ({ target: s.target, tag: s.tag, questions: s.questions, credits: s.credits.sum, tokens: s.tokens.sum })),
       expectations: data.expectations,
+      quality: data.quality,
       grades: gradingSummary(db, runId),
       turnColumns: TURN_COLUMNS,
       searchColumns: SEARCH_COLUMNS,

@@ -1,0 +1,182 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { connectionFor } from '../../src/config/credentials.js';
+import { loadSuite, type LoadedSuite } from '../../src/config/load-suite.js';
+import { startEmulator, type SearchHit } from '../../src/emulator/index.js';
+import { REALISTIC, ServiceNoise, type NoiseOptions } from '../../src/emulator/noise.js';
+import { compareRuns } from '../../src/report/compare/compare.js';
+import { DEFAULT_THRESHOLDS, type Thresholds } from '../../src/report/compare/gates.js';
+import { executeRun } from '../../src/runner/run.js';
+import { openStore } from '../../src/store/index.js';
+
+// The nights benchmark: how often the comparison of two nights goes red, on the emulator's realistic
+// noise profile (random errors, flaky answers, latency effects per question and per night).
+// - null pairs: two nights of one unchanged service; every red one is a false alarm;
+// - regressions: the second night has errors at 30% instead of 4%, flaky questions always failing, or
+//   latency x1.6; every green one is a miss.
+// Each night is a real run (the runner against an emulator with a new seed) recorded in SQLite, and each
+// pair is judged by `compare` with the default gates and with the README's nightly command.
+// Usage: node --import tsx bench/nights/index.ts [--null N] [--regressed N] [--seed S] [--quick] [--write]
+
+const { values: args } = parseArgs({
+  options: {
+    null: { type: 'string', default: '200' },
+    regressed: { type: 'string', default: '100' },
+    seed: { type: 'string', default: '1' },
+    questions: { type: 'string', default: '30' },
+    flaky: { type: 'string', default: '10' },
+    repeats: { type: 'string', default: '2' },
+    quick: { type: 'boolean', default: false },
+    /** Only the scenarios whose name contains this. */
+    only: { type: 'string' },
+    /** Print each red (or, for regressions, green) pair's gate details. */
+    verbose: { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+  },
+});
+const NULL_PAIRS = args.quick ? 10 : Number(args.null);
+const REGRESSED_PAIRS = args.quick ? 5 : Number(args.regressed);
+const QUESTIONS = Number(args.questions);
+const FLAKY = Number(args.flaky);
+const REPEATS = Number(args.repeats);
+const SERVICE = 'nights-bench';
+const TIME_SCALE = 2e-5;
+const START = '2026-01-05T03:00:00Z';
+
+const SCENARIOS: Record<string, NoiseOptions['regression'] | null> = {
+  null: null,
+  'errors 4% -> 30%': { tokenLimitRate: 0.29 },
+  'flaky questions always fail': { flakyGroundedRate: 0 },
+  'latency x1.6': { latencyFactor: 1.6 },
+};
+
+const CONFIGS: Record<string, Thresholds> = {
+  'dsbench compare a b': DEFAULT_THRESHOLDS,
+  'README nightly': { ...DEFAULT_THRESHOLDS, latency: 0.25, failOn: new Set(['new-errors', 'pass-rate', 'search-verdicts']) },
+};
+
+/** Every query finds two files: a grounded answer always has links; only the noise takes them away. */
+const search = async (query: string): Promise<SearchHit[]> => [
+  { repository: 'github.com/acme/api', path: `src/${query.replace(/\W+/g, '_')}.ts`, lineNumber: 10, preview: `export function ${query}() {` },
+  { repository: 'github.com/acme/lib', path: 'lib/policy.ts', lineNumber: 3, preview: `${query}()` },
+];
+
+/** QUESTIONS questions of which exactly FLAKY are flaky for this service. */
+function suiteText(): string {
+  const noise = new ServiceNoise(REALISTIC, SERVICE, 0);
+  const flaky: string[] = [];
+  const stable: string[] = [];
+  for (let i = 0; flaky.length < FLAKY || stable.length < QUESTIONS - FLAKY; i++) {
+    const text = `Where is handler${i} implemented, and what does it retry?`;
+    if (noise.flaky(text)) {
+      if (flaky.length < FLAKY) flaky.push(text);
+    } else if (stable.length < QUESTIONS - FLAKY) stable.push(text);
+  }
+  const questions = [...flaky, ...stable].map((q, i) => `  - id: q${String(i).padStart(2, '0')}\n    question: "${q}"\n    expect: { matches: ["/-/blob/"] }`);
+  return `name: nights\ndefaults: { api: versioned, repeats: ${REPEATS}, concurrency: 60, timeout: 15m }\nquestions:\n${questions.join('\n')}\n`;
+}
+
+async function night(suite: LoadedSuite, db: string, seed: string, regression: NoiseOptions['regression'] | null): Promise<number> {
+  const emulator = await startEmulator({
+    port: 0,
+    seed,
+    timeScale: TIME_SCALE,
+    startTime: START,
+    search,
+    noise: { profile: 'realistic', serviceSeed: SERVICE, regression: regression ?? {} },
+  });
+  const store = openStore(db);
+  try {
+    const never = new AbortController().signal;
+    const result = await executeRun({
+      suite,
+      targets: [{ name: 'instance', connection: connectionFor(emulator.url, 'sgp_emulator_admin_token', {}), emulated: false, timeScale: TIME_SCALE }],
+      recorder: store.recorder,
+      reporter: {},
+      label: 'nightly',
+      onQuota: 'continue',
+      maxQuotaWaitMs: 0,
+      cleanup: false,
+      stop: never,
+      abort: never,
+      retry: { baseDelayMs: 1, maxDelayMs: 20 },
+    });
+    return result.runId;
+  } finally {
+    store.close();
+    await emulator.stop();
+  }
+}
+
+interface Tally {
+  red: number;
+  pairs: number;
+  gates: Map<string, number>;
+}
+
+function wilson(k: number, n: number): string {
+  const z = 1.96;
+  const p = k / n;
+  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
+  const pct = (x: number) => `${(Math.max(0, Math.min(1, x)) * 100).toFixed(1)}%`;
+  return `${pct(p)} (${pct(centre - half)}-${pct(centre + half)})`;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-nights-'));
+  const started = performance.now();
+  try {
+    const file = path.join(dir, 'nights.yaml');
+    writeFileSync(file, suiteText());
+    const suite = await loadSuite(file);
+    const db = path.join(dir, 'nights.db');
+    const tallies = new Map<string, Tally>();
+    for (const [scenario, regression] of Object.entries(SCENARIOS).filter(([name]) => args.only === undefined || name.includes(args.only))) {
+      const pairs = regression === null ? NULL_PAIRS : REGRESSED_PAIRS;
+      for (let i = 0; i < pairs; i++) {
+        const seed = `${args.seed}/${scenario}/${i}`;
+        const b = await night(suite, db, `${seed}/a`, null);
+        const c = await night(suite, db, `${seed}/b`, regression);
+        for (const [config, thresholds] of Object.entries(CONFIGS)) {
+          const out = path.join(dir, 'compare');
+          const r = await compareRuns({ baseline: { db, run: String(b) }, candidate: { db, run: String(c) }, out, thresholds });
+          const key = `${scenario}\u0000${config}`;
+          const t = tallies.get(key) ?? { red: 0, pairs: 0, gates: new Map<string, number>() };
+          t.pairs++;
+          if (r.summary.failed) t.red++;
+          if (args.verbose && r.summary.failed === (regression === null)) {
+            const lat = r.summary.metrics[0]!;
+            process.stderr.write(`\n${scenario} pair ${i} (${config}): ${r.summary.failed ? "red" : "green"}; latency medians ${lat.baselineMedian} -> ${lat.candidateMedian}, n ${lat.n}\n${r.summary.gates.map((g) => `  ${g.name}: ${g.detail}`).join('\n')}\n`);
+          }
+          for (const g of r.summary.gates.filter((g) => g.enabled && g.failed)) t.gates.set(g.name, (t.gates.get(g.name) ?? 0) + 1);
+          tallies.set(key, t);
+          rmSync(out, { recursive: true, force: true });
+        }
+        process.stderr.write(`\r${scenario}: ${i + 1}/${pairs}   `);
+      }
+      process.stderr.write('\n');
+    }
+    const lines = [
+      `Nights benchmark, seed ${args.seed}: ${QUESTIONS} questions (${FLAKY} flaky) x ${REPEATS} repeats a night, noise profile realistic;`,
+      `${NULL_PAIRS} null pairs, ${REGRESSED_PAIRS} pairs per regression; ${((performance.now() - started) / 1000).toFixed(0)} s, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}.`,
+      '',
+      '| scenario | command | red (95% Wilson interval) | gates that fired |',
+      '|---|---|---|---|',
+      ...[...tallies].map(([key, t]) => {
+        const [scenario, config] = key.split('\u0000');
+        const gates = [...t.gates].map(([g, n]) => `${g} ${n}`).join(', ') || '–';
+        return `| ${scenario} | ${config} | ${t.red}/${t.pairs} = ${wilson(t.red, t.pairs)} | ${gates} |`;
+      }),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    if (args.write && !args.quick) writeFileSync(path.join('bench', 'nights', 'RESULTS.md'), `# Nights benchmark\n\n${lines.join('\n')}\n`);
+  } finally {
+    if (process.env.NIGHTS_KEEP) process.stderr.write(`kept ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

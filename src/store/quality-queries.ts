@@ -1,0 +1,85 @@
+import type Database from 'better-sqlite3';
+
+// What the quality figures of a run (pass rate, pass^k, judge score, citation validity, flaky questions)
+// read: one row per item, with its checks' verdict and its grades and citations summed.
+
+export interface ItemQualityRow {
+  target: string;
+  kind: 'question' | 'search';
+  suiteItemId: string;
+  repeat: number;
+  tagsJson: string;
+  /** 1 when every check passed, 0 when one failed, null without checks. */
+  expectPassed: 0 | 1 | null;
+  /** Sum and count of the judge's scores of the item's graded turns. */
+  scoreSum: number;
+  scored: number;
+  citationsValid: number;
+  citationsChecked: number;
+}
+
+export function itemQuality(db: Database.Database, runId: number): ItemQualityRow[] {
+  return db
+    .prepare(
+      `SELECT i.target, i.kind, i.suite_item_id AS suiteItemId, i.repeat, i.tags_json AS tagsJson,
+        (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS expectPassed,
+        coalesce((SELECT sum(g.score) FROM grades g WHERE g.run_id = i.run_id AND g.item_key = i.key AND g.status = 'graded'), 0) AS scoreSum,
+        (SELECT count(*) FROM grades g WHERE g.run_id = i.run_id AND g.item_key = i.key AND g.status = 'graded') AS scored,
+        (SELECT count(*) FROM citations c WHERE c.run_id = i.run_id AND c.item_key = i.key AND c.status = 'valid') AS citationsValid,
+        (SELECT count(*) FROM citations c WHERE c.run_id = i.run_id AND c.item_key = i.key AND c.status IN ('valid', 'invalid')) AS citationsChecked
+      FROM items i WHERE i.run_id = ? AND i.status NOT IN ('pending', 'running', 'skipped')
+      ORDER BY i.target, i.kind, i.suite_item_id, i.repeat`,
+    )
+    .all(runId) as ItemQualityRow[];
+}
+
+export interface QuestionNightRow {
+  runId: number;
+  startedAt: string;
+  target: string;
+  kind: 'question' | 'search';
+  suiteItemId: string;
+  tagsJson: string;
+  /** Items (repeats) with checks, and those whose checks all passed. */
+  checked: number;
+  passed: number;
+  /** Items that ended in a failed state. */
+  errored: number;
+}
+
+/** Per run, target and question or search id: how its repeats did; for the runs given, oldest first. */
+export function questionNights(db: Database.Database, runIds: readonly number[]): QuestionNightRow[] {
+  if (runIds.length === 0) return [];
+  return db
+    .prepare(
+      `WITH v AS (
+         SELECT i.run_id, i.target, i.kind, i.suite_item_id, i.tags_json, i.outcome,
+           (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS passed
+         FROM items i WHERE i.run_id IN (SELECT value FROM json_each(?)) AND i.status NOT IN ('pending', 'running', 'skipped'))
+       SELECT v.run_id AS runId, r.started_at AS startedAt, v.target, v.kind, v.suite_item_id AS suiteItemId, max(v.tags_json) AS tagsJson,
+         count(v.passed) AS checked, coalesce(sum(v.passed), 0) AS passed,
+         sum(v.outcome IN ('error', 'canceled', 'timeout', 'client_error', 'http_error', 'truncated')) AS errored
+       FROM v JOIN runs r ON r.id = v.run_id
+       GROUP BY v.run_id, v.target, v.kind, v.suite_item_id
+       ORDER BY r.started_at, v.run_id, v.target, v.kind, v.suite_item_id`,
+    )
+    .all(JSON.stringify(runIds)) as QuestionNightRow[];
+}
+
+export interface ItemLatencyRow {
+  target: string;
+  suiteItemId: string;
+  repeat: number;
+  /** Server time of the item's first turn (wall time where the server gave none); completed turns only. */
+  ms: number;
+}
+
+export function itemLatencies(db: Database.Database, runId: number): ItemLatencyRow[] {
+  return db
+    .prepare(
+      `SELECT i.target, i.suite_item_id AS suiteItemId, i.repeat, coalesce(t.server_ms, t.wall_ms) AS ms
+       FROM items i JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key AND t.turn = 0
+       WHERE i.run_id = ? AND i.kind = 'question' AND t.state = 'completed' AND coalesce(t.server_ms, t.wall_ms) > 0`,
+    )
+    .all(runId) as ItemLatencyRow[];
+}
