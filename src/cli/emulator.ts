@@ -53,6 +53,7 @@ interface EmulatorArgs extends GlobalArgs {
   corpus?: string | undefined;
   quotaLimit: number;
   sharing: boolean;
+  llmGated: boolean;
   legacyFollowupReply: 'question' | 'conversation';
   tokenLimitRate: number;
   internalErrorRate: number;
@@ -94,6 +95,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('corpus', { type: 'string', describe: 'Folder of repositories laid out <host>/<owner>/<name> (default: dsbench\'s node_modules)' })
       .option('quota-limit', { type: 'number', default: -1, describe: 'Credits per user before quota errors (-1: unlimited)' })
       .option('sharing', { type: 'boolean', default: true, describe: 'Allow reading other users\' conversations by read token' })
+      .option('llm-gated', { type: 'boolean', default: false, describe: 'Gate the LLM API (404 under /.api/llm), as releases from 6.8 do without the license feature; PATCH /-/emulator/llm switches it' })
       .option('legacy-followup-reply', { choices: ['question', 'conversation'] as const, default: 'question' as const, describe: 'What a legacy follow-up returns: the new question alone (as published) or the whole conversation (as a newer client reads it)' })
       .option('token-limit-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in a token-limit error' })
       .option('internal-error-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in an internal error' })
@@ -131,6 +133,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
         corpus: argv.corpus !== undefined ? { dir: argv.corpus } : {},
         quota: { limit: argv.quotaLimit },
         sharingEnabled: argv.sharing,
+        llmGated: argv.llmGated,
         legacy: { followUpReply: argv.legacyFollowupReply },
         agent: { tokenLimitRate: argv.tokenLimitRate, internalErrorRate: argv.internalErrorRate },
         noise: { profile: argv.noise, serviceSeed: argv.noiseServiceSeed },

@@ -4,8 +4,8 @@ import { connectionFor, type Connection } from '../config/credentials.js';
 import { loadSuite } from '../config/load-suite.js';
 import { targetsFrom } from '../config/targets.js';
 import type { RunningEmulator } from '../emulator/index.js';
-import { RunGrading } from '../grade/run-grading.js';
-import { UsageError } from '../http/errors.js';
+import { checkJudges, RunGrading } from '../grade/run-grading.js';
+import { DsbenchError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { commandUsage } from './command-usage.js';
@@ -49,6 +49,9 @@ export const gradeCommand: CommandModule<GlobalArgs, GradeArgs> = {
           targets.push({ name: t.name, connection: connectionFor(emulator.url, emulator.adminToken, {}) });
         } else targets.push({ name: t.name, connection: targetsFrom([`${t.name}=${t.url}`], undefined, process.env)![0]!.connection });
       }
+      // A judge that cannot grade is said before anything is replaced: the run's earlier grades stay.
+      const judgeProblem = await checkJudges({ suite: suite.resolved, targets, env: process.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
+      if (judgeProblem) throw new DsbenchError(`not grading run ${run.runId}: ${judgeProblem.message}`, judgeProblem.error.exitCode, { cause: judgeProblem.error });
       grading = RunGrading.create({ suite: suite.resolved, store: new SqliteGradeStore(store.db), targets, env: process.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
       if (!grading) throw new UsageError(`${suite.path} asks for no grading: add a rubric, reference, cites or minCitationValidity to an expect, or a judge block`);
       const questions = new Map(suite.resolved.questions.map((q) => [q.id, q]));

@@ -7,8 +7,10 @@ import { parseDuration } from '../config/duration.js';
 import { connectionFor } from '../config/credentials.js';
 import { boundTargets } from '../config/resume-targets.js';
 import { targetsFrom } from '../config/targets.js';
+import type { ResolvedSuite } from '../config/suite.js';
 import type { RunningEmulator } from '../emulator/index.js';
-import { NothingToCompareError, UsageError } from '../http/errors.js';
+import { checkJudges } from '../grade/run-grading.js';
+import { DsbenchError, NothingToCompareError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
@@ -43,6 +45,7 @@ interface RunArgs extends GlobalArgs {
   shard?: string | undefined;
   group?: string | undefined;
   junit?: string | undefined;
+  ifJudgeUnavailable: 'refuse' | 'continue';
 }
 
 /**
@@ -81,6 +84,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards' })
       .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
+      .option('if-judge-unavailable', { choices: ['refuse', 'continue'] as const, default: 'refuse' as const, describe: 'When the suite grades and the judge fails its check before the run (gated LLM API, bad token, model not served): refuse to start, or run with its rubric and reference checks recorded as not graded' })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
       .check((argv) => {
@@ -136,6 +140,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         process.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
       }
+      const judgeUnavailable = await checkJudgeFirst(suite.resolved, targets, argv.ifJudgeUnavailable, transport);
       let runId: number | undefined;
       // A second signal exits at once; the run is marked aborted first (one synchronous commit) so the
       // database does not claim a run is still running in a process that is gone.
@@ -167,6 +172,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
           resumeRunId: resumeId,
           shard,
           groupLabel: argv.group,
+          judgeUnavailable,
           onRunOpened: (id) => (runId = id),
           stop: signals.stop,
           abort: signals.abort,
@@ -195,6 +201,20 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     }
   },
 };
+
+/**
+ * Before the first question, when the suite grades as items end: checks the judge once. A judge that
+ * cannot grade stops the run before it starts, or with `--if-judge-unavailable continue` is said once and
+ * the run goes on, its judged checks recorded as not graded (never passed).
+ */
+async function checkJudgeFirst(suite: ResolvedSuite, targets: RunTarget[], policy: RunArgs['ifJudgeUnavailable'], transport: ReturnType<typeof transportSettings>): Promise<string | undefined> {
+  if (suite.judge.during !== 'run') return undefined;
+  const failed = await checkJudges({ suite, targets, env: process.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
+  if (!failed) return undefined;
+  if (policy === 'refuse') throw new DsbenchError(`not starting: ${failed.message} (or give --if-judge-unavailable continue to run without the judge)`, failed.error.exitCode, { cause: failed.error });
+  process.stderr.write(`dsbench: ${failed.message}; running without the judge (--if-judge-unavailable continue): its checks are recorded as not graded\n`);
+  return failed.message;
+}
 
 /** The run `--resume` names; one that matches nothing is the user's mistake here (exit 2), not an empty report. */
 function runToResume(db: Database.Database, file: string, selector: string): number {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { FaultRatesSchema, type FaultRates } from './options.js';
 import { InjectFaultSchema, type FaultPlanner } from './faults.js';
 import { readJsonBody, RequestError, sendJson, sendText } from './http-io.js';
+import type { LlmApiState } from './llm-api.js';
 import type { RequestLog } from './request-log.js';
 import { STREAM_FAULT_KINDS, type StreamFaultInjector } from './stream/index.js';
 import { StreamFaultOptionsSchema } from './stream/faults.js';
@@ -20,6 +21,8 @@ export interface AdminDeps {
   streamFaults: StreamFaultInjector;
   /** Moves the server's clock when its offset setting changes. */
   shiftClock: (deltaMs: number) => void;
+  /** The LLM API's switch: gated answers 404. */
+  llm: LlmApiState;
 }
 
 /** Partial settings: what is given replaces the current value, the rest stays. */
@@ -29,6 +32,8 @@ const FaultsPatchSchema = z.strictObject({
 });
 
 const EnqueueSchema = z.strictObject({ kinds: z.array(z.enum(STREAM_FAULT_KINDS)).min(1) });
+
+const LlmPatchSchema = z.strictObject({ gated: z.boolean() });
 
 const LogQuerySchema = z.object({ limit: z.coerce.number().int().positive().optional() });
 
@@ -75,8 +80,14 @@ async function route(deps: AdminDeps, method: string, name: string, url: URL, re
     case 'POST stream-faults/enqueue':
       deps.streamFaults.enqueue(...parse(EnqueueSchema, await readJsonBody(req)).kinds);
       return settings(deps);
+    case 'GET llm':
+      return { ...deps.llm };
+    case 'PATCH llm':
+    case 'POST llm':
+      deps.llm.gated = parse(LlmPatchSchema, await readJsonBody(req)).gated;
+      return { ...deps.llm };
     default:
-      throw new RequestError(404, `no admin operation ${key}: GET counters, GET log?limit=N, GET faults, PATCH faults, POST faults/inject, POST stream-faults/enqueue`);
+      throw new RequestError(404, `no admin operation ${key}: GET counters, GET log?limit=N, GET faults, PATCH faults, POST faults/inject, POST stream-faults/enqueue, GET llm, PATCH llm`);
   }
 }
 

@@ -19,6 +19,12 @@ export interface SearchHit {
   path: string;
   lineNumber: number;
   preview: string;
+  /** The commit the answer's links pin (`/r/<repo>@<rev>/-/blob/...`); without it they name no revision. */
+  revision?: string | undefined;
+  /** Last line of the cited span; without it a link cites `lineNumber` alone. */
+  endLine?: number | undefined;
+  /** The cited span's text, shown as evidence under the main finding. */
+  snippet?: string | undefined;
 }
 
 /**

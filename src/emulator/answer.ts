@@ -273,7 +273,7 @@ function definitionIn(line: string, identifier: string): number {
 /** Builds the Markdown answer, its sources and two follow-ups from what the searches found. */
 export function composeAnswer(research: Research): Answer {
   const { question, plan, linkBase } = research;
-  const link = links(linkBase);
+  const link = links(linkBase, revisionsOf(research));
   const where = plan.repositories.length > 0 ? list(plan.repositories) : 'the indexed repositories';
   const searched = [...research.targets.map((t) => t.target.text), ...research.keywords.map((k) => k.keyword)];
   const quoted = list(searched.map((s) => `\`${s}\``));
@@ -300,7 +300,7 @@ export function composeAnswer(research: Research): Answer {
     cite(main.hit);
     const verb =
       finding.target.kind === 'path' ? 'is' : main.definition >= 2 ? 'is defined in' : main.definition === 1 ? 'is exported in' : 'is referenced in';
-    sections.push(`${name} ${verb} ${link.file(main.hit)} in ${link.repo(main.hit.repository)}${preview(main.hit, ': ')}.`);
+    sections.push(`## ${name}\n\n${name} ${verb} ${link.file(main.hit)} in ${link.repo(main.hit.repository)}${preview(main.hit, ': ')}.${evidence(main.hit)}`);
     const others = finding.hits.filter((h) => !cited.has(hitKey(h))).slice(0, MAX_OTHER_PLACES);
     if (others.length > 0) {
       others.forEach(cite);
@@ -326,7 +326,7 @@ export function composeAnswer(research: Research): Answer {
       return `- ${list(keywords)}: ${link.file(hit)}${preview(hit, ' ')}`;
     });
     const tail = missing.length > 0 ? `${lines.length > 0 ? '\n\n' : ''}${list(missing)} ${missing.length === 1 ? 'does' : 'do'} not appear in that file.` : '';
-    const head = lines.length > 0 ? [`In ${link.fileOnly(file)}, the parts about ${list(found.map((k) => `\`${k.keyword}\``))}:`, '', ...lines].join('\n') : '';
+    const head = lines.length > 0 ? [`## In \`${file.path}\`\n\nIn ${link.fileOnly(file)}, the parts about ${list(found.map((k) => `\`${k.keyword}\``))}:`, '', ...lines].join('\n') : '';
     sections.push(`${head}${tail}`.trim());
   }
 
@@ -336,7 +336,7 @@ export function composeAnswer(research: Research): Answer {
     for (const k of across) for (const h of k.hits.slice(0, MAX_KEYWORD_HITS)) if (!cited.has(hitKey(h)) && !places.includes(h)) places.push(h);
     if (places.length > 0) {
       places.forEach(cite);
-      const intro = `Places in ${where} that mention ${list(across.map((k) => `\`${k.keyword}\``))}:`;
+      const intro = `## Other mentions\n\nPlaces in ${where} that mention ${list(across.map((k) => `\`${k.keyword}\``))}:`;
       sections.push([intro, '', ...places.map((h, i) => `${i + 1}. ${link.place(h)}`)].join('\n'));
       subject ??= { text: across[0]!.keyword, repository: places[0]!.repository };
     }
@@ -350,7 +350,7 @@ export function composeAnswer(research: Research): Answer {
   } else if (!anything) {
     markdown = [context, `${runs}, and found nothing relevant.`].filter(Boolean).join('\n\n');
   } else {
-    markdown = [...sections, `${runs}.`].join('\n\n');
+    markdown = [narration(question, where), '---', ...sections, whereToLook(link, citedHits(research, cited)), `${runs}.`].filter((p) => p !== '').join('\n\n');
   }
 
   // The repositories searched, then those the answer cites.
@@ -382,16 +382,76 @@ function followupsFor(subject: { text: string; repository: string } | undefined,
   return ['Which repositories are indexed on this instance?', 'Can you name a function or file to look for?'];
 }
 
-function links(linkBase: string) {
-  const fileUrl = (h: SearchHit) => `${linkBase}/${h.repository}/-/blob/${h.path}#L${h.lineNumber}`;
-  const repo = (name: string) => `[${name}](${linkBase}/${name})`;
-  const file = (h: SearchHit) => `[${h.path}:${h.lineNumber}](${fileUrl(h)})`;
+/**
+ * Links as real answers write them: pinned to the commit the agent read, with the web app's `/r/`
+ * prefix and a line range (`/r/<repo>@<sha>/-/blob/<path>?L10-L13`), files without lines, folders
+ * (`/-/tree/`), the commit itself (`/-/commit/`), and, in lists of other places, without `/r/`.
+ */
+function links(linkBase: string, revisions: ReadonlyMap<string, string>) {
+  const at = (name: string) => (revisions.has(name) ? `${name}@${revisions.get(name)}` : name);
+  const blob = (h: SearchHit, prefix = '/r') => `${linkBase}${prefix}/${at(h.repository)}/-/blob/${h.path}`;
+  const lines = (h: SearchHit) => (h.endLine !== undefined && h.endLine > h.lineNumber ? `?L${h.lineNumber}-L${h.endLine}` : `?L${h.lineNumber}`);
+  const repo = (name: string) => `[${name}](${linkBase}/r/${at(name)})`;
+  const file = (h: SearchHit, prefix?: string) => `[${h.path}:${h.lineNumber}](${blob(h, prefix)}${lines(h)})`;
   return {
     repo,
     file,
-    fileOnly: (h: SearchHit) => `[${h.path}](${linkBase}/${h.repository}/-/blob/${h.path})`,
-    place: (h: SearchHit) => `${file(h)} in ${repo(h.repository)}${preview(h, ': ')}`,
+    fileOnly: (h: SearchHit) => `[${h.path}](${blob(h)})`,
+    place: (h: SearchHit) => `${file(h, '')} in ${repo(h.repository)}${preview(h, ': ')}`,
+    folder: (name: string, dir: string) => `[${dir}/](${linkBase}/r/${at(name)}/-/tree/${dir})`,
+    commit: (name: string) => {
+      const revision = revisions.get(name);
+      return revision === undefined ? undefined : `[${name}@${revision.slice(0, 7)}](${linkBase}/${name}/-/commit/${revision})`;
+    },
   };
+}
+
+/** Each repository's commit, from the hits that name one. */
+function revisionsOf(research: Research): Map<string, string> {
+  const revisions = new Map<string, string>();
+  for (const f of [...research.targets, ...research.keywords]) for (const h of f.hits) if (h.revision !== undefined) revisions.set(h.repository, h.revision);
+  return revisions;
+}
+
+const NARRATIONS = [
+  (where: string) => `Now I have a thorough picture of ${where}. Let me compile the findings.`,
+  (where: string) => `I have what I need from ${where}. Let me put the findings together.`,
+  () => 'Now I have a clear view of the relevant code. Let me summarize what I found.',
+];
+
+/** The agent's narration that opens real answers; chosen by the question, so the same question reads the same. */
+function narration(question: string, where: string): string {
+  let h = 0;
+  for (const ch of question) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return NARRATIONS[h % NARRATIONS.length]!(where);
+}
+
+/** The cited span as a fenced block, as real answers quote their evidence. */
+function evidence(hit: SearchHit): string {
+  if (hit.snippet === undefined || hit.snippet.trim() === '') return '';
+  const fence = hit.snippet.includes('```') ? '~~~' : '```';
+  return `\n\n**Evidence** (lines ${hit.lineNumber}-${hit.endLine ?? hit.lineNumber}):\n\n${fence}\n${hit.snippet}\n${fence}`;
+}
+
+/** The hits the answer cites, each once, in the order they were found. */
+function citedHits(research: Research, cited: ReadonlySet<string>): SearchHit[] {
+  const byKey = new Map<string, SearchHit>();
+  for (const f of [...research.targets, ...research.keywords]) for (const h of f.hits) if (cited.has(hitKey(h)) && !byKey.has(hitKey(h))) byKey.set(hitKey(h), h);
+  return [...byKey.values()];
+}
+
+/** The folders of the cited files and the commits the links are pinned to. */
+function whereToLook(link: ReturnType<typeof links>, hits: readonly SearchHit[]): string {
+  const folders = [...new Map(hits.filter((h) => h.path.includes('/')).map((h) => [`${h.repository}\u0000${dirOf(h.path)}`, link.folder(h.repository, dirOf(h.path))])).values()];
+  const commits = [...new Set(hits.map((h) => h.repository))].map(link.commit).filter((c) => c !== undefined);
+  const parts = ['## Where to look'];
+  if (folders.length > 0) parts.push(`Folders: ${folders.join(', ')}.`);
+  if (commits.length > 0) parts.push(`Links are pinned to ${list(commits)}.`);
+  return parts.length > 1 ? parts.join('\n\n') : '';
+}
+
+function dirOf(path: string): string {
+  return path.slice(0, path.lastIndexOf('/'));
 }
 
 function preview(hit: SearchHit, separator: string): string {

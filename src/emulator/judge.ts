@@ -1,4 +1,4 @@
-import { extractCitations, lineCount, type Citation } from '../grade/links.js';
+import { lineCount, linksIn, type RepositoryLink } from '../answer-links.js';
 import type { Corpus } from './corpus/corpus.js';
 import { readRaw } from './corpus/raw.js';
 
@@ -49,7 +49,8 @@ async function score(answer: string, expected: string, corpus: Corpus): Promise<
   const lower = answer.toLowerCase();
   const missing = terms.filter((t) => !lower.includes(t.toLowerCase()));
   const recall = terms.length === 0 ? 1 : (terms.length - missing.length) / terms.length;
-  const citations = extractCitations(answer);
+  // Commits are not citations of code; folders and files are.
+  const citations = linksIn(answer).filter((l) => l.kind !== 'commit');
   const valid = (await Promise.all(citations.map((c) => resolves(c, corpus)))).filter(Boolean).length;
   const validity = citations.length === 0 ? 1 : valid / citations.length;
   const reasons = [
@@ -82,9 +83,10 @@ function namedTerms(text: string): string[] {
   return [...terms.values()].slice(0, MAX_TERMS);
 }
 
-async function resolves(c: Citation, corpus: Corpus): Promise<boolean> {
-  const entry = await readRaw(corpus, c.repository, c.path ?? '');
+async function resolves(c: RepositoryLink, corpus: Corpus): Promise<boolean> {
+  const entry = await readRaw(corpus, c.revision === undefined ? c.repository : `${c.repository}@${c.revision}`, c.path ?? '');
   if (!entry) return false;
+  if (c.kind === 'directory') return entry.kind === 'dir';
   if (c.startLine === undefined) return true;
   if (entry.kind !== 'file') return false;
   return (c.endLine ?? c.startLine) <= lineCount(entry.text) && c.startLine >= 1;

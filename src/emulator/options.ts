@@ -144,6 +144,8 @@ export const EmulatorOptionsSchema = z
       .prefault({}),
     /** Model ids of the LLM API (`/.api/llm/models`); the first is the default judge. */
     llmModels: z.array(z.string().min(1)).min(1).default(DEFAULT_LLM_MODELS),
+    /** Gate the LLM API (404 under `/.api/llm`), as releases from 6.8 do without the license feature; the admin interface switches it. */
+    llmGated: z.boolean().default(false),
     /** Replaces the corpus search the agent cites from (tests use a tiny inline one). */
     search: z.custom<AgentSearch>((v) => typeof v === 'function', 'search must be a function').optional(),
     extraRoutes: z.array(z.custom<Route>((v) => typeof v === 'object' && v !== null)).default([]),

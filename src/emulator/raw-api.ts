@@ -4,8 +4,9 @@ import { sendText } from './http-io.js';
 import type { Route, RouteHandler } from './routes.js';
 
 /**
- * `GET /<repo>/-/raw/<path>`: a file of the corpus as plain text, a folder as its entries one per line
- * (the repository's root when no path is given); 404 when the repository or the path does not exist.
+ * `GET /<repo>[@<rev>]/-/raw/<path>`: a file of the corpus as plain text, a folder as its entries one per
+ * line (the repository's root when no path is given); 404 when the repository, the revision (each
+ * repository has one, its commit) or the path does not exist.
  */
 export function rawRoutes(corpus: Corpus): Route[] {
   const handler: RouteHandler = async (_req, res, ctx) => {

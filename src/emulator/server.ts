@@ -97,11 +97,12 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     rateLimitRetryMs: options.agent.rateLimitRetryMs,
   });
   const apiDeps = { service, publicUrl, followUpReply: options.legacy.followUpReply };
+  const llm = { gated: options.llmGated };
   const router = new Router([
     ...legacyRoutes(apiDeps),
     ...versionedRoutes(apiDeps),
     streamRoute,
-    ...llmRoutes(corpus, options.llmModels, () => clock.now()),
+    ...llmRoutes(corpus, options.llmModels, () => clock.now(), llm),
     ...options.extraRoutes,
     // Last: its wildcard would otherwise shadow an extra route under `/-/raw/`.
     ...rawRoutes(corpus),
@@ -133,6 +134,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
         faults,
         streamFaults,
         shiftClock: (ms) => clock.shift(ms),
+        llm,
       })
     : undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -5,7 +5,7 @@ import { DsbenchError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 import { citesChecks, summarize, type CitationChecker } from './citations.js';
 import type { JudgeClient } from './judge-client.js';
-import { extractCitations } from './links.js';
+import { extractCitations, isCheckable } from './links.js';
 import { GRADE_PROMPT_HASH, GRADE_PROMPT_VERSION, gradePrompt, inputsHash } from './prompt.js';
 import type { GradeRecord, GradeStore, GradingExpectation, ItemGrading } from './store.js';
 import { GradeVerdictSchema, parseVerdict } from './verdict.js';
@@ -21,8 +21,10 @@ export interface GradedTurn {
 
 export interface GraderContext {
   judge: Judge & { explicit: boolean };
-  /** Absent when nothing in the suite needs a judge. */
+  /** Absent when nothing in the suite needs a judge, or when it is unavailable. */
   client: JudgeClient | undefined;
+  /** Why the judge is not used (its check before the run failed): such turns are not graded and say so. */
+  judgeUnavailable?: string | undefined;
   store: GradeStore;
   /** The judge's own concurrency limit, shared by every item of the run. */
   limit: ReturnType<typeof pLimit>;
@@ -119,8 +121,9 @@ export async function gradeItem(ctx: GraderContext, runId: number, key: string, 
 function validityCheck(min: number, summary: ReturnType<typeof summarize> | undefined, t: GradedTurn, ctx: GraderContext): { passed: boolean; reason: string } {
   if (!ctx.citations) return { passed: false, reason: 'not checked: no instance to check citations against' };
   if (t.answer === undefined) return { passed: false, reason: `no answer to check: the turn ended ${t.state}` };
-  if (!summary || summary.citations.length === 0) return { passed: false, reason: 'the answer cites nothing' };
-  if (summary.validity === undefined) return { passed: false, reason: `none of ${summary.unchecked} citations could be checked: ${summary.citations[0]?.reason ?? ''}` };
+  const counted = summary?.citations.filter(isCheckable) ?? [];
+  if (!summary || counted.length === 0) return { passed: false, reason: summary?.citations.length ? 'the answer cites only commits, no file' : 'the answer cites nothing' };
+  if (summary.validity === undefined) return { passed: false, reason: `none of ${summary.unchecked} citations could be checked: ${counted[0]?.reason ?? ''}` };
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   return {
     passed: summary.validity >= min,
@@ -145,6 +148,7 @@ async function judgeTurn(ctx: GraderContext, s: Spec, t: GradedTurn, outcome: Gr
   }
   let model = ctx.judge.model ?? '';
   try {
+    if (ctx.judgeUnavailable !== undefined) throw new Error(`the judge is unavailable: ${ctx.judgeUnavailable}`);
     if (!ctx.client) throw new Error('no judge configured');
     model = await ctx.client.model(ctx.signal);
     const key = { model, promptHash: base.promptHash, inputsHash: base.inputsHash };
@@ -168,7 +172,8 @@ async function judgeTurn(ctx: GraderContext, s: Spec, t: GradedTurn, outcome: Gr
     return { ...base, ...tokens, status: 'graded', score, judgePass: pass, passed: score >= minScore, reasons, model, cached };
   } catch (error) {
     const message = redact(error instanceof DsbenchError || error instanceof Error ? error.message : String(error));
-    outcome.problems.push(`turn ${s.turn}: ${message}`);
+    // An unavailable judge was said once, before the run; each turn's grade records it.
+    if (ctx.judgeUnavailable === undefined) outcome.problems.push(`turn ${s.turn}: ${message}`);
     return { ...base, status: 'error', passed: false, reasons: [], error: message, model, cached: false };
   }
 }

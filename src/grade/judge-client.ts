@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { headersFor, normalizeEndpoint, type Connection, type Env } from '../config/credentials.js';
 import type { Judge } from '../config/suite.js';
-import { DsbenchError, ProtocolError, UsageError } from '../http/errors.js';
-import { registerSecret } from '../http/redact.js';
+import { DsbenchError, HttpStatusError, ProtocolError, UsageError } from '../http/errors.js';
+import { redact, registerSecret } from '../http/redact.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
 import { CLIENT_NAME, VERSION } from '../version.js';
 import type { JudgeReply } from './store.js';
 
-/** Fixed so that a model that honours seeds answers the same prompt the same way. */
-export const JUDGE_SEED = 1_234_567;
-/** Verdicts are short; well under the platform's cap of 4,000. */
-const MAX_TOKENS = 1_000;
+/** Verdicts are short; well under the platform's cap of 4,000, and always sent: the platform's default is 16. */
+export const JUDGE_MAX_TOKENS = 1_000;
+/** provider::api-version::model, the only model ids the instance's LLM API accepts. */
+const INSTANCE_MODEL_ID = /^[^:\s]+::[^:\s]+::[^:\s]+$/;
 
 /** Where the judge is and how to reach it; never stored (the headers hold the token). */
 export interface JudgeEndpoint {
@@ -30,11 +30,13 @@ export interface JudgeEndpoint {
  */
 export function resolveJudgeEndpoint(judge: Judge, target: Connection | undefined, env: Env): JudgeEndpoint {
   const model = env.DSBENCH_JUDGE_MODEL?.trim() || judge.model;
+  // The platform's LLM API requires it since 5.10; other endpoints ignore a header they do not know.
+  const requestedWith = { 'x-requested-with': `${CLIENT_NAME} ${VERSION}` };
   const external = env.DSBENCH_JUDGE_ENDPOINT?.trim();
   if (external) {
     const token = env.DSBENCH_JUDGE_TOKEN?.trim();
     registerSecret(token);
-    const headers: Record<string, string> = { 'user-agent': `${CLIENT_NAME}/${VERSION}` };
+    const headers: Record<string, string> = { 'user-agent': `${CLIENT_NAME}/${VERSION}`, ...requestedWith };
     if (token) headers.authorization = /^bearer\s/i.test(token) ? token : `Bearer ${token}`;
     return { kind: 'external', base: normalizeEndpoint(external, 'DSBENCH_JUDGE_ENDPOINT'), headers, model };
   }
@@ -42,7 +44,10 @@ export function resolveJudgeEndpoint(judge: Judge, target: Connection | undefine
     throw new UsageError('the suite sets judge.endpoint: external, but DSBENCH_JUDGE_ENDPOINT is not set; set it (and DSBENCH_JUDGE_TOKEN, DSBENCH_JUDGE_MODEL) or use endpoint: instance');
   }
   if (!target) throw new UsageError('no instance to grade with: give --target or SRC_ENDPOINT, or set DSBENCH_JUDGE_ENDPOINT');
-  return { kind: 'instance', base: `${target.endpoint}/.api/llm`, headers: headersFor(target, 'stream'), model };
+  if (model !== undefined && !INSTANCE_MODEL_ID.test(model)) {
+    throw new UsageError(`judge model "${model}" is not of the form provider::api-version::model (e.g. anthropic::2024-10-22::claude-sonnet-4-latest), the only form the instance's LLM API accepts; fix judge.model or DSBENCH_JUDGE_MODEL, or set DSBENCH_JUDGE_ENDPOINT for another judge`);
+  }
+  return { kind: 'instance', base: `${target.endpoint}/.api/llm`, headers: { ...headersFor(target, 'stream'), ...requestedWith }, model };
 }
 
 const ModelsSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
@@ -81,10 +86,14 @@ export class JudgeClient {
     return this.modelChoice;
   }
 
-  /** One user message (the platform allows no system role), temperature 0, a fixed seed. */
+  /**
+   * What the platform's LLM API accepts and any OpenAI-compatible endpoint does: one user message (the
+   * instructions are in it: no system role), `max_tokens`, temperature 0; no `seed`, `response_format`,
+   * `n`, `user` or `stream`. Determinism comes from temperature 0 and the judge cache.
+   */
   async complete(prompt: string, signal?: AbortSignal): Promise<JudgeReply> {
     const model = await this.model(signal);
-    const body = { model, messages: [{ role: 'user', content: prompt }], temperature: 0, seed: JUDGE_SEED, max_tokens: MAX_TOKENS, stream: false };
+    const body = { model, messages: [{ role: 'user', content: prompt }], max_tokens: JUDGE_MAX_TOKENS, temperature: 0 };
     const { json } = await this.call(() => this.transport.requestJson({ operation: 'judge.chat', method: 'POST', path: '/chat/completions', body, ...(signal && { signal }) }));
     const parsed = CompletionSchema.safeParse(json);
     if (!parsed.success) {
@@ -102,22 +111,86 @@ export class JudgeClient {
     await this.transport.close();
   }
 
+  /**
+   * Whether the judge can grade, asked once before a run: `GET /models` answers and serves the model
+   * (an external endpoint without that route gets a tiny completion instead). Throws a one-line
+   * JudgeError or UsageError saying what failed, where, and what to do.
+   */
+  async check(signal?: AbortSignal): Promise<string> {
+    const configured = this.endpoint.model;
+    let ids: string[];
+    try {
+      ids = await this.models(signal);
+    } catch (error) {
+      const status = error instanceof JudgeError && error.cause instanceof HttpStatusError ? error.cause.status : undefined;
+      if (this.endpoint.kind !== 'external' || configured === undefined || (status !== 404 && status !== 405)) throw error;
+      await this.complete('Reply with the word OK.', signal);
+      return configured;
+    }
+    if (configured === undefined) return this.pickFirst(ids);
+    if (ids.length > 0 && !ids.includes(configured)) {
+      const listed = ids.length > 5 ? `${ids.slice(0, 5).join(', ')}, ...` : ids.join(', ');
+      throw new UsageError(`judge at ${this.endpoint.base}: model "${configured}" is not served (GET /models lists ${listed}); set judge.model or DSBENCH_JUDGE_MODEL to one it serves, or DSBENCH_JUDGE_ENDPOINT for another judge`);
+    }
+    return configured;
+  }
+
   private async firstModel(signal?: AbortSignal): Promise<string> {
-    const { json } = await this.call(() => this.transport.requestJson({ operation: 'judge.models', method: 'GET', path: '/models', ...(signal && { signal }) }));
-    const first = ModelsSchema.safeParse(json).data?.data[0]?.id;
+    return this.pickFirst(await this.models(signal));
+  }
+
+  private pickFirst(ids: readonly string[]): string {
+    const first = ids[0];
     if (!first) throw new UsageError(`the judge at ${this.endpoint.base} lists no models; set judge.model in the suite or DSBENCH_JUDGE_MODEL`);
     return first;
   }
 
-  /** Errors name the judge, so a grade's error says which endpoint failed. */
+  private async models(signal?: AbortSignal): Promise<string[]> {
+    const { json } = await this.call(() => this.transport.requestJson({ operation: 'judge.models', method: 'GET', path: '/models', ...(signal && { signal }) }));
+    return ModelsSchema.safeParse(json).data?.data.map((m) => m.id) ?? [];
+  }
+
+  /** Errors name the judge, so a grade's error says which endpoint failed, in the server's own words. */
   private async call<T>(f: () => Promise<T>): Promise<T> {
     try {
       return await f();
     } catch (error) {
+      if (error instanceof HttpStatusError) throw new JudgeError(judgeFailure(this.endpoint, error), error);
       if (error instanceof DsbenchError) throw new JudgeError(`judge at ${this.endpoint.base}: ${error.message}`, error);
       throw error;
     }
   }
+}
+
+/** `judge at <base>: POST /chat/completions failed with HTTP 400: seed is not supported`, and what to do. */
+export function judgeFailure(endpoint: Pick<JudgeEndpoint, 'kind' | 'base'>, error: HttpStatusError): string {
+  const words = serverWords(error);
+  const attempts = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : '';
+  const hint = judgeHint(endpoint, error.status);
+  return `judge at ${endpoint.base}: ${error.context.method} ${error.context.endpoint} failed with HTTP ${error.status}${words ? `: ${words}` : ''}${attempts}${hint ? `; ${hint}` : ''}`;
+}
+
+/** The body as the server wrote it: JSON `{type, message}` (the platform's LLM API from 5.7) or plain text. */
+function serverWords(error: HttpStatusError): string {
+  try {
+    const body = JSON.parse(error.bodyExcerpt) as { type?: unknown; message?: unknown };
+    if (typeof body.type === 'string' && typeof body.message === 'string') return redact(`${body.type}: ${body.message}`).replace(/[.\s]+$/, '');
+  } catch {
+    // plain text, or cut short: the transport's reading of it stands
+  }
+  return error.serverMessage.replace(/[.\s]+$/, '');
+}
+
+/** What to do, one clause; the way out of a judge that is not available is another judge, or grading later. */
+export function judgeHint(endpoint: Pick<JudgeEndpoint, 'kind'>, status: number): string {
+  const elsewhere = 'set DSBENCH_JUDGE_ENDPOINT (with DSBENCH_JUDGE_TOKEN and DSBENCH_JUDGE_MODEL) to grade with another judge, or set judge.during: never and run dsbench grade RUN later';
+  if (endpoint.kind === 'instance' && (status === 401 || status === 403 || status === 404)) {
+    return `the instance's LLM API is not available to this token (releases from 6.8 gate it, Enterprise Starter disables it): ${elsewhere}`;
+  }
+  if (status === 401 || status === 403) return 'check DSBENCH_JUDGE_TOKEN';
+  if (status === 404) return 'check DSBENCH_JUDGE_ENDPOINT: dsbench calls <endpoint>/models and <endpoint>/chat/completions';
+  if (status === 429 || status >= 500) return 'the judge failed; grade again later with dsbench grade RUN';
+  return '';
 }
 
 export class JudgeError extends DsbenchError {

@@ -1,100 +1,49 @@
-/** What an answer cites: a file (optionally a line range) or a whole repository. */
-export interface Citation {
-  /** Repository as written in the link, a revision included (`github.com/o/r@v1`). */
-  repository: string;
-  /** Path inside the repository; absent for a repository citation. */
-  path?: string;
-  /** 1-based, inclusive. */
-  startLine?: number;
-  endLine?: number;
-  /** Where it was found: a link in the answer's text, or one of the turn's sources. */
-  origin: 'answer' | 'source';
-  /** The link as written, for people. */
-  link: string;
-}
+import { linksIn, parseLink, shortRevision, type RepositoryLink } from '../answer-links.js';
 
-/** Characters of a URL in Markdown: not space, brackets, quotes or backticks. */
-const URL_CHAR = String.raw`[^\s()<>\[\]"'\x60]`;
-const PATH_CHAR = String.raw`[^\s()<>\[\]"'\x60?#]`;
-/** `[base]/<repo>/-/blob/<path>[?L10-20 | #L10-20 | #L10:3-20:5]`. */
-const BLOB_LINK = new RegExp(
-  String.raw`(?:https?://[^\s/()<>\[\]"'\x60]+)?/(${URL_CHAR}+?)/-/blob/(${PATH_CHAR}+)((?:[?#]${URL_CHAR}*)?)`,
-  'g',
-);
-const LINE_RANGE = /(?:^|[?#&])L(\d+)(?::\d+)?(?:-L?(\d+)(?::\d+)?)?/;
+export { lineCount } from '../answer-links.js';
 
 /**
- * Citations of one turn: every blob link of its answer, then every source that names a file or a
- * repository. Duplicates (same repository, path and lines) are kept once, the first occurrence winning.
+ * What a turn cites: a file (optionally a line range), a folder or a whole repository, each checked on
+ * the instance; or a commit, recorded but not a file citation and not checked.
+ */
+export interface Citation extends RepositoryLink {
+  /** Where it was found: a link in the answer's text, or one of the turn's sources. */
+  origin: 'answer' | 'source';
+}
+
+/**
+ * Citations of one turn: every file, folder and commit link of its answer (links to a bare repository
+ * are navigation, not citations), then every source that names a file or a repository. Duplicates
+ * (same kind, repository, revision, path and lines) are kept once, the first occurrence winning.
  */
 export function extractCitations(answer: string, sources: ReadonlyArray<{ link: string }> = []): Citation[] {
   const found: Citation[] = [];
   const seen = new Set<string>();
-  const add = (c: Citation) => {
-    const key = [c.repository, c.path ?? '', c.startLine ?? '', c.endLine ?? ''].join('\u0000');
+  const add = (link: RepositoryLink, origin: Citation['origin']) => {
+    const key = [link.kind, link.repository, link.revision ?? '', link.path ?? '', link.startLine ?? '', link.endLine ?? ''].join('\u0000');
     if (seen.has(key)) return;
     seen.add(key);
-    found.push(c);
+    found.push({ ...link, origin });
   };
-  for (const m of answer.matchAll(BLOB_LINK)) add(fileCitation(m, 'answer'));
+  for (const link of linksIn(answer)) add(link, 'answer');
   for (const source of sources) {
-    const link = source.link.trim();
-    const blob = [...link.matchAll(BLOB_LINK)][0];
-    if (blob) {
-      add(fileCitation(blob, 'source'));
-      continue;
-    }
-    const repository = repositoryOf(link);
-    if (repository) add({ repository, origin: 'source', link });
+    const link = parseLink(source.link);
+    if (link) add(link, 'source');
   }
   return found;
 }
 
-function fileCitation(m: RegExpMatchArray, origin: Citation['origin']): Citation {
-  const repository = decode(m[1] as string);
-  const path = decode((m[2] as string).replace(/[/.,;:!]+$/, ''));
-  const range = LINE_RANGE.exec(m[3] ?? '');
-  const citation: Citation = { repository, path, origin, link: m[0] };
-  if (range) {
-    const start = Number(range[1]);
-    const end = range[2] === undefined ? start : Number(range[2]);
-    citation.startLine = Math.min(start, end);
-    citation.endLine = Math.max(start, end);
-  }
-  return citation;
+/** Whether a citation counts as one: commits are recorded but are not file citations. */
+export function isCheckable(c: Pick<Citation, 'kind'>): boolean {
+  return c.kind !== 'commit';
 }
 
-/** `/github.com/o/r` or `https://host/github.com/o/r`: a repository has at least one slash in its name. */
-function repositoryOf(link: string): string | undefined {
-  let pathname = link;
-  if (/^https?:\/\//i.test(link)) {
-    try {
-      pathname = new URL(link).pathname;
-    } catch {
-      return undefined;
-    }
-  }
-  const name = decode(pathname.replace(/^\/+|\/+$/g, '').split('/-/')[0] ?? '');
-  return name.includes('/') && !/\s/.test(name) ? name : undefined;
-}
-
-function decode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/** A citation as people read it: `github.com/o/r/path#L10-20`. */
+/** A citation as people read it: `github.com/o/r@742a60d/path#L10-20`, `github.com/o/r/dir/`, `github.com/o/r commit 1a2b3c4`. */
 export function citationLabel(c: Citation): string {
-  if (c.path === undefined) return c.repository;
+  if (c.kind === 'commit') return `${c.repository} commit ${shortRevision(c.revision ?? '')}`;
+  const repo = c.revision === undefined ? c.repository : `${c.repository}@${shortRevision(c.revision)}`;
+  if (c.path === undefined) return repo;
+  if (c.kind === 'directory') return `${repo}/${c.path}${c.path === '' ? '' : '/'}`;
   const lines = c.startLine === undefined ? '' : c.endLine === c.startLine ? `#L${c.startLine}` : `#L${c.startLine}-${c.endLine}`;
-  return `${c.repository}/${c.path}${lines}`;
-}
-
-/** Lines of a file as an editor counts them: a final newline does not start another line. */
-export function lineCount(text: string): number {
-  if (text === '') return 0;
-  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  return `${repo}/${c.path}${lines}`;
 }

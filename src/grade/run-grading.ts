@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { headersFor, type Connection, type Env } from '../config/credentials.js';
 import type { ResolvedSuite } from '../config/suite.js';
+import { DsbenchError } from '../http/errors.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
 import { CitationChecker } from './citations.js';
@@ -24,6 +25,11 @@ export interface RunGradingOptions {
   env: Env;
   retry?: Partial<RetryPolicy> | undefined;
   timeoutMs?: number | undefined;
+  /**
+   * Why the judge cannot be used (its check before the run failed and the run went on): turns with a
+   * rubric or reference get an `error` grade saying so, no judge call; citations are still checked.
+   */
+  judgeUnavailable?: string | undefined;
 }
 
 interface PerTarget {
@@ -44,13 +50,9 @@ export class RunGrading {
 
   private constructor(private readonly options: RunGradingOptions) {
     this.limit = pLimit(options.suite.judge.concurrency);
-    const needsJudge = options.suite.questions.some((q) => [q.expect, ...q.followups.map((f) => f.expect)].some((e) => e.rubric !== undefined || e.reference !== undefined));
-    let external: JudgeClient | undefined;
+    const judges = options.judgeUnavailable === undefined ? judgeClients(options) : new Map<string, JudgeClient>();
     for (const t of options.targets) {
-      const endpoint = needsJudge ? resolveJudgeEndpoint(options.suite.judge, t.connection, options.env) : undefined;
-      let judge: JudgeClient | undefined;
-      if (endpoint?.kind === 'external') judge = external ??= new JudgeClient(endpoint, this.transportOptions());
-      else if (endpoint) judge = new JudgeClient(endpoint, this.transportOptions());
+      const judge = judges.get(t.name);
       const raw = new Transport({ endpoint: t.connection.endpoint, headers: headersFor(t.connection, 'stream'), connections: options.suite.judge.citationConcurrency + 1, ...this.transportOptions() });
       this.perTarget.set(t.name, { judge, raw, citations: new CitationChecker(raw, options.suite.judge.citationConcurrency) });
     }
@@ -70,7 +72,7 @@ export class RunGrading {
   async grade(runId: number, key: string, target: string, question: ResolvedSuite['questions'][number], turns: readonly GradedTurn[], signal?: AbortSignal): Promise<GradeOutcome> {
     const t = this.perTarget.get(target);
     const outcome = await gradeItem(
-      { judge: this.options.suite.judge, client: t?.judge, store: this.options.store, limit: this.limit, citations: t?.citations, signal },
+      { judge: this.options.suite.judge, client: t?.judge, judgeUnavailable: this.options.judgeUnavailable, store: this.options.store, limit: this.limit, citations: t?.citations, signal },
       runId,
       key,
       question,
@@ -95,6 +97,50 @@ export class RunGrading {
   }
 
   private transportOptions() {
-    return { ...(this.options.retry && { retry: this.options.retry }), ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }) };
+    return transportOptions(this.options);
+  }
+}
+
+type JudgeOptions = Pick<RunGradingOptions, 'suite' | 'targets' | 'env' | 'retry' | 'timeoutMs'>;
+
+function transportOptions(options: Pick<RunGradingOptions, 'retry' | 'timeoutMs'>) {
+  return { ...(options.retry && { retry: options.retry }), ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) };
+}
+
+/**
+ * The judge of each target when the suite needs one (a rubric or reference anywhere): its own LLM API,
+ * or the one external endpoint shared by every target. Throws UsageError for a judge that cannot be configured.
+ */
+function judgeClients(options: JudgeOptions): Map<string, JudgeClient> {
+  const judges = new Map<string, JudgeClient>();
+  const needsJudge = options.suite.questions.some((q) => [q.expect, ...q.followups.map((f) => f.expect)].some((e) => e.rubric !== undefined || e.reference !== undefined));
+  if (!needsJudge) return judges;
+  let external: JudgeClient | undefined;
+  for (const t of options.targets) {
+    const endpoint = resolveJudgeEndpoint(options.suite.judge, t.connection, options.env);
+    judges.set(t.name, endpoint.kind === 'external' ? (external ??= new JudgeClient(endpoint, transportOptions(options))) : new JudgeClient(endpoint, transportOptions(options)));
+  }
+  return judges;
+}
+
+/**
+ * Checks every judge the suite would grade with, once, before anything is asked (`GET /models` and the
+ * model): undefined when each can grade or none is needed, else one line saying what failed, on which
+ * endpoint, and what to do. A judge that cannot be configured at all is a UsageError, as in a run.
+ */
+export async function checkJudges(options: JudgeOptions, signal?: AbortSignal): Promise<{ message: string; error: DsbenchError } | undefined> {
+  const clients = [...new Set(judgeClients(options).values())];
+  try {
+    for (const client of clients) {
+      try {
+        await client.check(signal);
+      } catch (error) {
+        if (!(error instanceof DsbenchError)) throw error;
+        return { message: error.message, error };
+      }
+    }
+    return undefined;
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
   }
 }

@@ -1,3 +1,4 @@
+import { linksIn, parseLink } from '../answer-links.js';
 import { compilePattern } from '../config/pattern.js';
 import type { Followup, QuestionExpect, SearchExpect, TurnExpect } from '../config/suite.js';
 import type { ExpectationResult, SearchRecord, TurnRecord } from './recorder.js';
@@ -13,13 +14,12 @@ function citedRepositories(turn: TurnRecord): { repos: Set<string>; from: string
     const repos = new Set<string>();
     for (const s of turn.sources) {
       repos.add(s.label);
-      repos.add(s.link.replace(/^\/+/, ''));
+      repos.add(parseLink(s.link)?.repository ?? s.link.replace(/^\/+/, ''));
     }
     return { repos, from: 'sources' };
   }
-  const repos = new Set<string>();
-  // Links to files look like <base>/<host>/<owner>/<name>/-/blob/<path>.
-  for (const m of (turn.answer ?? '').matchAll(/\/([^/\s()]+\/[^/\s()]+\/[^/\s()]+)\/-\//g)) if (m[1]) repos.add(m[1]);
+  // Real answers link `https://host/r/github.com/org/repo@<rev>/-/blob/...` and other forms: the repository is `github.com/org/repo`.
+  const repos = new Set(linksIn(turn.answer ?? '').map((l) => l.repository));
   return { repos, from: 'answer links (the API gave no sources)' };
 }
 

@@ -71,6 +71,8 @@ export interface RunOptions {
   grades?: GradeStore | undefined;
   /** Where the judge's endpoint, token and model are read (DSBENCH_JUDGE_*). */
   env?: Env | undefined;
+  /** Why the judge cannot grade (its check before the run failed and the run goes on): its turns are recorded as not graded. */
+  judgeUnavailable?: string | undefined;
   /** How often the run's lease is refreshed, and after how long a silent holder is presumed gone (ms). */
   lease?: { heartbeatMs: number; staleMs: number } | undefined;
 }
@@ -124,7 +126,7 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   // Before the run is opened: a judge that cannot be configured is a usage error, with nothing asked.
   const grading =
     given.grades && resolved.judge.during === 'run'
-      ? RunGrading.create({ suite: resolved, store: given.grades, targets: given.targets, env: given.env ?? process.env, retry: given.retry, timeoutMs: given.requestTimeoutMs })
+      ? RunGrading.create({ suite: resolved, store: given.grades, targets: given.targets, env: given.env ?? process.env, retry: given.retry, timeoutMs: given.requestTimeoutMs, judgeUnavailable: given.judgeUnavailable })
       : undefined;
   // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
   const { runId, resumed, api, sendWindowMs, lease } = openRun(given, items, given.api ?? resolved.questions[0]?.api ?? 'versioned');

@@ -34,7 +34,7 @@ export function gradingSummary(db: Database.Database, runId: number): GradingSum
     .prepare(
       `SELECT i.target AS target, sum(c.status = 'valid') AS valid, sum(c.status = 'invalid') AS invalid, sum(c.status = 'unchecked') AS unchecked
        FROM citations c JOIN items i ON i.run_id = c.run_id AND i.key = c.item_key
-       WHERE c.run_id = ? GROUP BY i.target`,
+       WHERE c.run_id = ? AND c.kind <> 'commit' GROUP BY i.target`,
     )
     .all(runId) as Array<{ target: string; valid: number; invalid: number; unchecked: number }>;
   const targets = [...new Set([...grades.map((g) => String(g.target)), ...citations.map((c) => c.target)])].sort();

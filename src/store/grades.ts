@@ -23,8 +23,8 @@ export class SqliteGradeStore implements GradeStore {
         VALUES (@runId, @key, @turn, @spec, @status, @score, @judgePass, @minScore, @passed, @reasonsJson, @error,
           @model, @promptVersion, @promptHash, @inputsHash, @cached, @promptTokens, @completionTokens, @gradedAt)`),
       deleteCitations: p(`DELETE FROM citations WHERE run_id = @runId AND item_key = @key`),
-      insertCitation: p(`INSERT INTO citations (run_id, item_key, turn, position, origin, repository, path, start_line, end_line, link, status, reason, checked_at)
-        VALUES (@runId, @key, @turn, @position, @origin, @repository, @path, @startLine, @endLine, @link, @status, @reason, @checkedAt)`),
+      insertCitation: p(`INSERT INTO citations (run_id, item_key, turn, position, origin, kind, repository, revision, path, start_line, end_line, link, status, reason, checked_at)
+        VALUES (@runId, @key, @turn, @position, @origin, @kind, @repository, @revision, @path, @startLine, @endLine, @link, @status, @reason, @checkedAt)`),
       deleteExpectations: p(`DELETE FROM expectations WHERE run_id = @runId AND item_key = @key AND name IN (${names})`),
       nextPosition: p(`SELECT coalesce(max(position) + 1, 0) FROM expectations WHERE run_id = @runId AND item_key = @key`),
       insertExpectation: p(`INSERT INTO expectations (run_id, item_key, position, name, passed, reason, turn)
@@ -82,7 +82,9 @@ export class SqliteGradeStore implements GradeStore {
           turn,
           position,
           origin: c.origin,
+          kind: c.kind,
           repository: c.repository,
+          revision: c.revision ?? null,
           path: c.path ?? null,
           startLine: c.startLine ?? null,
           endLine: c.endLine ?? null,

@@ -319,6 +319,16 @@ CREATE INDEX lost_creates_run ON lost_creates (run_id, target);
  */
 const SILENT_TAKEOVER = `ALTER TABLE runs ADD COLUMN silent_takeover_at TEXT;`;
 
+/**
+ * What a citation links to, and the revision it names (`@<rev>` of real answers' links; a commit link's
+ * commit). Earlier rows are files or, without a path, repositories, at no revision.
+ */
+const CITATION_KINDS = `
+ALTER TABLE citations ADD COLUMN kind TEXT NOT NULL DEFAULT 'file' CHECK (kind IN ('file', 'directory', 'commit', 'repository'));
+ALTER TABLE citations ADD COLUMN revision TEXT;
+UPDATE citations SET kind = 'repository' WHERE path IS NULL;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: SCHEMA_V1 },
   { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
@@ -330,6 +340,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'conversations no item owns (given-up creates that landed)', up: UNOWNED_CONVERSATIONS },
   { version: 9, name: 'creates given up, and the end-of-run check of them', up: LOST_CREATES },
   { version: 10, name: 'takeovers from a silent holder', up: SILENT_TAKEOVER },
+  { version: 11, name: 'citation kinds (file, directory, commit, repository) and revisions', up: CITATION_KINDS },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -97,7 +97,7 @@ describe.concurrent('dsbench CLI', () => {
     expect(out.url).toBe(`${fast.url}/deepsearch/${out.name.split('/').at(-1)}`);
     expect(out).not.toHaveProperty('id');
     expect(out.title).toEqual(expect.any(String));
-    expect(out.answer).toContain(`](${fast.url}/github.com/org/repo/-/blob/src/`);
+    expect(out.answer).toContain(`](${fast.url}/r/github.com/org/repo/-/blob/src/`);
     expect(out.polls).toBeGreaterThanOrEqual(1);
     expect(out.turns).toHaveLength(1);
     expect(out.turns[0]).toMatchObject({ state: 'completed', title: out.title, answer: out.answer });

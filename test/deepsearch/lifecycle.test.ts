@@ -51,7 +51,7 @@ describe.each(APIS)('%s client: conversation life cycle', (api) => {
     expect(question!.error).toBeUndefined();
     expect(question!.title).toBeTruthy();
     expect(conversation.title).toBe(question!.title);
-    expect(question!.answer).toContain(`](${e.url}/github.com/org/repo/-/blob/src/retryPolicy.ts#L10)`);
+    expect(question!.answer).toContain(`](${e.url}/r/github.com/org/repo/-/blob/src/retryPolicy.ts?L10)`);
 
     if (api === 'legacy') {
       expect(created.ref).toMatch(/^\d+$/);

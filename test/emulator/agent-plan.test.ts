@@ -169,7 +169,7 @@ describe('choosing what to cite', () => {
         'README.md:1', // docs, mention
       ]);
       expect(hits[0]!.preview).toBe('class RetryHandler {');
-      expect(await search('RetryHandler', 10)).toContainEqual({ repository: 'github.com/acme/other', path: 'src/use.js', lineNumber: 1, preview: 'new RetryHandler()' });
+      expect(await search('RetryHandler', 10)).toContainEqual(expect.objectContaining({ repository: 'github.com/acme/other', path: 'src/use.js', lineNumber: 1, preview: 'new RetryHandler()' }));
       expect(await search.repositories()).toEqual(['github.com/acme/app', 'github.com/acme/other']);
     });
 
@@ -184,11 +184,12 @@ describe('choosing what to cite', () => {
 });
 
 describe('the answer', () => {
-  const hit = (repository: string, path: string, lineNumber: number, preview: string): SearchHit => ({ repository, path, lineNumber, preview });
+  const SHA = '742a60d94fdaacc977c09444b651f7cf1c1aab9e';
+  const hit = (repository: string, path: string, lineNumber: number, preview: string): SearchHit => ({ repository, path, lineNumber, preview, revision: SHA });
 
   it('names the definition, lists other places, and puts the searched repositories first among the sources', () => {
     const p = plan('Which status codes does it retry?', ['Where is RetryHandler in undici?']);
-    const main = hit('github.com/npm/undici', 'lib/handler/retry-handler.js', 87, 'class RetryHandler {');
+    const main = { ...hit('github.com/npm/undici', 'lib/handler/retry-handler.js', 87, 'class RetryHandler {'), endLine: 89, snippet: 'class RetryHandler {\n  constructor (opts) {\n    super(opts)' };
     const answer = composeAnswer({
       question: 'Which status codes does it retry?',
       plan: p,
@@ -200,11 +201,18 @@ describe('the answer', () => {
       searches: 3,
       linkBase: 'https://sg.test',
     });
+    // Shaped like a real answer: narration, sections, links pinned to the commit (`/r/<repo>@<sha>/-/blob/...?La-Lb`),
+    // a file without lines, a list without the `/r/` prefix, a folder and the commit itself.
+    const at = `github.com/npm/undici@${SHA}`;
     expect(answer.markdown).toBe([
+      'I have what I need from github.com/npm/undici. Let me put the findings together.',
+      '---',
       'Continuing from the earlier question, about `RetryHandler` in github.com/npm/undici.',
-      '`RetryHandler` is defined in [lib/handler/retry-handler.js:87](https://sg.test/github.com/npm/undici/-/blob/lib/handler/retry-handler.js#L87) in [github.com/npm/undici](https://sg.test/github.com/npm/undici): `class RetryHandler {`.',
-      'Other places that use `RetryHandler`:\n\n1. [index.js:43](https://sg.test/github.com/npm/undici/-/blob/index.js#L43) in [github.com/npm/undici](https://sg.test/github.com/npm/undici): `module.exports = RetryHandler`',
-      'In [lib/handler/retry-handler.js](https://sg.test/github.com/npm/undici/-/blob/lib/handler/retry-handler.js), the parts about `statusCodes`:\n\n- `statusCodes`: [lib/handler/retry-handler.js:120](https://sg.test/github.com/npm/undici/-/blob/lib/handler/retry-handler.js#L120) `statusCodes: statusCodes ?? [500, 502],`\n\n`status` does not appear in that file.',
+      `## \`RetryHandler\`\n\n\`RetryHandler\` is defined in [lib/handler/retry-handler.js:87](https://sg.test/r/${at}/-/blob/lib/handler/retry-handler.js?L87-L89) in [github.com/npm/undici](https://sg.test/r/${at}): \`class RetryHandler {\`.`,
+      '**Evidence** (lines 87-89):\n\n```\nclass RetryHandler {\n  constructor (opts) {\n    super(opts)\n```',
+      `Other places that use \`RetryHandler\`:\n\n1. [index.js:43](https://sg.test/${at}/-/blob/index.js?L43) in [github.com/npm/undici](https://sg.test/r/${at}): \`module.exports = RetryHandler\``,
+      `## In \`lib/handler/retry-handler.js\`\n\nIn [lib/handler/retry-handler.js](https://sg.test/r/${at}/-/blob/lib/handler/retry-handler.js), the parts about \`statusCodes\`:\n\n- \`statusCodes\`: [lib/handler/retry-handler.js:120](https://sg.test/r/${at}/-/blob/lib/handler/retry-handler.js?L120) \`statusCodes: statusCodes ?? [500, 502],\`\n\n\`status\` does not appear in that file.`,
+      `## Where to look\n\nFolders: [lib/handler/](https://sg.test/r/${at}/-/tree/lib/handler).\n\nLinks are pinned to [github.com/npm/undici@742a60d](https://sg.test/github.com/npm/undici/-/commit/${SHA}).`,
       'I ran 3 searches in github.com/npm/undici, for `RetryHandler`, `statusCodes` and `status`.',
     ].join('\n\n'));
     expect(answer.sources).toEqual([{ type: 'Repository', link: '/github.com/npm/undici', label: 'github.com/npm/undici' }]);

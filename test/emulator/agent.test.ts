@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linksIn } from '../../src/answer-links.js';
 import { FakeAgent, type AgentSearch, type Outcome } from '../../src/emulator/agent.js';
 import { Corpus, createAgentSearch } from '../../src/emulator/corpus/index.js';
 import { AgentOptionsSchema } from '../../src/emulator/options.js';
@@ -40,10 +41,9 @@ function completed(outcome: Outcome) {
   return outcome;
 }
 
-/** Every file link of an answer, in order: repository, path and 1-based line. */
-function fileLinks(markdown: string, base = LINK_BASE): Array<{ repository: string; path: string; line: number }> {
-  const links = [...markdown.matchAll(/\]\(([^)\s]+)\/-\/blob\/([^)#\s]+)#L(\d+)\)/g)];
-  return links.map((m) => ({ repository: m[1]!.slice(base.length + 1), path: m[2]!, line: Number(m[3]) }));
+/** Every file link with a line of an answer, in order: repository, path and 1-based line. */
+function fileLinks(markdown: string): Array<{ repository: string; path: string; line: number }> {
+  return linksIn(markdown).flatMap((l) => (l.kind === 'file' && l.startLine !== undefined ? [{ repository: l.repository, path: l.path!, line: l.startLine }] : []));
 }
 
 /** The text of a cited line, read from the corpus folder (default layout: github.com/npm/<pkg>). */
@@ -63,7 +63,7 @@ describe('a question naming a repository and an identifier', () => {
     expect(usage.toolCalls).toBe(queries.length);
 
     expect(answer.sources[0]).toEqual({ type: 'Repository', link: `/${UNDICI}`, label: UNDICI });
-    expect(answer.markdown).toMatch(/^`RetryHandler` is defined in \[lib\/[\w/-]+\.js:\d+\]\(/);
+    expect(answer.markdown).toMatch(/^`RetryHandler` is defined in \[lib\/[\w/-]+\.js:\d+\]\(/m);
     const [first] = fileLinks(answer.markdown);
     expect(first).toMatchObject({ repository: UNDICI, path: expect.stringMatching(/^lib\//) });
     expect(citedLine(first!)).toMatch(/class RetryHandler\b/);
@@ -82,7 +82,7 @@ describe('a question naming a repository and an identifier', () => {
     // github.com/npm/yaml is archived in the default corpus; naming it still scopes to it.
     const yaml = completed(await a.start('Where is parseDocument defined in yaml?', [], false).outcome);
     expect(yaml.answer.sources[0]!.label).toBe('github.com/npm/yaml');
-    expect(yaml.answer.markdown).toMatch(/^`parseDocument` is defined in /);
+    expect(yaml.answer.markdown).toMatch(/^`parseDocument` is defined in /m);
     expect(citedLine(fileLinks(yaml.answer.markdown)[0]!)).toMatch(/function parseDocument\b/);
   });
 

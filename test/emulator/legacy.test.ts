@@ -38,7 +38,7 @@ describe('legacy API: conversation life cycle', () => {
     expect(answered.status).toBe('completed');
     expect(answered.turns).toBeUndefined();
     expect(answered.title).toBeTruthy();
-    expect(answered.answer).toContain(`](${e.url}/github.com/org/repo/-/blob/src/retry.ts#L10)`);
+    expect(answered.answer).toContain(`](${e.url}/r/github.com/org/repo/-/blob/src/retry.ts?L10)`);
     expect(answered.sources).toEqual([
       { type: 'Repository', link: '/github.com/org/repo', label: 'github.com/org/repo' },
       { type: 'Repository', link: '/github.com/org/other', label: 'github.com/org/other' },

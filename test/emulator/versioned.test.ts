@@ -42,7 +42,7 @@ describe('versioned API: conversation life cycle', () => {
     const done = VersionedConversationSchema.parse((await versionedSettled(e, conversation.name)).json);
     expect(done.state).toEqual({ completed: {} });
     expect(done.title).toBeTruthy();
-    expect(done.questions[0]!.answer![0]!.markdown.text).toContain('/github.com/org/repo/-/blob/src/retry.ts#L10');
+    expect(done.questions[0]!.answer![0]!.markdown.text).toContain('/r/github.com/org/repo/-/blob/src/retry.ts?L10');
     expect(Date.parse(done.updateTime)).toBeGreaterThan(Date.parse(done.createTime));
 
     const added = await rpc(e, 'AddConversationQuestion', {

@@ -33,8 +33,8 @@ function grading(id: string, score: number): ItemGrading {
         turn: 0,
         checkedAt: '2025-03-01T00:00:06.000Z',
         citations: [
-          { origin: 'answer', repository: 'github.com/acme/app', path: 'src/retry.ts', startLine: 3, endLine: 9, link: 'https://sg.example.com/github.com/acme/app/-/blob/src/retry.ts?L3-9', status: 'valid', reason: 'lines 3-9 exist' },
-          ...(bad ? [{ origin: 'answer' as const, repository: 'github.com/acme/app', path: 'src/retry.ts', startLine: 100400, link: 'https://sg.example.com/github.com/acme/app/-/blob/src/retry.ts?L100400', status: 'invalid' as const, reason: 'line 100400 is past the end (42 lines)' }] : []),
+          { origin: 'answer', kind: 'file', repository: 'github.com/acme/app', path: 'src/retry.ts', startLine: 3, endLine: 9, link: 'https://sg.example.com/github.com/acme/app/-/blob/src/retry.ts?L3-9', status: 'valid', reason: 'lines 3-9 exist' },
+          ...(bad ? [{ origin: 'answer' as const, kind: 'file' as const, repository: 'github.com/acme/app', path: 'src/retry.ts', startLine: 100400, link: 'https://sg.example.com/github.com/acme/app/-/blob/src/retry.ts?L100400', status: 'invalid' as const, reason: 'line 100400 is past the end (42 lines)' }] : []),
         ],
       },
     ],

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Migration, migrate, schemaVersion } from '../../src/store/migrations.js';
+import { MIGRATIONS, type Migration, migrate, schemaVersion } from '../../src/store/migrations.js';
 import { openStore } from '../../src/store/store.js';
 
 // A fake history: version 1 kept durations in seconds inside one text column; version 2 splits it
@@ -91,5 +91,27 @@ describe('migrations', () => {
     const db = new Database(':memory:');
     expect(() => migrate(db, [V2])).toThrow(/out of order/);
     db.close();
+  });
+
+  it('version 11 gives recorded citations a kind (a path: file; none: repository) and no revision', () => {
+    const file = path.join(dir, 'v10.db');
+    const old = openStore(file, { migrations: MIGRATIONS.slice(0, 10) });
+    old.db.exec(`INSERT INTO runs (id, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, status) VALUES (1, 's', 's.yaml', 'h', '0', '{}', 't', 'completed');
+      INSERT INTO targets (run_id, name, url, api, emulated) VALUES (1, 't', 'http://x', 'legacy', 0);
+      INSERT INTO items (run_id, key, position, kind, target, suite_item_id, repeat, tags_json, status) VALUES (1, 'k', 0, 'question', 't', 'q', 0, '[]', 'completed');
+      INSERT INTO turns (run_id, item_key, turn, text, state, polls) VALUES (1, 'k', 0, 'q', 'completed', 1);
+      INSERT INTO citations (run_id, item_key, turn, position, origin, repository, path, link, status, reason, checked_at) VALUES
+        (1, 'k', 0, 0, 'answer', 'github.com/o/r', 'a.ts', '/github.com/o/r/-/blob/a.ts', 'valid', 'file exists', 't'),
+        (1, 'k', 0, 1, 'source', 'github.com/o/r', NULL, '/github.com/o/r', 'valid', 'repository exists', 't');`);
+    old.close();
+    const store = openStore(file);
+    try {
+      expect(store.db.prepare('SELECT kind, revision FROM citations ORDER BY position').all()).toEqual([
+        { kind: 'file', revision: null },
+        { kind: 'repository', revision: null },
+      ]);
+    } finally {
+      store.close();
+    }
   });
 });

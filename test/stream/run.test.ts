@@ -372,6 +372,23 @@ describe('runSearch: decoding', () => {
     transport = undefined;
   });
 
+  it('counts matches carrying fields it does not know (externalServiceType since 5.7) exactly as without them', async () => {
+    const repo = 'github.com/org/repo';
+    const matches = [contentMatch(repo, 'a.go', [2, 1]), lineMatch(repo, 'b.ts', [1, 1]), pathMatch(repo, 'c'), repoMatch(repo), symbolMatch(repo, 'd.go', 2), commitMatch(repo, 3)];
+    // The field first, last, and with a value of another type, over enough events for the scanner to learn shapes.
+    const tagged = (m: Record<string, unknown>, i: number) =>
+      i % 3 === 0 ? { externalServiceType: 'github', ...m } : i % 3 === 1 ? { ...m, externalServiceType: 'gitlab' } : { ...m, externalServiceType: null, externalServiceURL: 'https://x' };
+    const events = (tag: boolean) => Array.from({ length: 12 }, (_, i) => sse('matches', matches.map((m, j) => (tag ? tagged(m, i + j) : m))));
+    const plain = await search(sends(...events(false), ...normalEnd(0)));
+    await transport!.close();
+    await server!.close();
+    const withField = await search(sends(...events(true), ...normalEnd(0)));
+    const figures = (r: SearchResult) => ({ verdict: r.verdict, counted: r.counted, countedByType: r.countedByType, matchObjects: r.matchObjects, invalid: r.invalidMatches, unknown: r.unknownMatchTypes, repositories: r.repositories, files: r.files });
+    expect(figures(withField)).toEqual(figures(plain));
+    expect(withField.invalidMatches).toBe(0);
+    expect(plain.counted).toBe(144);
+  });
+
   it('a truncated gzip body is truncated, not an error', async () => {
     const gz = gzipSync(body);
     const r = await search((_req, res) => {

@@ -11,6 +11,12 @@ export interface AgentCitation {
   lineNumber: number;
   /** The cited line, trimmed and cut to 200 characters; "" for a path result. */
   preview: string;
+  /** The repository's commit, which answers pin their links to. */
+  revision?: string;
+  /** Last line of the cited span (a few lines from `lineNumber`, within the file); absent for a path result. */
+  endLine?: number;
+  /** The cited span's text, for the answer's evidence block; absent for a path result. */
+  snippet?: string;
 }
 
 /** The fake agent's search over a corpus, with the repository names a question may mention. */
@@ -31,6 +37,9 @@ const MAX_RANGES_PER_FILE = 200;
 const MINIFIED_LINE_CHARS = 1_000;
 /** Repositories of a scoped search whose files are listed before its budget starts. */
 const MAX_LISTED_REPOSITORIES = 8;
+/** Lines after the cited one that a link's range takes in, as real answers cite a few lines (`?L107-L110`). */
+const SPAN_LINES = 3;
+const SNIPPET_CHARS = 800;
 /** Searches whose citations are remembered. */
 const REMEMBERED_SEARCHES = 256;
 
@@ -91,11 +100,13 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
     const ranked: Array<{ citation: AgentCitation; score: number; order: number }> = [];
     for await (const hit of run.hits()) {
       if (hit.type === 'path') {
-        const citation = { repository: hit.repo.name, path: hit.path, lineNumber: 1, preview: '' };
+        const citation = { repository: hit.repo.name, revision: hit.repo.commit, path: hit.path, lineNumber: 1, preview: '' };
         ranked.push({ citation, score: pathScore(hit.path, false), order: ranked.length });
       } else if (hit.type === 'content') {
         const best = bestLine(hit, terms);
-        const citation = { repository: hit.repo.name, path: hit.path, lineNumber: best.line + 1, preview: best.text.trim().slice(0, PREVIEW_CHARS) };
+        const endLine = Math.max(best.line + 1, Math.min(best.line + 1 + SPAN_LINES, hit.lineStarts.length));
+        const snippet = hit.text.slice(hit.lineStarts[best.line], hit.lineStarts[endLine] ?? hit.text.length).replace(/\n$/, '').slice(0, SNIPPET_CHARS);
+        const citation = { repository: hit.repo.name, revision: hit.repo.commit, path: hit.path, lineNumber: best.line + 1, endLine, snippet, preview: best.text.trim().slice(0, PREVIEW_CHARS) };
         ranked.push({ citation, score: pathScore(hit.path, best.text.length > MINIFIED_LINE_CHARS) + best.score, order: ranked.length });
       }
       if (ranked.length >= MAX_CANDIDATES) break;

@@ -6,18 +6,26 @@ export type RawEntry = { kind: 'file'; text: string } | { kind: 'dir'; entries: 
 
 const byName = new WeakMap<Corpus, Promise<Map<string, Repository>>>();
 
-/** A repository by name, a trailing `@revision` ignored (the corpus has one revision). */
+/**
+ * A repository by name, at a revision when `name@revision` gives one. The corpus has one revision per
+ * repository, its `commit`: that commit (or a prefix of at least 7 hex digits) and `HEAD` name it, any
+ * other revision is not found.
+ */
 export async function findRepository(corpus: Corpus, name: string): Promise<Repository | undefined> {
   let map = byName.get(corpus);
   if (!map) {
     map = corpus.repositories().then((repos) => new Map(repos.map((r) => [r.name, r])));
     byName.set(corpus, map);
   }
-  return (await map).get(name.replace(/@[^/]*$/, ''));
+  const at = name.indexOf('@');
+  const repo = (await map).get(at < 0 ? name : name.slice(0, at));
+  if (!repo || at < 0) return repo;
+  const revision = name.slice(at + 1).toLowerCase();
+  return revision === 'head' || (revision.length >= 7 && repo.commit.startsWith(revision)) ? repo : undefined;
 }
 
 /**
- * What `/<repo>/-/raw/<path>` serves: a file's text, or a folder's entries (folders end in `/`);
+ * What `/<repo>[@<rev>]/-/raw/<path>` serves: a file's text, or a folder's entries (folders end in `/`);
  * undefined when the repository or path does not exist. Symbolic links and `..` are never followed.
  */
 export async function readRaw(corpus: Corpus, repository: string, relPath: string): Promise<RawEntry | undefined> {
