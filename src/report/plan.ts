@@ -13,7 +13,7 @@ import { normalQuantile } from './stats/sign-flip.js';
 // - pass rate: with the questions' pass chances p(q), a paired difference of one item has variance
 //   2 p (1 - p) whatever the question, so only items count: a drop of delta points is caught 80% of the
 //   time when delta >= (z(1 - alpha) + z(0.8)) * sqrt(2 v / (Q R)), alpha the gate's one-sided level
-//   (1 - confidence) / 2, v the mean of p (1 - p) (unbiased
+//   1 - confidence, v the mean of p (1 - p) (unbiased
 //   per question from its repeats: c (n - c) / (n (n - 1))).
 
 export interface NoiseEstimate {
