@@ -565,6 +565,7 @@ function turnOf(question: Question, conversation: Conversation, text: string, se
     error: question.error,
     title: question.title,
     answer: question.answer,
+    partial: question.partial,
     sources: question.sources,
     suggestedFollowups: question.suggestedFollowups,
     stats: question.stats,

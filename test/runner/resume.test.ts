@@ -147,7 +147,7 @@ describe('resume after a crash at a given point', () => {
       expect(run.result.exitCode, JSON.stringify(run.reporter.logs)).toBe(ExitCode.ok);
       expect(e.counters()[op('versioned', 'create')]).toBe(2);
       expect(asked(e, 'versioned')).toBe(3);
-      expect(item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref).toBe(`users/~self/conversations/${e.questionRecords()[0]!.conversationId}`);
+      expect(item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref).toBe(`users/1/conversations/${e.questionRecords()[0]!.conversationId}`);
     } finally {
       run.close();
     }
