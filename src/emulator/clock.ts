@@ -53,6 +53,11 @@ export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
+/** A time to retry at, in whole seconds, never before `ms`: a client that waits for it must find the limit lifted. */
+export function isoSecondsNotBefore(ms: number): string {
+  return isoSeconds(Math.ceil(ms / 1000) * 1000);
+}
+
 /** Start of the UTC month after `ms`. */
 export function nextMonthStart(ms: number): number {
   const d = new Date(ms);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoSeconds } from './clock.js';
+import { isoSeconds, isoSecondsNotBefore } from './clock.js';
 import { FAILURES, VERSIONED_ERROR_CODES } from './failures.js';
 import { conversationTitle, lastQuestion, type ConversationRecord, type QuestionRecord } from './store.js';
 
@@ -113,7 +113,7 @@ export function toVersionedState(c: ConversationRecord): VersionedState {
   const info = FAILURES[end.outcome.failure];
   if (!info.versionedCode) return { canceled: {} };
   const error = { code: info.versionedCode, message: info.versionedMessage ?? info.message };
-  return { error: end.retryAtMs === undefined ? error : { ...error, retryTime: isoSeconds(end.retryAtMs) } };
+  return { error: end.retryAtMs === undefined ? error : { ...error, retryTime: isoSecondsNotBefore(end.retryAtMs) } };
 }
 
 /** An answer cut short by an error is sent as it is (a partial answer); none at all on other errors. */
