@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPartialAnswer } from './partial.js';
 
 /** Normalized question state, the same for both API flavours. */
 export const QuestionStateSchema = z.enum(['processing', 'completed', 'error', 'canceled']);
@@ -130,11 +131,6 @@ export const ConversationSummarySchema = z.object({
   userId: z.number().optional(),
 });
 export type ConversationSummary = z.infer<typeof ConversationSummarySchema>;
-
-/** An answer that came with an error (or a cancel): what was written before it stopped. */
-export function isPartialAnswer(state: string, answer: string | null | undefined): boolean {
-  return answer !== undefined && answer !== null && answer !== '' && state !== 'completed' && state !== 'processing';
-}
 
 /** Marks a question read from a reply whose answer came with an error state. */
 export function markPartial(question: Question): Question {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { isPartialAnswer } from '../deepsearch/model.js';
+import { isPartialAnswer } from '../deepsearch/partial.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { emptyTargetTally, type ItemKind, type ItemStatus, type RunStatus, type RunTally } from '../runner/recorder.js';
 import { failureClass, runExitCode, type VerdictOutcome } from '../runner/verdict.js';

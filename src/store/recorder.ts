@@ -20,7 +20,8 @@ import type {
   TurnState,
   UnownedConversation,
 } from '../runner/recorder.js';
-import { isPartialAnswer, type QuestionError, type QuotaUsage, type Source } from '../deepsearch/model.js';
+import type { QuestionError, QuotaUsage, Source } from '../deepsearch/model.js';
+import { isPartialAnswer } from '../deepsearch/partial.js';
 import { statsFromSnakeCase } from '../deepsearch/stats.js';
 import { LeaseLostError } from '../runner/recorder.js';
 import { acquireLease } from './lease.js';
