@@ -152,6 +152,7 @@ function jsonOutput(conversation: Conversation, turns: Turn[], emulated: boolean
     errorMessage: t.question.error?.message ?? null,
     title: t.question.title ?? null,
     answer: t.question.answer ?? null,
+    partial: t.question.partial ?? false,
     sources: t.question.sources ?? null,
     suggestedFollowups: t.question.suggestedFollowups ?? null,
     stats: t.question.stats ?? null,
@@ -163,7 +164,6 @@ function jsonOutput(conversation: Conversation, turns: Turn[], emulated: boolean
   return {
     api: safe.api,
     [safe.api === 'legacy' ? 'id' : 'name']: safe.ref,
-    url: safe.url ?? null,
     emulated,
     ...last,
     quotaUsage: safe.quotaUsage ?? null,

@@ -21,6 +21,7 @@ const FLAGS: Record<string, string> = {
   'quota.limit': '--quota-limit',
   'agent.tokenLimitRate': '--token-limit-rate',
   'agent.internalErrorRate': '--internal-error-rate',
+  'agent.outputLimitRate': '--output-limit-rate',
   'faults.rate429': '--fault-rate-429',
   'faults.rate500': '--fault-rate-500',
   'faults.rate503': '--fault-rate-503',
@@ -57,6 +58,7 @@ interface EmulatorArgs extends GlobalArgs {
   legacyFollowupReply: 'question' | 'conversation';
   tokenLimitRate: number;
   internalErrorRate: number;
+  outputLimitRate: number;
   noise: 'none' | 'realistic';
   noiseServiceSeed: string;
   faultRate429: number;
@@ -99,6 +101,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('legacy-followup-reply', { choices: ['question', 'conversation'] as const, default: 'question' as const, describe: 'What a legacy follow-up returns: the new question alone (as published) or the whole conversation (as a newer client reads it)' })
       .option('token-limit-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in a token-limit error' })
       .option('internal-error-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in an internal error' })
+      .option('output-limit-rate', { type: 'number', default: 0, describe: 'Fraction of answers cut by the output limit (ERROR_INTERNAL with the partial answer)' })
       .option('fault-rate-429', { type: 'number', default: 0, describe: 'Fraction of requests answered 429 with Retry-After' })
       .option('fault-rate-500', { type: 'number', default: 0, describe: 'Fraction of requests answered 500' })
       .option('fault-rate-503', { type: 'number', default: 0, describe: 'Fraction of requests answered 503' })
@@ -135,7 +138,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
         sharingEnabled: argv.sharing,
         llmGated: argv.llmGated,
         legacy: { followUpReply: argv.legacyFollowupReply },
-        agent: { tokenLimitRate: argv.tokenLimitRate, internalErrorRate: argv.internalErrorRate },
+        agent: { tokenLimitRate: argv.tokenLimitRate, internalErrorRate: argv.internalErrorRate, outputLimitRate: argv.outputLimitRate },
         noise: { profile: argv.noise, serviceSeed: argv.noiseServiceSeed },
         faults: {
           rate429: argv.faultRate429,

@@ -12,7 +12,10 @@ export function formatQuestion(question: Question, info: TurnInfo = {}): string 
   const state = info.timedOut ? 'timed out (cancelled)' : question.state;
   lines.push(`\n## Q${question.index + 1}: ${question.text}`, `State: ${state}${question.error ? ` — ${question.error.code} (${question.error.rawCode}): ${question.error.message}` : ''}`);
   if (question.title) lines.push(`Title: ${question.title}`);
-  if (question.answer) lines.push('', question.answer.trimEnd(), '');
+  if (question.answer) {
+    if (question.partial) lines.push(`Partial answer: the ${question.state === 'canceled' ? 'cancel' : 'error'} stopped it after ${question.answer.length} characters`);
+    lines.push('', question.answer.trimEnd(), '');
+  }
   if (question.sources && question.sources.length > 0) {
     lines.push('Sources:');
     for (const source of question.sources) lines.push(`  - ${source.label} (${source.link})`);
@@ -37,11 +40,10 @@ export function formatStats(stats: Stats): string {
 }
 
 /**
- * Where a person opens the conversation: the versioned API's `url` (by id, safe to print). The legacy API
- * gives only a share URL, which carries the read token that lets anyone in: that is never printed.
+ * Where a person opens the conversation. Both APIs give only a share URL (legacy `share_url`, versioned `url`,
+ * `/deepsearch/<uuid>`), which lets anyone who has it read the conversation: that is never printed.
  */
 export function conversationLink(conversation: Conversation): string {
-  if (conversation.url) return `\nOpen it at ${conversation.url}\n`;
-  if (conversation.shareUrl) return '\nIts share URL is not printed: it carries the read token, which lets anyone who has it read the conversation; open it from the web client.\n';
-  return '';
+  if (!conversation.shareUrl) return '';
+  return `\nIts share URL is not printed: anyone who has it can read the conversation. Open ${conversation.ref} from Deep Search's history in the web client.\n`;
 }

@@ -69,7 +69,7 @@ export const gradeCommand: CommandModule<GlobalArgs, GradeArgs> = {
               return;
             }
             if (!grading!.needs(question)) return;
-            const turns = item.turns.map((t) => ({ turn: t.turn, state: t.state, text: t.text ?? '', answer: t.answer, sources: t.sources }));
+            const turns = item.turns.map((t) => ({ turn: t.turn, state: t.state, text: t.text ?? '', answer: t.answer, partial: t.partial, sources: t.sources }));
             const outcome = await grading!.grade(run.runId, item.key, target ?? '', question, turns);
             failed += outcome.failed;
             for (const problem of outcome.problems) process.stderr.write(`dsbench: ${item.key}: grading ${problem}\n`);

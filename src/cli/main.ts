@@ -72,8 +72,14 @@ async function main(argv: string[]): Promise<number> {
       .parseAsync();
     return process.exitCode === undefined ? ExitCode.ok : Number(process.exitCode);
   } catch (error) {
-    return report(error);
+    return report(error instanceof DsbenchError ? error : ((await storageFault(error)) ?? error));
   }
+}
+
+/** A SQLite failure met outside the store (a corrupted page read by a report's query) is the results database's, not a bug. */
+async function storageFault(error: unknown): Promise<DsbenchError | undefined> {
+  if (!(error instanceof Error) || (error.name !== 'SqliteError' && error.name !== 'StepError')) return undefined;
+  return (await import('../store/storage-error.js')).unnamedStorageError(error);
 }
 
 /** Flags whose values may start with a dash (`--sort -updated_at`): joined to their flag so yargs reads a value, not short flags. */

@@ -8,6 +8,7 @@ import { VersionedClient } from './versioned.js';
 export type { DeepSearchClient, ListOptions, CallOptions, AddedQuestion } from './client.js';
 export { LegacyClient } from './legacy.js';
 export { VersionedClient } from './versioned.js';
+export { ConversationSet, conversationKey } from './names.js';
 
 export type ClientOptions = Omit<TransportOptions, 'endpoint' | 'headers'>;
 

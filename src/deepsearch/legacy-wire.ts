@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OptServerText, ServerText } from '../http/server-text.js';
-import type { Conversation, Question, QuestionError } from './model.js';
+import { markPartial, type Conversation, type Question, type QuestionError } from './model.js';
 import { impossibleStats, statsFromSnakeCase } from './stats.js';
 import { normalizeErrorCode } from './wire.js';
 
@@ -110,7 +110,7 @@ export function legacyQuestion(wire: LegacyQuestionWire, index: number): Questio
   }
   if (wire.created_at) question.createdAt = wire.created_at;
   if (wire.updated_at) question.updatedAt = wire.updated_at;
-  return question;
+  return markPartial(question);
 }
 
 export function legacyConversation(wire: LegacyConversationWire): Conversation {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPartialAnswer } from './partial.js';
 
 /** Normalized question state, the same for both API flavours. */
 export const QuestionStateSchema = z.enum(['processing', 'completed', 'error', 'canceled']);
@@ -77,6 +78,11 @@ export const QuestionSchema = z.object({
   error: QuestionErrorSchema.optional(),
   title: z.string().optional(),
   answer: z.string().optional(),
+  /**
+   * The answer came with an error state (real servers end an answer past the output limit with
+   * ERROR_INTERNAL and keep what was written): it is what was written before the error, not a whole answer.
+   */
+  partial: z.literal(true).optional(),
   sources: z.array(SourceSchema).optional(),
   suggestedFollowups: z.array(z.string()).optional(),
   stats: StatsSchema.optional(),
@@ -99,7 +105,6 @@ export const ConversationSchema = z.object({
   questions: z.array(QuestionSchema),
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
-  url: z.string().optional(),
   userId: z.number().optional(),
   viewerIsOwner: z.boolean().optional(),
   quotaUsage: QuotaUsageSchema.optional(),
@@ -109,7 +114,10 @@ export const ConversationSchema = z.object({
   servedByEmulator: z.boolean().optional(),
   /** Secret: grants access to the conversation. Never store, log or print it. */
   readToken: z.string().optional(),
-  /** Secret for the same reason: it embeds the read token. */
+  /**
+   * Secret for the same reason: the legacy `share_url` embeds the read token, and the versioned `url` is
+   * the same share URL (`/deepsearch/<uuid>`). Neither API gives a link that is not a secret.
+   */
   shareUrl: z.string().optional(),
 });
 export type Conversation = z.infer<typeof ConversationSchema>;
@@ -120,10 +128,15 @@ export const ConversationSummarySchema = z.object({
   state: QuestionStateSchema.optional(),
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
-  url: z.string().optional(),
   userId: z.number().optional(),
 });
 export type ConversationSummary = z.infer<typeof ConversationSummarySchema>;
+
+/** Marks a question read from a reply whose answer came with an error state. */
+export function markPartial(question: Question): Question {
+  if (isPartialAnswer(question.state, question.answer)) question.partial = true;
+  return question;
+}
 
 export function lastQuestion(conversation: Conversation): Question | undefined {
   return conversation.questions[conversation.questions.length - 1];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OptServerText, ServerText } from '../http/server-text.js';
-import type { Conversation, ConversationSummary, Question, QuestionError, QuestionState } from './model.js';
+import { markPartial, type Conversation, type ConversationSummary, type Question, type QuestionError, type QuestionState } from './model.js';
 import { normalizeErrorCode } from './wire.js';
 
 // Wire schemas of the versioned Connect-RPC API, read after snake_case keys were camelized.
@@ -55,7 +55,6 @@ export const VersionedListWire = z.looseObject({
         title: OptServerText,
         createTime: OptString,
         updateTime: OptString,
-        url: OptString,
       }),
     )
     .nullish(),
@@ -99,7 +98,7 @@ export function versionedQuestion(wire: VersionedQuestionWire, index: number, st
   if (wire.title) question.title = wire.title;
   if (wire.createTime) question.createdAt = wire.createTime;
   if (wire.updateTime) question.updatedAt = wire.updateTime;
-  return question;
+  return markPartial(question);
 }
 
 /** A question added to a conversation starts processing. */
@@ -124,7 +123,8 @@ export function versionedConversation(wire: VersionedConversationWire): Conversa
   }
   if (wire.createTime) conversation.createdAt = wire.createTime;
   if (wire.updateTime) conversation.updatedAt = wire.updateTime;
-  if (wire.url) conversation.url = wire.url;
+  // The share URL (`/deepsearch/<uuid>`): a secret, like the legacy read token.
+  if (wire.url) conversation.shareUrl = wire.url;
   return conversation;
 }
 
@@ -133,6 +133,5 @@ export function versionedSummary(wire: NonNullable<z.output<typeof VersionedList
   if (wire.title) summary.title = wire.title;
   if (wire.createTime) summary.createdAt = wire.createTime;
   if (wire.updateTime) summary.updatedAt = wire.updateTime;
-  if (wire.url) summary.url = wire.url;
   return summary;
 }

@@ -45,6 +45,7 @@ export interface AgentSearch {
 export type FailureKind =
   | 'token-limit'
   | 'internal'
+  | 'output-limit'
   | 'quota-exceeded'
   | 'entitlement-exceeded'
   | 'rate-limited'
@@ -52,7 +53,7 @@ export type FailureKind =
 
 export type Outcome =
   | { kind: 'completed'; answer: Answer; usage: Usage }
-  | { kind: 'failed'; failure: FailureKind; usage: Usage };
+  | { kind: 'failed'; failure: FailureKind; usage: Usage; /** What was written before an output limit stopped the answer. */ partial?: Answer };
 
 export interface AgentRun {
   /** Sampled processing time (virtual ms): the outcome is due this long after the question. */
@@ -124,13 +125,15 @@ export class FakeAgent {
     return quotaExhausted ? 'quota-exceeded' : undefined;
   }
 
-  private midRunFailure(text: string, draw: number, noisy: 'token-limit' | 'output-length' | undefined): FailureKind | undefined {
-    const { triggers, tokenLimitRate, internalErrorRate } = this.config.agent;
+  private midRunFailure(text: string, draw: number, noisy: 'token-limit' | 'output-limit' | undefined): FailureKind | undefined {
+    const { triggers, tokenLimitRate, internalErrorRate, outputLimitRate } = this.config.agent;
     if (text.includes(triggers.tokenLimit)) return 'token-limit';
     if (text.includes(triggers.internalError)) return 'internal';
-    if (this.config.noise) return noisy === undefined ? undefined : noisy === 'token-limit' ? 'token-limit' : 'internal';
+    if (text.includes(triggers.outputLimit)) return 'output-limit';
+    if (this.config.noise) return noisy;
     if (draw < tokenLimitRate) return 'token-limit';
     if (draw < tokenLimitRate + internalErrorRate) return 'internal';
+    if (draw < tokenLimitRate + internalErrorRate + outputLimitRate) return 'output-limit';
     return undefined;
   }
 
@@ -183,12 +186,16 @@ export class FakeAgent {
       if (searches > 0 && failed === searches) return { kind: 'failed', failure: 'internal', usage: zeroUsage(timeMillis, searches) };
       const hits = dedupe([...targets, ...keywords].flatMap((f) => f.hits)).length;
       const base = { timeMillis, toolCalls: searches, hits, questionChars: text.length };
-      if (failure) {
+      if (failure && failure !== 'output-limit') {
         // The run spent tokens before failing, so it reports and is charged for them.
         return { kind: 'failed', failure, usage: computeUsage({ ...base, outputChars: 0 }, rng) };
       }
       const composed = ungrounded ? ungroundedAnswer(text) : composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });
       const answer = { ...composed, markdown: garbleCitations(composed.markdown, this.config.agent.badCitationRate, citationRng, await this.repositories(), linkBase) };
+      if (failure) {
+        const partial = { ...answer, markdown: cutShort(answer.markdown) };
+        return { kind: 'failed', failure, partial, usage: computeUsage({ ...base, outputChars: partial.markdown.length }, rng) };
+      }
       return { kind: 'completed', answer, usage: computeUsage({ ...base, outputChars: answer.markdown.length }, rng) };
     } catch {
       return { kind: 'failed', failure: 'internal', usage: zeroUsage(timeMillis, searches) };
@@ -202,6 +209,13 @@ export class FakeAgent {
       .catch(() => []);
     return this.repositoryNames;
   }
+}
+
+/** An answer stopped by the output limit: its first part, ending mid-sentence as a cut-off stream does. */
+function cutShort(markdown: string): string {
+  const at = Math.max(1, Math.floor(markdown.length * 0.6));
+  const space = markdown.lastIndexOf(' ', at);
+  return markdown.slice(0, space > 0 ? space : at);
 }
 
 async function sequentially<T, R>(items: readonly T[], f: (item: T) => Promise<R>): Promise<R[]> {

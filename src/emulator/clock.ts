@@ -48,14 +48,14 @@ export class VirtualClock {
   }
 }
 
-/** Legacy API timestamps: whole seconds, `YYYY-MM-DDTHH:MM:SSZ`. */
+/** Timestamps of both APIs: whole seconds, `YYYY-MM-DDTHH:MM:SSZ`. */
 export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-/** Versioned API timestamps: RFC 3339 with milliseconds, as protobuf-JSON writes them. */
-export function isoMillis(ms: number): string {
-  return new Date(Math.floor(ms)).toISOString();
+/** A time to retry at, in whole seconds, never before `ms`: a client that waits for it must find the limit lifted. */
+export function isoSecondsNotBefore(ms: number): string {
+  return isoSeconds(Math.ceil(ms / 1000) * 1000);
 }
 
 /** Start of the UTC month after `ms`. */

@@ -19,6 +19,8 @@ interface FailureInfo {
   legacyKind: LegacyErrorKind;
   title: string;
   message: string;
+  /** The versioned state's message, where real servers are seen to word it otherwise than `message`. */
+  versionedMessage?: string;
   /** Legacy `details`; gets the retry time when the failure has one. */
   details: (retryAt: string | undefined) => string;
   /**
@@ -34,8 +36,17 @@ export const FAILURES: Record<FailureKind, FailureInfo> = {
     legacyKind: 'TokenLimitExceeded',
     title: 'Token limit reached',
     message: 'The search exceeded the maximum token limit.',
+    versionedMessage: 'The search could not be completed, please try again with more defined context.',
     details: () => 'Ask a narrower question or split it into several.',
     versionedCode: 'ERROR_TOKEN_LIMIT_EXCEEDED',
+  },
+  // Real servers end an answer that grew too long with ERROR_INTERNAL and keep what was written: a partial answer.
+  'output-limit': {
+    legacyKind: 'InternalError',
+    title: 'Output limit reached',
+    message: 'This response exceeded the maximum output length. Ask a follow-up question like "continue" to see more.',
+    details: () => 'Ask a follow-up question like "continue" to see the rest.',
+    versionedCode: 'ERROR_INTERNAL',
   },
   internal: {
     legacyKind: 'InternalError',

@@ -164,6 +164,8 @@ export function toLegacyQuestion(q: QuestionRecord): LegacyQuestion {
   const retryAt = q.end.retryAtMs === undefined ? undefined : isoSeconds(q.end.retryAtMs);
   return {
     ...done,
+    // What was written before the output limit stopped it stays, beside the error.
+    ...(outcome.partial && { answer: outcome.partial.markdown }),
     error: { title: info.title, kind: info.legacyKind, message: info.message, details: info.details(retryAt) },
     stats: toStats(outcome.usage),
     suggested_followups: null,

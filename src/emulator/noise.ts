@@ -65,7 +65,8 @@ export const REALISTIC: NoiseProfile = {
 /** What the noise decides for one asking of a question. */
 export interface NoisyDraw {
   processingMs: number;
-  failure: 'token-limit' | 'output-length' | undefined;
+  /** output-limit: ERROR_INTERNAL for the output's length, with the partial answer. */
+  failure: 'token-limit' | 'output-limit' | undefined;
   /** A flaky question's bad draw: the answer is not grounded. */
   ungrounded: boolean;
 }
@@ -92,7 +93,7 @@ export class ServiceNoise {
     const questionNight = normal(createRng(hashSeed(this.nightSeed, 'latency', text)));
     const logMs = Math.log(p.medianMs) + p.questionSigma * question + p.nightSigma * this.night + p.questionNightSigma * questionNight + p.itemSigma * normal(rng);
     const failureDraw = rng.next();
-    const failure = failureDraw < p.tokenLimitRate ? 'token-limit' : failureDraw < p.tokenLimitRate + p.outputLengthRate ? 'output-length' : undefined;
+    const failure = failureDraw < p.tokenLimitRate ? 'token-limit' : failureDraw < p.tokenLimitRate + p.outputLengthRate ? 'output-limit' : undefined;
     const ungrounded = this.flaky(text) && rng.next() >= p.flakyGroundedRate;
     return { processingMs: Math.round(Math.exp(logMs)), failure, ungrounded };
   }

@@ -45,6 +45,8 @@ export const DEFAULT_USERS: z.input<typeof EmulatorUserSchema>[] = [
 export const TriggersSchema = z.object({
   tokenLimit: z.string().min(1).default('[[token-limit]]'),
   internalError: z.string().min(1).default('[[internal-error]]'),
+  /** The answer outgrows the output limit: ERROR_INTERNAL with the part written so far. */
+  outputLimit: z.string().min(1).default('[[output-limit]]'),
   quotaExceeded: z.string().min(1).default('[[quota-exceeded]]'),
   entitlementExceeded: z.string().min(1).default('[[entitlement-exceeded]]'),
   rateLimited: z.string().min(1).default('[[rate-limited]]'),
@@ -60,6 +62,8 @@ export const AgentOptionsSchema = z
     rateLimitRetryMs: z.number().min(0).default(60_000),
     tokenLimitRate: probability.default(0),
     internalErrorRate: probability.default(0),
+    /** Share of answers stopped by the output limit (ERROR_INTERNAL with a partial answer). */
+    outputLimitRate: probability.default(0),
     triggers: TriggersSchema.prefault({}),
     /** Results asked of the search function per query. */
     hitsPerQuery: z.number().int().positive().default(5),
@@ -67,7 +71,7 @@ export const AgentOptionsSchema = z
     badCitationRate: probability.default(0),
   })
   .refine((a) => a.minMs <= a.maxMs, { message: 'agent.minMs must not exceed agent.maxMs' })
-  .refine((a) => a.tokenLimitRate + a.internalErrorRate <= 1, {
+  .refine((a) => a.tokenLimitRate + a.internalErrorRate + a.outputLimitRate <= 1, {
     message: 'agent error rates must sum to at most 1',
   });
 

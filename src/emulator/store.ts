@@ -118,12 +118,29 @@ export class ConversationStore {
   }
 }
 
-/** The title of the first answered question, as the conversation's title. */
+/**
+ * The conversation's title: that of its first answer (a partial one too), else, once a question was worked
+ * on and failed, one made from its text, as real servers title conversations whose answer failed. A
+ * question refused before any work (quota, entitlement, rate limit) or cancelled gives none.
+ */
 export function conversationTitle(c: ConversationRecord): string | undefined {
   for (const q of c.questions) {
-    if (q.end?.outcome.kind === 'completed') return q.end.outcome.answer.title;
+    const outcome = q.end?.outcome;
+    if (outcome?.kind === 'completed') return outcome.answer.title;
+    if (outcome?.partial) return outcome.partial.title;
   }
-  return undefined;
+  const first = c.questions[0]?.end?.outcome;
+  return first?.kind === 'failed' && WORKED_ON.has(first.failure) ? titleOf(c.questions[0]!.text) : undefined;
+}
+
+const WORKED_ON: ReadonlySet<string> = new Set(['token-limit', 'internal', 'output-limit']);
+
+/** A question's first line, at most 80 characters, cut at a word. */
+function titleOf(text: string): string {
+  const line = text.trim().split('\n')[0]!.trim();
+  if (line.length <= 80) return line;
+  const cut = line.lastIndexOf(' ', 80);
+  return line.slice(0, cut > 20 ? cut : 80);
 }
 
 export function lastQuestion(conversation: ConversationRecord): QuestionRecord | undefined {

@@ -1,10 +1,13 @@
 import { z } from 'zod';
-import { isoMillis } from './clock.js';
+import { isoSeconds, isoSecondsNotBefore } from './clock.js';
 import { FAILURES, VERSIONED_ERROR_CODES } from './failures.js';
 import { conversationTitle, lastQuestion, type ConversationRecord, type QuestionRecord } from './store.js';
 
-/** Replies are protobuf-JSON: lowerCamelCase, empty fields omitted, RFC 3339 timestamps. */
-const Timestamp = z.iso.datetime();
+/** Replies are protobuf-JSON: lowerCamelCase, empty fields omitted, RFC 3339 timestamps (real servers send whole seconds). */
+const Timestamp = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+/** The share URL: the web client's page of the conversation, named by a UUID (a secret, like the legacy read token). */
+const ShareUrl = z.url().regex(/\/deepsearch\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
 const Empty = z.strictObject({});
 
@@ -38,7 +41,7 @@ export const VersionedConversationSchema = z.strictObject({
   updateTime: Timestamp,
   title: z.string().optional(),
   questions: z.array(VersionedQuestionSchema),
-  url: z.url(),
+  url: ShareUrl,
 });
 export type VersionedConversation = z.infer<typeof VersionedConversationSchema>;
 
@@ -47,7 +50,7 @@ export const ConversationSummarySchema = z.strictObject({
   title: z.string().optional(),
   createTime: Timestamp,
   updateTime: Timestamp,
-  url: z.url(),
+  url: ShareUrl,
 });
 
 /** Both fields are omitted when empty, as protobuf-JSON does. */
@@ -93,15 +96,15 @@ export function questionText(question: z.output<typeof QuestionRequestSchema>): 
   return question.input.find((i) => i.question !== undefined)?.question?.text ?? '';
 }
 
-export function conversationName(id: number): string {
-  return `users/~self/conversations/${id}`;
+/** Named by the owner's numeric id, whatever the request said (`users/~self`), as real servers name them. */
+export function conversationName(c: ConversationRecord): string {
+  return `users/${c.userId}/conversations/${c.id}`;
 }
 
-/** Link to the conversation in the web client, in the form of the platform CLI's fixtures (`/deepsearch/1`). */
-export function conversationUrl(publicUrl: string, id: number): string {
-  return `${publicUrl}/deepsearch/${id}`;
+/** The share URL, as real servers send it in `url`: the same secret as the legacy `share_url`. */
+export function shareUrl(publicUrl: string, c: ConversationRecord): string {
+  return `${publicUrl}/deepsearch/${c.readToken}`;
 }
-
 
 export function toVersionedState(c: ConversationRecord): VersionedState {
   const end = lastQuestion(c)?.end;
@@ -109,28 +112,30 @@ export function toVersionedState(c: ConversationRecord): VersionedState {
   if (end.outcome.kind === 'completed') return { completed: {} };
   const info = FAILURES[end.outcome.failure];
   if (!info.versionedCode) return { canceled: {} };
-  const error = { code: info.versionedCode, message: info.message };
-  return { error: end.retryAtMs === undefined ? error : { ...error, retryTime: isoMillis(end.retryAtMs) } };
+  const error = { code: info.versionedCode, message: info.versionedMessage ?? info.message };
+  return { error: end.retryAtMs === undefined ? error : { ...error, retryTime: isoSecondsNotBefore(end.retryAtMs) } };
 }
 
+/** An answer cut short by an error is sent as it is (a partial answer); none at all on other errors. */
 export function toVersionedQuestion(q: QuestionRecord): VersionedQuestion {
   const input = [{ question: { text: q.text } }];
-  const createTime = isoMillis(q.createdAtMs);
+  const createTime = isoSeconds(q.createdAtMs);
   const outcome = q.end?.outcome;
-  if (outcome?.kind !== 'completed') return { input, createTime };
-  return { input, answer: [{ markdown: { text: outcome.answer.markdown } }], createTime };
+  const answer = outcome?.kind === 'completed' ? outcome.answer : outcome?.partial;
+  if (!answer) return { input, createTime };
+  return { input, answer: [{ markdown: { text: answer.markdown } }], createTime };
 }
 
 export function toVersionedConversation(c: ConversationRecord, publicUrl: string): VersionedConversation {
   const title = conversationTitle(c);
   return {
-    name: conversationName(c.id),
+    name: conversationName(c),
     state: toVersionedState(c),
-    createTime: isoMillis(c.createdAtMs),
-    updateTime: isoMillis(c.updatedAtMs),
+    createTime: isoSeconds(c.createdAtMs),
+    updateTime: isoSeconds(c.updatedAtMs),
     ...(title ? { title } : {}),
     questions: c.questions.map(toVersionedQuestion),
-    url: conversationUrl(publicUrl, c.id),
+    url: shareUrl(publicUrl, c),
   };
 }
 
@@ -145,11 +150,11 @@ export function toSummary(c: ConversationRecord, publicUrl: string): Summary {
   const cached = summaries.get(c);
   if (cached && cached.updatedAtMs === c.updatedAtMs && cached.title === title && cached.publicUrl === publicUrl) return cached.summary;
   const summary = {
-    name: conversationName(c.id),
+    name: conversationName(c),
     ...(title ? { title } : {}),
-    createTime: isoMillis(c.createdAtMs),
-    updateTime: isoMillis(c.updatedAtMs),
-    url: conversationUrl(publicUrl, c.id),
+    createTime: isoSeconds(c.createdAtMs),
+    updateTime: isoSeconds(c.updatedAtMs),
+    url: shareUrl(publicUrl, c),
   };
   summaries.set(c, { updatedAtMs: c.updatedAtMs, title, publicUrl, summary });
   return summary;

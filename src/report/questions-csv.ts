@@ -60,6 +60,9 @@ export const QUESTION_COLUMNS: ReadonlyArray<Column<Row>> = [
     name: 'citation_validity',
     value: (r) => (r.citationsValid + r.citationsInvalid === 0 ? null : Number((r.citationsValid / (r.citationsValid + r.citationsInvalid)).toFixed(4))),
   },
+  // A partial answer (one that came with an error state) counts in the answer's length like any other.
+  { name: 'answer_chars', value: (r) => r.answer?.length ?? null },
+  { name: 'answer_partial', value: (r) => r.partial },
 ];
 
 /** The rows of questions.csv; each is also handed to `seen` (the run's summaries, fed in the same pass). */

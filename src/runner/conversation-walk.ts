@@ -1,5 +1,6 @@
 import type { DeepSearchClient } from '../deepsearch/client.js';
 import type { Conversation, ConversationSummary } from '../deepsearch/model.js';
+import type { ConversationSet } from '../deepsearch/names.js';
 import type { ServerClock } from './server-clock.js';
 
 /** How far before a send (on the server's clock) a lookup still looks: Date headers have whole seconds, clocks drift. */
@@ -20,8 +21,8 @@ export interface WalkOptions {
   sentLocal: number;
   /** The versioned API's content filter (the legacy API has none). */
   contentQuery?: string | undefined;
-  /** Conversations not to read (those the run owns). */
-  skip: ReadonlySet<string>;
+  /** Conversations not to read (those the run owns), under any name the server gives them. */
+  skip: ConversationSet;
   signal: AbortSignal;
   firstPageSize?: number;
   pageSize?: number;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeepSearchClient } from '../deepsearch/client.js';
+import type { ConversationSet } from '../deepsearch/names.js';
 import { AbortedError } from '../http/errors.js';
 import { summariesSince, walkFloor, type Listed } from './conversation-walk.js';
 import type { ServerClock } from './server-clock.js';
@@ -45,7 +46,7 @@ export class LandingWatch {
   constructor(
     private readonly client: DeepSearchClient,
     private readonly clock: ServerClock,
-    private readonly owned: ReadonlySet<string>,
+    private readonly owned: ConversationSet,
   ) {}
 
   /**

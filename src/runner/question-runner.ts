@@ -1,5 +1,6 @@
 import type { ResolvedQuestion } from '../config/suite.js';
 import type { DeepSearchClient } from '../deepsearch/client.js';
+import type { ConversationSet } from '../deepsearch/names.js';
 import { isLimitError, questionAt, TERMINAL_STATES, type Conversation, type Question } from '../deepsearch/model.js';
 import { ITEM_KEY_HEADER } from '../emulator/item-key.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
@@ -29,9 +30,10 @@ export interface QuestionContext {
   gate: TargetGate;
   /**
    * Conversations owned by items of this run on this target (shared by its items): a send whose outcome
-   * is unknown must not be matched to another item's conversation, e.g. another repeat of the same text.
+   * is unknown must not be matched to another item's conversation, e.g. another repeat of the same text,
+   * whatever user segment the server wrote in its name.
    */
-  claimed: Set<string>;
+  claimed: ConversationSet;
   /** This target's creates whose reply has not come back yet: a lookup waits for them before it takes an unclaimed conversation. */
   creates: CreatesInFlight;
   /** This target's walks of the texts whose creates were lost, shared by their lookups and the end-of-run check. */
@@ -565,6 +567,7 @@ function turnOf(question: Question, conversation: Conversation, text: string, se
     error: question.error,
     title: question.title,
     answer: question.answer,
+    partial: question.partial,
     sources: question.sources,
     suggestedFollowups: question.suggestedFollowups,
     stats: question.stats,

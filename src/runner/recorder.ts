@@ -80,6 +80,11 @@ export interface TurnRecord {
   clientError?: string | undefined;
   title?: string | undefined;
   answer?: string | undefined;
+  /**
+   * The answer came with an error state (or a cancel): what was written before it stopped. Not stored on its
+   * own: a turn's answer with a state other than completed is partial (isPartialAnswer).
+   */
+  partial?: boolean | undefined;
   sources?: Source[] | undefined;
   suggestedFollowups?: string[] | undefined;
   /** Absent (not zero) where the API has none. */

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { LoadedSuite } from '../config/load-suite.js';
 import { headersFor, type Connection } from '../config/credentials.js';
-import { createClient, type DeepSearchClient } from '../deepsearch/index.js';
+import { ConversationSet, createClient, type DeepSearchClient } from '../deepsearch/index.js';
 import { DsbenchError, HttpStatusError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { redact } from '../http/redact.js';
@@ -104,7 +104,7 @@ interface TargetRuntime {
   /** Exit codes of items that ended in an exception (a bug, or a fault of the recorder). */
   failures: ExitCode[];
   /** Conversations that items of this run own: a lost send is never matched to one of them. */
-  claimed: Set<string>;
+  claimed: ConversationSet;
   /** First questions whose create was lost (outcome unknown), by text, with the earliest such send. */
   lostCreates: Map<string, number>;
   creates: CreatesInFlight;
@@ -193,7 +193,7 @@ interface Resumed {
   /** Items not done that got as far as a turn or a conversation: the rest start as new ones. */
   unfinished: Map<string, ResumeItem>;
   /** Conversations the run owns, per target: a lost send is never matched to one of them. */
-  claimed: Map<string, Set<string>>;
+  claimed: Map<string, ConversationSet>;
   /** Done items whose conversation --cleanup has still to delete. */
   toDelete: Array<ResumeItem & { conversationRef: string }>;
   /** What each target's clock said in the run before, as the server times of the creates it recorded. */
@@ -409,7 +409,7 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
   recorder.resumeItems(state.runId, (item) => {
     if (item.conversationRef !== undefined) {
       const target = targetOf(item.key);
-      const claimed = resumed.claimed.get(target) ?? new Set<string>();
+      const claimed = resumed.claimed.get(target) ?? new ConversationSet();
       resumed.claimed.set(target, claimed.add(item.conversationRef));
     }
     if (item.status === 'done') {
@@ -440,7 +440,7 @@ function runtime(
   resolved: LoadedSuite['resolved'],
   resumed: Resumed,
 ): TargetRuntime {
-  const claimed = resumed.claimed.get(target.name) ?? new Set<string>();
+  const claimed = resumed.claimed.get(target.name) ?? new ConversationSet();
   const clock = resumed.clocks.get(target.name) ?? new ServerClock();
   const lostCreates = resumed.lostCreates.get(target.name) ?? new Map<string, number>();
   const concurrency = options.concurrency ?? resolved.concurrency;

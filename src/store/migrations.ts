@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { StepError } from './storage-error.js';
 
 /**
  * One schema step. `version` is the `PRAGMA user_version` the database has once the step is applied;
@@ -381,8 +382,7 @@ function applyOne(db: Database.Database, migration: Migration): void {
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new Error(`upgrading the database to schema version ${migration.version} (${migration.name}) failed: ${why}`, { cause: err });
+    throw new StepError(`upgrading the database to schema version ${migration.version} (${migration.name})`, err);
   } finally {
     db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
   }

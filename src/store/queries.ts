@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { isPartialAnswer } from '../deepsearch/partial.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { emptyTargetTally, type ItemKind, type ItemStatus, type RunStatus, type RunTally } from '../runner/recorder.js';
 import { failureClass, runExitCode, type VerdictOutcome } from '../runner/verdict.js';
@@ -102,6 +103,8 @@ export interface TurnRow extends ItemColumns {
   clientError: string | null;
   title: string | null;
   answer: string | null;
+  /** The answer came with an error state (or a cancel): what was written before it stopped. */
+  partial: boolean;
   sentAt: string | null;
   observedEndAt: string | null;
   serverCreatedAt: string | null;
@@ -294,8 +297,8 @@ export function* iterateTurns(db: Database.Database, runId: number): Generator<T
     FROM turns t JOIN items i ON i.run_id = t.run_id AND i.key = t.item_key
     WHERE t.run_id = ? ORDER BY i.position, t.turn`,
   );
-  for (const row of statement.iterate(runId) as IterableIterator<TurnRow & { tags: string }>) {
-    yield { ...row, tags: JSON.parse(row.tags) as string[] };
+  for (const row of statement.iterate(runId) as IterableIterator<Omit<TurnRow, 'partial'> & { tags: string }>) {
+    yield { ...row, tags: JSON.parse(row.tags) as string[], partial: isPartialAnswer(row.state, row.answer) };
   }
 }
 
@@ -509,7 +512,7 @@ export function* iterateQuestionExport(db: Database.Database, runId: number, opt
       runId, itemKey: r[0], kind: r[1], target: r[2], suiteItemId: r[3], repeat: r[4], tags: tagsOf(r[5]), tagsJson: r[5],
       itemStatus: r[6], outcome: r[7], conversationRef: r[8],
       turn: r[9], text: r[10], questionId: r[11], state: r[12], errorCode: r[13], errorRawCode: r[14], errorMessage: r[15],
-      errorTitle: r[16], errorDetails: r[17], errorRetryTime: r[18], clientError: r[19], title: r[20], answer: r[21],
+      errorTitle: r[16], errorDetails: r[17], errorRetryTime: r[18], clientError: r[19], title: r[20], answer: r[21], partial: isPartialAnswer(r[12], r[21]),
       sentAt: r[22], observedEndAt: r[23], serverCreatedAt: r[24], serverUpdatedAt: r[25], serverMs: r[26], serverMsSource: r[27],
       wallMs: r[28], polls: r[29], timeMillis: r[30], toolCalls: r[31], totalInputTokens: r[32], cachedTokens: r[33],
       cacheCreationInputTokens: r[34], promptTokens: r[35], completionTokens: r[36], totalTokens: r[37], credits: r[38],

@@ -21,6 +21,7 @@ import type {
   UnownedConversation,
 } from '../runner/recorder.js';
 import type { QuestionError, QuotaUsage, Source } from '../deepsearch/model.js';
+import { isPartialAnswer } from '../deepsearch/partial.js';
 import { statsFromSnakeCase } from '../deepsearch/stats.js';
 import { LeaseLostError } from '../runner/recorder.js';
 import { acquireLease } from './lease.js';
@@ -248,6 +249,7 @@ function resumeTurn(row: TurnRow, sources: Source[] | undefined, followups: stri
     clientError: opt(row.client_error),
     title: opt(row.title),
     answer: opt(row.answer),
+    ...(isPartialAnswer(row.state, row.answer) && { partial: true }),
     sources,
     suggestedFollowups: followups,
     stats,

@@ -15,6 +15,17 @@ export class StorageError extends DsbenchError {
   }
 }
 
+/** A failure of a named step that changes the database (a schema upgrade): the step is kept for the message. */
+export class StepError extends Error {
+  constructor(
+    readonly step: string,
+    cause: unknown,
+  ) {
+    super(`${step} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StepError';
+  }
+}
+
 const IO_CODES: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'not permitted',
@@ -31,6 +42,11 @@ const IO_CODES: Record<string, string> = {
  */
 export function storageErrorFrom(error: unknown, file: string, writing = true): StorageError | undefined {
   if (error instanceof StorageError) return error;
+  if (error instanceof StepError) {
+    // Each step is one transaction: a step that failed left the database as it was before it.
+    const inner = storageErrorFrom(error.cause, file, writing);
+    return inner && new StorageError(file, `${inner.problem}, while ${error.step}; that step was undone`, inner.todo, { cause: error });
+  }
   const folder = path.dirname(path.resolve(file));
   const elsewhere = 'or pass --db with a path on a writable disk';
   if (error instanceof Database.SqliteError) {
@@ -65,4 +81,21 @@ export function storageErrorFrom(error: unknown, file: string, writing = true): 
     return new StorageError(file, `cannot create or write ${folder}: ${IO_CODES[errno]}`, `Pass --db with a path in a folder dsbench can write`, { cause: error });
   }
   return undefined;
+}
+
+/** The results databases this process opened (not only those still open: a command closes its own before its error is reported). */
+const opened = new Set<string>();
+
+export function noteOpened(file: string): void {
+  if (file !== ':memory:') opened.add(file);
+}
+
+/**
+ * A SQLite failure that surfaced outside the store (a report's query that met a corrupted page, say) as the
+ * StorageError naming the databases this process opened; undefined for anything else. File-system errors are
+ * left alone here: they may be of any file (a report's output folder).
+ */
+export function unnamedStorageError(error: unknown): StorageError | undefined {
+  if (opened.size === 0 || !(error instanceof Database.SqliteError || error instanceof StepError)) return undefined;
+  return storageErrorFrom(error, [...opened].join(' or '));
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { type Migration, MIGRATIONS, latestVersion, migrate, schemaVersion } from './migrations.js';
 import { SqliteRecorder } from './recorder.js';
-import { StorageError, storageErrorFrom } from './storage-error.js';
+import { noteOpened, StorageError, storageErrorFrom } from './storage-error.js';
 import { onMethodError } from '../method-errors.js';
 
 export interface StoreOptions {
@@ -38,6 +38,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
  */
 export function openStore(file: string, options: StoreOptions = {}): Store {
   const migrations = options.migrations ?? MIGRATIONS;
+  noteOpened(file);
   if (options.readOnly) return openReadOnly(file, options, migrations);
   let db: Database.Database | undefined;
   try {
@@ -70,7 +71,7 @@ function openReadOnly(file: string, options: StoreOptions, migrations: readonly 
   } catch (err) {
     db?.close();
     if (err instanceof Database.SqliteError && err.code === 'SQLITE_CANTOPEN') {
-      const copy = snapshotOf(file);
+      const copy = snapshotOf(file, migrations);
       if (copy) return copy;
     }
     throw storageErrorFrom(err, file, false) ?? err;
@@ -89,20 +90,27 @@ function openReadOnly(file: string, options: StoreOptions, migrations: readonly 
 /**
  * A WAL database closed cleanly has no -shm file, and SQLite cannot create one in a folder it cannot write
  * (a read-only file system): it then refuses even to read. Nothing can be writing it there, so a private
- * copy in the temporary folder is the same data; it is deleted on close. Undefined if it cannot be copied.
+ * copy in the temporary folder is the same data, upgraded there when its schema is older (the file itself
+ * cannot be); it is deleted on close. Undefined if it cannot be copied.
  */
-function snapshotOf(file: string): Store | undefined {
+function snapshotOf(file: string, migrations: readonly Migration[]): Store | undefined {
   let folder: string | undefined;
+  let db: Database.Database | undefined;
   try {
     folder = mkdtempSync(path.join(os.tmpdir(), 'dsbench-read-'));
     const copy = path.join(folder, path.basename(file));
     copyFileSync(file, copy);
     if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
-    const db = new Database(copy, { readonly: true, fileMustExist: true });
+    db = new Database(copy, { fileMustExist: true });
+    checkVersion(db, file, migrations);
+    migrate(db, migrations);
     const removeFolder = folder;
     return new SqliteStore(file, db, () => rmSync(removeFolder, { recursive: true, force: true }));
-  } catch {
+  } catch (err) {
+    db?.close();
     if (folder) rmSync(folder, { recursive: true, force: true });
+    // A database of a newer dsbench, or some other program's, is that, wherever it is read.
+    if (err instanceof StorageError) throw err;
     return undefined;
   }
 }
@@ -145,18 +153,30 @@ class SqliteStore implements Store {
   ) {}
 
   get recorder(): SqliteRecorder {
-    this.recorderInstance ??= storageFaultsNamed(new SqliteRecorder(this.db, this.path), this.path);
+    this.recorderInstance ??= storageFaultsNamed(named(() => new SqliteRecorder(this.db, this.path), this.path), this.path);
     return this.recorderInstance;
   }
 
-  /** Commits what the recorder recorded, then closes. */
+  /** Commits what the recorder recorded, then closes (a close checkpoints the WAL: it writes too). */
   close(): void {
     try {
       this.recorderInstance?.close();
     } finally {
-      if (this.db.open) this.db.close();
-      this.onClose?.();
+      try {
+        if (this.db.open) named(() => this.db.close(), this.path);
+      } finally {
+        this.onClose?.();
+      }
     }
+  }
+}
+
+/** Runs `work`, a SQLite or file-system failure of it turned into a StorageError naming the database. */
+function named<T>(work: () => T, file: string): T {
+  try {
+    return work();
+  } catch (error) {
+    throw storageErrorFrom(error, file) ?? error;
   }
 }
 

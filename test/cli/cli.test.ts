@@ -92,9 +92,11 @@ describe.concurrent('dsbench CLI', () => {
       stats: null,
       quotaUsage: null,
     });
-    expect(out.name).toMatch(/^users\/~self\/conversations\/\d+$/);
-    // Where a person opens it: the versioned API's link by id (no secret in it).
-    expect(out.url).toBe(`${fast.url}/deepsearch/${out.name.split('/').at(-1)}`);
+    // The name as the server wrote it: the numeric user id, though the create said users/~self.
+    expect(out.name).toMatch(/^users\/1\/conversations\/\d+$/);
+    // The versioned `url` is the share URL: a secret, not printed.
+    expect(out).not.toHaveProperty('url');
+    expect(run.stdout).not.toContain('/deepsearch/');
     expect(out).not.toHaveProperty('id');
     expect(out.title).toEqual(expect.any(String));
     expect(out.answer).toContain(`](${fast.url}/r/github.com/org/repo/-/blob/src/`);
@@ -156,7 +158,7 @@ describe.concurrent('dsbench CLI', () => {
   it('conversations list and show, as JSON and as text', async () => {
     const { created, question } = await askAndSettle(client(fast, 'legacy'), 'Where is listedHandler defined?');
     const id = created.ref;
-    const name = `users/~self/conversations/${id}`;
+    const name = `users/1/conversations/${id}`;
     const [listJson, listText, showText, showJson] = await Promise.all([
       dsbench(['conversations', 'list', '--api', 'legacy', '--page-size', '2', '--endpoint', fast.url, '--json'], asAdmin),
       dsbench(['conversations', 'list', '--endpoint', fast.url], asAdmin),
@@ -175,8 +177,9 @@ describe.concurrent('dsbench CLI', () => {
     expect(showText.stdout).toMatch(new RegExp(`^Conversation ${id} \\(legacy API\\), completed: ${question.title}\\n`));
     expect(showText.stdout).toContain('## Q1: Where is listedHandler defined?\nState: completed\n');
     // The legacy API links a conversation only by its share URL, which carries the read token: said, not printed.
-    expect(showText.stdout).toContain('Its share URL is not printed: it carries the read token');
+    expect(showText.stdout).toContain(`Its share URL is not printed: anyone who has it can read the conversation. Open ${id} from Deep Search's history in the web client.`);
     expect(showText.stdout).not.toContain('/deepsearch/');
+    expect(showJson.stdout).not.toContain('/deepsearch/');
     expect(showText.stdout).toContain('Sources:\n  - github.com/org/repo (/github.com/org/repo)');
     expect(showText.stdout).toMatch(/Stats: [\d.]+ s server time, \d+ tool calls, \d+ credits; tokens as reported: total \d+, input \d+, prompt \d+, /);
     // The server's token figures do not add up: nothing printed may present one as parts of another.

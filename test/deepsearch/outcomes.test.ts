@@ -11,6 +11,8 @@ const RESET = '2025-10-01T00:00:00Z';
 interface Expected {
   trigger: string;
   message: string;
+  /** The versioned state's message, where real servers word it otherwise. */
+  versionedMessage?: string;
   legacy: { code: ErrorCode; rawCode: string };
   /** What the versioned API reports; a rate limit has no code of its own there. */
   versioned: { code: ErrorCode; rawCode: string };
@@ -22,6 +24,7 @@ const TRIGGERS: Expected[] = [
   {
     trigger: '[[token-limit]]',
     message: 'The search exceeded the maximum token limit.',
+    versionedMessage: 'The search could not be completed, please try again with more defined context.',
     legacy: { code: 'TOKEN_LIMIT_EXCEEDED', rawCode: 'TokenLimitExceeded' },
     versioned: { code: 'TOKEN_LIMIT_EXCEEDED', rawCode: 'ERROR_TOKEN_LIMIT_EXCEEDED' },
   },
@@ -53,7 +56,7 @@ const TRIGGERS: Expected[] = [
     message: 'Too many Deep Search questions in a short time.',
     legacy: { code: 'RATE_LIMITED', rawCode: 'RateLimitExceeded' },
     versioned: { code: 'QUOTA_EXCEEDED', rawCode: 'ERROR_QUOTA_EXCEEDED' },
-    retryTime: /^2025-09-2\dT\d\d:\d\d:\d\d\.\d{3}Z$/,
+    retryTime: /^2025-09-2\dT\d\d:\d\d:\d\dZ$/,
   },
 ];
 
@@ -64,8 +67,9 @@ describe.each(APIS)('%s client: failed questions', (api) => {
     const { question, conversation } = await askAndSettle(c, `Where is retryPolicy defined? ${expected.trigger}`);
     expect(conversation.state).toBe('error');
     expect(question.state).toBe('error');
-    expect(question.error).toMatchObject({ ...expected[api], message: expected.message });
+    expect(question.error).toMatchObject({ ...expected[api], message: (api === 'versioned' && expected.versionedMessage) || expected.message });
     expect(question.answer).toBeUndefined();
+    expect(question).not.toHaveProperty('partial');
     expect(question.title).toBeUndefined();
     if (api === 'legacy') {
       // A failure keeps status "completed" on the wire, with an error object.
@@ -88,6 +92,24 @@ describe.each(APIS)('%s client: failed questions', (api) => {
     const e = await emulator({ ...FAST, agent: { tokenLimitRate: 1 } });
     const { question } = await askAndSettle(client(e, api), 'Where is retryPolicy defined?');
     expect(question.error?.code).toBe('TOKEN_LIMIT_EXCEEDED');
+  });
+
+  it('an answer past the output limit ends in INTERNAL and keeps its partial answer, marked partial', async () => {
+    const e = await emulator(FAST);
+    const { question, conversation } = await askAndSettle(client(e, api), 'Where is retryPolicy defined? [[output-limit]]');
+    expect(question.state).toBe('error');
+    expect(question.error).toMatchObject({
+      code: 'INTERNAL',
+      rawCode: api === 'legacy' ? 'InternalError' : 'ERROR_INTERNAL',
+      message: 'This response exceeded the maximum output length. Ask a follow-up question like "continue" to see more.',
+    });
+    expect(question.answer!.length).toBeGreaterThan(50);
+    expect(question.partial).toBe(true);
+    // The same question answered whole is longer: this is its first part.
+    const whole = await askAndSettle(client(e, api), 'Where is retryPolicy defined?');
+    expect(whole.question.partial).toBeUndefined();
+    expect(whole.question.answer!.startsWith(question.answer!)).toBe(true);
+    if (api === 'versioned') expect(conversation.title).toBeTruthy();
   });
 
   it('a rate of internal errors ends plain questions in INTERNAL', async () => {

@@ -87,7 +87,7 @@ describe('legacy replies from the documentation', () => {
 describe('versioned replies from the platform CLI and docs', () => {
   it('srccli-create.json: processing, with the conversation name and URL', async () => {
     const c = await serving('versioned', real('versioned/srccli-create.json'));
-    expect(await c.create('What does Deep Search use?')).toMatchObject({ api: 'versioned', ref: 'users/-/conversations/1', state: 'processing', url: 'https://example.com/deepsearch/1' });
+    expect(await c.create('What does Deep Search use?')).toMatchObject({ api: 'versioned', ref: 'users/-/conversations/1', state: 'processing', shareUrl: 'https://example.com/deepsearch/1' });
   });
 
   it('srccli-get-completed.json: the markdown answer', async () => {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/http/exit-codes.js';
-import { latestVersion } from '../../src/store/migrations.js';
+import { latestVersion, MIGRATIONS } from '../../src/store/migrations.js';
 import { openStore } from '../../src/store/store.js';
 import { prepareCli, type Cli } from '../helpers/cli.js';
 import { completed, question, recordRun } from '../report/fixtures.js';
@@ -130,6 +130,150 @@ describe('storage faults on the command line', () => {
       noStack(run.stderr);
     } finally {
       unlock();
+    }
+  });
+});
+
+/** A database at schema version `version` (older than this dsbench's) with `runs` runs of about 3 KB each. */
+function olderDatabase(file: string, version: number, runs = 10): void {
+  const store = openStore(file, { migrations: MIGRATIONS.slice(0, version) });
+  try {
+    const insert = store.db.prepare(
+      `INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, status)
+       VALUES ('older', 's', 's.yaml', 'h', '0.1.0', ?, '2025-01-01T00:00:00Z', 'completed')`,
+    );
+    for (let i = 0; i < runs; i++) insert.run(JSON.stringify({ filler: 'x'.repeat(3000) }));
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    store.close();
+  }
+}
+
+const OLDER = latestVersion() - 3;
+const upgrading = `while upgrading the database to schema version ${OLDER + 1} (`;
+
+describe('storage faults while the database is opened, created or upgraded', () => {
+  it('a corrupted page met by a query after opening: exit 6 naming the database, not an internal error', async () => {
+    const file = path.join(dir, 'corrupt-pages.db');
+    olderDatabase(file, latestVersion(), 40);
+    const bytes = fs.readFileSync(file);
+    const pages = bytes.length / 4096;
+    // The last pages hold the runs table's rows: garbage over them, the header and schema intact.
+    bytes.fill(0x5a, (pages - 10) * 4096);
+    fs.writeFileSync(file, bytes);
+    const run = await cli.run(['runs', '--db', file]);
+    expect(run.code, run.stderr).toBe(ExitCode.storage);
+    expect(run.stderr).toContain(`results database ${file}: not a SQLite database, or a corrupted one. Pass --db with another path`);
+    expect(run.stderr).not.toContain('internal error');
+    noStack(run.stderr);
+  });
+});
+
+/**
+ * A small tmpfs of its own, mounted for the test (needs root, as CI runs); the reason it cannot be had
+ * otherwise, for the skip.
+ */
+function mountTmpfs(folder: string, size: string): string | undefined {
+  if (process.getuid?.() !== 0) return 'needs root to mount a tmpfs';
+  try {
+    fs.mkdirSync(folder, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', folder], { stdio: 'pipe' });
+    return undefined;
+  } catch (error) {
+    return `cannot mount a tmpfs here (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+  }
+}
+
+/** Fills the tmpfs at `folder` until `leaveKiB` are left. */
+function fillUntil(folder: string, leaveKiB: number): void {
+  const free = Number(execFileSync('df', ['--output=avail', '-k', folder], { encoding: 'utf8' }).trim().split('\n').pop());
+  fs.writeFileSync(path.join(folder, 'filler'), Buffer.alloc(Math.max(0, free - leaveKiB) * 1024));
+}
+
+describe('storage faults on a real full or read-only file system', () => {
+  const mount = path.join(os.tmpdir(), `dsbench-tmpfs-${process.pid}`);
+  let unavailable: string | undefined;
+  beforeAll(() => {
+    unavailable = mountTmpfs(mount, '8m');
+    if (unavailable) console.warn(`storage-faults: full and read-only file systems not exercised: ${unavailable}`);
+  });
+  afterAll(() => {
+    if (unavailable) return;
+    // Lazily if something still holds it: the mount must not outlive the test.
+    execFileSync('umount', ['-l', mount]);
+    fs.rmSync(mount, { recursive: true, force: true });
+  });
+  const clear = () => {
+    for (const name of fs.readdirSync(mount)) fs.rmSync(path.join(mount, name), { force: true });
+  };
+
+  it('a disk that fills while a new database is created: exit 6, the disk is full, not an internal error', async (ctx) => {
+    if (unavailable) return ctx.skip(unavailable);
+    clear();
+    // Room for the shared-memory file and a few pages: the schema does not fit.
+    fillUntil(mount, 96);
+    const file = path.join(mount, 'fresh.db');
+    const run = await cli.run(['run', 'suites/smoke.yaml', '--db', file, '--quiet']);
+    expect(run.code, run.stderr).toBe(ExitCode.storage);
+    expect(run.stderr).toMatch(new RegExp(`results database ${file}: (the disk is full|a disk error)`));
+    expect(run.stderr).toContain(`disk of ${mount}`);
+    expect(run.stderr).not.toContain('internal error');
+    noStack(run.stderr);
+  });
+
+  it('a disk that fills while an older database is upgraded: exit 6 for run and runs, the step named and undone', async (ctx) => {
+    if (unavailable) return ctx.skip(unavailable);
+    clear();
+    const file = path.join(mount, 'older.db');
+    olderDatabase(file, OLDER);
+    // The shared-memory file (32 KiB) and two pages: less than one step's write-ahead log.
+    fillUntil(mount, 40);
+    for (const args of [['run', 'suites/smoke.yaml', '--quiet'], ['runs']]) {
+      const run = await cli.run([...args, '--db', file]);
+      expect(run.code, run.stderr).toBe(ExitCode.storage);
+      expect(run.stderr).toContain(`results database ${file}: `);
+      expect(run.stderr).toContain(`the disk is full (or the database reached its size limit), ${upgrading}`);
+      expect(run.stderr).toContain(`; that step was undone. Free space on the disk of ${mount}`);
+      noStack(run.stderr);
+    }
+    const after = new Database(file, { readonly: true });
+    expect(after.pragma('user_version', { simple: true })).toBe(OLDER);
+    after.close();
+  });
+
+  it('an older database in a read-only file: exit 6 saying it is read-only, while upgrading', async (ctx) => {
+    if (unavailable) return ctx.skip(unavailable);
+    clear();
+    const file = path.join(mount, 'immutable.db');
+    olderDatabase(file, OLDER);
+    execFileSync('chattr', ['+i', file]);
+    try {
+      const run = await cli.run(['run', 'suites/smoke.yaml', '--db', file, '--quiet']);
+      expect(run.code, run.stderr).toBe(ExitCode.storage);
+      expect(run.stderr).toContain(`results database ${file}: the database is read-only (the file, its folder or the file system cannot be written), ${upgrading}`);
+      expect(run.stderr).toContain(`Make ${file} and ${mount} writable`);
+      noStack(run.stderr);
+    } finally {
+      execFileSync('chattr', ['-i', file]);
+    }
+  });
+
+  it('an older database on a read-only file system: runs reads an upgraded private copy; run exits 6', async (ctx) => {
+    if (unavailable) return ctx.skip(unavailable);
+    clear();
+    const file = path.join(mount, 'older-ro.db');
+    olderDatabase(file, OLDER, 3);
+    execFileSync('mount', ['-o', 'remount,ro', mount]);
+    try {
+      const runs = await cli.run(['runs', '--db', file]);
+      expect(runs.code, runs.stderr).toBe(ExitCode.ok);
+      expect(runs.stdout.match(/older/g)).toHaveLength(3);
+      const run = await cli.run(['run', 'suites/smoke.yaml', '--db', file, '--quiet']);
+      expect(run.code, run.stderr).toBe(ExitCode.storage);
+      expect(run.stderr).toContain(`results database ${file}: `);
+      noStack(run.stderr);
+    } finally {
+      execFileSync('mount', ['-o', 'remount,rw', mount]);
     }
   });
 });

@@ -130,12 +130,11 @@ describe('versioned API', () => {
   });
   const create = (text: string) => rpc(e, 'CreateConversation', { parent: 'users/~self', conversation: { questions: [{ input: [{ question: { text } }] }] } });
 
-  it('versioned/srccli-create.json: the create reply, with the url form of the CLI fixtures', async () => {
+  it('versioned/srccli-create.json: the create reply', async () => {
     const real = fixture('versioned/srccli-create.json');
     const ours = (await create('What is Deep Search?')).json;
     // The CLI's fixture is a mock with fewer fields; what it has must be here, in its order.
     same(real, ours, { mode: 'subset' });
-    expect(ours.url).toMatch(new RegExp(`^${e.url}/deepsearch/\\d+$`));
   });
 
   it('versioned/docs-error-state-derived.json: a quota error is state.error {code, message, retryTime}', async () => {
@@ -144,7 +143,7 @@ describe('versioned API', () => {
     // The docs write retry_time; protobuf-JSON sends retryTime.
     const state = { error: Object.fromEntries(Object.entries(real.state.error).map(([k, v]) => [camel(k), v])) };
     same({ ...real, state }, ours, { mode: 'subset' });
-    expect(ours.state.error).toEqual({ code: 'ERROR_QUOTA_EXCEEDED', message: expect.any(String), retryTime: '2025-10-01T00:00:00.000Z' });
+    expect(ours.state.error).toEqual({ code: 'ERROR_QUOTA_EXCEEDED', message: expect.any(String), retryTime: '2025-10-01T00:00:00Z' });
   });
 
   it('versioned/srccli-get-completed.json and srccli-addquestion.json: a completed conversation and a new question', async () => {
@@ -162,6 +161,67 @@ describe('versioned API', () => {
     const real = fixture('versioned/srccli-connect-error-400.json');
     same(real, refused.json);
     expect(refused.json.code).toBe(real.code);
+  });
+});
+
+describe('versioned API, against real replies of a public instance', () => {
+  let e: RunningEmulator;
+  beforeAll(async () => {
+    e = await emulator({ ...FAST, search: tinySearch });
+  });
+  const settled = async (text: string) => {
+    const created = await rpc(e, 'CreateConversation', { parent: 'users/~self', conversation: { questions: [{ input: [{ question: { text } }] }] } });
+    return (await versionedSettled(e, created.json.name)).json;
+  };
+  const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+  const SECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+
+  /** The forms every real reply has: checked on the fixture too, so a wrong pattern cannot pass. */
+  const realForms = (reply: any, host: string) => {
+    expect(reply.name).toMatch(/^users\/\d+\/conversations\/\d+$/);
+    expect(reply.url).toMatch(new RegExp(`^${host.replace(/[.]/g, '\\.')}/deepsearch/${UUID}$`));
+    for (const time of [reply.createTime, reply.updateTime, ...reply.questions.map((q: any) => q.createTime)]) expect(time).toMatch(SECONDS);
+    expect(reply.questions[0].createTime).toBe(reply.createTime);
+  };
+
+  // Keys were re-sorted by the client that recorded them: their order is not the server's.
+  const compared = { mode: 'exact', anyOrder: true } as const;
+
+  it.each(['versioned/real-0010023c.json', 'versioned/real-84c59cab.json'])('%s: a completed conversation, key for key', async (file) => {
+    const real = fixture(file);
+    const ours = await settled('Where is retryPolicy implemented?');
+    same(real, ours, compared);
+    realForms(real, 'https://demo.sourcegraph.com');
+    realForms(ours, e.url);
+  });
+
+  it('versioned/real-9fd0a6d7.json: ERROR_INTERNAL past the output limit keeps its partial answer', async () => {
+    const real = fixture('versioned/real-9fd0a6d7.json');
+    const ours = await settled('Where is retryPolicy implemented? [[output-limit]]');
+    same(real, ours, compared);
+    realForms(ours, e.url);
+    expect(ours.state.error.code).toBe('ERROR_INTERNAL');
+    expect(ours.state.error.message).toBe(real.state.error.message);
+    expect(ours.questions[0].answer[0].markdown.text.length).toBeGreaterThan(0);
+  });
+
+  it('versioned/real-82694363.json: ERROR_TOKEN_LIMIT_EXCEEDED has no answer key and no retryTime', async () => {
+    const real = fixture('versioned/real-82694363.json');
+    const ours = await settled('Where is retryPolicy implemented? [[token-limit]]');
+    same(real, ours, compared);
+    realForms(ours, e.url);
+    expect(ours.state).toEqual(real.state);
+    expect('answer' in ours.questions[0]).toBe(false);
+  });
+
+  it('names carry the numeric user id whatever parent the create named, and ids increase', async () => {
+    const first = (await rpc(e, 'CreateConversation', { parent: 'users/~self', conversation: { questions: [{ input: [{ question: { text: 'One?' } }] }] } })).json;
+    const second = (await rpc(e, 'CreateConversation', { conversation: { questions: [{ input: [{ question: { text: 'Two?' } }] }] } })).json;
+    expect(first.name).toMatch(/^users\/1\/conversations\/\d+$/);
+    const id = (name: string) => Number(name.split('/').pop());
+    expect(id(second.name)).toBeGreaterThan(id(first.name));
+    const listed = (await rpc(e, 'ListConversationSummaries', { parent: 'users/~self' })).json.conversationSummaries.map((c: any) => c.name);
+    expect(listed).toContain(first.name);
   });
 });
 

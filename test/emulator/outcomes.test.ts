@@ -73,7 +73,7 @@ describe('agent outcomes', () => {
     const viaVersioned = await rpc(e, 'CreateConversation', create('and now?'));
     expect(viaVersioned.status).toBe(200);
     const state = (await versionedSettled(e, viaVersioned.json.name)).json.state;
-    expect(state).toEqual({ error: { code: 'ERROR_QUOTA_EXCEEDED', message: expect.any(String), retryTime: '2025-11-01T00:00:00.000Z' } });
+    expect(state).toEqual({ error: { code: 'ERROR_QUOTA_EXCEEDED', message: expect.any(String), retryTime: '2025-11-01T00:00:00Z' } });
     // Quota is per user.
     const alice = await ask(e, 'Where is retryPolicy?', 'sgp_emulator_alice_token');
     expect((await legacySettled(e, alice.id, 'sgp_emulator_alice_token')).json.questions[0].status).toBe('completed');

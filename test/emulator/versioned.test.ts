@@ -33,7 +33,7 @@ describe('versioned API: conversation life cycle', () => {
     expect(created.status).toBe(200);
     const conversation = VersionedConversationSchema.parse(created.json);
     expect(conversation.state).toEqual({ processing: {} });
-    expect(conversation.name).toMatch(/^users\/~self\/conversations\/\d+$/);
+    expect(conversation.name).toMatch(/^users\/1\/conversations\/\d+$/);
     expect(conversation.title).toBeUndefined();
     expect(conversation.questions[0]!.answer).toBeUndefined();
     expect(created.json).not.toHaveProperty('read_token');

@@ -93,7 +93,7 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
       expect(e.counters()[op(api, 'list')]).toBeGreaterThanOrEqual(2); // the preflight, then the search for the lost create
       const q1 = item(db, result.runId, 'main/question/q1/0');
       expect(q1.outcome).toBe('completed');
-      expect(q1.conversation_ref).toBe(api === 'legacy' ? String(e.questionRecords()[0]!.conversationId) : `users/~self/conversations/${e.questionRecords()[0]!.conversationId}`);
+      expect(q1.conversation_ref).toBe(api === 'legacy' ? String(e.questionRecords()[0]!.conversationId) : `users/1/conversations/${e.questionRecords()[0]!.conversationId}`);
       expect(turns(db, result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
       expect(run.reporter.logs.some((l) => l.includes('following it instead of asking again'))).toBe(true);
     } finally {

@@ -135,7 +135,8 @@ describe('queries', () => {
 
 describe('the question export', () => {
   /** A row as the plain query gives it, from an export row: the parsed columns back as the stored JSON. */
-  const asStored = ({ runId: _runId, tags: _tags, tagsJson, sourceLinks, suggestedFollowups, expectations, ...rest }: QuestionExportRow): Record<string, unknown> => ({
+  // `partial` is not stored: it is read from the state and the answer (isPartialAnswer).
+  const asStored = ({ runId: _runId, tags: _tags, tagsJson, sourceLinks, suggestedFollowups, expectations, partial: _partial, ...rest }: QuestionExportRow): Record<string, unknown> => ({
     ...rest,
     tags: tagsJson,
     sourceLinks: JSON.stringify(sourceLinks),

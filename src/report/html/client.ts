@@ -233,7 +233,7 @@ export const CLIENT_SCRIPT = `
   function renderReport(d) {
     var T = d.turnColumns;
     var col = function (name) { return T.indexOf(name); };
-    var I = { target: col('target'), id: col('id'), repeat: col('repeat'), turn: col('turn'), state: col('state'), code: col('errorCode'), server: col('serverMs'), wall: col('wallMs'), tokens: col('tokens'), credits: col('credits'), verdict: col('verdict'), reasons: col('reasons'), item: col('itemVerdict'), answer: col('answer'), judge: col('judgeScore'), cv: col('citationsValid'), ci: col('citationsInvalid'), grading: col('grading') };
+    var I = { target: col('target'), id: col('id'), repeat: col('repeat'), turn: col('turn'), state: col('state'), code: col('errorCode'), server: col('serverMs'), wall: col('wallMs'), tokens: col('tokens'), credits: col('credits'), verdict: col('verdict'), reasons: col('reasons'), item: col('itemVerdict'), answer: col('answer'), judge: col('judgeScore'), cv: col('citationsValid'), ci: col('citationsInvalid'), grading: col('grading'), message: col('errorMessage'), partial: col('partial') };
     var ex = d.expectations;
     var graded = d.turns.some(function (r) { return r[I.judge] != null || r[I.cv] + r[I.ci] > 0; });
     header('dsbench report: ' + runName(d.run) + ', suite ' + d.run.suiteName,
@@ -301,7 +301,7 @@ export const CLIENT_SCRIPT = `
       { label: 'question', get: function (r) { return r[I.id]; } },
       { label: 'repeat', num: true, get: function (r) { return r[I.repeat]; } },
       { label: 'turn', num: true, get: function (r) { return r[I.turn]; } },
-      { label: 'state', get: function (r) { return r[I.state]; }, cls: function (r) { return r[I.state] === 'completed' ? '' : 'bad'; } },
+      { label: 'state', get: function (r) { return r[I.state] + (r[I.partial] ? ' (partial answer)' : ''); }, cls: function (r) { return r[I.state] === 'completed' ? '' : 'bad'; } },
       { label: 'error', get: function (r) { return r[I.code]; } },
       { label: 'server', num: true, get: function (r) { return r[I.server]; }, fmt: fmtMs },
       { label: 'wall', num: true, get: function (r) { return r[I.wall]; }, fmt: fmtMs },
@@ -318,6 +318,9 @@ export const CLIENT_SCRIPT = `
         return el('div', { className: 'detail' }, [
           el('h4', { text: r[I.target] + ' / ' + r[I.id] + ' / repeat ' + r[I.repeat] + ' / turn ' + r[I.turn] }),
           r[I.reasons] ? el('p', { className: 'bad', text: r[I.reasons] }) : null,
+          r[I.state] !== 'completed' && r[I.code] ? el('p', { className: 'bad', text: r[I.state] + ': ' + r[I.code] + (r[I.message] ? ': ' + r[I.message] : '') }) : null,
+          // An answer that came with the error: what was written before it stopped, shown beside it.
+          r[I.partial] ? el('p', { className: 'warn', text: 'Partial answer: what was written before the ' + (r[I.state] === 'canceled' ? 'cancel' : 'error') + ' stopped it' }) : null,
           el('div', { className: 'answer', text: r[I.answer] == null ? '(answer not embedded; see questions.csv)' : r[I.answer] || '(no answer)' }),
           r[I.grading] != null ? gradingNode(d.gradings[r[I.grading]]) : null,
         ]);

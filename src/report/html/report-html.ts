@@ -20,7 +20,7 @@ const TREND_TURNS = 1_000_000;
 
 const TURN_COLUMNS = [
   'target', 'id', 'repeat', 'turn', 'state', 'errorCode', 'serverMs', 'wallMs', 'tokens', 'credits', 'verdict', 'reasons', 'itemVerdict',
-  'judgeScore', 'citationsValid', 'citationsInvalid', 'answer', 'grading',
+  'judgeScore', 'citationsValid', 'citationsInvalid', 'answer', 'grading', 'errorMessage', 'partial',
 ] as const;
 const SEARCH_COLUMNS = ['target', 'id', 'repeat', 'verdict', 'count', 'exhaustive', 'durationMs', 'wallMs', 'checks', 'why', 'query'] as const;
 
@@ -79,6 +79,7 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
       page.json((turns++ === 0 ? '' : ',') + JSON.stringify([
         t.target, t.suiteItemId, t.repeat, t.turn, t.state, t.errorCode ?? t.clientError, t.serverMs, t.wallMs === null ? null : Math.round(t.wallMs), t.totalTokens, t.credits,
         verdictOf(checks), failedReasons(checks), item, t.judgeScore, t.citationsValid, t.citationsInvalid, answer, grading,
+        t.errorMessage, t.partial,
       ]));
     }
     page.json(`],"gradings":${JSON.stringify(gradings)},"answersCapped":${turns > answers ? answers : 0},"searches":[`);
