@@ -21,6 +21,7 @@ import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from '.
 import { formatRunSummary } from './run-summary.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
+import { continueLater, interruptionNotes } from './run-notes.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -139,7 +140,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const reporterName = argv.reporter ?? defaultReporter(argv.quiet, Boolean(process.stderr.isTTY));
       const reporter = REPORTERS[reporterName]();
       // Signal notices go through the progress display like every other message, so they never land in the bar's line.
-      const signals = handleSignals(graceMs, argv.db, () => runId, (text) => (reporter.onLog ? reporter.onLog(text) : process.stderr.write(`dsbench: ${text}\n`)), () => {
+      const later = () => continueLater(runId, argv.db, targets.some((t) => t.emulated));
+      const signals = handleSignals(graceMs, later, (text) => (reporter.onLog ? reporter.onLog(text) : process.stderr.write(`dsbench: ${text}\n`)), () => {
         if (runId !== undefined) store.recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
       });
       let result: RunResult;
@@ -181,7 +183,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       process.stdout.write(
         argv.json
           ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades) + shardNote,
+          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades) + shardNote + interruptionNotes(result, argv.db, targets.some((t) => t.emulated)),
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
       process.exitCode = result.exitCode;
@@ -202,16 +204,12 @@ function runToResume(db: Database.Database, file: string, selector: string): num
   }
 }
 
-/** A command that resumes the run as printed: with its database, so it works from any folder's defaults. */
-export function resumeHint(runId: number | undefined, db: string): string {
-  return `npx dsbench run --resume ${runId ?? '<run id>'} --db ${/^[\w./-]+$/.test(db) ? db : JSON.stringify(db)}`;
-}
 
 /**
  * First SIGINT, SIGTERM or SIGHUP: launch nothing more, give running questions the grace period, then cancel
  * them. A second one exits at once: every state change is already committed, so the database stays consistent.
  */
-function handleSignals(graceMs: number, db: string, currentRun: () => number | undefined, notice: (text: string) => void, beforeForcedExit: () => void) {
+function handleSignals(graceMs: number, later: () => string, notice: (text: string) => void, beforeForcedExit: () => void) {
   const stop = new AbortController();
   const abort = new AbortController();
   let grace: NodeJS.Timeout | undefined;
@@ -222,12 +220,12 @@ function handleSignals(graceMs: number, db: string, currentRun: () => number | u
       } catch {
         // Exiting matters more than the status; every observation is committed already.
       }
-      notice(`second ${signal}: exiting now; continue later with ${resumeHint(currentRun(), db)}`);
+      notice(`second ${signal}: exiting now. ${later()}`);
       process.exit(ExitCode.aborted);
     }
     notice(
       `${signal}: launching nothing more; running questions have ${graceMs < 1000 ? `${graceMs} ms` : `${Math.round(graceMs / 1000)} s`} to finish, then are cancelled (again to exit at once). ` +
-        `Continue later with ${resumeHint(currentRun(), db)}`,
+        later(),
     );
     stop.abort();
     grace = setTimeout(() => abort.abort(), graceMs);

@@ -24,6 +24,7 @@ import { LandingWatch } from './landing-watch.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
 import { runExitCode } from './verdict.js';
+import { STOPPED_ON_INTERRUPT } from './stopped.js';
 import type { Env } from '../config/credentials.js';
 import type { ResolvedQuestion } from '../config/suite.js';
 import { RunGrading, type GradingTotals } from '../grade/run-grading.js';
@@ -404,6 +405,20 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
   const before = Number(state.info.options.requestTimeoutMs);
   const sendWindowMs = Math.max(ownWindow(options), Number.isFinite(before) ? before : DEFAULT_TIMEOUT_MS);
   const resumed = nothingResumed();
+  // What dsbench itself stopped on the interruption is run again; the stopped attempt stays on record, and
+  // its conversation stays the run's own, so no lookup of a lost send ever takes it.
+  const requeued = recorder.requeueStopped(state.runId, STOPPED_ON_INTERRUPT, new Date().toISOString());
+  for (const item of requeued) {
+    if (item.conversationRef === null) continue;
+    const claimed = resumed.claimed.get(item.target) ?? new Set<string>();
+    resumed.claimed.set(item.target, claimed.add(item.conversationRef));
+  }
+  if (requeued.length > 0) {
+    options.reporter.onLog?.(
+      `run ${state.runId}: running again ${requeued.length} item${requeued.length === 1 ? '' : 's'} dsbench stopped when the run was interrupted ` +
+        `(${requeued.map((i) => i.key).slice(0, 5).join(', ')}${requeued.length > 5 ? ', ...' : ''}); the stopped attempts are kept (docs/restarts.md)`,
+    );
+  }
   recorder.resumeItems(state.runId, (item) => {
     if (item.conversationRef !== undefined) {
       const target = targetOf(item.key);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { ExitCode } from '../http/exit-codes.js';
 import { emptyTargetTally, type ItemKind, type ItemStatus, type RunStatus, type RunTally } from '../runner/recorder.js';
+import { requeuedAttempts } from './requeue.js';
 import { failureClass, runExitCode, type VerdictOutcome } from '../runner/verdict.js';
 
 // Read side for reports. Rows use camelCase and `null` for absent values (never 0). The iterators
@@ -270,6 +271,7 @@ export function runTally(db: Database.Database, runId: number): RunTally {
   }
   const unowned = db.prepare('SELECT target, count(*) AS count FROM unowned_conversations WHERE run_id = ? GROUP BY target').all(runId) as Array<{ target: string; count: number }>;
   for (const row of unowned) (tally.targets[row.target] ??= emptyTargetTally()).unownedConversations = row.count;
+  for (const [target, rerun] of Object.entries(requeuedAttempts(db, runId))) (tally.targets[target] ??= emptyTargetTally()).rerunAfterInterruption = rerun;
   for (const row of lostCreateChecks(db, runId)) {
     (tally.targets[row.target] ??= emptyTargetTally()).lostCreates = { texts: row.texts, unchecked: row.unchecked, error: row.error };
   }

@@ -6,6 +6,7 @@ import type {
   ItemStatus,
   PlannedItem,
   Recorder,
+  RequeuedItem,
   ResumeItem,
   RunLease,
   ResumeState,
@@ -15,6 +16,7 @@ import type {
   RunStatus,
   RunTally,
   SearchRecord,
+  StoppedMarker,
   TargetInfo,
   TurnRecord,
   TurnState,
@@ -25,6 +27,7 @@ import { statsFromSnakeCase } from '../deepsearch/stats.js';
 import { LeaseLostError } from '../runner/recorder.js';
 import { acquireLease } from './lease.js';
 import { runTally } from './queries.js';
+import { requeueStoppedItems } from './requeue.js';
 import { storageErrorFrom } from './storage-error.js';
 import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
 
@@ -450,6 +453,13 @@ export class SqliteRecorder implements Recorder {
     const { changes } = this.s.setRunStatus.run({ runId, status, at });
     if (changes === 0) throw new Error(`no run ${runId} in the database`);
     this.commitNow();
+  }
+
+  requeueStopped(runId: number, markers: readonly StoppedMarker[], at: string): RequeuedItem[] {
+    this.batch();
+    const moved = requeueStoppedItems(this.db, runId, markers, at);
+    this.commitNow();
+    return moved;
   }
 
   itemStarted(runId: number, key: string, at: string): void {
