@@ -71,7 +71,9 @@ function prepareStatements(db: Database.Database) {
       JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key AND t.turn = 0
       WHERE i.run_id = ? AND i.conversation_created_at IS NOT NULL AND t.server_created_at IS NOT NULL
       ORDER BY i.conversation_created_at`),
-    setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END
+    // A run that ends having sent nothing (every item skipped before it was sent, or none launched) says so.
+    setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END,
+        nothing_asked = @status <> 'running' AND NOT EXISTS (SELECT 1 FROM items WHERE run_id = @runId AND started_at IS NOT NULL)
       WHERE id = @runId`),
     // An item resumed after a crash keeps the time it first started.
     // An item's updates take (run, key) last: see updateItem.
