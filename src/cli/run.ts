@@ -22,6 +22,12 @@ import { formatRunSummary } from './run-summary.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
 import { continueLater, interruptionNotes } from './run-notes.js';
+import { onlySubset, rerunSubset, resumedSubset } from './run-subset.js';
+import { failedItemKeys } from '../store/rerun.js';
+import type { Store } from '../store/store.js';
+import type { RunHeader } from '../runner/recorder.js';
+import { planItems, type Subset } from '../runner/plan.js';
+import type { LoadedSuite } from '../config/load-suite.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -42,6 +48,8 @@ interface RunArgs extends GlobalArgs {
   shard?: string | undefined;
   group?: string | undefined;
   junit?: string | undefined;
+  only: string[];
+  rerunFailed?: string | undefined;
 }
 
 /**
@@ -80,11 +88,14 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards' })
       .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
+      .option('only', { type: 'string', array: true, default: [] as string[], describe: 'Run only the questions and searches with this id, or with tag:NAME (repeatable)' })
+      .option('rerun-failed', { type: 'string', describe: 'A new run of the items that failed, erred or never ended in RUN (its id, label or latest), with its suite and targets' })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .check((argv) => {
         for (const name of ['concurrency', 'search-concurrency', 'repeats'] as const) positiveInt(name, argv[name] as number | undefined);
         if (!(Number(argv.emulatorTimeScale) > 0)) throw new UsageError('--emulator-time-scale must be positive');
-        if (argv.suite === undefined && argv.resume === undefined) throw new UsageError('give a suite file, e.g. dsbench run suites/smoke.yaml');
+        if (argv.suite === undefined && argv.resume === undefined && argv.rerunFailed === undefined) throw new UsageError('give a suite file, e.g. dsbench run suites/smoke.yaml');
+        if (argv.rerunFailed !== undefined && argv.resume !== undefined) throw new UsageError('--rerun-failed starts a new run; resume that run with --resume alone');
         if (argv.shard !== undefined) parseShard(String(argv.shard));
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
@@ -107,6 +118,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     const givenSuite = argv.suite !== undefined ? await loadSuite(argv.suite) : undefined;
     const tooLarge = givenSuite && planTooLarge(givenSuite.resolved, named?.length ?? 1, argv.repeats);
     if (tooLarge) throw new UsageError(tooLarge);
+    const onlyGiven = givenSuite && argv.resume === undefined && argv.only.length > 0 ? onlySubset(givenSuite.resolved, argv.only) : undefined;
     const store = openStore(argv.db, { pageCacheKiB: RUN_PAGE_CACHE_KIB });
     let emulator: RunningEmulator | undefined;
     try {
@@ -114,11 +126,26 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const resumeId = argv.resume !== undefined ? runToResume(store.db, argv.db, String(argv.resume)) : undefined;
       const previous = resumeId !== undefined ? store.recorder.loadRunInfo(resumeId) : undefined;
       if (resumeId !== undefined && !previous) throw new UsageError(`there is no run ${argv.resume} in ${argv.db}; list runs with dsbench runs --db ${argv.db}`);
-      const suite = givenSuite ?? (await loadSuite(previous?.info.suitePath as string));
-      if (previous) {
-        const bound = boundTargets(previous.runId, previous.targets, argv.target, argv.endpoint, process.env);
+      const source = argv.rerunFailed !== undefined ? rerunSource(store, argv.db, String(argv.rerunFailed)) : undefined;
+      const suite = givenSuite ?? (await loadSuite((previous ?? source)?.info.suitePath as string));
+      if (source && suite.sha256 !== source.info.suiteHash) {
+        throw new UsageError(`the suite ${suite.path} changed since run ${source.runId}: --rerun-failed reruns that run's items of the same suite; start a new run (with --only) instead`);
+      }
+      const earlier = previous ?? source;
+      // A rerun of a run on the embedded emulator runs on a new one; any other run is bound to its own targets.
+      if (earlier && !(source && source.targets.some((t) => t.emulated))) {
+        const bound = boundTargets(earlier.runId, earlier.targets, argv.target, argv.endpoint, process.env);
         for (const note of bound.notes) process.stderr.write(`dsbench: ${note}\n`);
         named = bound.targets;
+      } else if (source) named = undefined;
+      const subset = previous
+        ? resumedSubset(previous, (key) => store.recorder.hasItem(previous.runId, key), argv.only)
+        : source
+          ? rerunSubset(source.runId, failedItemKeys(store.db, source.runId), onlyGiven ?? (argv.only.length > 0 ? onlySubset(suite.resolved, argv.only) : undefined))
+          : onlyGiven;
+      if (source && !planHasAny(suite, source, subset)) {
+        process.stdout.write(`Run ${source.runId} has no item that failed, erred or did not end${argv.only.length > 0 ? ' among --only ' + argv.only.join(' ') : ''}: nothing to rerun.\n`);
+        return;
       }
       const storedGroup = previous?.info.group;
       const shard: Shard | undefined =
@@ -156,10 +183,11 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
           recorder: store.recorder,
           reporter,
           label: argv.label,
-          api: previous?.targets[0]?.api ?? argv.api,
+          api: (previous ?? source)?.targets[0]?.api ?? argv.api,
           concurrency: argv.concurrency,
           searchConcurrency: argv.searchConcurrency,
-          repeats: argv.repeats ?? (previous?.info.options.repeats as number | undefined),
+          repeats: argv.repeats ?? ((previous ?? source)?.info.options.repeats as number | undefined),
+          subset,
           onQuota: argv.onQuota,
           maxQuotaWaitMs,
           cleanup: argv.cleanup,
@@ -193,6 +221,19 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     }
   },
 };
+
+/** The run `--rerun-failed` names, with its suite, targets and options. */
+function rerunSource(store: Store, file: string, selector: string): RunHeader {
+  const id = runToResume(store.db, file, selector);
+  return store.recorder.loadRunInfo(id) as RunHeader;
+}
+
+/** Whether the rerun has any item: the earlier run's failed items, narrowed by --only. */
+function planHasAny(suite: LoadedSuite, source: RunHeader, subset: Subset | undefined): boolean {
+  const repeats = source.info.options.repeats as number | undefined;
+  for (const item of planItems(suite.resolved, source.targets.map((t) => t.name), repeats)) if (subset?.keep(item) ?? true) return true;
+  return false;
+}
 
 /** The run `--resume` names; one that matches nothing is the user's mistake here (exit 2), not an empty report. */
 function runToResume(db: Database.Database, file: string, selector: string): number {

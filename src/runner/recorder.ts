@@ -22,6 +22,8 @@ export interface RunInfo {
   startedAt: string;
   /** Set on a shard of a run split across machines (`--shard`). */
   group?: RunGroupInfo | undefined;
+  /** The run `run --rerun-failed` took this one's items from. */
+  rerunOf?: number | undefined;
 }
 
 /** Shards of one run share a group; `dsbench merge` puts them back together into one run. */

@@ -9,7 +9,7 @@ import type { RetryPolicy } from '../http/retry-policy.js';
 import { DEFAULT_TIMEOUT_MS, Transport } from '../http/transport.js';
 import { VERSION } from '../version.js';
 import { deleteConversation, isLeftToDelete } from './cleanup.js';
-import { planItems, planRun, type WorkItem } from './plan.js';
+import { planItems, planPart, type Subset, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
 import { emptyTargetTally, LeaseLostError, type Recorder, type ResumeItem, type RunLease, type RunStatus, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
@@ -55,6 +55,8 @@ export interface RunOptions {
   resumeRunId?: number | undefined;
   /** Run only this shard of the plan (`--shard`); a resumed shard must give its own. */
   shard?: Shard | undefined;
+  /** Only these items of the plan (`--only`, `--rerun-failed`, or a resumed run of such a part). */
+  subset?: Subset | undefined;
   /** `--group`: the label that, with the suite and targets, names the group the shards belong to. */
   groupLabel?: string | undefined;
   /** Told the run's id as soon as it is created or reopened (the CLI marks it aborted on a forced exit). */
@@ -179,8 +181,10 @@ const LEASE = { heartbeatMs: 10_000, staleMs: 60_000 };
 /** The run's items: suite x targets x repeats, made as they are iterated, or the shard's share of them. */
 function planOf(given: RunOptions): Iterable<WorkItem> {
   const targets = given.targets.map((t) => t.name);
+  const all = planItems(given.suite.resolved, targets, given.repeats);
+  const plan = given.subset ? planPart(all, given.subset.keep) : all;
   // A shard's share is chosen over the whole plan at once; it is a fraction of it.
-  return given.shard ? shardPlan(planRun(given.suite.resolved, targets, given.repeats), given.shard) : planItems(given.suite.resolved, targets, given.repeats);
+  return given.shard ? shardPlan([...plan], given.shard) : plan;
 }
 
 /**
@@ -328,6 +332,8 @@ function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Open
       cleanup: options.cleanup,
       // A resume waits this long after a send of this process before it may ask the turn again.
       requestTimeoutMs: ownWindow(options),
+      ...(options.subset?.only && { only: options.subset.only }),
+      ...(options.subset?.rerunOf !== undefined && { rerunOf: options.subset.rerunOf }),
     };
     const info = {
       label: options.label,
@@ -337,6 +343,7 @@ function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Open
       dsbenchVersion: VERSION,
       options: runOptions,
       startedAt: new Date().toISOString(),
+      rerunOf: options.subset?.rerunOf,
       ...(options.shard && {
         group: {
           id: runGroupId({ suiteHash: suite.sha256, targets, label: options.groupLabel ?? '' }),

@@ -47,9 +47,9 @@ function prepareStatements(db: Database.Database) {
   const p = (sql: string): PositionalStatement => db.prepare<Value[]>(sql);
   return {
     insertRun: s(`INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, status,
-        group_id, group_label, shard_index, shard_count)
+        group_id, group_label, shard_index, shard_count, rerun_of)
       VALUES (@label, @suiteName, @suitePath, @suiteHash, @dsbenchVersion, @optionsJson, @startedAt, 'running',
-        @groupId, @groupLabel, @shardIndex, @shardCount)`),
+        @groupId, @groupLabel, @shardIndex, @shardCount, @rerunOf)`),
     insertTarget: s(`INSERT INTO targets (run_id, name, url, api, emulated) VALUES (@runId, @name, @url, @api, @emulated)`),
     insertItem: p(`INSERT INTO items (run_id, key, position, kind, target, suite_item_id, repeat, tags_json, status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`),
@@ -601,6 +601,7 @@ export class SqliteRecorder implements Recorder {
         groupLabel: info.group?.label ?? null,
         shardIndex: info.group?.shardIndex ?? null,
         shardCount: info.group?.shardCount ?? null,
+        rerunOf: info.rerunOf ?? null,
       }).lastInsertRowid,
     );
     for (const t of targets) {
