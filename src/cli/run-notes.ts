@@ -11,7 +11,7 @@ export function resumeCommand(runId: number | undefined, db: string, extra = '')
  */
 export function continueLater(runId: number | undefined, db: string, embedded: boolean, extra = ''): string {
   if (embedded) return 'This run is on the embedded emulator, which ends with this process: it cannot be resumed; run the suite again instead.';
-  return `Continue later with:\n  ${resumeCommand(runId, db, extra)}`;
+  return `Continue later${extra.includes('--max-credits') ? ', with a higher cap (here twice this one),' : ''} with:\n  ${resumeCommand(runId, db, extra)}`;
 }
 
 /**
@@ -29,6 +29,7 @@ export function interruptionNotes(result: RunResult, db: string, embedded: boole
     .join('');
   return (
     (rerun ? `\nRun again after dsbench stopped them on an interruption (asked again after our own cancel, not asked twice; docs/restarts.md):\n${rerun}` : '') +
+    (result.stoppedBy !== undefined ? `\nStopped by its budget: ${result.stoppedBy}.` : '') +
     (result.status === 'aborted' ? `\n${continueLater(result.runId, db, embedded, extra)}\n` : '')
   );
 }

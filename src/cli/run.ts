@@ -28,6 +28,13 @@ import type { Store } from '../store/store.js';
 import type { RunHeader } from '../runner/recorder.js';
 import { planItems, type Subset } from '../runner/plan.js';
 import type { LoadedSuite } from '../config/load-suite.js';
+import { existsSync } from 'node:fs';
+import type { NamedConnection } from '../config/targets.js';
+import { openResults } from '../report/open.js';
+import { median } from '../runner/budget.js';
+import type { PlannedItem } from '../runner/recorder.js';
+import { itemHistory } from '../store/estimates.js';
+import { dryRunPlan } from './run-plan.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -50,6 +57,8 @@ interface RunArgs extends GlobalArgs {
   junit?: string | undefined;
   only: string[];
   rerunFailed?: string | undefined;
+  maxCredits?: number | undefined;
+  dryRun: boolean;
 }
 
 /**
@@ -90,12 +99,16 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
       .option('only', { type: 'string', array: true, default: [] as string[], describe: 'Run only the questions and searches with this id, or with tag:NAME (repeatable)' })
       .option('rerun-failed', { type: 'string', describe: 'A new run of the items that failed, erred or never ended in RUN (its id, label or latest), with its suite and targets' })
+      .option('max-credits', { type: 'number', describe: 'Launch nothing that would take the run past N credits (recorded, plus what running items are expected to cost); legacy API only' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan and an estimate of credits and wall time from earlier runs, and ask nothing' })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .check((argv) => {
         for (const name of ['concurrency', 'search-concurrency', 'repeats'] as const) positiveInt(name, argv[name] as number | undefined);
         if (!(Number(argv.emulatorTimeScale) > 0)) throw new UsageError('--emulator-time-scale must be positive');
         if (argv.suite === undefined && argv.resume === undefined && argv.rerunFailed === undefined) throw new UsageError('give a suite file, e.g. dsbench run suites/smoke.yaml');
         if (argv.rerunFailed !== undefined && argv.resume !== undefined) throw new UsageError('--rerun-failed starts a new run; resume that run with --resume alone');
+        if (argv.maxCredits !== undefined && !(Number(argv.maxCredits) > 0)) throw new UsageError(`--max-credits must be a positive number of credits, got ${argv.maxCredits}`);
+        if (argv.dryRun && argv.resume !== undefined) throw new UsageError("--dry-run plans a new run; a resumed run keeps its own plan (dsbench report RUN shows what is left of it)");
         if (argv.shard !== undefined) parseShard(String(argv.shard));
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
@@ -119,6 +132,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     const tooLarge = givenSuite && planTooLarge(givenSuite.resolved, named?.length ?? 1, argv.repeats);
     if (tooLarge) throw new UsageError(tooLarge);
     const onlyGiven = givenSuite && argv.resume === undefined && argv.only.length > 0 ? onlySubset(givenSuite.resolved, argv.only) : undefined;
+    if (givenSuite && argv.resume === undefined && argv.rerunFailed === undefined) refuseUnmeasuredBudget(argv.maxCredits, argv.api ?? givenSuite.resolved.questions[0]?.api ?? 'versioned');
+    if (argv.dryRun) return dryRun(argv, givenSuite, named, onlyGiven);
     const store = openStore(argv.db, { pageCacheKiB: RUN_PAGE_CACHE_KIB });
     let emulator: RunningEmulator | undefined;
     try {
@@ -126,11 +141,9 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const resumeId = argv.resume !== undefined ? runToResume(store.db, argv.db, String(argv.resume)) : undefined;
       const previous = resumeId !== undefined ? store.recorder.loadRunInfo(resumeId) : undefined;
       if (resumeId !== undefined && !previous) throw new UsageError(`there is no run ${argv.resume} in ${argv.db}; list runs with dsbench runs --db ${argv.db}`);
-      const source = argv.rerunFailed !== undefined ? rerunSource(store, argv.db, String(argv.rerunFailed)) : undefined;
-      const suite = givenSuite ?? (await loadSuite((previous ?? source)?.info.suitePath as string));
-      if (source && suite.sha256 !== source.info.suiteHash) {
-        throw new UsageError(`the suite ${suite.path} changed since run ${source.runId}: --rerun-failed reruns that run's items of the same suite; start a new run (with --only) instead`);
-      }
+      const rerun = argv.rerunFailed !== undefined ? await rerunOf(store, argv, givenSuite, onlyGiven) : undefined;
+      const source = rerun?.source;
+      const suite = rerun?.suite ?? givenSuite ?? (await loadSuite(previous?.info.suitePath as string));
       const earlier = previous ?? source;
       // A rerun of a run on the embedded emulator runs on a new one; any other run is bound to its own targets.
       if (earlier && !(source && source.targets.some((t) => t.emulated))) {
@@ -138,11 +151,10 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         for (const note of bound.notes) process.stderr.write(`dsbench: ${note}\n`);
         named = bound.targets;
       } else if (source) named = undefined;
-      const subset = previous
-        ? resumedSubset(previous, (key) => store.recorder.hasItem(previous.runId, key), argv.only)
-        : source
-          ? rerunSubset(source.runId, failedItemKeys(store.db, source.runId), onlyGiven ?? (argv.only.length > 0 ? onlySubset(suite.resolved, argv.only) : undefined))
-          : onlyGiven;
+      const subset = previous ? resumedSubset(previous, (key) => store.recorder.hasItem(previous.runId, key), argv.only) : (rerun?.subset ?? onlyGiven);
+      const api = earlier?.targets[0]?.api ?? argv.api ?? suite.resolved.questions[0]?.api ?? 'versioned';
+      const maxCredits = argv.maxCredits ?? (previous?.info.options.maxCredits as number | undefined);
+      refuseUnmeasuredBudget(maxCredits, api);
       if (source && !planHasAny(suite, source, subset)) {
         process.stdout.write(`Run ${source.runId} has no item that failed, erred or did not end${argv.only.length > 0 ? ' among --only ' + argv.only.join(' ') : ''}: nothing to rerun.\n`);
         return;
@@ -183,11 +195,12 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
           recorder: store.recorder,
           reporter,
           label: argv.label,
-          api: (previous ?? source)?.targets[0]?.api ?? argv.api,
+          api,
           concurrency: argv.concurrency,
           searchConcurrency: argv.searchConcurrency,
           repeats: argv.repeats ?? ((previous ?? source)?.info.options.repeats as number | undefined),
           subset,
+          ...(maxCredits !== undefined && { budget: { maxCredits, expected: expectedCredits(store.db, suite, targets, previous?.runId) } }),
           onQuota: argv.onQuota,
           maxQuotaWaitMs,
           cleanup: argv.cleanup,
@@ -211,7 +224,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       process.stdout.write(
         argv.json
           ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades) + shardNote + interruptionNotes(result, argv.db, targets.some((t) => t.emulated)),
+          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades) + shardNote + interruptionNotes(result, argv.db, targets.some((t) => t.emulated), result.stoppedBy !== undefined ? ` --max-credits ${2 * (maxCredits ?? 0)}` : ''),
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
       process.exitCode = result.exitCode;
@@ -222,10 +235,61 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
   },
 };
 
-/** The run `--rerun-failed` names, with its suite, targets and options. */
-function rerunSource(store: Store, file: string, selector: string): RunHeader {
-  const id = runToResume(store.db, file, selector);
-  return store.recorder.loadRunInfo(id) as RunHeader;
+/**
+ * What `--rerun-failed RUN` runs: RUN (its targets and options), its suite (unchanged since: the items are
+ * RUN's), and the items of RUN that failed, erred or did not end, narrowed by `--only`.
+ */
+async function rerunOf(store: Store, argv: RunArgs, givenSuite: LoadedSuite | undefined, onlyGiven: Subset | undefined): Promise<{ source: RunHeader; suite: LoadedSuite; subset: Subset }> {
+  const source = store.recorder.loadRunInfo(runToResume(store.db, argv.db, String(argv.rerunFailed))) as RunHeader;
+  const suite = givenSuite ?? (await loadSuite(source.info.suitePath));
+  if (suite.sha256 !== source.info.suiteHash) {
+    throw new UsageError(`the suite ${suite.path} changed since run ${source.runId}: --rerun-failed reruns that run's items of the same suite; start a new run (with --only) instead`);
+  }
+  const only = onlyGiven ?? (argv.only.length > 0 ? onlySubset(suite.resolved, argv.only) : undefined);
+  return { source, suite, subset: rerunSubset(source.runId, failedItemKeys(store.db, source.runId), only) };
+}
+
+/** `--max-credits` on the versioned API, which reports no credits, could never stop anything: refused. */
+function refuseUnmeasuredBudget(maxCredits: number | undefined, api: 'legacy' | 'versioned'): void {
+  if (maxCredits === undefined || api !== 'versioned') return;
+  throw new UsageError(
+    '--max-credits: the versioned API reports no credits (its replies carry no stats), so a cap on them could never stop the run; leave it out, or run on the legacy API (--api legacy)',
+  );
+}
+
+/** What each item is expected to cost: the median of its credits in earlier runs of the suite on its target's instance. */
+function expectedCredits(db: Database.Database, suite: LoadedSuite, targets: readonly RunTarget[], before: number | undefined): (item: PlannedItem) => number | undefined {
+  const histories = new Map(targets.map((t) => [t.name, itemHistory(db, suite.resolved.name, t.connection.endpoint, before)]));
+  return (item) => median(histories.get(item.target)?.get(`${item.kind}/${item.suiteItemId}`)?.credits ?? []);
+}
+
+/** `run --dry-run`: the plan and its estimate, from the database when there is one (never made by it). */
+async function dryRun(argv: RunArgs, givenSuite: LoadedSuite | undefined, named: NamedConnection[] | undefined, onlyGiven: Subset | undefined): Promise<void> {
+  const store = existsSync(argv.db) ? openResults(argv.db) : undefined;
+  try {
+    if (argv.rerunFailed !== undefined && !store) throw new UsageError(`no results database at ${argv.db}: --rerun-failed needs the run's database (--db)`);
+    const rerun = store && argv.rerunFailed !== undefined ? await rerunOf(store, argv, givenSuite, onlyGiven) : undefined;
+    const suite = (rerun?.suite ?? givenSuite) as LoadedSuite;
+    const targets = rerun
+      ? rerun.source.targets.map((t) => ({ name: t.name, url: t.emulated ? undefined : t.url }))
+      : (named?.map((t) => ({ name: t.name, url: t.connection.endpoint })) ?? [{ name: 'emulator', url: undefined }]);
+    const api = rerun?.source.targets[0]?.api ?? argv.api ?? suite.resolved.questions[0]?.api ?? 'versioned';
+    refuseUnmeasuredBudget(argv.maxCredits, api);
+    const plan = dryRunPlan({
+      suite,
+      targets,
+      api,
+      repeats: argv.repeats ?? (rerun?.source.info.options.repeats as number | undefined),
+      concurrency: argv.concurrency ?? suite.resolved.concurrency,
+      searchConcurrency: argv.searchConcurrency ?? suite.resolved.searchConcurrency,
+      subset: rerun?.subset ?? onlyGiven,
+      db: store?.db,
+      dbPath: argv.db,
+    });
+    process.stdout.write(argv.json ? `${JSON.stringify(plan.json, null, 2)}\n` : plan.text);
+  } finally {
+    store?.close();
+  }
 }
 
 /** Whether the rerun has any item: the earlier run's failed items, narrowed by --only. */

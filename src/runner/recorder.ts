@@ -292,7 +292,8 @@ export interface Recorder {
    * server's time then, as a Date header is).
    */
   serverTimesSeen(runId: number, each: (target: string, server: string, receivedAt: number) => void): void;
-  setRunStatus(runId: number, status: RunStatus, at: string): void;
+  /** `stopReason`: `budget` for a run `--max-credits` stopped; cleared when the run runs again. */
+  setRunStatus(runId: number, status: RunStatus, at: string, stopReason?: 'budget'): void;
   /**
    * Items dsbench itself stopped when the run was interrupted (`markers`) go back to `pending`, their
    * attempts kept as they ended (`requeued_attempts`); committed at once. Returns the items moved.

@@ -322,13 +322,15 @@ const SILENT_TAKEOVER = `ALTER TABLE runs ADD COLUMN silent_takeover_at TEXT;`;
 /**
  * Nightly operations. `rerun_of`: the run `run --rerun-failed` took its items from. `nothing_asked`: a run
  * that ended without sending anything (every item skipped before it was sent, e.g. a refused token): never
- * `latest` for its label, shown apart in the history. `requeued_attempts`: a question or search dsbench
+ * `latest` for its label, shown apart in the history. `stop_reason`: `budget` for a run `--max-credits` stopped
+(its verdict is exit code 10, not a signal's 4). `requeued_attempts`: a question or search dsbench
  * itself stopped when a run was interrupted (cancelled in the grace period), kept as it ended when a resume
  * runs its item again.
  */
 const NIGHTLY_OPERATIONS = `
 ALTER TABLE runs ADD COLUMN rerun_of INTEGER;
 ALTER TABLE runs ADD COLUMN nothing_asked INTEGER NOT NULL DEFAULT 0 CHECK (nothing_asked IN (0, 1));
+ALTER TABLE runs ADD COLUMN stop_reason TEXT;
 CREATE TABLE requeued_attempts (
   run_id           INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
   item_key         TEXT NOT NULL,

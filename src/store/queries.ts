@@ -212,7 +212,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
     .prepare(
       `SELECT r.id, r.label, r.suite_name AS suiteName, r.started_at AS startedAt, r.ended_at AS endedAt, r.status,
         r.group_id AS groupId, r.group_label AS groupLabel, r.shard_index AS shardIndex, r.shard_count AS shardCount, r.partial,
-        r.rerun_of AS rerunOf, r.nothing_asked AS nothingAsked,
+        r.rerun_of AS rerunOf, r.nothing_asked AS nothingAsked, r.stop_reason AS stopReason,
         (SELECT json_group_array(name) FROM (SELECT name FROM targets WHERE run_id = r.id ORDER BY rowid)) AS targets,
         (SELECT coalesce(max(max(emulated, emulator)), 0) FROM targets WHERE run_id = r.id) AS emulated,
         (SELECT count(*) FROM items WHERE run_id = r.id) AS items,
@@ -222,7 +222,8 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
       FROM runs r WHERE (@suite IS NULL OR r.suite_name = @suite) ORDER BY r.id DESC LIMIT @limit`,
     )
     .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<
-    Omit<RunSummary, 'checks' | 'exitCode' | 'split' | 'emulated' | 'nothingAsked'> & SplitColumns & { targets: string; outcomes: string; emulated: number; nothingAsked: number }
+    Omit<RunSummary, 'checks' | 'exitCode' | 'split' | 'emulated' | 'nothingAsked'> &
+      SplitColumns & { targets: string; outcomes: string; emulated: number; nothingAsked: number; stopReason: string | null }
   >;
   return rows.map((row) => {
     const r = withSplit(db, row);
@@ -234,17 +235,18 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
       nothingAsked: r.nothingAsked === 1,
       outcomes: JSON.parse(r.outcomes) as Record<string, number>,
       checks: tally.checks,
-      exitCode: storedRunExitCode(r.status, tally),
+      exitCode: storedRunExitCode(r.status, tally, r.stopReason),
     };
   });
 }
 
 /** The verdict of a recorded run: what `dsbench run` ended (or would have ended) with. */
-export function storedRunExitCode(status: RunStatus, tally: RunTally): ExitCode {
+export function storedRunExitCode(status: RunStatus, tally: RunTally, stopReason: string | null = null): ExitCode {
+  const budget = status === 'aborted' && stopReason === 'budget';
   return runExitCode({
-    signalled: status === 'aborted',
+    signalled: status === 'aborted' && !budget,
     // A run is marked failed when a target was unreachable or refused the token.
-    stops: status === 'failed' ? [ExitCode.unreachable] : [],
+    stops: status === 'failed' ? [ExitCode.unreachable] : budget ? [ExitCode.budgetExceeded] : [],
     items: tally.items,
     failedChecks: tally.checks.failed,
   });

@@ -73,7 +73,8 @@ function prepareStatements(db: Database.Database) {
       ORDER BY i.conversation_created_at`),
     // A run that ends having sent nothing (every item skipped before it was sent, or none launched) says so.
     setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END,
-        nothing_asked = @status <> 'running' AND NOT EXISTS (SELECT 1 FROM items WHERE run_id = @runId AND started_at IS NOT NULL)
+        nothing_asked = @status <> 'running' AND NOT EXISTS (SELECT 1 FROM items WHERE run_id = @runId AND started_at IS NOT NULL),
+        stop_reason = @stopReason
       WHERE id = @runId`),
     // An item resumed after a crash keeps the time it first started.
     // An item's updates take (run, key) last: see updateItem.
@@ -450,9 +451,9 @@ export class SqliteRecorder implements Recorder {
     for (const [target, server, local] of this.s.serverTimesSeen.raw().iterate(runId) as Iterable<[string, string, string]>) each(target, server, Date.parse(local));
   }
 
-  setRunStatus(runId: number, status: RunStatus, at: string): void {
+  setRunStatus(runId: number, status: RunStatus, at: string, stopReason?: 'budget'): void {
     this.batch();
-    const { changes } = this.s.setRunStatus.run({ runId, status, at });
+    const { changes } = this.s.setRunStatus.run({ runId, status, at, stopReason: stopReason ?? null });
     if (changes === 0) throw new Error(`no run ${runId} in the database`);
     this.commitNow();
   }
