@@ -225,7 +225,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
     Omit<RunSummary, 'checks' | 'exitCode' | 'split' | 'emulated' | 'nothingAsked'> &
       SplitColumns & { targets: string; outcomes: string; emulated: number; nothingAsked: number; stopReason: string | null }
   >;
-  return rows.map((row) => {
+  return rows.map(({ stopReason, ...row }) => {
     const r = withSplit(db, row);
     const tally = runTally(db, r.id);
     return {
@@ -235,7 +235,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
       nothingAsked: r.nothingAsked === 1,
       outcomes: JSON.parse(r.outcomes) as Record<string, number>,
       checks: tally.checks,
-      exitCode: storedRunExitCode(r.status, tally, r.stopReason),
+      exitCode: storedRunExitCode(r.status, tally, stopReason),
     };
   });
 }

@@ -73,7 +73,9 @@ function prepareStatements(db: Database.Database) {
       ORDER BY i.conversation_created_at`),
     // A run that ends having sent nothing (every item skipped before it was sent, or none launched) says so.
     setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END,
-        nothing_asked = @status <> 'running' AND NOT EXISTS (SELECT 1 FROM items WHERE run_id = @runId AND started_at IS NOT NULL),
+        nothing_asked = @status <> 'running'
+          AND NOT EXISTS (SELECT 1 FROM items WHERE run_id = @runId AND (started_at IS NOT NULL OR status NOT IN ('pending', 'skipped')))
+          AND NOT EXISTS (SELECT 1 FROM requeued_attempts WHERE run_id = @runId),
         stop_reason = @stopReason
       WHERE id = @runId`),
     // An item resumed after a crash keeps the time it first started.
