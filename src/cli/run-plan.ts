@@ -1,9 +1,54 @@
+import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { LoadedSuite } from '../config/load-suite.js';
+import type { NamedConnection } from '../config/targets.js';
+import { UsageError } from '../http/errors.js';
+import { openResults } from '../report/open.js';
 import { fmtNum, fmtSeconds, textTable } from '../report/tables.js';
 import { median } from '../runner/budget.js';
 import { planItems, planPart, type Subset } from '../runner/plan.js';
 import { itemHistory, lastQuota, type ItemCosts, type LastQuota } from '../store/estimates.js';
+import { refuseUnmeasuredBudget } from './run-budget.js';
+import { rerunOf, type RerunArgs } from './run-subset.js';
+
+/** The flags `run --dry-run` reads. */
+export interface DryRunArgs extends RerunArgs {
+  api?: 'legacy' | 'versioned' | undefined;
+  repeats?: number | undefined;
+  concurrency?: number | undefined;
+  searchConcurrency?: number | undefined;
+  maxCredits?: number | undefined;
+  json?: boolean | undefined;
+}
+
+/** `run --dry-run`: the plan and its estimate, from the database when there is one (never made by it). */
+export async function dryRun(argv: DryRunArgs, givenSuite: LoadedSuite | undefined, named: NamedConnection[] | undefined, onlyGiven: Subset | undefined): Promise<void> {
+  const store = existsSync(argv.db) ? openResults(argv.db) : undefined;
+  try {
+    if (argv.rerunFailed !== undefined && !store) throw new UsageError(`no results database at ${argv.db}: --rerun-failed needs the run's database (--db)`);
+    const rerun = store && argv.rerunFailed !== undefined ? await rerunOf(store, argv, givenSuite, onlyGiven) : undefined;
+    const suite = (rerun?.suite ?? givenSuite) as LoadedSuite;
+    const targets = rerun
+      ? rerun.source.targets.map((t) => ({ name: t.name, url: t.emulated ? undefined : t.url }))
+      : (named?.map((t) => ({ name: t.name, url: t.connection.endpoint })) ?? [{ name: 'emulator', url: undefined }]);
+    const api = rerun?.source.targets[0]?.api ?? argv.api ?? suite.resolved.questions[0]?.api ?? 'versioned';
+    refuseUnmeasuredBudget(argv.maxCredits, api);
+    const plan = dryRunPlan({
+      suite,
+      targets,
+      api,
+      repeats: argv.repeats ?? (rerun?.source.info.options.repeats as number | undefined),
+      concurrency: argv.concurrency ?? suite.resolved.concurrency,
+      searchConcurrency: argv.searchConcurrency ?? suite.resolved.searchConcurrency,
+      subset: rerun?.subset ?? onlyGiven,
+      db: store?.db,
+      dbPath: argv.db,
+    });
+    process.stdout.write(argv.json ? `${JSON.stringify(plan.json, null, 2)}\n` : plan.text);
+  } finally {
+    store?.close();
+  }
+}
 
 /** What `run --dry-run` plans: the suite, its targets (no URL for the embedded emulator) and options. */
 export interface DryRunInput {

@@ -1,7 +1,12 @@
+import type Database from 'better-sqlite3';
+import { loadSuite, type LoadedSuite } from '../config/load-suite.js';
 import type { ResolvedSuite } from '../config/suite.js';
-import { UsageError } from '../http/errors.js';
-import type { Subset } from '../runner/plan.js';
+import { NothingToCompareError, UsageError } from '../http/errors.js';
+import { resolveRun } from '../report/open.js';
+import { planItems, type Subset } from '../runner/plan.js';
 import type { PlannedItem, RunHeader } from '../runner/recorder.js';
+import { failedItemKeys } from '../store/rerun.js';
+import type { Store } from '../store/store.js';
 import { closestName } from './did-you-mean.js';
 
 /**
@@ -61,4 +66,42 @@ export function resumedSubset(previous: RunHeader, hasItem: (key: string) => boo
     rerunOf: stored.rerunOf as number | undefined,
     keep: (item) => hasItem(item.key),
   };
+}
+
+/** The run `--resume` or `--rerun-failed` names; one that matches nothing is the user's mistake here (exit 2), not an empty report. */
+export function runToResume(db: Database.Database, file: string, selector: string): number {
+  try {
+    return resolveRun(db, file, selector).id;
+  } catch (error) {
+    if (error instanceof NothingToCompareError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** What a rerun is asked with: `--rerun-failed RUN`, `--db`, `--only`. */
+export interface RerunArgs {
+  db: string;
+  rerunFailed?: string | undefined;
+  only: readonly string[];
+}
+
+/**
+ * What `--rerun-failed RUN` runs: RUN (its targets and options), its suite (unchanged since: the items are
+ * RUN's), and the items of RUN that failed, erred or did not end, narrowed by `--only`.
+ */
+export async function rerunOf(store: Store, args: RerunArgs, givenSuite: LoadedSuite | undefined, onlyGiven: Subset | undefined): Promise<{ source: RunHeader; suite: LoadedSuite; subset: Subset }> {
+  const source = store.recorder.loadRunInfo(runToResume(store.db, args.db, String(args.rerunFailed))) as RunHeader;
+  const suite = givenSuite ?? (await loadSuite(source.info.suitePath));
+  if (suite.sha256 !== source.info.suiteHash) {
+    throw new UsageError(`the suite ${suite.path} changed since run ${source.runId}: --rerun-failed reruns that run's items of the same suite; start a new run (with --only) instead`);
+  }
+  const only = onlyGiven ?? (args.only.length > 0 ? onlySubset(suite.resolved, args.only) : undefined);
+  return { source, suite, subset: rerunSubset(source.runId, failedItemKeys(store.db, source.runId), only) };
+}
+
+/** Whether the rerun has any item: the earlier run's failed items, narrowed by --only. */
+export function planHasAny(suite: LoadedSuite, source: RunHeader, subset: Subset | undefined): boolean {
+  const repeats = source.info.options.repeats as number | undefined;
+  for (const item of planItems(suite.resolved, source.targets.map((t) => t.name), repeats)) if (subset?.keep(item) ?? true) return true;
+  return false;
 }

@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { setFlagsFromString } from 'node:v8';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { planTooLarge } from '../config/suite-size.js';
@@ -8,13 +7,12 @@ import { connectionFor } from '../config/credentials.js';
 import { boundTargets } from '../config/resume-targets.js';
 import { targetsFrom } from '../config/targets.js';
 import type { RunningEmulator } from '../emulator/index.js';
-import { NothingToCompareError, UsageError } from '../http/errors.js';
+import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
 import { parseShard, type Shard } from '../runner/shard.js';
 import { writeRunJunit } from '../report/junit.js';
-import { resolveRun } from '../report/open.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { findRun, runTargets } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
@@ -22,19 +20,9 @@ import { formatRunSummary } from './run-summary.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
 import { continueLater, interruptionNotes } from './run-notes.js';
-import { onlySubset, rerunSubset, resumedSubset } from './run-subset.js';
-import { failedItemKeys } from '../store/rerun.js';
-import type { Store } from '../store/store.js';
-import type { RunHeader } from '../runner/recorder.js';
-import { planItems, type Subset } from '../runner/plan.js';
-import type { LoadedSuite } from '../config/load-suite.js';
-import { existsSync } from 'node:fs';
-import type { NamedConnection } from '../config/targets.js';
-import { openResults } from '../report/open.js';
-import { median } from '../runner/budget.js';
-import type { PlannedItem } from '../runner/recorder.js';
-import { itemHistory } from '../store/estimates.js';
-import { dryRunPlan } from './run-plan.js';
+import { onlySubset, planHasAny, rerunOf, resumedSubset, runToResume } from './run-subset.js';
+import { expectedCredits, refuseUnmeasuredBudget } from './run-budget.js';
+import { dryRun } from './run-plan.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -234,80 +222,6 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     }
   },
 };
-
-/**
- * What `--rerun-failed RUN` runs: RUN (its targets and options), its suite (unchanged since: the items are
- * RUN's), and the items of RUN that failed, erred or did not end, narrowed by `--only`.
- */
-async function rerunOf(store: Store, argv: RunArgs, givenSuite: LoadedSuite | undefined, onlyGiven: Subset | undefined): Promise<{ source: RunHeader; suite: LoadedSuite; subset: Subset }> {
-  const source = store.recorder.loadRunInfo(runToResume(store.db, argv.db, String(argv.rerunFailed))) as RunHeader;
-  const suite = givenSuite ?? (await loadSuite(source.info.suitePath));
-  if (suite.sha256 !== source.info.suiteHash) {
-    throw new UsageError(`the suite ${suite.path} changed since run ${source.runId}: --rerun-failed reruns that run's items of the same suite; start a new run (with --only) instead`);
-  }
-  const only = onlyGiven ?? (argv.only.length > 0 ? onlySubset(suite.resolved, argv.only) : undefined);
-  return { source, suite, subset: rerunSubset(source.runId, failedItemKeys(store.db, source.runId), only) };
-}
-
-/** `--max-credits` on the versioned API, which reports no credits, could never stop anything: refused. */
-function refuseUnmeasuredBudget(maxCredits: number | undefined, api: 'legacy' | 'versioned'): void {
-  if (maxCredits === undefined || api !== 'versioned') return;
-  throw new UsageError(
-    '--max-credits: the versioned API reports no credits (its replies carry no stats), so a cap on them could never stop the run; leave it out, or run on the legacy API (--api legacy)',
-  );
-}
-
-/** What each item is expected to cost: the median of its credits in earlier runs of the suite on its target's instance. */
-function expectedCredits(db: Database.Database, suite: LoadedSuite, targets: readonly RunTarget[], before: number | undefined): (item: PlannedItem) => number | undefined {
-  const histories = new Map(targets.map((t) => [t.name, itemHistory(db, suite.resolved.name, t.connection.endpoint, before)]));
-  return (item) => median(histories.get(item.target)?.get(`${item.kind}/${item.suiteItemId}`)?.credits ?? []);
-}
-
-/** `run --dry-run`: the plan and its estimate, from the database when there is one (never made by it). */
-async function dryRun(argv: RunArgs, givenSuite: LoadedSuite | undefined, named: NamedConnection[] | undefined, onlyGiven: Subset | undefined): Promise<void> {
-  const store = existsSync(argv.db) ? openResults(argv.db) : undefined;
-  try {
-    if (argv.rerunFailed !== undefined && !store) throw new UsageError(`no results database at ${argv.db}: --rerun-failed needs the run's database (--db)`);
-    const rerun = store && argv.rerunFailed !== undefined ? await rerunOf(store, argv, givenSuite, onlyGiven) : undefined;
-    const suite = (rerun?.suite ?? givenSuite) as LoadedSuite;
-    const targets = rerun
-      ? rerun.source.targets.map((t) => ({ name: t.name, url: t.emulated ? undefined : t.url }))
-      : (named?.map((t) => ({ name: t.name, url: t.connection.endpoint })) ?? [{ name: 'emulator', url: undefined }]);
-    const api = rerun?.source.targets[0]?.api ?? argv.api ?? suite.resolved.questions[0]?.api ?? 'versioned';
-    refuseUnmeasuredBudget(argv.maxCredits, api);
-    const plan = dryRunPlan({
-      suite,
-      targets,
-      api,
-      repeats: argv.repeats ?? (rerun?.source.info.options.repeats as number | undefined),
-      concurrency: argv.concurrency ?? suite.resolved.concurrency,
-      searchConcurrency: argv.searchConcurrency ?? suite.resolved.searchConcurrency,
-      subset: rerun?.subset ?? onlyGiven,
-      db: store?.db,
-      dbPath: argv.db,
-    });
-    process.stdout.write(argv.json ? `${JSON.stringify(plan.json, null, 2)}\n` : plan.text);
-  } finally {
-    store?.close();
-  }
-}
-
-/** Whether the rerun has any item: the earlier run's failed items, narrowed by --only. */
-function planHasAny(suite: LoadedSuite, source: RunHeader, subset: Subset | undefined): boolean {
-  const repeats = source.info.options.repeats as number | undefined;
-  for (const item of planItems(suite.resolved, source.targets.map((t) => t.name), repeats)) if (subset?.keep(item) ?? true) return true;
-  return false;
-}
-
-/** The run `--resume` names; one that matches nothing is the user's mistake here (exit 2), not an empty report. */
-function runToResume(db: Database.Database, file: string, selector: string): number {
-  try {
-    return resolveRun(db, file, selector).id;
-  } catch (error) {
-    if (error instanceof NothingToCompareError) throw new UsageError(error.message, { cause: error });
-    throw error;
-  }
-}
 
 
 /**

@@ -22,8 +22,7 @@ questions:
 ${ids.map((id) => `  - id: ${id}\n    question: Where is ${id} implemented?\n`).join('')}`;
 const IDS = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5'];
 
-const run = (args: string[]) => cli.run(['run', ...args, '--reporter', 'lines'], { SRC_ACCESS_TOKEN: e.adminToken });
-const askedOnServer = () => e.questionRecords().length;
+const run = (args: string[], on = e) => cli.run(['run', ...args, '--reporter', 'lines'], { SRC_ACCESS_TOKEN: on.adminToken });
 
 describe.concurrent('budgets and estimates', () => {
   it('--max-credits stops launching before the cap would be passed (exit 10, the figures said), and a resume with a higher cap finishes green', async ({ expect }) => {
@@ -64,26 +63,29 @@ describe.concurrent('budgets and estimates', () => {
   });
 
   it('--dry-run prints the plan and an estimate from earlier runs of the suite on the target ("no history" where none), and asks nothing', async ({ expect }) => {
+    // Its own emulator: what it was asked is this test's alone.
+    const own = await emulator({ ...FAST, seed: 4 });
+    const askedOnServer = () => own.questionRecords().length;
     const dbPath = path.join(tempDir(), 'dry.db');
     const suiteFile = writeSuite(suiteOf('legacy', IDS.slice(0, 3)));
-    expect((await run([suiteFile, '--endpoint', e.url, '--db', dbPath, '--repeats', '2'])).code).toBe(0);
+    expect((await run([suiteFile, '--endpoint', own.url, '--db', dbPath, '--repeats', '2'], own)).code).toBe(0);
     const asked = askedOnServer();
     // The suite grew a question since: it has no history.
     writeFileSync(suiteFile, suiteOf('legacy', [...IDS.slice(0, 3), 'fresh']));
-    const dry = await run([suiteFile, '--endpoint', e.url, '--db', dbPath, '--dry-run', '--repeats', '3']);
+    const dry = await run([suiteFile, '--endpoint', own.url, '--db', dbPath, '--dry-run', '--repeats', '3']);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain(`Plan of suite budget (${suiteFile}): legacy API, repeats 3, concurrency 1 (searches 2)\n  default (${e.url}): 12 questions, 0 searches\n`);
+    expect(dry.stdout).toContain(`Plan of suite budget (${suiteFile}): legacy API, repeats 3, concurrency 1 (searches 2)\n  default (${own.url}): 12 questions, 0 searches\n`);
     expect(dry.stdout).toMatch(/\ndefault +question q0 +3 +2 +[\d.]+ \([\d.]+-[\d.]+\) +\d+\.\d s \(\d+\.\d s-\d+\.\d s\)\n/);
     expect(dry.stdout).toMatch(/\ndefault +question fresh +3 +0 +no history +no history\n/);
     expect(dry.stdout).toMatch(/\n {2}default: credits about [\d.,]+ \(\+ 3 questions with no history\); wall time about \d+\.\d s; quota (left [\d.,]+ of [\d.,]+ as of \S+|unlimited \(as of \S+\)|never reported)/);
     expect(dry.stdout).toContain('Nothing was asked (--dry-run).');
-    const json = await run([suiteFile, '--endpoint', e.url, '--db', dbPath, '--dry-run', '--json', '--only', 'fresh']);
+    const json = await run([suiteFile, '--endpoint', own.url, '--db', dbPath, '--dry-run', '--json', '--only', 'fresh']);
     expect(JSON.parse(json.stdout)).toMatchObject({ dryRun: true, targets: [{ name: 'default', questions: 1, withoutHistory: 1 }] });
     expect(askedOnServer()).toBe(asked);
     expect(peek(dbPath, (db) => db.prepare('SELECT count(*) FROM runs').pluck().get())).toBe(1);
     // No database yet: an estimate of nothing, and no file made.
     const none = path.join(tempDir(), 'none.db');
-    const fresh = await run([suiteFile, '--endpoint', e.url, '--db', none, '--dry-run']);
+    const fresh = await run([suiteFile, '--endpoint', own.url, '--db', none, '--dry-run']);
     expect(fresh.stdout).toContain(`(no database at ${none}; medians, per item)`);
     expect(peek(none, () => true)).toBeUndefined();
   }, 60_000);

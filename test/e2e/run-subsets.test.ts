@@ -47,7 +47,10 @@ describe.concurrent('subsets', () => {
     const done = await run([writeSuite(SUITE), '--endpoint', e.url, '--db', dbPath, '--only', 'plain', '--only', 'tag:fast', '--json']);
     expect(done.code, done.stderr).toBe(0);
     expect(keysOf(dbPath, 1)).toEqual(['default/question/retry-policy/0', 'default/question/plain/0', 'default/search/count/0']);
-    expect(JSON.parse(done.stdout).targets.default.counts).toEqual({ completed: 2, complete: 1 });
+    // The search's verdict (complete, or limit_hit on a busy machine) is not what this is about.
+    const { questions, searches } = JSON.parse(done.stdout).targets.default as { questions: { counts: object }; searches: { counts: Record<string, number> } };
+    expect(questions.counts).toEqual({ completed: 2 });
+    expect(Object.values(searches.counts)).toEqual([1]);
     const report = await cli.run(['report', '1', '--db', dbPath, '--out', path.join(tempDir(), 'r')]);
     expect(report.stdout).toContain('Part of the suite: --only plain --only tag:fast.');
     const resumed = await run(['--resume', '1', '--db', dbPath, '--only', 'wrong']);
