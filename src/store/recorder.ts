@@ -71,9 +71,10 @@ function prepareStatements(db: Database.Database) {
       JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key AND t.turn = 0
       WHERE i.run_id = ? AND i.conversation_created_at IS NOT NULL AND t.server_created_at IS NOT NULL
       ORDER BY i.conversation_created_at`),
-    // A run that ends having sent nothing (every item skipped before it was sent, or none launched) says so.
+    // A run that ended having sent nothing (every item skipped before it was sent) says so. Not an aborted one:
+    // it is still to be resumed (`--resume latest` must find it).
     setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END,
-        nothing_asked = @status <> 'running'
+        nothing_asked = @status IN ('completed', 'failed')
           AND NOT EXISTS (SELECT 1 FROM items WHERE run_id = @runId AND (started_at IS NOT NULL OR status NOT IN ('pending', 'skipped')))
           AND NOT EXISTS (SELECT 1 FROM requeued_attempts WHERE run_id = @runId),
         stop_reason = @stopReason
