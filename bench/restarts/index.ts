@@ -131,8 +131,15 @@ async function main(): Promise<void> {
   const records = e.questionRecords();
   const byText = new Map<string, number>();
   for (const r of records) byText.set(r.text, (byText.get(r.text) ?? 0) + 1);
-  const askedTwice = [...byText.values()].reduce((n, c) => n + (c - 1), 0);
   const conn = new Database(db, { readonly: true });
+  // A question dsbench itself cancelled on an interruption is asked again by the resume, its attempt kept:
+  // asked again after our own cancel, its own category, not asked twice (none here: every stop is a SIGKILL).
+  const reasked = new Map<string, number>();
+  for (const texts of conn.prepare('SELECT texts_json FROM requeued_attempts').pluck().all() as string[]) {
+    for (const text of JSON.parse(texts) as string[]) reasked.set(text, (reasked.get(text) ?? 0) + 1);
+  }
+  const askedAgainAfterOwnCancel = [...reasked.values()].reduce((n, c) => n + c, 0);
+  const askedTwice = [...byText].reduce((n, [text, c]) => n + Math.max(0, c - 1 - (reasked.get(text) ?? 0)), 0);
   const items = conn.prepare('SELECT status, outcome, conversation_ref FROM items').all() as Array<{ status: string; outcome: string | null; conversation_ref: string | null }>;
   const turns = conn.prepare("SELECT count(*) FROM turns WHERE state = 'completed'").pluck().get() as number;
   const lost = items.filter((i) => i.status !== 'done' || i.outcome !== 'completed').length;
@@ -152,6 +159,7 @@ async function main(): Promise<void> {
     runStatus,
     askedOnServer: records.length,
     askedTwice,
+    askedAgainAfterOwnCancel,
     lost,
     completedTurns: turns,
     distinctConversations: distinctRefs,
@@ -166,7 +174,7 @@ async function main(): Promise<void> {
   await proxy.close();
   await e.stop();
   rmSync(dir, { recursive: true, force: true });
-  if (kills < KILLS || askedTwice > 0 || lost > 0 || integrity !== 'ok' || records.length !== PLANNED_TURNS) process.exitCode = 1;
+  if (kills < KILLS || askedTwice > 0 || lost > 0 || integrity !== 'ok' || records.length !== PLANNED_TURNS + askedAgainAfterOwnCancel) process.exitCode = 1;
 }
 
 await main();

@@ -18,13 +18,18 @@ function distance(a: string, b: string): number {
 export function closestFlag(typed: string, known: readonly string[]): string | undefined {
   const word = typed.replace(/^-+/, '').replace(/=.*$/, '');
   const kebab = (k: string) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  const name = closestName(word, [...new Set(known.map(kebab))].filter((n) => n.length >= 2 && n !== '$0' && n !== '_'));
+  return name === undefined ? undefined : `--${name}`;
+}
+
+/** The known name closest to `typed` by edit distance (or one it starts), or undefined when none is close. */
+export function closestName(typed: string, known: Iterable<string>): string | undefined {
   let best: { name: string; d: number } | undefined;
-  for (const name of new Set(known.map(kebab))) {
-    if (name.length < 2 || name === '$0' || name === '_') continue;
-    const d = name.startsWith(word) && word.length >= 3 ? 0.5 : distance(word, name);
+  for (const name of known) {
+    const d = name.startsWith(typed) && typed.length >= 3 ? 0.5 : distance(typed, name);
     if (d <= Math.max(1, Math.floor(name.length / 4)) && (!best || d < best.d)) best = { name, d };
   }
-  return best ? `--${best.name}` : undefined;
+  return best?.name;
 }
 
 /** yargs's "Unknown argument(s): a, b" with a suggestion for each flag that has a close one. */

@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
       .epilogue(
         'Environment: SRC_ENDPOINT, SRC_ACCESS_TOKEN, SRC_HEADER_<NAME>, SRC_HEADERS. With no endpoint, dsbench starts its embedded emulator.\n' +
           'Exit codes: 0 ok, 1 expectations or regression gates failed, 2 usage, 3 instance unreachable or auth failed, 4 aborted (SIGINT, SIGTERM, SIGHUP), ' +
-          '5 internal error, 6 results database unusable, 7 run held by another process, 8 nothing to compare (docs/exit-codes.md).',
+          '5 internal error, 6 results database unusable, 7 run held by another process, 8 nothing to compare, 10 run stopped by --max-credits (docs/exit-codes.md).',
       )
       .parseAsync();
     return process.exitCode === undefined ? ExitCode.ok : Number(process.exitCode);

@@ -59,7 +59,7 @@ export async function runReport(args: ReportArgs, stdout: Output = process.stdou
     if (args.run !== undefined) throw new UsageError('give either a run or --history N, not both');
     if (args.junit !== undefined) throw new UsageError('--junit reports one run; it does not go with --history');
     const result = await writeHistory({ db: args.db, limit: args.history, suite: args.suite, out: args.out, formats, bom: args.bom });
-    stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson({ suite: result.suite, rows: result.rows, files: result.files }) : result.text);
+    stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson({ suite: result.suite, rows: result.rows, nothingAsked: result.nothingAsked, files: result.files }) : result.text);
     return ExitCode.ok;
   }
   if (args.suite !== undefined) throw new UsageError('--suite goes with --history N');

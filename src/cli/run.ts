@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { setFlagsFromString } from 'node:v8';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { planTooLarge } from '../config/suite-size.js';
@@ -10,13 +9,12 @@ import { targetsFrom } from '../config/targets.js';
 import type { ResolvedSuite } from '../config/suite.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { checkJudges } from '../grade/run-grading.js';
-import { DsbenchError, NothingToCompareError, UsageError } from '../http/errors.js';
+import { DsbenchError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
 import { parseShard, type Shard } from '../runner/shard.js';
 import { writeRunJunit } from '../report/junit.js';
-import { resolveRun } from '../report/open.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { findRun, runTargets } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
@@ -24,6 +22,10 @@ import { formatRunSummary } from './run-summary.js';
 import { formatQuality, runQuality } from '../report/quality.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
+import { continueLater, interruptionNotes } from './run-notes.js';
+import { onlySubset, planHasAny, rerunOf, resumedSubset, runToResume } from './run-subset.js';
+import { expectedCredits, refuseUnmeasuredBudget } from './run-budget.js';
+import { dryRun } from './run-plan.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -46,6 +48,10 @@ interface RunArgs extends GlobalArgs {
   group?: string | undefined;
   junit?: string | undefined;
   ifJudgeUnavailable: 'refuse' | 'continue';
+  only: string[];
+  rerunFailed?: string | undefined;
+  maxCredits?: number | undefined;
+  dryRun: boolean;
 }
 
 /**
@@ -85,12 +91,19 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
       .option('if-judge-unavailable', { choices: ['refuse', 'continue'] as const, default: 'refuse' as const, describe: 'When the suite grades and the judge fails its check before the run (gated LLM API, bad token, model not served): refuse to start, or run with its rubric and reference checks recorded as not graded' })
+      .option('only', { type: 'string', array: true, default: [] as string[], describe: 'Run only the questions and searches with this id, or with tag:NAME (repeatable)' })
+      .option('rerun-failed', { type: 'string', describe: 'A new run of the items that failed, erred or never ended in RUN (its id, label or latest), with its suite and targets' })
+      .option('max-credits', { type: 'number', describe: 'Launch nothing that would take the run past N credits (recorded, plus what running items are expected to cost); legacy API only' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan and an estimate of credits and wall time from earlier runs, and ask nothing' })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
       .check((argv) => {
         for (const name of ['concurrency', 'search-concurrency', 'repeats'] as const) positiveInt(name, argv[name] as number | undefined);
         if (!(Number(argv.emulatorTimeScale) > 0)) throw new UsageError('--emulator-time-scale must be positive');
-        if (argv.suite === undefined && argv.resume === undefined) throw new UsageError('give a suite file, e.g. dsbench run suites/smoke.yaml');
+        if (argv.suite === undefined && argv.resume === undefined && argv.rerunFailed === undefined) throw new UsageError('give a suite file, e.g. dsbench run suites/smoke.yaml');
+        if (argv.rerunFailed !== undefined && argv.resume !== undefined) throw new UsageError('--rerun-failed starts a new run; resume that run with --resume alone');
+        if (argv.maxCredits !== undefined && !(Number(argv.maxCredits) > 0)) throw new UsageError(`--max-credits must be a positive number of credits, got ${argv.maxCredits}`);
+        if (argv.dryRun && argv.resume !== undefined) throw new UsageError("--dry-run plans a new run; a resumed run keeps its own plan (dsbench report RUN shows what is left of it)");
         if (argv.shard !== undefined) parseShard(String(argv.shard));
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
@@ -113,6 +126,9 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     const givenSuite = argv.suite !== undefined ? await loadSuite(argv.suite) : undefined;
     const tooLarge = givenSuite && planTooLarge(givenSuite.resolved, named?.length ?? 1, argv.repeats);
     if (tooLarge) throw new UsageError(tooLarge);
+    const onlyGiven = givenSuite && argv.resume === undefined && argv.only.length > 0 ? onlySubset(givenSuite.resolved, argv.only) : undefined;
+    if (givenSuite && argv.resume === undefined && argv.rerunFailed === undefined) refuseUnmeasuredBudget(argv.maxCredits, argv.api ?? givenSuite.resolved.questions[0]?.api ?? 'versioned');
+    if (argv.dryRun) return dryRun(argv, givenSuite, named, onlyGiven);
     const store = openStore(argv.db, { pageCacheKiB: RUN_PAGE_CACHE_KIB });
     let emulator: RunningEmulator | undefined;
     try {
@@ -120,11 +136,23 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const resumeId = argv.resume !== undefined ? runToResume(store.db, argv.db, String(argv.resume)) : undefined;
       const previous = resumeId !== undefined ? store.recorder.loadRunInfo(resumeId) : undefined;
       if (resumeId !== undefined && !previous) throw new UsageError(`there is no run ${argv.resume} in ${argv.db}; list runs with dsbench runs --db ${argv.db}`);
-      const suite = givenSuite ?? (await loadSuite(previous?.info.suitePath as string));
-      if (previous) {
-        const bound = boundTargets(previous.runId, previous.targets, argv.target, argv.endpoint, process.env);
+      const rerun = argv.rerunFailed !== undefined ? await rerunOf(store, argv, givenSuite, onlyGiven) : undefined;
+      const source = rerun?.source;
+      const suite = rerun?.suite ?? givenSuite ?? (await loadSuite(previous?.info.suitePath as string));
+      const earlier = previous ?? source;
+      // A rerun of a run on the embedded emulator runs on a new one; any other run is bound to its own targets.
+      if (earlier && !(source && source.targets.some((t) => t.emulated))) {
+        const bound = boundTargets(earlier.runId, earlier.targets, argv.target, argv.endpoint, process.env);
         for (const note of bound.notes) process.stderr.write(`dsbench: ${note}\n`);
         named = bound.targets;
+      } else if (source) named = undefined;
+      const subset = previous ? resumedSubset(previous, (key) => store.recorder.hasItem(previous.runId, key), argv.only) : (rerun?.subset ?? onlyGiven);
+      const api = earlier?.targets[0]?.api ?? argv.api ?? suite.resolved.questions[0]?.api ?? 'versioned';
+      const maxCredits = argv.maxCredits ?? (previous?.info.options.maxCredits as number | undefined);
+      refuseUnmeasuredBudget(maxCredits, api);
+      if (source && !planHasAny(suite, source, subset)) {
+        process.stdout.write(`Run ${source.runId} has no item that failed, erred or did not end${argv.only.length > 0 ? ' among --only ' + argv.only.join(' ') : ''}: nothing to rerun.\n`);
+        return;
       }
       const storedGroup = previous?.info.group;
       const shard: Shard | undefined =
@@ -147,7 +175,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const reporterName = argv.reporter ?? defaultReporter(argv.quiet, Boolean(process.stderr.isTTY));
       const reporter = REPORTERS[reporterName]();
       // Signal notices go through the progress display like every other message, so they never land in the bar's line.
-      const signals = handleSignals(graceMs, argv.db, () => runId, (text) => (reporter.onLog ? reporter.onLog(text) : process.stderr.write(`dsbench: ${text}\n`)), () => {
+      const later = () => continueLater(runId, argv.db, targets.some((t) => t.emulated));
+      const signals = handleSignals(graceMs, later, (text) => (reporter.onLog ? reporter.onLog(text) : process.stderr.write(`dsbench: ${text}\n`)), () => {
         if (runId !== undefined) store.recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
       });
       let result: RunResult;
@@ -162,10 +191,12 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
           recorder: store.recorder,
           reporter,
           label: argv.label,
-          api: previous?.targets[0]?.api ?? argv.api,
+          api,
           concurrency: argv.concurrency,
           searchConcurrency: argv.searchConcurrency,
-          repeats: argv.repeats ?? (previous?.info.options.repeats as number | undefined),
+          repeats: argv.repeats ?? ((previous ?? source)?.info.options.repeats as number | undefined),
+          subset,
+          ...(maxCredits !== undefined && { budget: { maxCredits, expected: expectedCredits(store.db, suite, targets, previous?.runId) } }),
           onQuota: argv.onQuota,
           maxQuotaWaitMs,
           cleanup: argv.cleanup,
@@ -191,7 +222,11 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       process.stdout.write(
         argv.json
           ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), quality, db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary(result, store.path, emulated) + formatQuality(quality) + formatGradingSummary(grades) + shardNote,
+          : formatRunSummary(result, store.path, emulated) +
+            formatQuality(quality) +
+            formatGradingSummary(grades) +
+            shardNote +
+            interruptionNotes(result, argv.db, targets.some((t) => t.emulated), result.stoppedBy !== undefined ? ` --max-credits ${2 * (maxCredits ?? 0)}` : ''),
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
       process.exitCode = result.exitCode;
@@ -216,26 +251,12 @@ async function checkJudgeFirst(suite: ResolvedSuite, targets: RunTarget[], polic
   return failed.message;
 }
 
-/** The run `--resume` names; one that matches nothing is the user's mistake here (exit 2), not an empty report. */
-function runToResume(db: Database.Database, file: string, selector: string): number {
-  try {
-    return resolveRun(db, file, selector).id;
-  } catch (error) {
-    if (error instanceof NothingToCompareError) throw new UsageError(error.message, { cause: error });
-    throw error;
-  }
-}
-
-/** A command that resumes the run as printed: with its database, so it works from any folder's defaults. */
-export function resumeHint(runId: number | undefined, db: string): string {
-  return `npx dsbench run --resume ${runId ?? '<run id>'} --db ${/^[\w./-]+$/.test(db) ? db : JSON.stringify(db)}`;
-}
 
 /**
  * First SIGINT, SIGTERM or SIGHUP: launch nothing more, give running questions the grace period, then cancel
  * them. A second one exits at once: every state change is already committed, so the database stays consistent.
  */
-function handleSignals(graceMs: number, db: string, currentRun: () => number | undefined, notice: (text: string) => void, beforeForcedExit: () => void) {
+function handleSignals(graceMs: number, later: () => string, notice: (text: string) => void, beforeForcedExit: () => void) {
   const stop = new AbortController();
   const abort = new AbortController();
   let grace: NodeJS.Timeout | undefined;
@@ -246,12 +267,12 @@ function handleSignals(graceMs: number, db: string, currentRun: () => number | u
       } catch {
         // Exiting matters more than the status; every observation is committed already.
       }
-      notice(`second ${signal}: exiting now; continue later with ${resumeHint(currentRun(), db)}`);
+      notice(`second ${signal}: exiting now. ${later()}`);
       process.exit(ExitCode.aborted);
     }
     notice(
       `${signal}: launching nothing more; running questions have ${graceMs < 1000 ? `${graceMs} ms` : `${Math.round(graceMs / 1000)} s`} to finish, then are cancelled (again to exit at once). ` +
-        `Continue later with ${resumeHint(currentRun(), db)}`,
+        later(),
     );
     stop.abort();
     grace = setTimeout(() => abort.abort(), graceMs);

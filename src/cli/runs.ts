@@ -8,6 +8,7 @@ import { type RunSummary, listRuns } from '../store/queries.js';
 import type { GlobalArgs } from './global-options.js';
 import type { Output } from './report.js';
 import { commandUsage } from './command-usage.js';
+import { runsDeleteCommand } from './runs-delete.js';
 
 export interface RunsArgs {
   db: string;
@@ -34,9 +35,10 @@ export function splitText(split: RunSummary['split']): string {
 export function runsTable(runs: readonly RunSummary[]): string {
   // The shard column only where some run was split, so the usual listing keeps its width.
   const split = runs.some((r) => r.split);
+  const reruns = runs.some((r) => r.rerunOf !== null);
   return textTable({
-    headers: ['id', 'label', 'suite', 'targets', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits', ...(split ? ['shard'] : [])],
-    align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right', 'left'],
+    headers: ['id', 'label', 'suite', 'targets', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits', ...(split ? ['shard'] : []), ...(reruns ? ['rerun of'] : [])],
+    align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right', 'left', 'left'],
     rows: runs.map((r) => [
       String(r.id),
       r.label ?? '',
@@ -44,13 +46,14 @@ export function runsTable(runs: readonly RunSummary[]): string {
       r.targets.join(',') + (r.emulated ? ' (emulated)' : ''),
       r.startedAt,
       r.status,
-      // A run still running (or killed) has no verdict yet.
-      r.status === 'running' ? '' : `${verdictWord(r.exitCode)} (exit ${r.exitCode})`,
+      // A run still running (or killed) has no verdict yet; one that asked nothing is no night at all.
+      r.status === 'running' ? '' : `${r.nothingAsked ? 'NOTHING ASKED: ' : ''}${verdictWord(r.exitCode)} (exit ${r.exitCode})`,
       String(r.items),
       outcomeText(r.outcomes),
       r.checks.passed + r.checks.failed === 0 ? '' : `${r.checks.failed} of ${r.checks.passed + r.checks.failed} failed`,
       fmtCredits(r.credits),
       ...(split ? [splitText(r.split)] : []),
+      ...(reruns ? [r.rerunOf === null ? '' : String(r.rerunOf)] : []),
     ]),
   });
 }
@@ -74,6 +77,7 @@ export const runsCommand: CommandModule<GlobalArgs, RunsArgs & GlobalArgs> = {
   ...commandUsage.runs,
   builder: (y: Argv<GlobalArgs>) =>
     y
+      .command(runsDeleteCommand)
       .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
       .option('limit', { type: 'number', default: 20, describe: 'Most runs to list' })
       .option('suite', { type: 'string', describe: 'Only runs of this suite' })

@@ -10,6 +10,7 @@ import { type QuestionGrid, cellText, questionGrid } from './question-grid.js';
 import type { ReportFormat } from './report.js';
 import { historyHtml } from './html/history-html.js';
 import { fmtInt, fmtNum, fmtPct, fmtSeconds, safeJson } from './tables.js';
+import type { RunHead } from '../store/queries.js';
 
 export interface HistoryOptions {
   db: string;
@@ -25,6 +26,8 @@ export interface HistoryOptions {
 export interface HistoryResult {
   suite: string;
   rows: HistoryRow[];
+  /** Runs that asked nothing, left out of the trend. */
+  nothingAsked: RunHead[];
   out: string;
   files: string[];
   markdown: string;
@@ -42,11 +45,11 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
   try {
     const suite = options.suite ?? findRun(store.db, 'latest')?.suiteName;
     if (suite === undefined) throw new NothingToCompareError(`no runs in ${options.db} yet, so no history.`);
-    const { rows, runs, grid } = await inSnapshot(store.db, async () => {
+    const { rows, runs, nothingAsked, grid } = await inSnapshot(store.db, async () => {
       const history = collectHistory(store.db, suite, options.limit);
       return { ...history, grid: questionGrid(store.db, history.runs) };
     });
-    if (runs.length === 0) throw new NothingToCompareError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);
+    if (runs.length === 0 && nothingAsked.length === 0) throw new NothingToCompareError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);
     const out = options.out ?? outputDir(options.db, `history-${safeName(suite)}`);
     mkdirSync(out, { recursive: true });
     const files: string[] = [];
@@ -61,15 +64,29 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     if (mdFile) files.push(mdFile);
     if (jsonFile) files.push(jsonFile);
     if (htmlFile) files.push(htmlFile);
-    const blocks = historyDocument(suite, options.db, rows, grid, files);
+    const blocks = [...historyDocument(suite, options.db, rows, grid, files), ...nothingAskedBlocks(nothingAsked)];
     const markdown = renderMarkdown(blocks);
     if (mdFile) writeFileSync(mdFile, markdown);
-    if (jsonFile) writeFileSync(jsonFile, safeJson({ db: options.db, suite, rows, questions: grid, files }));
+    if (jsonFile) writeFileSync(jsonFile, safeJson({ db: options.db, suite, rows, nothingAsked, questions: grid, files }));
     if (htmlFile) writeFileSync(htmlFile, historyHtml(options.db, suite, rows, new Date().toISOString(), grid));
-    return { suite, rows, out, files, markdown, text: renderText(blocks) };
+    return { suite, rows, nothingAsked, out, files, markdown, text: renderText(blocks) };
   } finally {
     store.close();
   }
+}
+
+/** Runs that asked nothing, apart from the trend: they are not a clean night, nor any night. */
+function nothingAskedBlocks(runs: readonly RunHead[]): Block[] {
+  if (runs.length === 0) return [];
+  return [
+    {
+      kind: 'para',
+      text: [
+        `Left out of the trend, ${runs.length} run${runs.length === 1 ? '' : 's'} that asked nothing (every item skipped before it was sent, e.g. a refused token): ` +
+          runs.map((r) => `${r.id}${r.label ? ` (${r.label})` : ''} ${r.startedAt}`).join(', '),
+      ],
+    },
+  ];
 }
 
 function historyDocument(suite: string, db: string, rows: readonly HistoryRow[], grid: QuestionGrid, files: readonly string[]): Block[] {

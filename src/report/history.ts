@@ -40,11 +40,24 @@ export interface HistoryOptions {
   known?: { runId: number; rows: readonly QuestionSummaryRow[] } | undefined;
 }
 
-/** The runs of `suite`, newest `limit` of them, as trend rows (oldest first). */
-export function collectHistory(db: Database.Database, suite: string, limit: number, options: HistoryOptions = {}): { runs: RunHead[]; rows: HistoryRow[] } {
+/**
+ * The runs of `suite`, newest `limit` of them, as trend rows (oldest first). A run that asked nothing (every
+ * item skipped before it was sent) is no point of the trend, not a clean night: it is listed apart (`nothingAsked`).
+ */
+export function collectHistory(
+  db: Database.Database,
+  suite: string,
+  limit: number,
+  options: HistoryOptions = {},
+): { runs: RunHead[]; rows: HistoryRow[]; nothingAsked: RunHead[] } {
   const runs: RunHead[] = [];
+  const nothingAsked: RunHead[] = [];
   let turns = 0;
   for (const run of suiteRuns(db, suite, limit, options.through)) {
+    if (run.nothingAsked) {
+      nothingAsked.unshift(run);
+      continue;
+    }
     if (options.known?.runId !== run.id) turns += runCounts(db, run.id).turns;
     if (runs.length > 0 && options.maxTurns !== undefined && turns > options.maxTurns) break;
     runs.push(run);
@@ -52,7 +65,7 @@ export function collectHistory(db: Database.Database, suite: string, limit: numb
   runs.reverse();
   const rows: HistoryRow[] = [];
   for (const run of runs) rows.push(...historyRows(run, options.known?.runId === run.id ? options.known.rows : summarize(db, run.id)));
-  return { runs, rows };
+  return { runs, rows, nothingAsked };
 }
 
 function summarize(db: Database.Database, runId: number): QuestionSummaryRow[] {

@@ -1,6 +1,7 @@
 import type { Block, Inline } from './document.js';
 import { qualityBlocks } from './quality-document.js';
 import type { ReportData } from './report.js';
+import type { RunRecord } from '../store/queries.js';
 import { capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
 const MAX_LISTED = 20;
@@ -49,6 +50,7 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       blocks.push({ kind: 'para', text: [`Merged from all ${split.shardCount} shards of ${group}.`] });
     }
   }
+  blocks.push(...partOfPlan(run));
   if (data.inProgress) {
     blocks.push({
       kind: 'callout',
@@ -262,5 +264,15 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     blocks.push({ kind: 'heading', level: 3, text: ['Files'] });
     blocks.push({ kind: 'list', items: files.map((f): Inline[] => [{ code: f }]) });
   }
+  return blocks;
+}
+
+/** A run of part of its suite (`--rerun-failed`, `--only`), or one that asked nothing, says so first. */
+function partOfPlan(run: RunRecord): Block[] {
+  const only = Array.isArray(run.options.only) ? (run.options.only as string[]).map((o) => `--only ${o}`).join(' ') : '';
+  const blocks: Block[] = [];
+  if (run.rerunOf !== null) blocks.push({ kind: 'para', text: [`A rerun of run ${run.rerunOf}: its items that failed, erred or did not end${only ? `, narrowed by ${only}` : ''}.`] });
+  else if (only) blocks.push({ kind: 'para', text: [`Part of the suite: ${only}.`] });
+  if (run.nothingAsked) blocks.push({ kind: 'callout', text: ['Nothing was asked in this run: every item was skipped before it was sent. It is never the latest run of its label.'] });
   return blocks;
 }

@@ -50,3 +50,24 @@ export function planItems(suite: ResolvedSuite, targets: readonly string[], repe
     },
   };
 }
+
+/**
+ * A part of the plan a run is made of: `--only`, `--rerun-failed`, or a resumed run of such a part. How it
+ * was chosen is stored with the run's options; a resume keeps the items the run planned.
+ */
+export interface Subset {
+  keep: (item: PlannedItem) => boolean;
+  /** `--only` selectors, as given. */
+  only?: string[] | undefined;
+  /** `--rerun-failed`: the run whose failed items these are. */
+  rerunOf?: number | undefined;
+}
+
+/** The items of `plan` that `keep` keeps, made as they are iterated as the plan is. */
+export function planPart(plan: Iterable<WorkItem>, keep: (item: PlannedItem) => boolean): Iterable<WorkItem> {
+  return {
+    *[Symbol.iterator]() {
+      for (const item of plan) if (keep(item)) yield item;
+    },
+  };
+}

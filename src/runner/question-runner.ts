@@ -20,6 +20,7 @@ import type { ItemOutcome, Recorder, ResumeItem, ResumeTurn, TurnRecord } from '
 import type { CreatesInFlight } from './creates-in-flight.js';
 import type { ServerClock } from './server-clock.js';
 import type { ItemSlot } from './slots.js';
+import { CANCELLED_ON_INTERRUPT } from './stopped.js';
 import type { TargetGate } from './target-gate.js';
 
 export interface QuestionContext {
@@ -193,7 +194,7 @@ export async function runQuestion(ctx: QuestionContext, item: QuestionItem, resu
       if (ended) commit(() => undefined);
       if (ctx.signal.aborted) {
         await cancelOnServer(ctx, ref, item);
-        message = 'cancelled by dsbench: the run was aborted';
+        message = CANCELLED_ON_INTERRUPT;
         turns[current] = { state: 'canceled', text, clientError: message, polls: 0 };
       } else if (error instanceof AbortedError) {
         // The item's own timeout passed while a request was still being retried.

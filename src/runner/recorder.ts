@@ -22,6 +22,8 @@ export interface RunInfo {
   startedAt: string;
   /** Set on a shard of a run split across machines (`--shard`). */
   group?: RunGroupInfo | undefined;
+  /** The run `run --rerun-failed` took this one's items from. */
+  rerunOf?: number | undefined;
 }
 
 /** Shards of one run share a group; `dsbench merge` puts them back together into one run. */
@@ -164,6 +166,21 @@ export interface ResumeState {
   items: ResumeItem[];
 }
 
+/** An item a resume runs again because dsbench itself stopped it when its run was interrupted. */
+export interface RequeuedItem {
+  key: string;
+  target: string;
+  /** The stopped attempt's conversation: the run still owns it (a lost send is never matched to it). */
+  conversationRef: string | null;
+}
+
+/** How dsbench records an item it stopped itself when a run is interrupted: its kind, outcome and message. */
+export interface StoppedMarker {
+  kind: ItemKind;
+  outcome: ItemOutcome;
+  message: string;
+}
+
 /** A run without its items, and how many it has. */
 export type RunHeader = Omit<ResumeState, 'items'> & { itemCount: number };
 
@@ -235,11 +252,16 @@ export interface TargetTally {
   unownedConversations: number;
   /** Texts of creates given up, and how many of them no end-of-run check has looked for (and why, if it failed). */
   lostCreates: { texts: number; unchecked: number; error: string | null };
+  /**
+   * Attempts dsbench itself stopped when the run was interrupted (a question it cancelled, a search it cut)
+   * whose items a resume ran again, and their credits: asked again after our own cancel, not asked twice.
+   */
+  rerunAfterInterruption: { attempts: number; credits: number | null };
 }
 
 export function emptyTargetTally(): TargetTally {
   const kind = (): KindTally => ({ counts: {}, expected: {}, passed: 0, failed: 0 });
-  return { counts: {}, credits: null, passed: 0, failed: 0, questions: kind(), searches: kind(), unownedConversations: 0, lostCreates: { texts: 0, unchecked: 0, error: null } };
+  return { counts: {}, credits: null, passed: 0, failed: 0, questions: kind(), searches: kind(), unownedConversations: 0, lostCreates: { texts: 0, unchecked: 0, error: null }, rerunAfterInterruption: { attempts: 0, credits: null } };
 }
 
 /** Everything the verdict of a whole run needs, read from what was recorded (items finished before a resume included). */
@@ -275,7 +297,13 @@ export interface Recorder {
    * server's time then, as a Date header is).
    */
   serverTimesSeen(runId: number, each: (target: string, server: string, receivedAt: number) => void): void;
-  setRunStatus(runId: number, status: RunStatus, at: string): void;
+  /** `stopReason`: `budget` for a run `--max-credits` stopped; cleared when the run runs again. */
+  setRunStatus(runId: number, status: RunStatus, at: string, stopReason?: 'budget'): void;
+  /**
+   * Items dsbench itself stopped when the run was interrupted (`markers`) go back to `pending`, their
+   * attempts kept as they ended (`requeued_attempts`); committed at once. Returns the items moved.
+   */
+  requeueStopped(runId: number, markers: readonly StoppedMarker[], at: string): RequeuedItem[];
   itemStarted(runId: number, key: string, at: string): void;
   conversationCreated(runId: number, key: string, ref: string, at: string): void;
   /** A target's replies say a dsbench emulator sent them (a standalone one, or the embedded one). */

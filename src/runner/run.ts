@@ -9,10 +9,10 @@ import type { RetryPolicy } from '../http/retry-policy.js';
 import { DEFAULT_TIMEOUT_MS, Transport } from '../http/transport.js';
 import { VERSION } from '../version.js';
 import { deleteConversation, isLeftToDelete } from './cleanup.js';
-import { planItems, planRun, type WorkItem } from './plan.js';
+import { planItems, planPart, type Subset, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
-import { emptyTargetTally, LeaseLostError, type Recorder, type ResumeItem, type RunLease, type RunStatus, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
+import { emptyTargetTally, LeaseLostError, type Recorder, type ResumeItem, type RunLease, type RunStatus, type RunTally, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
 import type { Reporter } from './reporters/index.js';
 import type { EmulatorNoted } from './emulator-note.js';
 import { runSearchItem } from './search-runner.js';
@@ -24,6 +24,8 @@ import { LandingWatch } from './landing-watch.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
 import { runExitCode } from './verdict.js';
+import { STOPPED_ON_INTERRUPT } from './stopped.js';
+import { CreditBudget, type BudgetOptions } from './budget.js';
 import type { Env } from '../config/credentials.js';
 import type { ResolvedQuestion } from '../config/suite.js';
 import { RunGrading, type GradingTotals } from '../grade/run-grading.js';
@@ -54,6 +56,10 @@ export interface RunOptions {
   resumeRunId?: number | undefined;
   /** Run only this shard of the plan (`--shard`); a resumed shard must give its own. */
   shard?: Shard | undefined;
+  /** `--max-credits`: launch nothing that would take the run's credits past the cap. */
+  budget?: BudgetOptions | undefined;
+  /** Only these items of the plan (`--only`, `--rerun-failed`, or a resumed run of such a part). */
+  subset?: Subset | undefined;
   /** `--group`: the label that, with the suite and targets, names the group the shards belong to. */
   groupLabel?: string | undefined;
   /** Told the run's id as soon as it is created or reopened (the CLI marks it aborted on a forced exit). */
@@ -91,6 +97,8 @@ export interface RunResult {
   wallMs: number;
   /** Judge calls, cache hits and judge tokens of grading during the run, when the suite asked for it. */
   grading?: GradingTotals | undefined;
+  /** Why the run stopped launching on its own (`--max-credits`), with the figures. */
+  stoppedBy?: string | undefined;
 }
 
 interface TargetRuntime {
@@ -136,10 +144,13 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   // A database that cannot be written any more stops the run at once: nothing more is launched and what
   // runs is cancelled on the server (its observations could not be recorded).
   const storage = storageWatch(given.recorder);
+  // The budget stops launching as a signal does, but the run's verdict is its own (exit code 10).
+  const overBudget = new AbortController();
+  const budget = given.budget && new CreditBudget(given.budget, creditsRecorded(given.recorder.tally(runId)));
   const options: RunOptions = {
     ...given,
     recorder: storage.recorder,
-    stop: AbortSignal.any([given.stop, lost.signal, storage.broken]),
+    stop: AbortSignal.any([given.stop, lost.signal, storage.broken, overBudget.signal]),
     abort: AbortSignal.any([given.abort, storage.broken]),
   };
   // Every running item listens on these two signals at once: many listeners are expected, not a leak.
@@ -158,7 +169,8 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   }, (options.lease ?? LEASE).heartbeatMs).unref();
   try {
     options.onRunOpened?.(runId);
-    return await followRun(options, { runId, resumed, api, sendWindowMs, earlierSendsGivenUpBy: lease.earlierSendsGivenUpBy, items, started, log, lost: lost.signal, grading, storageFault: storage.fault });
+    const spend = budget && { budget, stop: () => overBudget.abort() };
+    return await followRun(options, { runId, resumed, api, sendWindowMs, earlierSendsGivenUpBy: lease.earlierSendsGivenUpBy, items, started, log, lost: lost.signal, grading, storageFault: storage.fault, spend });
   } finally {
     await grading?.close();
     clearInterval(heartbeat);
@@ -180,8 +192,10 @@ const LEASE = { heartbeatMs: 10_000, staleMs: 60_000 };
 /** The run's items: suite x targets x repeats, made as they are iterated, or the shard's share of them. */
 function planOf(given: RunOptions): Iterable<WorkItem> {
   const targets = given.targets.map((t) => t.name);
+  const all = planItems(given.suite.resolved, targets, given.repeats);
+  const plan = given.subset ? planPart(all, given.subset.keep) : all;
   // A shard's share is chosen over the whole plan at once; it is a fraction of it.
-  return given.shard ? shardPlan(planRun(given.suite.resolved, targets, given.repeats), given.shard) : planItems(given.suite.resolved, targets, given.repeats);
+  return given.shard ? shardPlan([...plan], given.shard) : plan;
 }
 
 /**
@@ -220,6 +234,18 @@ interface OpenedRun {
   grading: RunGrading | undefined;
   /** The first storage failure of the run, once there is one. */
   storageFault: () => DsbenchError | undefined;
+  spend: Spend | undefined;
+}
+
+/** The run's budget, and how it stops the run. */
+interface Spend {
+  budget: CreditBudget;
+  stop: () => void;
+}
+
+/** Credits a run recorded so far: its items', and those of attempts stopped on an interruption. */
+function creditsRecorded(tally: RunTally): number {
+  return Object.values(tally.targets).reduce((sum, t) => sum + (t.credits ?? 0) + (t.rerunAfterInterruption.credits ?? 0), 0);
 }
 
 async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunResult> {
@@ -238,7 +264,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
       if (!pending(item)) alreadyDone++;
     }
     reporter.onRunStart?.({ runId, total, alreadyDone, targets: options.targets.map((t) => t.name) });
-    const ctx: LaunchContext = { options, runId, sendWindowMs: opened.sendWindowMs, earlierSendsGivenUpBy: opened.earlierSendsGivenUpBy, log, grading: opened.grading, grades: new Set() };
+    const ctx: LaunchContext = { options, runId, sendWindowMs: opened.sendWindowMs, earlierSendsGivenUpBy: opened.earlierSendsGivenUpBy, log, grading: opened.grading, grades: new Set(), spend: opened.spend };
     await Promise.all([
       ...workers(items, pending, runtimes, (item, r, slot) => launch(item, r, resumed.unfinished.get(item.key), ctx, slot)),
       ...resumed.toDelete.map((item) => {
@@ -281,14 +307,18 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
   const targets = Object.fromEntries(
     [...runtimes].map(([name, r]) => [name, { ...(tally.targets[name] ?? emptyTargetTally()), ...(r.gate.stopped && { stopped: r.gate.stopped.reason }) }]),
   );
+  const stoppedBy = opened.spend?.budget.stopped;
   const exitCode = runExitCode({
-    signalled: options.stop.aborted,
-    stops: [...runtimes.values()].flatMap((r) => [...(r.gate.stopped ? [r.gate.stopped.exitCode] : []), ...r.failures]),
+    signalled: options.stop.aborted && stoppedBy === undefined,
+    stops: [
+      ...[...runtimes.values()].flatMap((r) => [...(r.gate.stopped ? [r.gate.stopped.exitCode] : []), ...r.failures]),
+      ...(stoppedBy !== undefined ? [ExitCode.budgetExceeded] : []),
+    ],
     items: tally.items,
     failedChecks: tally.checks.failed,
   });
   const status: RunStatus = options.stop.aborted || exitCode === ExitCode.aborted ? 'aborted' : exitCode === ExitCode.unreachable ? 'failed' : 'completed';
-  recorder.setRunStatus(runId, status, new Date().toISOString());
+  recorder.setRunStatus(runId, status, new Date().toISOString(), stoppedBy !== undefined ? 'budget' : undefined);
   return {
     runId,
     status,
@@ -297,6 +327,7 @@ async function followRun(options: RunOptions, opened: OpenedRun): Promise<RunRes
     expectations: tally.checks,
     wallMs: Math.round(performance.now() - started),
     ...(opened.grading && { grading: opened.grading.totals }),
+    ...(stoppedBy !== undefined && { stoppedBy }),
   };
 }
 
@@ -329,6 +360,10 @@ function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Open
       cleanup: options.cleanup,
       // A resume waits this long after a send of this process before it may ask the turn again.
       requestTimeoutMs: ownWindow(options),
+      ...(options.subset?.only && { only: options.subset.only }),
+      ...(options.subset?.rerunOf !== undefined && { rerunOf: options.subset.rerunOf }),
+      // A resume without --max-credits keeps the cap the run started with.
+      ...(options.budget && { maxCredits: options.budget.maxCredits }),
     };
     const info = {
       label: options.label,
@@ -338,6 +373,7 @@ function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Open
       dsbenchVersion: VERSION,
       options: runOptions,
       startedAt: new Date().toISOString(),
+      rerunOf: options.subset?.rerunOf,
       ...(options.shard && {
         group: {
           id: runGroupId({ suiteHash: suite.sha256, targets, label: options.groupLabel ?? '' }),
@@ -406,6 +442,20 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
   const before = Number(state.info.options.requestTimeoutMs);
   const sendWindowMs = Math.max(ownWindow(options), Number.isFinite(before) ? before : DEFAULT_TIMEOUT_MS);
   const resumed = nothingResumed();
+  // What dsbench itself stopped on the interruption is run again; the stopped attempt stays on record, and
+  // its conversation stays the run's own, so no lookup of a lost send ever takes it.
+  const requeued = recorder.requeueStopped(state.runId, STOPPED_ON_INTERRUPT, new Date().toISOString());
+  for (const item of requeued) {
+    if (item.conversationRef === null) continue;
+    const claimed = resumed.claimed.get(item.target) ?? new Set<string>();
+    resumed.claimed.set(item.target, claimed.add(item.conversationRef));
+  }
+  if (requeued.length > 0) {
+    options.reporter.onLog?.(
+      `run ${state.runId}: running again ${requeued.length} item${requeued.length === 1 ? '' : 's'} dsbench stopped when the run was interrupted ` +
+        `(${requeued.map((i) => i.key).slice(0, 5).join(', ')}${requeued.length > 5 ? ', ...' : ''}); the stopped attempts are kept (docs/restarts.md)`,
+    );
+  }
   recorder.resumeItems(state.runId, (item) => {
     if (item.conversationRef !== undefined) {
       const target = targetOf(item.key);
@@ -501,6 +551,7 @@ interface LaunchContext {
   grading: RunGrading | undefined;
   /** Gradings still running; the run waits for them before its verdict. */
   grades: Set<Promise<void>>;
+  spend: Spend | undefined;
 }
 
 /**
@@ -573,9 +624,27 @@ async function gradeLive(grading: RunGrading, ctx: LaunchContext, key: string, t
 
 /** Runs one item in its slot; returns a question's turns for grading. */
 async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext, slot: ItemSlot): Promise<readonly TurnRecord[] | undefined> {
-  const { options, runId, log } = ctx;
   // Items not launched before a stop stay pending, so a resume runs them.
-  if (options.stop.aborted) return undefined;
+  if (ctx.options.stop.aborted) return undefined;
+  const spend = ctx.spend;
+  if (!spend) return (await runItem(item, r, resume, ctx, slot))?.turns;
+  if (!spend.budget.admit(item)) {
+    if (!ctx.options.stop.aborted) ctx.log(`${spend.budget.stopped}; running items finish, the rest stay pending (resume with a higher --max-credits)`);
+    spend.stop();
+    return undefined;
+  }
+  let summary: ItemSummary | undefined;
+  try {
+    summary = await runItem(item, r, resume, ctx, slot);
+    return summary?.turns;
+  } finally {
+    spend.budget.settle(item, summary?.credits ?? null);
+  }
+}
+
+/** Runs one item in its slot, once it may start; undefined when it did not run to its end (a stop, a skip). */
+async function runItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem | undefined, ctx: LaunchContext, slot: ItemSlot): Promise<ItemSummary | undefined> {
+  const { options, runId, log } = ctx;
   const stop = await r.gate.admit(options.stop);
   if (options.stop.aborted) return undefined;
   if (stop) {
@@ -606,7 +675,7 @@ async function launchItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem |
     summary = { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
   }
   options.reporter.onItemEnd?.(item.key, summary);
-  return summary.turns;
+  return summary;
 }
 
 /** Wraps the recorder: the first storage failure (exit code 6) is kept and aborts `broken`, then rethrown. */

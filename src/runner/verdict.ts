@@ -58,9 +58,9 @@ export function failureClass(outcome: VerdictOutcome, checks: { passed: number; 
 
 /**
  * Most severe first: a bug makes the rest untrustworthy; an unreachable instance explains what follows it;
- * a stop explains skipped items; then usage, then checks.
+ * a stop explains skipped items (a budget's stop the items it left pending); then usage, then checks.
  */
-const SEVERITY: readonly ExitCode[] = [ExitCode.internal, ExitCode.storage, ExitCode.unreachable, ExitCode.aborted, ExitCode.usage, ExitCode.expectationsFailed, ExitCode.ok];
+const SEVERITY: readonly ExitCode[] = [ExitCode.internal, ExitCode.storage, ExitCode.unreachable, ExitCode.budgetExceeded, ExitCode.aborted, ExitCode.usage, ExitCode.expectationsFailed, ExitCode.ok];
 
 export interface VerdictInput {
   /** The run was stopped by a signal (or a crash): aborted whatever the items say. */
@@ -94,6 +94,8 @@ export function verdictWord(code: ExitCode): string {
       return 'unreachable';
     case ExitCode.aborted:
       return 'aborted';
+    case ExitCode.budgetExceeded:
+      return 'over budget';
     default:
       return `exit ${code}`;
   }

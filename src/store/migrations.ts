@@ -330,6 +330,37 @@ ALTER TABLE citations ADD COLUMN revision TEXT;
 UPDATE citations SET kind = 'repository' WHERE path IS NULL;
 `;
 
+/**
+ * Nightly operations. `rerun_of`: the run `run --rerun-failed` took its items from. `nothing_asked`: a run
+ * that ended without sending anything (every item skipped before it was sent, e.g. a refused token): never
+ * `latest` for its label, shown apart in the history. `stop_reason`: `budget` for a run `--max-credits` stopped
+ * (its verdict is exit code 10, not a signal's 4). `requeued_attempts`: a question or search dsbench
+ * itself stopped when a run was interrupted (cancelled in the grace period), kept as it ended when a resume
+ * runs its item again.
+ */
+const NIGHTLY_OPERATIONS = `
+ALTER TABLE runs ADD COLUMN rerun_of INTEGER;
+ALTER TABLE runs ADD COLUMN nothing_asked INTEGER NOT NULL DEFAULT 0 CHECK (nothing_asked IN (0, 1));
+ALTER TABLE runs ADD COLUMN stop_reason TEXT;
+CREATE TABLE requeued_attempts (
+  run_id           INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  item_key         TEXT NOT NULL,
+  attempt          INTEGER NOT NULL,
+  target           TEXT NOT NULL,
+  kind             TEXT NOT NULL,
+  outcome          TEXT NOT NULL,
+  message          TEXT,
+  conversation_ref TEXT,
+  turns            INTEGER NOT NULL,
+  texts_json       TEXT NOT NULL,
+  credits          REAL,
+  started_at       TEXT,
+  ended_at         TEXT,
+  requeued_at      TEXT NOT NULL,
+  PRIMARY KEY (run_id, item_key, attempt)
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: SCHEMA_V1 },
   { version: 2, name: 'index of items in pairing order', up: PAIRING_INDEX },
@@ -342,6 +373,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'creates given up, and the end-of-run check of them', up: LOST_CREATES },
   { version: 10, name: 'takeovers from a silent holder', up: SILENT_TAKEOVER },
   { version: 11, name: 'citation kinds (file, directory, commit, repository) and revisions', up: CITATION_KINDS },
+  { version: 12, name: 'reruns, runs that asked nothing, attempts stopped by an interruption', up: NIGHTLY_OPERATIONS },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { isPartialAnswer } from '../deepsearch/partial.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { emptyTargetTally, type ItemKind, type ItemStatus, type RunStatus, type RunTally } from '../runner/recorder.js';
+import { requeuedAttempts } from './requeue.js';
 import { failureClass, runExitCode, type VerdictOutcome } from '../runner/verdict.js';
 
 // Read side for reports. Rows use camelCase and `null` for absent values (never 0). The iterators
@@ -22,6 +23,10 @@ export interface RunRecord {
   status: RunStatus;
   /** Set on a shard of a split run and on the run merged from its shards. */
   split: RunSplit | null;
+  /** The run `run --rerun-failed` took this one's items from. */
+  rerunOf: number | null;
+  /** It ended having sent nothing: every item skipped before it was sent (see findRunOffset). */
+  nothingAsked: boolean;
 }
 
 /** How a run belongs to a run split over machines (`dsbench run --shard`, `dsbench merge`). */
@@ -74,6 +79,10 @@ export interface RunSummary {
   /** The exit code the run's items, status and checks call for (the one verdict function of src/runner/verdict.ts). */
   exitCode: ExitCode;
   split: RunSplit | null;
+  /** The run `run --rerun-failed` took this one's items from. */
+  rerunOf: number | null;
+  /** It ended having sent nothing: every item skipped before it was sent. */
+  nothingAsked: boolean;
 }
 
 
@@ -158,7 +167,8 @@ const ITEM_COLUMNS = `i.key AS itemKey, i.kind, i.target, i.suite_item_id AS sui
 
 const RUN_COLUMNS = `id, label, suite_name AS suiteName, suite_path AS suitePath, suite_hash AS suiteHash,
   dsbench_version AS dsbenchVersion, options_json AS options, started_at AS startedAt, ended_at AS endedAt, status,
-  group_id AS groupId, group_label AS groupLabel, shard_index AS shardIndex, shard_count AS shardCount, partial`;
+  group_id AS groupId, group_label AS groupLabel, shard_index AS shardIndex, shard_count AS shardCount, partial,
+  rerun_of AS rerunOf, nothing_asked AS nothingAsked`;
 
 /** `12` selects run 12, `latest` the newest run, anything else the newest run with that label. */
 export function parseRunSelector(text: string): RunSelector {
@@ -172,8 +182,8 @@ export function findRun(db: Database.Database, selector: RunSelector): RunRecord
 }
 
 function runRecord(db: Database.Database, row: unknown): RunRecord {
-  const run = withSplit(db, row as Omit<RunRecord, 'split' | 'options'> & SplitColumns & { options: string });
-  return { ...run, options: JSON.parse(run.options) as Record<string, unknown> };
+  const run = withSplit(db, row as Omit<RunRecord, 'split' | 'options' | 'nothingAsked'> & SplitColumns & { options: string; nothingAsked: number });
+  return { ...run, options: JSON.parse(run.options) as Record<string, unknown>, nothingAsked: run.nothingAsked === 1 };
 }
 
 /** A run as a trend names it. */
@@ -184,16 +194,19 @@ export interface RunHead {
   startedAt: string;
   endedAt: string | null;
   status: RunStatus;
+  /** It ended having sent nothing: shown apart from the trend. */
+  nothingAsked: boolean;
 }
 
 /** The newest `limit` runs of a suite (up to run `through`), newest first: the runs table alone, no pass over their items. */
 export function suiteRuns(db: Database.Database, suite: string, limit: number, through?: number): RunHead[] {
-  return db
+  const rows = db
     .prepare(
-      `SELECT id, label, suite_name AS suiteName, started_at AS startedAt, ended_at AS endedAt, status FROM runs
+      `SELECT id, label, suite_name AS suiteName, started_at AS startedAt, ended_at AS endedAt, status, nothing_asked AS nothingAsked FROM runs
       WHERE suite_name = @suite AND (@through IS NULL OR id <= @through) ORDER BY id DESC LIMIT @limit`,
     )
-    .all({ suite, through: through ?? null, limit }) as RunHead[];
+    .all({ suite, through: through ?? null, limit }) as Array<Omit<RunHead, 'nothingAsked'> & { nothingAsked: number }>;
+  return rows.map((r) => ({ ...r, nothingAsked: r.nothingAsked === 1 }));
 }
 
 /** Newest first; optionally only the runs of one suite. */
@@ -202,6 +215,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
     .prepare(
       `SELECT r.id, r.label, r.suite_name AS suiteName, r.started_at AS startedAt, r.ended_at AS endedAt, r.status,
         r.group_id AS groupId, r.group_label AS groupLabel, r.shard_index AS shardIndex, r.shard_count AS shardCount, r.partial,
+        r.rerun_of AS rerunOf, r.nothing_asked AS nothingAsked, r.stop_reason AS stopReason,
         (SELECT json_group_array(name) FROM (SELECT name FROM targets WHERE run_id = r.id ORDER BY rowid)) AS targets,
         (SELECT coalesce(max(max(emulated, emulator)), 0) FROM targets WHERE run_id = r.id) AS emulated,
         (SELECT count(*) FROM items WHERE run_id = r.id) AS items,
@@ -211,28 +225,31 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
       FROM runs r WHERE (@suite IS NULL OR r.suite_name = @suite) ORDER BY r.id DESC LIMIT @limit`,
     )
     .all({ suite: options.suite ?? null, limit: options.limit ?? -1 }) as Array<
-    Omit<RunSummary, 'checks' | 'exitCode' | 'split' | 'emulated'> & SplitColumns & { targets: string; outcomes: string; emulated: number }
+    Omit<RunSummary, 'checks' | 'exitCode' | 'split' | 'emulated' | 'nothingAsked'> &
+      SplitColumns & { targets: string; outcomes: string; emulated: number; nothingAsked: number; stopReason: string | null }
   >;
-  return rows.map((row) => {
+  return rows.map(({ stopReason, ...row }) => {
     const r = withSplit(db, row);
     const tally = runTally(db, r.id);
     return {
       ...r,
       targets: JSON.parse(r.targets) as string[],
       emulated: r.emulated === 1,
+      nothingAsked: r.nothingAsked === 1,
       outcomes: JSON.parse(r.outcomes) as Record<string, number>,
       checks: tally.checks,
-      exitCode: storedRunExitCode(r.status, tally),
+      exitCode: storedRunExitCode(r.status, tally, stopReason),
     };
   });
 }
 
 /** The verdict of a recorded run: what `dsbench run` ended (or would have ended) with. */
-export function storedRunExitCode(status: RunStatus, tally: RunTally): ExitCode {
+export function storedRunExitCode(status: RunStatus, tally: RunTally, stopReason: string | null = null): ExitCode {
+  const budget = status === 'aborted' && stopReason === 'budget';
   return runExitCode({
-    signalled: status === 'aborted',
+    signalled: status === 'aborted' && !budget,
     // A run is marked failed when a target was unreachable or refused the token.
-    stops: status === 'failed' ? [ExitCode.unreachable] : [],
+    stops: status === 'failed' ? [ExitCode.unreachable] : budget ? [ExitCode.budgetExceeded] : [],
     items: tally.items,
     failedChecks: tally.checks.failed,
   });
@@ -273,6 +290,7 @@ export function runTally(db: Database.Database, runId: number): RunTally {
   }
   const unowned = db.prepare('SELECT target, count(*) AS count FROM unowned_conversations WHERE run_id = ? GROUP BY target').all(runId) as Array<{ target: string; count: number }>;
   for (const row of unowned) (tally.targets[row.target] ??= emptyTargetTally()).unownedConversations = row.count;
+  for (const [target, rerun] of Object.entries(requeuedAttempts(db, runId))) (tally.targets[target] ??= emptyTargetTally()).rerunAfterInterruption = rerun;
   for (const row of lostCreateChecks(db, runId)) {
     (tally.targets[row.target] ??= emptyTargetTally()).lostCreates = { texts: row.texts, unchecked: row.unchecked, error: row.error };
   }
@@ -775,7 +793,9 @@ export function statAnomalies(db: Database.Database, runId: number): StatAnomaly
  * of a suite, up to an id. For selectors like `nightly~1` (the nightly before the newest).
  * A shard run (one part of a split run) is only chosen when no whole run matches: a shard that landed in a
  * results database under the nightly label must not stand in for a whole night in a comparison or gate,
- * while `report latest` in a shard's own database still finds the shard.
+ * while `report latest` in a shard's own database still finds the shard. Likewise a run that asked nothing
+ * (every item skipped before it was sent, e.g. a refused token) is chosen only when no run that asked matches:
+ * it is never a night's `latest`.
  */
 export function findRunOffset(
   db: Database.Database,
@@ -787,6 +807,7 @@ export function findRunOffset(
     .prepare(
       `SELECT ${RUN_COLUMNS} FROM runs
       WHERE ${matches} AND (shard_index IS NULL OR NOT EXISTS (SELECT 1 FROM runs WHERE ${matches} AND shard_index IS NULL))
+        AND (nothing_asked = 0 OR NOT EXISTS (SELECT 1 FROM runs WHERE ${matches} AND nothing_asked = 0))
       ORDER BY id DESC LIMIT 1 OFFSET @offset`,
     )
     .get({ label: where.label ?? null, suite: where.suite ?? null, maxId: where.atMostId ?? null, offset });

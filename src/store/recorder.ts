@@ -6,6 +6,7 @@ import type {
   ItemStatus,
   PlannedItem,
   Recorder,
+  RequeuedItem,
   ResumeItem,
   RunLease,
   ResumeState,
@@ -15,6 +16,7 @@ import type {
   RunStatus,
   RunTally,
   SearchRecord,
+  StoppedMarker,
   TargetInfo,
   TurnRecord,
   TurnState,
@@ -26,6 +28,7 @@ import { statsFromSnakeCase } from '../deepsearch/stats.js';
 import { LeaseLostError } from '../runner/recorder.js';
 import { acquireLease } from './lease.js';
 import { runTally } from './queries.js';
+import { requeueStoppedItems } from './requeue.js';
 import { storageErrorFrom } from './storage-error.js';
 import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
 
@@ -45,9 +48,9 @@ function prepareStatements(db: Database.Database) {
   const p = (sql: string): PositionalStatement => db.prepare<Value[]>(sql);
   return {
     insertRun: s(`INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, status,
-        group_id, group_label, shard_index, shard_count)
+        group_id, group_label, shard_index, shard_count, rerun_of)
       VALUES (@label, @suiteName, @suitePath, @suiteHash, @dsbenchVersion, @optionsJson, @startedAt, 'running',
-        @groupId, @groupLabel, @shardIndex, @shardCount)`),
+        @groupId, @groupLabel, @shardIndex, @shardCount, @rerunOf)`),
     insertTarget: s(`INSERT INTO targets (run_id, name, url, api, emulated) VALUES (@runId, @name, @url, @api, @emulated)`),
     insertItem: p(`INSERT INTO items (run_id, key, position, kind, target, suite_item_id, repeat, tags_json, status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`),
@@ -69,7 +72,13 @@ function prepareStatements(db: Database.Database) {
       JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key AND t.turn = 0
       WHERE i.run_id = ? AND i.conversation_created_at IS NOT NULL AND t.server_created_at IS NOT NULL
       ORDER BY i.conversation_created_at`),
-    setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END
+    // A run that ended having sent nothing (every item skipped before it was sent) says so. Not an aborted one:
+    // it is still to be resumed (`--resume latest` must find it).
+    setRunStatus: s(`UPDATE runs SET status = @status, ended_at = CASE WHEN @status = 'running' THEN NULL ELSE @at END,
+        nothing_asked = @status IN ('completed', 'failed')
+          AND NOT EXISTS (SELECT 1 FROM items WHERE run_id = @runId AND (started_at IS NOT NULL OR status NOT IN ('pending', 'skipped')))
+          AND NOT EXISTS (SELECT 1 FROM requeued_attempts WHERE run_id = @runId),
+        stop_reason = @stopReason
       WHERE id = @runId`),
     // An item resumed after a crash keeps the time it first started.
     // An item's updates take (run, key) last: see updateItem.
@@ -447,11 +456,18 @@ export class SqliteRecorder implements Recorder {
     for (const [target, server, local] of this.s.serverTimesSeen.raw().iterate(runId) as Iterable<[string, string, string]>) each(target, server, Date.parse(local));
   }
 
-  setRunStatus(runId: number, status: RunStatus, at: string): void {
+  setRunStatus(runId: number, status: RunStatus, at: string, stopReason?: 'budget'): void {
     this.batch();
-    const { changes } = this.s.setRunStatus.run({ runId, status, at });
+    const { changes } = this.s.setRunStatus.run({ runId, status, at, stopReason: stopReason ?? null });
     if (changes === 0) throw new Error(`no run ${runId} in the database`);
     this.commitNow();
+  }
+
+  requeueStopped(runId: number, markers: readonly StoppedMarker[], at: string): RequeuedItem[] {
+    this.batch();
+    const moved = requeueStoppedItems(this.db, runId, markers, at);
+    this.commitNow();
+    return moved;
   }
 
   itemStarted(runId: number, key: string, at: string): void {
@@ -591,6 +607,7 @@ export class SqliteRecorder implements Recorder {
         groupLabel: info.group?.label ?? null,
         shardIndex: info.group?.shardIndex ?? null,
         shardCount: info.group?.shardCount ?? null,
+        rerunOf: info.rerunOf ?? null,
       }).lastInsertRowid,
     );
     for (const t of targets) {

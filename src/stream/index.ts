@@ -1,4 +1,4 @@
-export { runSearch, SearchOptionsSchema, type SearchOptions } from './run.js';
+export { runSearch, SEARCH_ABORTED_MESSAGE, SearchOptionsSchema, type SearchOptions } from './run.js';
 export { SearchParamsSchema, parseSearchParams, type SearchParams, type SearchParamsInput } from './params.js';
 export {
   SearchResultSchema,

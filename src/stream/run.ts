@@ -37,6 +37,8 @@ const DONE_GRACE_MS = 1000;
 // Reasons given to the stop signal.
 const TIMEOUT = 'timeout';
 const ABORTED = 'aborted';
+/** The failure message of a search stopped by its caller's signal (a run interrupted): a resume runs it again. */
+export const SEARCH_ABORTED_MESSAGE = 'the search was aborted';
 const TOO_LARGE = 'too_large';
 const AFTER_DONE = 'after_done';
 
@@ -164,7 +166,7 @@ function recordStop(tally: Tally, reason: unknown, opts: Options): void {
     tally.error(message);
     tally.fail({ kind: 'event_too_large', message, exitCode: ExitCode.unreachable });
   } else {
-    tally.fail({ kind: 'aborted', message: 'the search was aborted', exitCode: ExitCode.aborted });
+    tally.fail({ kind: 'aborted', message: SEARCH_ABORTED_MESSAGE, exitCode: ExitCode.aborted });
   }
 }
 

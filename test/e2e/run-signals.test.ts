@@ -126,8 +126,8 @@ describe.concurrent('signals', () => {
     expect(performance.now() - second).toBeLessThan(2_000);
     expect(exit.code).toBe(4);
     // Both signals say how to continue, as a command that works as printed (with the database).
-    expect(exit.stderr).toContain(`Continue later with npx dsbench run --resume 1 --db ${dbPath}\n`);
-    expect(exit.stderr).toContain(`dsbench: second SIGINT: exiting now; continue later with npx dsbench run --resume 1 --db ${dbPath}\n`);
+    expect(exit.stderr).toContain(`Continue later with:\n  npx dsbench run --resume 1 --db ${dbPath}\n`);
+    expect(exit.stderr).toContain(`dsbench: second SIGINT: exiting now. Continue later with:\n  npx dsbench run --resume 1 --db ${dbPath}\n`);
 
     const at = peek(dbPath, (db) => ({
       integrity: db.pragma('integrity_check', { simple: true }),

@@ -61,12 +61,19 @@ describe('a database that fills up during a run', () => {
     expect(['aborted', 'running']).toContain((reader.prepare('SELECT status FROM runs WHERE id = 1').get() as { status: string }).status);
     reader.close();
 
-    // With room again (a new connection has no cap), the run resumes: the rest are asked, nothing twice.
+    // With room again (a new connection has no cap), the run resumes: the rest are asked, nothing twice. The
+    // questions dsbench cancelled (and recorded so) are asked again, their attempts kept: asked again after
+    // our own cancel, never a question asked twice.
     const again = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, resumeRunId: 1 });
     try {
       expect(again.result.targets.main?.counts.pending ?? 0).toBe(0);
-      expect(e.counters()[op('versioned', 'create')]).toBe(8);
+      const requeued = again.db.prepare('SELECT texts_json FROM requeued_attempts').pluck().all() as string[];
+      expect(again.result.targets.main?.rerunAfterInterruption.attempts).toBe(requeued.length);
+      expect(e.counters()[op('versioned', 'create')]).toBe(8 + requeued.length);
       expect(new Set(e.questionRecords().map((q) => q.text)).size).toBe(8);
+      const cancelled = e.questionRecords().filter((q) => q.outcome === 'cancelled').map((q) => q.text);
+      // Each re-asked text was one dsbench cancelled; one it cancelled without recording it (the disk full) is not asked again.
+      for (const texts of requeued) expect(cancelled).toContain((JSON.parse(texts) as string[])[0]);
     } finally {
       again.close();
     }

@@ -84,6 +84,8 @@ describe('queries', () => {
       // An item left pending: the run stopped before it.
       exitCode: ExitCode.aborted,
       split: null,
+      rerunOf: null,
+      nothingAsked: false,
     });
     expect(runs[0]).toMatchObject({ items: 0, outcomes: {}, credits: null, endedAt: null, status: 'running' });
     expect(listRuns(store.db, { limit: 1 }).map((r) => r.id)).toEqual([3]);

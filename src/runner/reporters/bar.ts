@@ -2,6 +2,29 @@ import cliProgress from 'cli-progress';
 import type { ItemSummary } from '../question-runner.js';
 import { etaText, ProgressState, type Reporter, type RunStart } from './reporter.js';
 
+/** DECAWM: the terminal wraps a line wider than itself (on), or writes its last column over (off). */
+const WRAP_ON = '\x1b[?7h';
+const WRAP_OFF = '\x1b[?7l';
+
+/**
+ * The stream cli-progress draws on, less its cursor save and restore (ESC 7, ESC 8): it saves the cursor where
+ * the bar is first drawn and restores it when the bar stops. On a screen that had not scrolled yet that is
+ * above every message written since, and the summary then overwrote them (the resume command among them).
+ * The bar needs no restore: it is always drawn on the last line.
+ */
+function withoutCursorRestore(stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): NodeJS.WritableStream {
+  return {
+    get isTTY() {
+      return stream.isTTY;
+    },
+    get columns() {
+      return stream.columns;
+    },
+    write: (chunk: string | Uint8Array, ...rest: unknown[]) =>
+      (stream.write as (...args: unknown[]) => boolean)(typeof chunk === 'string' ? chunk.replace(/\x1b[78]/g, '') : chunk, ...rest),
+  } as unknown as NodeJS.WritableStream;
+}
+
 /**
  * A live bar on a terminal: done of total, running, errors, checks, credits so far, ETA. Every message shown
  * while it is drawn goes through onLog, which clears the bar's line first, so the two never mix.
@@ -18,7 +41,7 @@ export class BarReporter implements Reporter {
         format: (options, params) =>
           `dsbench ${cliProgress.Format.BarFormat(params.progress, options)} ${params.value}/${params.total} | running ${this.state.running} | ` +
           `${this.state.counts()} | ${etaText(this.state.etaSeconds())}`,
-        stream: stream as NodeJS.WritableStream,
+        stream: withoutCursorRestore(stream),
         hideCursor: true,
         // A message clears the bar's line; the next frame must draw it again even if nothing changed.
         forceRedraw: true,
@@ -44,8 +67,12 @@ export class BarReporter implements Reporter {
   }
 
   onLog(message: string): void {
-    // The message takes the bar's line (cleared first) and the bar is drawn again below it.
-    this.stream.write(`${this.drawn && this.stream.isTTY ? '\r\x1b[2K' : ''}dsbench: ${message}\n`);
+    // The message takes the bar's line (cleared first) and the bar is drawn again below it. While the bar is
+    // drawn the terminal's line wrap is off (cli-progress cuts its line at the terminal's width), so a message
+    // is written with it back on: one wider than the terminal wraps onto lines of its own instead of being
+    // cut, its last column written over and over (a resume command lost at 160 columns).
+    const live = this.drawn && this.stream.isTTY;
+    this.stream.write(`${live ? `\r\x1b[2K${WRAP_ON}` : ''}dsbench: ${message}\n${live ? WRAP_OFF : ''}`);
     if (this.drawn) this.bar.render();
   }
 
