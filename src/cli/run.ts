@@ -15,6 +15,8 @@ import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
 import { parseShard, type Shard } from '../runner/shard.js';
 import { writeRunJunit } from '../report/junit.js';
 import { resolveRun } from '../report/open.js';
+import { formatThresholds, runThresholdResults, thresholdsExitCode } from '../report/thresholds.js';
+import { mostSevere } from '../runner/verdict.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { findRun, runTargets } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
@@ -174,17 +176,20 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       // The embedded emulator, or a standalone one that said so in its replies.
       const emulated = runTargets(store.db, result.runId).some((t) => t.servedByEmulator);
       const grades = gradingSummary(store.db, result.runId);
-      const split = shard && findRun(store.db, result.runId)?.split;
+      const run = findRun(store.db, result.runId)!;
+      const thresholds = runThresholdResults(store.db, run);
+      const exitCode = mostSevere([result.exitCode, thresholdsExitCode(thresholds)]);
+      const split = shard && run.split;
       const shardNote = split
         ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`
         : '';
       process.stdout.write(
         argv.json
-          ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary(result, store.path, emulated) + formatGradingSummary(grades) + shardNote,
+          ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), db: store.path, emulated }, null, 2)}\n`
+          : formatRunSummary({ ...result, exitCode }, store.path, emulated) + formatGradingSummary(grades) + formatThresholds(thresholds) + shardNote,
       );
-      if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
-      process.exitCode = result.exitCode;
+      if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
+      process.exitCode = exitCode;
     } finally {
       store.close();
       await emulator?.stop();

@@ -1,5 +1,6 @@
 import type { Block, Inline } from './document.js';
 import type { ReportData } from './report.js';
+import { formatThresholdValue, thresholdVerdict } from './thresholds.js';
 import { capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
 const MAX_LISTED = 20;
@@ -135,6 +136,8 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     if (more > 0) blocks.push({ kind: 'para', text: [`… and ${more} more kinds of error (see questions.csv and searches.csv).`] });
   }
 
+  blocks.push(...thresholdBlocks(data));
+
   const ex = data.expectations;
   if (ex.total > 0) {
     blocks.push({ kind: 'heading', level: 2, text: ['Expectations'] });
@@ -260,4 +263,26 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     blocks.push({ kind: 'list', items: files.map((f): Inline[] => [{ code: f }]) });
   }
   return blocks;
+}
+
+/** The suite's thresholds: one row per threshold and scope, failed ones marked. */
+function thresholdBlocks(data: ReportData): Block[] {
+  const results = data.thresholds;
+  if (results.length === 0) return [];
+  const failed = results.filter((r) => !r.passed).length;
+  return [
+    { kind: 'heading', level: 2, text: ['Thresholds'] },
+    {
+      kind: 'para',
+      text: [`${fmtInt(results.length - failed)} of ${fmtInt(results.length)} thresholds passed`, ...(failed > 0 ? [', ', { strong: `${fmtInt(failed)} failed` }, ' (dsbench run exits with code 9)'] : []), '.'],
+    },
+    {
+      kind: 'table',
+      table: {
+        headers: ['metric', 'threshold', 'scope', 'value', 'result'],
+        align: ['left', 'left', 'left', 'right', 'left'],
+        rows: results.map((r) => [r.metric, r.expression.trim(), r.target ?? 'whole run', r.value === null ? '–' : formatThresholdValue(r.metric, r.value), thresholdVerdict(r)]),
+      },
+    },
+  ];
 }

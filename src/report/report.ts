@@ -39,6 +39,7 @@ import { inSnapshot, openResults, outputDir, resolveRun } from './open.js';
 import { QUESTION_COLUMNS, questionRows } from './questions-csv.js';
 import { type QuestionLine, PerQuestion } from './per-question.js';
 import { reportDocument } from './report-document.js';
+import { runThresholdResults, type ThresholdResult } from './thresholds.js';
 import { SEARCH_COLUMNS, searchRows } from './searches-csv.js';
 import {
   type QuestionSummaryRow,
@@ -92,6 +93,8 @@ export interface ReportData {
   expectations: ExpectationSummary & { items: number; passedItems: number; failedItems: number };
   /** One line per target and question id (null when the run has more than MAX_QUESTIONS of them). */
   perQuestion: QuestionLine[] | null;
+  /** The suite's thresholds judged on this run; empty when it set none. */
+  thresholds: ThresholdResult[];
   generatedAt: string;
 }
 
@@ -164,6 +167,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         unchecked: lostCreateChecks(db, run.id).filter((row) => row.unchecked > 0),
         expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
         perQuestion,
+        thresholds: runThresholdResults(db, run),
         generatedAt: now.toISOString(),
       };
       // Loaded only when asked for: the HTML page's modules are most of what a report would load otherwise.
@@ -309,6 +313,7 @@ export function reportJson(data: ReportData, files: readonly string[]): Record<s
     unowned: data.unowned,
     unchecked: data.unchecked,
     expectations: data.expectations,
+    thresholds: data.thresholds,
     files,
   };
 }

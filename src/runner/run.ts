@@ -327,6 +327,8 @@ function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Open
       cleanup: options.cleanup,
       // A resume waits this long after a send of this process before it may ask the turn again.
       requestTimeoutMs: ownWindow(options),
+      // Kept with the run so that its report judges the thresholds it was started with.
+      ...(Object.keys(suite.resolved.thresholds).length > 0 && { thresholds: suite.resolved.thresholds }),
     };
     const info = {
       label: options.label,

@@ -248,6 +248,13 @@ export const CLIENT_SCRIPT = `
       app.appendChild(gradesTable);
     }
 
+    if (d.thresholds && d.thresholds.length) {
+      heading('Thresholds');
+      var thresholdsTable = staticTable(['metric', 'threshold', 'scope', 'value', 'result'], d.thresholds, [0, 0, 0, 1, 0]);
+      thresholdsTable.id = 'thresholds';
+      app.appendChild(thresholdsTable);
+    }
+
     heading('Charts');
     var targets = d.targets.map(function (t) { return t.name; });
     var lat = histogram(targets.map(function (t) { return { label: t, values: d.turns.filter(function (r) { return r[I.target] === t && r[I.state] === 'completed'; }).map(function (r) { return r[I.server] != null ? r[I.server] : r[I.wall]; }) }; }), 30);
