@@ -23,6 +23,8 @@ import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from '.
 import { formatRunSummary } from './run-summary.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
+import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
+import { pushRunMetrics } from '../report/push-metrics.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -43,6 +45,7 @@ interface RunArgs extends GlobalArgs {
   shard?: string | undefined;
   group?: string | undefined;
   junit?: string | undefined;
+  pushMetrics?: string | undefined;
 }
 
 /**
@@ -81,12 +84,14 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards' })
       .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
+      .option('push-metrics', PUSH_METRICS_OPTION)
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .check((argv) => {
         for (const name of ['concurrency', 'search-concurrency', 'repeats'] as const) positiveInt(name, argv[name] as number | undefined);
         if (!(Number(argv.emulatorTimeScale) > 0)) throw new UsageError('--emulator-time-scale must be positive');
         if (argv.suite === undefined && argv.resume === undefined) throw new UsageError('give a suite file, e.g. dsbench run suites/smoke.yaml');
         if (argv.shard !== undefined) parseShard(String(argv.shard));
+        checkPushUrl(argv.pushMetrics);
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
         return true;
@@ -189,6 +194,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
           : formatRunSummary({ ...result, exitCode }, store.path, emulated) + formatGradingSummary(grades) + formatThresholds(thresholds) + shardNote,
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
+      if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics));
       process.exitCode = exitCode;
     } finally {
       store.close();

@@ -38,6 +38,7 @@ import { safeJson } from './tables.js';
 import { inSnapshot, openResults, outputDir, resolveRun } from './open.js';
 import { QUESTION_COLUMNS, questionRows } from './questions-csv.js';
 import { type QuestionLine, PerQuestion } from './per-question.js';
+import { type PushOutcome, pushRunMetrics } from './push-metrics.js';
 import { reportDocument } from './report-document.js';
 import { runThresholdResults, type ThresholdResult } from './thresholds.js';
 import { SEARCH_COLUMNS, searchRows } from './searches-csv.js';
@@ -68,6 +69,8 @@ export interface ReportOptions {
   maxListed?: number | undefined;
   /** Also write JUnit XML (a test case per item) to this file. */
   junit?: string | undefined;
+  /** Also push the run's metrics to this Prometheus Pushgateway. */
+  pushMetrics?: string | undefined;
 }
 
 export interface ReportData {
@@ -105,6 +108,8 @@ export interface ReportResult {
   files: string[];
   markdown: string;
   text: string;
+  /** How the push went, when one was asked for. */
+  pushed?: PushOutcome;
 }
 
 export function defaultReportDir(db: string, runId: number): string {
@@ -184,7 +189,8 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     const markdown = renderMarkdown(blocks);
     if (mdFile) writeFileSync(mdFile, markdown);
     if (jsonFile) writeFileSync(jsonFile, safeJson(reportJson(data, files)));
-    return { data, out, files, markdown, text: renderText(blocks) };
+    const push = options.pushMetrics === undefined ? undefined : await pushRunMetrics(store.db, run, options.pushMetrics);
+    return { data, out, files, markdown, text: renderText(blocks), ...(push && { pushed: push }) };
   } finally {
     store.close();
   }
