@@ -20,7 +20,8 @@ import { mostSevere } from '../runner/verdict.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { findRun, runTargets } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
-import { formatRunSummary } from './run-summary.js';
+import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
+import { failingItems } from '../store/failing-items.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
@@ -191,7 +192,11 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       process.stdout.write(
         argv.json
           ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary({ ...result, exitCode }, store.path, emulated) + formatGradingSummary(grades) + formatThresholds(thresholds) + shardNote,
+          : formatRunSummary({ ...result, exitCode }, store.path, emulated) +
+              formatFailingItems(failingItems(store.db, run.id, MAX_FAILING_LISTED), run.id, store.path) +
+              formatGradingSummary(grades) +
+              formatThresholds(thresholds) +
+              shardNote,
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
       if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics));

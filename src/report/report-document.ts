@@ -1,7 +1,7 @@
 import type { Block, Inline } from './document.js';
 import type { ReportData } from './report.js';
 import { formatThresholdValue, thresholdVerdict } from './thresholds.js';
-import { capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
+import { itemErrorsText, capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
 const MAX_LISTED = 20;
 /** Lines of the per-question table: a job summary must stay small (GitHub takes 1 MiB). */
@@ -101,14 +101,14 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     blocks.push({
       kind: 'table',
       table: {
-        headers: ['target', 'items', 'asked', 'completed', 'failed', 'in progress', 'pass rate', 'wall p50 / p90 / p99', 'server p50 / p90 / p99', 'tokens mean', 'cached tokens mean', 'credits', 'credits mean'],
+        headers: ['target', 'items', 'completed', 'errors', 'turns asked', 'turns in progress', 'pass rate', 'wall p50 / p90 / p99', 'server p50 / p90 / p99', 'tokens mean', 'cached tokens mean', 'credits', 'credits mean'],
         align: ['left', ...Array<'right'>(12).fill('right')],
         rows: targets.map((s) => [
           s.target,
           `${fmtInt(s.done)}/${fmtInt(s.items)}`,
+          fmtInt(s.itemsCompleted),
+          itemErrorsText(s),
           fmtInt(s.questions),
-          fmtInt(s.states.completed),
-          fmtInt(s.failed),
           fmtInt(s.inProgress),
           fmtPct(s.expectPassRate),
           triple([s.wallMs.p50, s.wallMs.p90, s.wallMs.p99], fmtSeconds),
@@ -187,14 +187,15 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     blocks.push({
       kind: 'table',
       table: {
-        headers: ['target', 'tag', 'asked', 'completed', 'failed', 'pass rate', 'server p50 / p90', 'credits', 'credits mean'],
-        align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+        headers: ['target', 'tag', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50 / p90', 'credits', 'credits mean'],
+        align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
         rows: tags.map((s) => [
           s.target,
           s.tag,
+          fmtInt(s.items),
+          fmtInt(s.itemsCompleted),
+          itemErrorsText(s),
           fmtInt(s.questions),
-          fmtInt(s.states.completed),
-          fmtInt(s.failed),
           fmtPct(s.expectPassRate),
           triple([s.serverMs.p50, s.serverMs.p90], fmtSeconds),
           fmtCredits(s.credits.sum),
@@ -286,3 +287,4 @@ function thresholdBlocks(data: ReportData): Block[] {
     },
   ];
 }
+

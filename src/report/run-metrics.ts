@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
-import { failureClass, type VerdictOutcome } from '../runner/verdict.js';
 import { gradingSummary, judgeScores } from '../store/grade-queries.js';
-import { type ItemVerdictRow, iterateItemVerdicts, iterateSearches, iterateTurnMetrics, runTargets } from '../store/queries.js';
-import { searchCount } from './summary.js';
+import { iterateItemVerdicts, iterateSearches, iterateTurnMetrics, runTargets } from '../store/queries.js';
+import { countItem, itemCounts, type ItemCounts, searchCount } from './summary.js';
 
 /*
  * A run's aggregate metrics, per target and for the whole run, read in one pass over its turns, items,
@@ -10,24 +9,11 @@ import { searchCount } from './summary.js';
  * these figures, so a limit and a dashboard never disagree.
  */
 
-export interface ItemTally {
-  /** Every item of the scope, finished or not. */
-  items: number;
-  /** Items that ran to their end. */
-  finished: number;
-  /** Finished items that ended in a failure the suite did not expect. */
-  errors: number;
-  /** Finished items that ended in a failure the suite expected (all their checks held). */
-  expectedErrors: number;
-  /** Items with at least one check, and of those the ones that passed every check. */
-  checked: number;
-  passed: number;
-}
-
 export interface ScopeMetrics {
   /** The target, or null for the whole run. */
   target: string | null;
-  items: ItemTally;
+  /** Counted as every report counts them (summary.ts countItem). */
+  items: ItemCounts;
   turns: number;
   /** Per question turn, where recorded. */
   turnWallMs: number[];
@@ -45,7 +31,7 @@ export interface ScopeMetrics {
 function emptyScope(target: string | null): ScopeMetrics {
   return {
     target,
-    items: { items: 0, finished: 0, errors: 0, expectedErrors: 0, checked: 0, passed: 0 },
+    items: itemCounts(),
     turns: 0,
     turnWallMs: [],
     turnServerMs: [],
@@ -57,22 +43,6 @@ function emptyScope(target: string | null): ScopeMetrics {
     judgeScores: [],
     citations: { valid: 0, invalid: 0 },
   };
-}
-
-/** Adds an item to a tally: whether it finished, failed (expected or not) and passed its checks. */
-export function tallyItem(tally: ItemTally, item: Pick<ItemVerdictRow, 'status' | 'outcome' | 'expectations' | 'expectPassed'>): void {
-  tally.items++;
-  if (item.status === 'done') tally.finished++;
-  const failure = failureClass((item.outcome ?? item.status) as VerdictOutcome, {
-    passed: item.expectPassed === 1 ? item.expectations : 0,
-    failed: item.expectPassed === 0 ? 1 : 0,
-  });
-  if (item.status === 'done' && failure === 'error') tally.errors++;
-  if (item.status === 'done' && failure === 'expected') tally.expectedErrors++;
-  if (item.expectPassed !== null) {
-    tally.checked++;
-    tally.passed += item.expectPassed;
-  }
 }
 
 /** Sums per conversation, keyed by item, kept only where some turn reported a value. */
@@ -115,7 +85,7 @@ export function collectRunMetrics(db: Database.Database, runId: number): ScopeMe
     conversations.add(t.target, `${t.target}/${t.suiteItemId}#${t.repeat}`, t.credits, t.totalTokens);
   }
   conversations.into(scopes);
-  for (const item of iterateItemVerdicts(db, runId)) for (const s of scopes(item.target)) tallyItem(s.items, item);
+  for (const item of iterateItemVerdicts(db, runId)) for (const s of scopes(item.target)) countItem(s.items, item);
   for (const search of iterateSearches(db, runId)) {
     for (const s of scopes(search.target)) {
       s.searches++;

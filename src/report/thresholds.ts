@@ -32,9 +32,9 @@ function samples(scope: ScopeMetrics, metric: ThresholdMetric): Samples {
     case 'searchLatency':
       return { values: scope.searchWallMs };
     case 'errorRate':
-      return { numerator: scope.items.errors, denominator: scope.items.finished };
+      return { numerator: scope.items.itemErrors, denominator: scope.items.done };
     case 'passRate':
-      return { numerator: scope.items.passed, denominator: scope.items.checked };
+      return { numerator: scope.items.expectPassed, denominator: scope.items.expectItems };
     case 'credits':
       return { values: scope.conversationCredits };
     case 'tokens':
