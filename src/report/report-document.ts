@@ -173,9 +173,9 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       kind: 'table',
       markdownOnly: true,
       table: {
-        headers: ['target', 'question', 'items', 'checks passed', 'checks failed', 'asked', 'completed', 'errors', 'server p50', 'credits'],
+        headers: ['target', 'question', 'items', 'items passed checks', 'items failed checks', 'turns asked', 'completed', 'errors', 'server p50', 'credits'],
         align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
-        rows: shown.map((q) => [q.target, q.id, fmtInt(q.items), fmtInt(q.passed), fmtInt(q.failed), fmtInt(q.asked), fmtInt(q.completed), fmtInt(q.errors), fmtSeconds(q.serverMsP50), fmtNum(q.credits, 2)]),
+        rows: shown.map((q) => [q.target, q.id, fmtInt(q.items), fmtInt(q.passed), fmtInt(q.failed), fmtInt(q.asked), fmtInt(q.completed), itemErrorsText({ itemErrors: q.errors, itemExpectedErrors: q.expectedErrors }), fmtSeconds(q.serverMsP50), fmtNum(q.credits, 2)]),
       },
     });
     if (more > 0) blocks.push({ kind: 'para', markdownOnly: true, text: [`… and ${fmtInt(more)} more questions (failing ones first above; every turn in questions.csv).`] });

@@ -60,6 +60,9 @@ describe('every view counts alike', () => {
     const md = (await report(db, 'md')).printed;
     // completed counts items (2), not turns (3); 5 turns asked.
     expect(md).toMatch(/\| default \| 4\/4 \| 2 \| 1 \(\+1 expected\) \| 5 \| 0 \| 50\.0% \|/);
+    // Per question too: the expected error is no error.
+    expect(md).toMatch(/\| default \| expected \| 1 \| 1 \| 0 \| 1 \| 0 \| 0 \(\+1 expected\) \|/);
+    expect(md).toMatch(/\| default \| answered \| 1 \| 0 \| 0 \| 2 \| 1 \| 0 \|/);
 
     const html = readFileSync(path.join((await report(db, 'html')).out, 'report.html'), 'utf8');
     expect(html).toContain('"completed":2,"errors":"1 (+1 expected)"');
