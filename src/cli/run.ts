@@ -15,17 +15,17 @@ import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
 import { parseShard, type Shard } from '../runner/shard.js';
 import { writeRunJunit } from '../report/junit.js';
 import { resolveRun } from '../report/open.js';
+import { pushRunMetrics } from '../report/push-metrics.js';
 import { formatThresholds, runThresholdResults, thresholdsExitCode } from '../report/thresholds.js';
 import { mostSevere } from '../runner/verdict.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
+import { failingItems } from '../store/failing-items.js';
 import { findRun, runTargets } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
-import { failingItems } from '../store/failing-items.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
-import { pushRunMetrics } from '../report/push-metrics.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
