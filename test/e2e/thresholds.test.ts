@@ -120,6 +120,31 @@ describe('thresholds judged on a run', () => {
     expect(exit.stdout).toMatch(/credits sum < 500 +FAILED: not measured/);
   });
 
+  it('judge scores and citation validity where answers are graded; a search latency with no search is not measured', async () => {
+    const db = path.join(tempDir(), 'runs.db');
+    const text = `name: graded
+defaults: { api: legacy, poll: { strategy: fixed, interval: 1s } }
+thresholds:
+  judgeScore: ["avg >= 0", "min > 1"]
+  citationValidity: [">= 0"]
+  searchLatency: ["p95 < 1s"]
+questions:
+  - id: graded
+    question: Where is retryPolicy implemented?
+    expect: { rubric: Names the file that defines retryPolicy., minCitationValidity: 0 }
+`;
+    const exit = await dsbenchHere(['run', writeSuite(text), '--endpoint', e.url, '--db', db, '--quiet', '--json'], { SRC_ACCESS_TOKEN: TOKEN });
+    expect(exit.code, exit.stderr).toBe(ExitCode.thresholdsFailed);
+    const results = JSON.parse(exit.stdout).thresholds as Array<{ metric: string; expression: string; value: number | null; passed: boolean; note?: string }>;
+    // In the order of the schema's metrics.
+    expect(results.map((r) => [r.metric, r.expression, r.passed, r.note ?? (r.value === null ? 'null' : 'value')])).toEqual([
+      ['searchLatency', 'p95 < 1s', false, 'not measured'],
+      ['judgeScore', 'avg >= 0', true, 'value'],
+      ['judgeScore', 'min > 1', false, 'value'],
+      ['citationValidity', '>= 0', true, 'value'],
+    ]);
+  });
+
   it('judged per target and for the whole run when the run has several targets', async () => {
     const db = path.join(tempDir(), 'runs.db');
     const file = writeSuite(suite('legacy', '  latency: ["p50 < 5m"]'));
