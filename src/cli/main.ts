@@ -24,6 +24,7 @@ const commandModules: Record<CommandName, () => Promise<CommandModule<GlobalArgs
   plan: async () => (await import('./plan.js')).planCommand,
   merge: async () => (await import('./merge.js')).mergeCommand,
   grade: async () => (await import('./grade.js')).gradeCommand,
+  suite: async () => (await import('./suite.js')).suiteCommand,
 };
 
 /** The words of a command line before `--` (after it, every word is a positional value). */

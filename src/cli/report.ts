@@ -7,6 +7,7 @@ import { type ReportFormat, reportJson, writeReport } from '../report/report.js'
 import { safeJson } from '../report/tables.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
+import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
 
 export interface ReportArgs {
   run?: string | undefined;
@@ -16,6 +17,7 @@ export interface ReportArgs {
   bom?: boolean | undefined;
   html?: boolean | undefined;
   junit?: string | undefined;
+  pushMetrics?: string | undefined;
   history?: number | undefined;
   suite?: string | undefined;
   json?: boolean | undefined;
@@ -58,13 +60,16 @@ export async function runReport(args: ReportArgs, stdout: Output = process.stdou
   if (args.history !== undefined) {
     if (args.run !== undefined) throw new UsageError('give either a run or --history N, not both');
     if (args.junit !== undefined) throw new UsageError('--junit reports one run; it does not go with --history');
+    if (args.pushMetrics !== undefined) throw new UsageError('--push-metrics pushes one run; it does not go with --history');
     const result = await writeHistory({ db: args.db, limit: args.history, suite: args.suite, out: args.out, formats, bom: args.bom });
     stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson({ suite: result.suite, rows: result.rows, nothingAsked: result.nothingAsked, files: result.files }) : result.text);
     return ExitCode.ok;
   }
   if (args.suite !== undefined) throw new UsageError('--suite goes with --history N');
-  const result = await writeReport({ db: args.db, run: String(args.run ?? 'latest'), out: args.out, formats, bom: args.bom, now: args.now, junit: args.junit });
+  checkPushUrl(args.pushMetrics);
+  const result = await writeReport({ db: args.db, run: String(args.run ?? 'latest'), out: args.out, formats, bom: args.bom, now: args.now, junit: args.junit, pushMetrics: args.pushMetrics });
   stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(reportJson(result.data, result.files)) : result.text);
+  tellPush(result.pushed);
   return ExitCode.ok;
 }
 
@@ -83,6 +88,7 @@ export const reportCommand: CommandModule<GlobalArgs, ReportArgs & GlobalArgs> =
       .option('bom', { type: 'boolean', default: false, describe: 'Start CSV files with a UTF-8 byte order mark (for Excel)' })
       .option('html', { type: 'boolean', default: false, describe: 'Also write report.html (history.html with --history): one self-contained page with charts, opens offline' })
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE: a test case per item, failures with the checks\' reasons (for CI test reports)' })
+      .option('push-metrics', PUSH_METRICS_OPTION)
       .option('history', { type: 'number', describe: 'Instead of one run: a trend over the last N runs of a suite (history.csv)' })
       .option('suite', { type: 'string', describe: 'With --history: the suite (default: the suite of the newest run)' })
       .check((argv) => {

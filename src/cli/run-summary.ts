@@ -2,6 +2,7 @@ import { uncheckedLostCreates } from '../report/tables.js';
 import type { KindTally } from '../runner/recorder.js';
 import type { RunResult, TargetResult } from '../runner/run.js';
 import { isFailure } from '../runner/verdict.js';
+import type { FailingItem } from '../store/failing-items.js';
 
 const QUESTION_OUTCOMES = ['completed', 'error', 'canceled', 'timeout', 'client_error', 'skipped', 'pending', 'running'] as const;
 const SEARCH_OUTCOMES = ['complete', 'limit_hit', 'error', 'truncated', 'http_error', 'skipped', 'pending', 'running'] as const;
@@ -81,3 +82,18 @@ function kindTable(
   return `\n${title}\n${line(header)}\n${rows.map(line).join('\n')}\n`;
 }
 
+
+/** Failing items the run summary names; the rest are counted, with the command that shows them all. */
+export const MAX_FAILING_LISTED = 10;
+
+/**
+ * The failing items (a failed check, or a failure the suite did not expect), up to MAX_FAILING_LISTED, each
+ * with its first reason, and how to see them all; empty when none failed.
+ */
+export function formatFailingItems(failing: { items: readonly FailingItem[]; total: number }, runId: number, db: string): string {
+  if (failing.total === 0) return '';
+  const lines = failing.items.map((f) => `  ${f.target}/${f.suiteItemId}#${f.repeat} (${f.outcome}): ${f.reason.length > 160 ? `${f.reason.slice(0, 159)}…` : f.reason}`);
+  const more = failing.total - failing.items.length;
+  const all = `npx dsbench report ${runId} --db ${/^[\w./-]+$/.test(db) ? db : JSON.stringify(db)} (questions.csv and searches.csv have every reason)`;
+  return `\nFailing items: ${failing.total}\n${lines.join('\n')}\n  ${more > 0 ? `… and ${more} more; all of them: ${all}` : `details: ${all}`}\n`;
+}

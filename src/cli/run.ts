@@ -15,10 +15,14 @@ import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporte
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
 import { parseShard, type Shard } from '../runner/shard.js';
 import { writeRunJunit } from '../report/junit.js';
+import { pushRunMetrics } from '../report/push-metrics.js';
+import { formatThresholds, runThresholdResults, thresholdsExitCode } from '../report/thresholds.js';
+import { mostSevere } from '../runner/verdict.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
+import { failingItems } from '../store/failing-items.js';
 import { findRun, runTargets } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
-import { formatRunSummary } from './run-summary.js';
+import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
 import { formatQuality, runQuality } from '../report/quality.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
@@ -26,6 +30,7 @@ import { continueLater, interruptionNotes } from './run-notes.js';
 import { onlySubset, planHasAny, rerunOf, resumedSubset, runToResume } from './run-subset.js';
 import { expectedCredits, refuseUnmeasuredBudget } from './run-budget.js';
 import { dryRun } from './run-plan.js';
+import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -52,6 +57,7 @@ interface RunArgs extends GlobalArgs {
   rerunFailed?: string | undefined;
   maxCredits?: number | undefined;
   dryRun: boolean;
+  pushMetrics?: string | undefined;
 }
 
 /**
@@ -95,6 +101,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('rerun-failed', { type: 'string', describe: 'A new run of the items that failed, erred or never ended in RUN (its id, label or latest), with its suite and targets' })
       .option('max-credits', { type: 'number', describe: 'Launch nothing that would take the run past N credits (recorded, plus what running items are expected to cost); legacy API only' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan and an estimate of credits and wall time from earlier runs, and ask nothing' })
+      .option('push-metrics', PUSH_METRICS_OPTION)
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
       .check((argv) => {
@@ -105,6 +112,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         if (argv.maxCredits !== undefined && !(Number(argv.maxCredits) > 0)) throw new UsageError(`--max-credits must be a positive number of credits, got ${argv.maxCredits}`);
         if (argv.dryRun && argv.resume !== undefined) throw new UsageError("--dry-run plans a new run; a resumed run keeps its own plan (dsbench report RUN shows what is left of it)");
         if (argv.shard !== undefined) parseShard(String(argv.shard));
+        checkPushUrl(argv.pushMetrics);
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
         return true;
@@ -215,21 +223,27 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const emulated = runTargets(store.db, result.runId).some((t) => t.servedByEmulator);
       const grades = gradingSummary(store.db, result.runId);
       const quality = runQuality(store.db, result.runId);
-      const split = shard && findRun(store.db, result.runId)?.split;
+      const run = findRun(store.db, result.runId)!;
+      const thresholds = runThresholdResults(store.db, run);
+      const exitCode = mostSevere([result.exitCode, thresholdsExitCode(thresholds)]);
+      const split = shard && run.split;
       const shardNote = split
         ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`
         : '';
       process.stdout.write(
         argv.json
-          ? `${JSON.stringify({ ...result, ...(grades.length > 0 && { grades }), ...(split && { split }), quality, db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary(result, store.path, emulated) +
+          ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), quality, db: store.path, emulated }, null, 2)}\n`
+          : formatRunSummary({ ...result, exitCode }, store.path, emulated) +
+            formatFailingItems(failingItems(store.db, run.id, MAX_FAILING_LISTED), run.id, store.path) +
             formatQuality(quality) +
             formatGradingSummary(grades) +
+            formatThresholds(thresholds) +
             shardNote +
             interruptionNotes(result, argv.db, targets.some((t) => t.emulated), result.stoppedBy !== undefined ? ` --max-credits ${2 * (maxCredits ?? 0)}` : ''),
       );
-      if (argv.junit !== undefined) writeRunJunit(store.db, findRun(store.db, result.runId)!, argv.junit);
-      process.exitCode = result.exitCode;
+      if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
+      if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics));
+      process.exitCode = exitCode;
     } finally {
       store.close();
       await emulator?.stop();

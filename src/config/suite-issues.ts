@@ -157,7 +157,7 @@ function knownKeys(root: z.core.$ZodType, path: readonly PropertyKey[]): string[
   return [...new Set(current.flatMap((schema) => Object.keys(defOf(schema).shape ?? {})))];
 }
 
-function unknownField(key: string, known: string[]): string {
+export function unknownField(key: string, known: string[]): string {
   const guess = closest(key, known);
   if (guess) return `unknown field "${key}" (did you mean "${guess}"?)`;
   return known.length > 0 ? `unknown field "${key}"; the fields here are ${known.join(', ')}` : `unknown field "${key}"`;

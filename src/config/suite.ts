@@ -4,6 +4,7 @@ import { DURATION_HELP } from './duration.js';
 import { DurationSchema } from './duration-schema.js';
 import { compilePattern } from './pattern.js';
 import { formatPath } from './suite-issues.js';
+import { example, parseThreshold, THRESHOLD_METRIC_NAMES, THRESHOLD_METRICS, type ThresholdMetric } from './thresholds.js';
 
 /*
  * The suite file format. This schema is the single source of the TypeScript types, of the checks the
@@ -186,6 +187,22 @@ export const JudgeSchema = z
   .describe('The judge that grades answers and checks citations. Without this block only turns with cites or minCitationValidity have citations checked, and turns with a rubric or reference are graded with the defaults.');
 export type Judge = z.output<typeof JudgeSchema>;
 
+function thresholdList(metric: ThresholdMetric) {
+  const expression = z.string().superRefine((text, ctx) => {
+    const parsed = parseThreshold(metric, text);
+    if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed, input: text });
+  });
+  return oneOrMany(expression, `${THRESHOLD_METRICS[metric].description} E.g. ${example(metric)}.`).optional();
+}
+
+export const ThresholdsSchema = z
+  .strictObject(Object.fromEntries(THRESHOLD_METRIC_NAMES.map((m) => [m, thresholdList(m)])) as Record<ThresholdMetric, ReturnType<typeof thresholdList>>)
+  .describe(
+    'Limits on the run\'s aggregate metrics, k6 style: "[aggregation] operator value" (p95 < 4m, < 0.05, sum < 500), each checked per target and for the whole run. ' +
+      'A threshold crossed, or a metric that was not measured, fails the run with exit code 9. See docs/suites.md.',
+  );
+export type Thresholds = z.output<typeof ThresholdsSchema>;
+
 export const QuestionSchema = z
   .strictObject({
     id: IdSchema,
@@ -290,6 +307,7 @@ export const SuiteSchema = z
     description: z.string().optional().describe('What the suite measures, for people.'),
     defaults: DefaultsSchema.prefault({}),
     judge: JudgeSchema.optional(),
+    thresholds: ThresholdsSchema.optional(),
     questions: z.array(QuestionSchema).default([]).describe('Deep Search questions.'),
     searches: z.array(SearchSchema).default([]).describe('Streaming code searches.'),
   })
@@ -346,6 +364,8 @@ export interface ResolvedSuite {
   searches: ResolvedSearch[];
   /** The judge's settings, defaults filled in; `explicit` when the suite has a judge block. */
   judge: Judge & { explicit: boolean };
+  /** Limits on the run's aggregate metrics, as written (each expression valid). */
+  thresholds: Thresholds;
 }
 
 function mergeTags(defaults: string[], own: string[] | undefined): string[] {
@@ -360,6 +380,7 @@ export function resolveSuite(suite: Suite): ResolvedSuite {
     concurrency: defaults.concurrency,
     searchConcurrency: defaults.searchConcurrency,
     judge: { ...(suite.judge ?? JudgeSchema.parse({})), explicit: suite.judge !== undefined },
+    thresholds: suite.thresholds ?? {},
     questions: suite.questions.map((q): ResolvedQuestion => ({
       kind: 'question',
       id: q.id,

@@ -15,6 +15,8 @@ export const ExitCode = {
   runHeld: 7,
   /** A gate, history or report had nothing to judge: no pairs, too few pairs, no matching run. */
   nothingCompared: 8,
+  /** A threshold of the suite (limits on the run's aggregate metrics) was crossed, or its metric not measured. */
+  thresholdsFailed: 9,
   /** `run --max-credits`: the run stopped launching before its credits would pass the cap (resumable). */
   budgetExceeded: 10,
 } as const;

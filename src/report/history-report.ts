@@ -9,7 +9,7 @@ import { inSnapshot, openResults, outputDir } from './open.js';
 import { type QuestionGrid, cellText, questionGrid } from './question-grid.js';
 import type { ReportFormat } from './report.js';
 import { historyHtml } from './html/history-html.js';
-import { fmtInt, fmtNum, fmtPct, fmtSeconds, safeJson } from './tables.js';
+import { fmtInt, fmtNum, fmtPct, fmtSeconds, itemErrorsText, safeJson } from './tables.js';
 import type { RunHead } from '../store/queries.js';
 
 export interface HistoryOptions {
@@ -97,17 +97,18 @@ function historyDocument(suite: string, db: string, rows: readonly HistoryRow[],
     {
       kind: 'table',
       table: {
-        headers: ['run', 'label', 'started', 'status', 'target', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'credits', 'credits mean'],
-        align: ['right', 'left', 'left', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+        headers: ['run', 'label', 'started', 'status', 'target', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50', 'server p90', 'credits', 'credits mean'],
+        align: ['right', 'left', 'left', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
         rows: rows.map((r) => [
           String(r.runId),
           r.label ?? '',
           r.startedAt,
           r.status,
           r.target,
-          fmtInt(r.questions),
+          fmtInt(r.items),
           fmtInt(r.completed),
-          fmtInt(r.failed),
+          itemErrorsText({ itemErrors: r.failed, itemExpectedErrors: r.expectedErrors }),
+          fmtInt(r.questions),
           fmtPct(r.passRate),
           fmtSeconds(r.serverMsP50),
           fmtSeconds(r.serverMsP90),

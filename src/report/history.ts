@@ -17,8 +17,11 @@ export interface HistoryRow {
   itemsDone: number;
   itemsPending: number;
   questions: number;
+  /** Items that ended well (as every report counts them: summary.ts countItem). */
   completed: number;
+  /** Items that ended in an error the suite did not expect; those it expected are counted apart. */
   failed: number;
+  expectedErrors: number;
   inProgress: number;
   errorRate: number | null;
   expectItems: number;
@@ -80,7 +83,6 @@ function historyRows(run: RunHead, summary: readonly QuestionSummaryRow[]): Hist
   return summary
     .filter((s) => s.scope === 'target')
     .map((s) => {
-      const ended = s.questions - s.inProgress;
       return {
         runId: run.id,
         label: run.label,
@@ -93,10 +95,11 @@ function historyRows(run: RunHead, summary: readonly QuestionSummaryRow[]): Hist
         itemsDone: s.done,
         itemsPending: s.pending + s.running,
         questions: s.questions,
-        completed: s.states.completed,
-        failed: s.failed,
+        completed: s.itemsCompleted,
+        failed: s.itemErrors,
+        expectedErrors: s.itemExpectedErrors,
         inProgress: s.inProgress,
-        errorRate: ended === 0 ? null : s.failed / ended,
+        errorRate: s.done === 0 ? null : s.itemErrors / s.done,
         expectItems: s.expectItems,
         passRate: s.expectPassRate,
         serverMsP50: s.serverMs.p50,
@@ -124,6 +127,7 @@ export const HISTORY_COLUMNS: ReadonlyArray<Column<HistoryRow>> = [
   { name: 'questions', value: (r) => r.questions },
   { name: 'completed', value: (r) => r.completed },
   { name: 'failed', value: (r) => r.failed },
+  { name: 'expected_errors', value: (r) => r.expectedErrors },
   { name: 'in_progress', value: (r) => r.inProgress },
   { name: 'error_rate', value: (r) => r.errorRate },
   { name: 'expect_items', value: (r) => r.expectItems },

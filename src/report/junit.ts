@@ -7,10 +7,12 @@ import { itemExitCode, type VerdictOutcome } from '../runner/verdict.js';
 import { type ExpectationRecord, type QuestionExportRow, type RunRecord, iterateItemVerdicts, iterateQuestionExport, iterateSearchExport } from '../store/queries.js';
 import type { CompareResult } from './compare/compare.js';
 import type { CompareRow } from './compare/pairs.js';
+import { formatThresholdValue, runThresholdResults, thresholdName, thresholdVerdict } from './thresholds.js';
 
 // JUnit XML for CI systems (GitHub, GitLab, Jenkins read the same subset): <testsuites> of <testsuite>,
 // each <testcase> with at most one <failure> (a check failed, a gate failed) or <error> (the item did not
-// get an answer it could be judged on). One test case per item of a run; per gate and per pair of a comparison.
+// get an answer it could be judged on). One test case per item of a run and per threshold of its suite; per
+// gate and per pair of a comparison.
 
 // XML 1.0 forbids most control characters even escaped.
 // eslint-disable-next-line no-control-regex
@@ -157,6 +159,15 @@ export function runJunit(db: Database.Database, run: RunRecord): { xml: string; 
       seconds: (s.durationMs ?? s.wallMs) / 1000,
       error: outcomeError('search', outcomeOf(s), s.httpStatus, [s.verdict, s.error ?? s.alert].filter(Boolean).join(': ')),
       failure: checksFailure(s.expectations),
+    });
+  }
+  for (const r of runThresholdResults(db, run)) {
+    const detail = `${thresholdName(r)}: ${formatThresholdValue(r.metric, r.value)}, ${thresholdVerdict(r)}`;
+    suites.add(`${run.suiteName} / thresholds`, {
+      classname: `${run.suiteName}.thresholds`,
+      name: thresholdName(r),
+      seconds: 0,
+      failure: r.passed ? undefined : { type: 'threshold', message: detail, body: detail },
     });
   }
   const xml = suites.xml(`dsbench run ${run.id}${run.label ? ` (${run.label})` : ''}: ${run.suiteName}`, run.startedAt);

@@ -1,5 +1,5 @@
 import type { ItemVerdictRow, TurnMetricRow } from '../store/queries.js';
-import { FAILED_STATES } from './summary.js';
+import { countItem, itemCounts, type ItemCounts } from './summary.js';
 import { percentile } from './percentiles.js';
 
 // The per-question table of report.md (a CI job summary): one line per target and question id, over its
@@ -15,14 +15,22 @@ export interface QuestionLine {
   /** Items whose checks all passed, failed, or that have none. */
   passed: number;
   failed: number;
+  /** Turns asked. */
   asked: number;
+  /** Items that ended well, and in an error (the suite did not expect; those it expected apart): countItem. */
   completed: number;
   errors: number;
+  expectedErrors: number;
   serverMsP50: number | null;
   credits: number | null;
 }
 
-interface Acc extends Omit<QuestionLine, 'serverMsP50'> {
+interface Acc {
+  target: string;
+  id: string;
+  counts: ItemCounts;
+  asked: number;
+  credits: number | null;
   serverMs: number[];
 }
 
@@ -41,7 +49,7 @@ export class PerQuestion {
         this.lines = null;
         return undefined;
       }
-      this.lines.set(key, (acc = { target, id, items: 0, passed: 0, failed: 0, asked: 0, completed: 0, errors: 0, credits: null, serverMs: [] }));
+      this.lines.set(key, (acc = { target, id, counts: itemCounts(), asked: 0, credits: null, serverMs: [] }));
     }
     this.last = acc;
     return acc;
@@ -51,8 +59,6 @@ export class PerQuestion {
     const acc = this.line(t.target, t.suiteItemId);
     if (!acc) return;
     acc.asked++;
-    if (t.state === 'completed') acc.completed++;
-    else if (FAILED_STATES.has(t.state)) acc.errors++;
     if (t.serverMs !== null) acc.serverMs.push(t.serverMs);
     if (t.credits !== null) acc.credits = (acc.credits ?? 0) + t.credits;
   }
@@ -61,16 +67,26 @@ export class PerQuestion {
     if (item.kind !== 'question') return;
     const acc = this.line(item.target, item.suiteItemId);
     if (!acc) return;
-    acc.items++;
-    if (item.expectPassed === 1) acc.passed++;
-    else if (item.expectPassed === 0) acc.failed++;
+    countItem(acc.counts, item);
   }
 
   /** Questions with failed checks first, then those with errors, then by target and id; null past MAX_QUESTIONS. */
   rows(): QuestionLine[] | null {
     if (!this.lines) return null;
     return [...this.lines.values()]
-      .map(({ serverMs, ...rest }) => ({ ...rest, serverMsP50: percentile(serverMs, 50) }))
+      .map(({ target, id, counts: c, asked, credits, serverMs }): QuestionLine => ({
+        target,
+        id,
+        items: c.items,
+        passed: c.expectPassed,
+        failed: c.expectItems - c.expectPassed,
+        asked,
+        completed: c.itemsCompleted,
+        errors: c.itemErrors,
+        expectedErrors: c.itemExpectedErrors,
+        credits,
+        serverMsP50: percentile(serverMs, 50),
+      }))
       .sort((a, b) => Number(b.failed > 0) - Number(a.failed > 0) || Number(b.errors > 0) - Number(a.errors > 0) || (a.target < b.target ? -1 : a.target > b.target ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 }

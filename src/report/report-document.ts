@@ -2,7 +2,8 @@ import type { Block, Inline } from './document.js';
 import { qualityBlocks } from './quality-document.js';
 import type { ReportData } from './report.js';
 import type { RunRecord } from '../store/queries.js';
-import { capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
+import { formatThresholdValue, thresholdVerdict } from './thresholds.js';
+import { itemErrorsText, capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
 const MAX_LISTED = 20;
 /** Lines of the per-question table: a job summary must stay small (GitHub takes 1 MiB). */
@@ -103,14 +104,14 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     blocks.push({
       kind: 'table',
       table: {
-        headers: ['target', 'items', 'asked', 'completed', 'failed', 'in progress', 'pass rate', 'wall p50 / p90 / p99', 'server p50 / p90 / p99', 'tokens mean', 'cached tokens mean', 'credits', 'credits mean'],
+        headers: ['target', 'items', 'completed', 'errors', 'turns asked', 'turns in progress', 'pass rate', 'wall p50 / p90 / p99', 'server p50 / p90 / p99', 'tokens mean', 'cached tokens mean', 'credits', 'credits mean'],
         align: ['left', ...Array<'right'>(12).fill('right')],
         rows: targets.map((s) => [
           s.target,
           `${fmtInt(s.done)}/${fmtInt(s.items)}`,
+          fmtInt(s.itemsCompleted),
+          itemErrorsText(s),
           fmtInt(s.questions),
-          fmtInt(s.states.completed),
-          fmtInt(s.failed),
           fmtInt(s.inProgress),
           fmtPct(s.expectPassRate),
           triple([s.wallMs.p50, s.wallMs.p90, s.wallMs.p99], fmtSeconds),
@@ -137,6 +138,8 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     });
     if (more > 0) blocks.push({ kind: 'para', text: [`… and ${more} more kinds of error (see questions.csv and searches.csv).`] });
   }
+
+  blocks.push(...thresholdBlocks(data));
 
   const ex = data.expectations;
   if (ex.total > 0) {
@@ -175,9 +178,9 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       kind: 'table',
       markdownOnly: true,
       table: {
-        headers: ['target', 'question', 'items', 'checks passed', 'checks failed', 'asked', 'completed', 'errors', 'server p50', 'credits'],
+        headers: ['target', 'question', 'items', 'items passed checks', 'items failed checks', 'turns asked', 'completed', 'errors', 'server p50', 'credits'],
         align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
-        rows: shown.map((q) => [q.target, q.id, fmtInt(q.items), fmtInt(q.passed), fmtInt(q.failed), fmtInt(q.asked), fmtInt(q.completed), fmtInt(q.errors), fmtSeconds(q.serverMsP50), fmtNum(q.credits, 2)]),
+        rows: shown.map((q) => [q.target, q.id, fmtInt(q.items), fmtInt(q.passed), fmtInt(q.failed), fmtInt(q.asked), fmtInt(q.completed), itemErrorsText({ itemErrors: q.errors, itemExpectedErrors: q.expectedErrors }), fmtSeconds(q.serverMsP50), fmtNum(q.credits, 2)]),
       },
     });
     if (more > 0) blocks.push({ kind: 'para', markdownOnly: true, text: [`… and ${fmtInt(more)} more questions (failing ones first above; every turn in questions.csv).`] });
@@ -189,14 +192,15 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     blocks.push({
       kind: 'table',
       table: {
-        headers: ['target', 'tag', 'asked', 'completed', 'failed', 'pass rate', 'server p50 / p90', 'credits', 'credits mean'],
-        align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+        headers: ['target', 'tag', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50 / p90', 'credits', 'credits mean'],
+        align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
         rows: tags.map((s) => [
           s.target,
           s.tag,
+          fmtInt(s.items),
+          fmtInt(s.itemsCompleted),
+          itemErrorsText(s),
           fmtInt(s.questions),
-          fmtInt(s.states.completed),
-          fmtInt(s.failed),
           fmtPct(s.expectPassRate),
           triple([s.serverMs.p50, s.serverMs.p90], fmtSeconds),
           fmtCredits(s.credits.sum),
@@ -276,3 +280,26 @@ function partOfPlan(run: RunRecord): Block[] {
   if (run.nothingAsked) blocks.push({ kind: 'callout', text: ['Nothing was asked in this run: every item was skipped before it was sent. It is never the latest run of its label.'] });
   return blocks;
 }
+
+/** The suite's thresholds: one row per threshold and scope, failed ones marked. */
+function thresholdBlocks(data: ReportData): Block[] {
+  const results = data.thresholds;
+  if (results.length === 0) return [];
+  const failed = results.filter((r) => !r.passed).length;
+  return [
+    { kind: 'heading', level: 2, text: ['Thresholds'] },
+    {
+      kind: 'para',
+      text: [`${fmtInt(results.length - failed)} of ${fmtInt(results.length)} thresholds passed`, ...(failed > 0 ? [', ', { strong: `${fmtInt(failed)} failed` }, ' (dsbench run exits with code 9)'] : []), '.'],
+    },
+    {
+      kind: 'table',
+      table: {
+        headers: ['metric', 'threshold', 'scope', 'value', 'result'],
+        align: ['left', 'left', 'left', 'right', 'left'],
+        rows: results.map((r) => [r.metric, r.expression.trim(), r.target ?? 'whole run', r.value === null ? '–' : formatThresholdValue(r.metric, r.value), thresholdVerdict(r)]),
+      },
+    },
+  ];
+}
+

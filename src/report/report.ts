@@ -38,8 +38,10 @@ import { safeJson } from './tables.js';
 import { inSnapshot, openResults, outputDir, resolveRun } from './open.js';
 import { QUESTION_COLUMNS, questionRows } from './questions-csv.js';
 import { type QuestionLine, PerQuestion } from './per-question.js';
+import { type PushOutcome, pushRunMetrics } from './push-metrics.js';
 import { reportDocument } from './report-document.js';
 import { type RunQuality, runQuality } from './quality.js';
+import { runThresholdResults, type ThresholdResult } from './thresholds.js';
 import { SEARCH_COLUMNS, searchRows } from './searches-csv.js';
 import {
   type QuestionSummaryRow,
@@ -68,6 +70,8 @@ export interface ReportOptions {
   maxListed?: number | undefined;
   /** Also write JUnit XML (a test case per item) to this file. */
   junit?: string | undefined;
+  /** Also push the run's metrics to this Prometheus Pushgateway. */
+  pushMetrics?: string | undefined;
 }
 
 export interface ReportData {
@@ -95,6 +99,8 @@ export interface ReportData {
   perQuestion: QuestionLine[] | null;
   /** Pass rate, pass^k, judge score and citation validity with intervals; flaky and quarantined questions. */
   quality: RunQuality;
+  /** The suite's thresholds judged on this run; empty when it set none. */
+  thresholds: ThresholdResult[];
   generatedAt: string;
 }
 
@@ -105,6 +111,8 @@ export interface ReportResult {
   files: string[];
   markdown: string;
   text: string;
+  /** How the push went, when one was asked for. */
+  pushed?: PushOutcome;
 }
 
 export function defaultReportDir(db: string, runId: number): string {
@@ -168,6 +176,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
         perQuestion,
         quality: runQuality(db, run.id),
+        thresholds: runThresholdResults(db, run),
         generatedAt: now.toISOString(),
       };
       // Loaded only when asked for: the HTML page's modules are most of what a report would load otherwise.
@@ -184,7 +193,8 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     const markdown = renderMarkdown(blocks);
     if (mdFile) writeFileSync(mdFile, markdown);
     if (jsonFile) writeFileSync(jsonFile, safeJson(reportJson(data, files)));
-    return { data, out, files, markdown, text: renderText(blocks) };
+    const push = options.pushMetrics === undefined ? undefined : await pushRunMetrics(store.db, run, options.pushMetrics);
+    return { data, out, files, markdown, text: renderText(blocks), ...(push && { pushed: push }) };
   } finally {
     store.close();
   }
@@ -314,6 +324,7 @@ export function reportJson(data: ReportData, files: readonly string[]): Record<s
     unchecked: data.unchecked,
     expectations: data.expectations,
     quality: data.quality,
+    thresholds: data.thresholds,
     files,
   };
 }

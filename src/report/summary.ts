@@ -1,4 +1,5 @@
 import { ErrorCodeSchema } from '../deepsearch/model.js';
+import { failureClass, type VerdictOutcome } from '../runner/verdict.js';
 import type { ItemVerdictRow, SearchRow, TurnMetricRow } from '../store/queries.js';
 import type { Column } from './csv.js';
 import { type GroupKey, Grouping, MetricColumns } from './grouping.js';
@@ -14,24 +15,45 @@ export const SEARCH_VERDICTS = ['complete', 'limit_hit', 'truncated', 'error', '
 
 const PS = [50, 90, 99] as const;
 
-interface ItemCounts {
+export interface ItemCounts {
   items: number;
   done: number;
   running: number;
   pending: number;
   skipped: number;
+  /** Finished items that ended well: a question `completed`, a search `complete` or `limit_hit`. */
+  itemsCompleted: number;
+  /** Finished items that ended in a failure the suite did not expect, and those it expected (itemFailure). */
+  itemErrors: number;
+  itemExpectedErrors: number;
   expectItems: number;
   expectPassed: number;
 }
 
-const itemCounts = (): ItemCounts => ({ items: 0, done: 0, running: 0, pending: 0, skipped: 0, expectItems: 0, expectPassed: 0 });
+export const itemCounts = (): ItemCounts => ({ items: 0, done: 0, running: 0, pending: 0, skipped: 0, itemsCompleted: 0, itemErrors: 0, itemExpectedErrors: 0, expectItems: 0, expectPassed: 0 });
 
-function countItem(c: ItemCounts, item: ItemVerdictRow): void {
+/**
+ * Whether an item is an error, an error the suite expected (all its checks held), or neither: failureClass,
+ * the definition the progress line and the run summary use, read from a recorded item.
+ */
+export function itemFailure(item: Pick<ItemVerdictRow, 'status' | 'outcome' | 'expectations' | 'expectPassed'>): 'error' | 'expected' | undefined {
+  return failureClass((item.outcome ?? item.status) as VerdictOutcome, {
+    passed: item.expectPassed === 1 ? item.expectations : 0,
+    failed: item.expectPassed === 0 ? 1 : 0,
+  });
+}
+
+/** The one way every report counts an item: by status, by how it ended, and by its checks. */
+export function countItem(c: ItemCounts, item: Pick<ItemVerdictRow, 'status' | 'outcome' | 'expectations' | 'expectPassed'>): void {
   c.items++;
   if (item.status === 'done') c.done++;
   else if (item.status === 'running') c.running++;
   else if (item.status === 'pending') c.pending++;
   else c.skipped++;
+  if (item.outcome === 'completed' || item.outcome === 'complete' || item.outcome === 'limit_hit') c.itemsCompleted++;
+  const failure = item.status === 'done' ? itemFailure(item) : undefined;
+  if (failure === 'error') c.itemErrors++;
+  else if (failure === 'expected') c.itemExpectedErrors++;
   if (item.expectPassed !== null) {
     c.expectItems++;
     c.expectPassed += item.expectPassed;

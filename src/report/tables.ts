@@ -109,3 +109,8 @@ export function uncheckedLostCreates(lost: { texts: number; unchecked: number; e
   const why = lost.error === null ? 'the run ended before its check' : `the check failed: ${lost.error}`;
   return `${fmtInt(lost.unchecked)} of ${fmtInt(lost.texts)} question text${lost.texts === 1 ? '' : 's'} (${why})`;
 }
+
+/** `1 (+1 expected)`: items that ended in an error, the expected ones apart, in the run summary's words. */
+export function itemErrorsText(counts: { itemErrors: number; itemExpectedErrors: number }): string {
+  return `${fmtInt(counts.itemErrors)}${counts.itemExpectedErrors > 0 ? ` (+${fmtInt(counts.itemExpectedErrors)} expected)` : ''}`;
+}

@@ -364,6 +364,8 @@ function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Open
       ...(options.subset?.rerunOf !== undefined && { rerunOf: options.subset.rerunOf }),
       // A resume without --max-credits keeps the cap the run started with.
       ...(options.budget && { maxCredits: options.budget.maxCredits }),
+      // Kept with the run so that its report judges the thresholds it was started with.
+      ...(Object.keys(suite.resolved.thresholds).length > 0 && { thresholds: suite.resolved.thresholds }),
     };
     const info = {
       label: options.label,

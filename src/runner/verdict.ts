@@ -60,7 +60,23 @@ export function failureClass(outcome: VerdictOutcome, checks: { passed: number; 
  * Most severe first: a bug makes the rest untrustworthy; an unreachable instance explains what follows it;
  * a stop explains skipped items (a budget's stop the items it left pending); then usage, then checks.
  */
-const SEVERITY: readonly ExitCode[] = [ExitCode.internal, ExitCode.storage, ExitCode.unreachable, ExitCode.budgetExceeded, ExitCode.aborted, ExitCode.usage, ExitCode.expectationsFailed, ExitCode.ok];
+const SEVERITY: readonly ExitCode[] = [
+  ExitCode.internal,
+  ExitCode.storage,
+  ExitCode.unreachable,
+  ExitCode.budgetExceeded,
+  ExitCode.aborted,
+  ExitCode.usage,
+  ExitCode.thresholdsFailed,
+  ExitCode.expectationsFailed,
+  ExitCode.ok,
+];
+
+/** The most severe of several exit codes (ok when there are none). */
+export function mostSevere(codes: Iterable<ExitCode>): ExitCode {
+  const given = new Set(codes);
+  return SEVERITY.find((code) => given.has(code)) ?? ExitCode.ok;
+}
 
 export interface VerdictInput {
   /** The run was stopped by a signal (or a crash): aborted whatever the items say. */
@@ -78,7 +94,7 @@ export function runExitCode(input: VerdictInput): ExitCode {
   const codes = new Set<ExitCode>(input.stops);
   for (const item of input.items) codes.add(itemExitCode(item.kind, item.outcome, item.httpStatus));
   if (input.failedChecks > 0) codes.add(ExitCode.expectationsFailed);
-  return SEVERITY.find((code) => codes.has(code)) ?? ExitCode.ok;
+  return mostSevere(codes);
 }
 
 /** The verdict in a word, for `runs` and summaries. */
@@ -96,6 +112,8 @@ export function verdictWord(code: ExitCode): string {
       return 'aborted';
     case ExitCode.budgetExceeded:
       return 'over budget';
+    case ExitCode.thresholdsFailed:
+      return 'thresholds failed';
     default:
       return `exit ${code}`;
   }

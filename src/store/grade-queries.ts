@@ -96,3 +96,13 @@ export function turnGradingLookup(db: Database.Database): (runId: number, key: s
     return { grades: g.map((r) => ({ ...r, passed: r.passed === 1, reasons: JSON.parse(r.reasons) as string[] })), citations: c };
   };
 }
+
+/** The judge's score of every graded turn of a run, with its target: what a threshold on judgeScore reads. */
+export function judgeScores(db: Database.Database, runId: number): IterableIterator<{ target: string; score: number }> {
+  return db
+    .prepare(
+      `SELECT i.target AS target, g.score AS score FROM grades g JOIN items i ON i.run_id = g.run_id AND i.key = g.item_key
+       WHERE g.run_id = ? AND g.status = 'graded' AND g.score IS NOT NULL`,
+    )
+    .iterate(runId) as IterableIterator<{ target: string; score: number }>;
+}

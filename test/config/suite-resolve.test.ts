@@ -13,6 +13,7 @@ describe('resolving a suite', () => {
       concurrency: 4,
       searchConcurrency: 2,
       judge: { endpoint: 'instance', minScore: 0.6, during: 'run', concurrency: 2, citations: true, citationConcurrency: 4, explicit: false },
+      thresholds: {},
       questions: [
         {
           kind: 'question',

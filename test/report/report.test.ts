@@ -209,7 +209,7 @@ describe('report of a run', () => {
     const md = fs.readFileSync(path.join(dir, 'out', 'report.md'), 'utf8');
     expect(md).toBe(result.markdown);
     expect(md).toContain(`## dsbench report: run ${runId}`);
-    expect(md).toContain('| target | items | asked |');
+    expect(md).toContain('| target | items | completed | errors | turns asked |');
     expect(md).toContain('INTERNAL');
     expect(md).toContain('`prod/q2#0` state: expected completed, got error');
     expect(md).toContain('unlimited');

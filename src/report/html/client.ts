@@ -241,8 +241,8 @@ export const CLIENT_SCRIPT = `
        'Targets: ' + d.targets.map(function (t) { return t.name + ' ' + t.url + ' (' + t.api + ' API' + (t.servedByEmulator ? ', emulated' : '') + ')'; }).join('; ')],
       d.inProgress ? ['running', 'in progress'] : ex.failedItems > 0 ? ['fail', fmtNum(ex.failedItems) + ' of ' + fmtNum(ex.items) + ' items failed their checks'] : ex.items > 0 ? ['pass', 'all checks passed'] : null);
     (d.warnings || []).forEach(function (w) { app.appendChild(el('p', { className: 'warn', text: w })); });
-    if (d.summary.length) app.appendChild(staticTable(['target', 'items', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'tokens mean', 'cached tokens mean', 'credits'],
-      d.summary.map(function (s) { return [s.target, s.items, s.questions, s.completed, s.failed, fmtPct(s.passRate), fmtMs(s.serverP50), fmtMs(s.serverP90), fmtNum(s.tokens, 0), fmtNum(s.cachedTokens, 0), fmtCredits(s.credits)]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]));
+    if (d.summary.length) app.appendChild(staticTable(['target', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50', 'server p90', 'tokens mean', 'cached tokens mean', 'credits'],
+      d.summary.map(function (s) { return [s.target, s.items, s.completed, s.errors, s.questions, fmtPct(s.passRate), fmtMs(s.serverP50), fmtMs(s.serverP90), fmtNum(s.tokens, 0), fmtNum(s.cachedTokens, 0), fmtCredits(s.credits)]; }), [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]));
     if (d.grades && d.grades.length) {
       heading('Grades and citations');
       var gradesTable = staticTable(['target', 'graded', 'mean score', 'passed', 'unparseable', 'judge errors', 'citations valid', 'invalid', 'unchecked', 'citation validity', 'judge tokens', 'cached'],
@@ -263,6 +263,12 @@ export const CLIENT_SCRIPT = `
       if (marked.length) app.appendChild(el('ul', { className: 'plain', id: 'flaky' }, marked.slice(0, 50).map(function (q) {
         return el('li', {}, [el('span', { className: q.label === 'flaky' ? 'bad' : 'muted', text: (q.label === 'flaky' ? 'flaky' : 'stable') + (q.quarantined ? ', quarantined' : '') }), ' ' + q.target + '/' + q.id + ': ' + q.passed + ' of ' + q.repeats + ' repeats passed']);
       })));
+    }
+    if (d.thresholds && d.thresholds.length) {
+      heading('Thresholds');
+      var thresholdsTable = staticTable(['metric', 'threshold', 'scope', 'value', 'result'], d.thresholds, [0, 0, 0, 1, 0]);
+      thresholdsTable.id = 'thresholds';
+      app.appendChild(thresholdsTable);
     }
 
     heading('Charts');
@@ -471,15 +477,15 @@ export const CLIENT_SCRIPT = `
       data: { labels: runs.map(function (r) { return 'run ' + r; }), datasets: targets.map(function (t, j) { return { label: t, backgroundColor: COLORS[j % COLORS.length], data: runs.map(function (r) { var h = d.rows.filter(function (x) { return x.runId === r && x.target === t; })[0]; return h ? h.creditsSum : null; }) }; }) },
       options: { scales: { y: { beginAtZero: true } } },
     });
-    chart(chartBox('Failed questions per run'), {
+    chart(chartBox('Questions in error per run', 'Items that ended in an error the suite did not expect; an expected error is no failure.'), {
       type: 'bar',
       data: { labels: runs.map(function (r) { return 'run ' + r; }), datasets: targets.map(function (t, j) { return { label: t, backgroundColor: COLORS[(j + 1) % COLORS.length], data: runs.map(function (r) { var h = d.rows.filter(function (x) { return x.runId === r && x.target === t; })[0]; return h ? h.failed : null; }) }; }) },
       options: { scales: { y: { beginAtZero: true } } },
     });
     endCharts();
     heading('Runs');
-    app.appendChild(staticTable(['run', 'label', 'started', 'status', 'target', 'asked', 'completed', 'failed', 'pass rate', 'server p50', 'server p90', 'credits'],
-      d.rows.map(function (r) { return [r.runId, r.label, r.startedAt, r.status, r.target, r.questions, r.completed, r.failed, fmtPct(r.passRate), fmtMs(r.serverMsP50), fmtMs(r.serverMsP90), fmtCredits(r.creditsSum)]; }), [1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]));
+    app.appendChild(staticTable(['run', 'label', 'started', 'status', 'target', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50', 'server p90', 'credits'],
+      d.rows.map(function (r) { return [r.runId, r.label, r.startedAt, r.status, r.target, r.items, r.completed, r.failed + (r.expectedErrors > 0 ? ' (+' + r.expectedErrors + ' expected)' : ''), r.questions, fmtPct(r.passRate), fmtMs(r.serverMsP50), fmtMs(r.serverMsP90), fmtCredits(r.creditsSum)]; }), [1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]));
     if (d.grid && d.grid.rows.length) {
       heading('Questions night by night');
       app.appendChild(el('p', { className: 'muted', text: 'Repeats whose checks passed, of those checked, per run. Flaky: among repeats that did not end in an error, both a pass and a fail in these runs. Quarantined questions are judged by no compare gate.' }));

@@ -6,6 +6,8 @@ import { collectHistory } from '../history.js';
 import { textInline } from '../document.js';
 import type { ReportData } from '../report.js';
 import { reportDocument } from '../report-document.js';
+import { itemErrorsText } from '../tables.js';
+import { formatThresholdValue, thresholdVerdict } from '../thresholds.js';
 import { searchCount } from '../summary.js';
 import { HtmlPageFile } from './page.js';
 
@@ -50,10 +52,11 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
       warnings: reportDocument(data, []).flatMap((b) => (b.kind === 'callout' ? [textInline(b.text)] : [])),
       summary: data.summary
         .filter((s) => s.scope === 'target')
-        .map((s) => ({ target: s.target, items: s.items, questions: s.questions, completed: s.states.completed, failed: s.failed, passRate: s.expectPassRate, serverP50: s.serverMs.p50, serverP90: s.serverMs.p90, tokens: s.tokens.mean, cachedTokens: s.cachedTokens.mean, credits: s.credits.sum })),
+        .map((s) => ({ target: s.target, items: s.items, questions: s.questions, completed: s.itemsCompleted, errors: itemErrorsText(s), passRate: s.expectPassRate, serverP50: s.serverMs.p50, serverP90: s.serverMs.p90, tokens: s.tokens.mean, cachedTokens: s.cachedTokens.mean, credits: s.credits.sum })),
       tags: data.summary.filter((s) => s.scope === 'tag').map((s) => ({ target: s.target, tag: s.tag, questions: s.questions, credits: s.credits.sum, tokens: s.tokens.sum })),
       expectations: data.expectations,
       quality: data.quality,
+      thresholds: data.thresholds.map((r) => [r.metric, r.expression.trim(), r.target ?? 'whole run', formatThresholdValue(r.metric, r.value), thresholdVerdict(r)]),
       grades: gradingSummary(db, runId),
       turnColumns: TURN_COLUMNS,
       searchColumns: SEARCH_COLUMNS,

@@ -1,0 +1,104 @@
+import type Database from 'better-sqlite3';
+import { gradingSummary, judgeScores } from '../store/grade-queries.js';
+import { iterateItemVerdicts, iterateSearches, iterateTurnMetrics, runTargets } from '../store/queries.js';
+import { countItem, itemCounts, type ItemCounts, searchCount } from './summary.js';
+
+/*
+ * A run's aggregate metrics, per target and for the whole run, read in one pass over its turns, items,
+ * searches and grades. Thresholds are judged on them and the Pushgateway export sends them: both read
+ * these figures, so a limit and a dashboard never disagree.
+ */
+
+export interface ScopeMetrics {
+  /** The target, or null for the whole run. */
+  target: string | null;
+  /** Counted as every report counts them (summary.ts countItem). */
+  items: ItemCounts;
+  turns: number;
+  /** Per question turn, where recorded. */
+  turnWallMs: number[];
+  turnServerMs: number[];
+  /** Per conversation, where some turn reported it (the versioned API reports neither). */
+  conversationCredits: number[];
+  conversationTokens: number[];
+  searches: number;
+  searchWallMs: number[];
+  searchMatches: number;
+  judgeScores: number[];
+  citations: { valid: number; invalid: number };
+}
+
+function emptyScope(target: string | null): ScopeMetrics {
+  return {
+    target,
+    items: itemCounts(),
+    turns: 0,
+    turnWallMs: [],
+    turnServerMs: [],
+    conversationCredits: [],
+    conversationTokens: [],
+    searches: 0,
+    searchWallMs: [],
+    searchMatches: 0,
+    judgeScores: [],
+    citations: { valid: 0, invalid: 0 },
+  };
+}
+
+/** Sums per conversation, keyed by item, kept only where some turn reported a value. */
+class PerConversation {
+  private readonly sums = new Map<string, { target: string; credits: number | null; tokens: number | null }>();
+
+  add(target: string, item: string, credits: number | null, tokens: number | null): void {
+    const entry = this.sums.get(item) ?? { target, credits: null, tokens: null };
+    if (credits !== null) entry.credits = (entry.credits ?? 0) + credits;
+    if (tokens !== null) entry.tokens = (entry.tokens ?? 0) + tokens;
+    this.sums.set(item, entry);
+  }
+
+  into(scopes: (target: string) => ScopeMetrics[]): void {
+    for (const { target, credits, tokens } of this.sums.values()) {
+      for (const s of scopes(target)) {
+        if (credits !== null) s.conversationCredits.push(credits);
+        if (tokens !== null) s.conversationTokens.push(tokens);
+      }
+    }
+  }
+}
+
+/** The whole run first, then one scope per target in the run's order. */
+export function collectRunMetrics(db: Database.Database, runId: number): ScopeMetrics[] {
+  const all = emptyScope(null);
+  const byTarget = new Map(runTargets(db, runId).map((t) => [t.name, emptyScope(t.name)]));
+  const scopes = (target: string): ScopeMetrics[] => {
+    let scope = byTarget.get(target);
+    if (!scope) byTarget.set(target, (scope = emptyScope(target)));
+    return [all, scope];
+  };
+  const conversations = new PerConversation();
+  for (const t of iterateTurnMetrics(db, runId)) {
+    for (const s of scopes(t.target)) {
+      s.turns++;
+      if (t.wallMs !== null) s.turnWallMs.push(t.wallMs);
+      if (t.serverMs !== null) s.turnServerMs.push(t.serverMs);
+    }
+    conversations.add(t.target, `${t.target}/${t.suiteItemId}#${t.repeat}`, t.credits, t.totalTokens);
+  }
+  conversations.into(scopes);
+  for (const item of iterateItemVerdicts(db, runId)) for (const s of scopes(item.target)) countItem(s.items, item);
+  for (const search of iterateSearches(db, runId)) {
+    for (const s of scopes(search.target)) {
+      s.searches++;
+      s.searchWallMs.push(search.wallMs);
+      s.searchMatches += searchCount(search);
+    }
+  }
+  for (const { target, score } of judgeScores(db, runId)) for (const s of scopes(target)) s.judgeScores.push(score);
+  for (const g of gradingSummary(db, runId)) {
+    for (const s of scopes(g.target)) {
+      s.citations.valid += g.citations.valid;
+      s.citations.invalid += g.citations.invalid;
+    }
+  }
+  return [all, ...byTarget.values()];
+}
