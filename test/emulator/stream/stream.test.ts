@@ -224,7 +224,7 @@ describe('query language', () => {
     expect(matchesOf((await search('repo:lib')).events).map((r) => r.type)).toEqual(['repo']);
   });
 
-  it.each(['(retry', ') retry', 'retry OR (x))', '/[/', 'type:symbol retry', 'type:bogus retry', 'lang:klingon x', 'count:abc x', 'timeout:5x x', 'repo:( x', 'archived:maybe x', 'foo OR', 'NOT'])(
+  it.each(['(retry', ') retry', 'retry OR (x))', '/[/', 'type:bogus retry', 'lang:klingon x', 'count:abc x', 'timeout:5x x', 'repo:( x', 'archived:maybe x', 'foo OR', 'NOT'])(
     'alerts on the unparsable query %s',
     async (q) => {
       const { status, events } = await search(q);
