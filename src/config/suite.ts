@@ -4,6 +4,7 @@ import { DURATION_HELP } from './duration.js';
 import { DurationSchema } from './duration-schema.js';
 import { compilePattern } from './pattern.js';
 import { formatPath } from './suite-issues.js';
+import { generatedChecksShape, ProvenanceSchema, SuiteProvenanceSchema } from './generated-schema.js';
 
 /*
  * The suite file format. This schema is the single source of the TypeScript types, of the checks the
@@ -79,6 +80,7 @@ const turnExpectShape = {
     'Files, paths or symbols the answer must cite: a path (`lib/handler/retry-handler.js`, matched as a suffix of a cited path, with or without its repository) or a symbol (matched in the text of a cited link). Recall is recorded; each must be cited to pass.',
   ).optional(),
   minCitationValidity: share('Lowest share (0 to 1) of the turn\'s citations that must resolve (repository, file and lines exist).').optional(),
+  ...generatedChecksShape,
 };
 
 function share(what: string) {
@@ -195,6 +197,7 @@ export const QuestionSchema = z
     repeats: RepeatsSchema.optional().describe('Overrides defaults.repeats.'),
     timeout: duration('Overrides defaults.timeout. Parsed to timeoutMs.').optional(),
     expect: QuestionExpectSchema.optional(),
+    generated: ProvenanceSchema.optional(),
   })
   .transform(({ timeout, ...rest }) => ({ ...rest, timeoutMs: timeout }))
   .describe('A Deep Search conversation: a question and optional follow-ups.');
@@ -292,6 +295,7 @@ export const SuiteSchema = z
     judge: JudgeSchema.optional(),
     questions: z.array(QuestionSchema).default([]).describe('Deep Search questions.'),
     searches: z.array(SearchSchema).default([]).describe('Streaming code searches.'),
+    generated: SuiteProvenanceSchema.optional(),
   })
   .superRefine(checkSuite, { when: () => true })
   .meta({
