@@ -21,6 +21,10 @@ export const commandUsage = {
     command: 'merge <databases..>',
     describe: 'Merge the shards of a run split with dsbench run --shard (one database each) into one run of another database',
   },
+  suite: {
+    command: 'suite <command>',
+    describe: 'Generate a suite whose answers can be checked from the instance index (suite generate), or check a generated one still holds (suite verify)',
+  },
   grade: {
     command: 'grade <run>',
     describe: 'Grade (or re-grade) a recorded run with the judge and check its citations, without asking the service again',

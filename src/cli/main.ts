@@ -23,6 +23,7 @@ const commandModules: Record<CommandName, () => Promise<CommandModule<GlobalArgs
   compare: async () => (await import('./compare.js')).compareCommand,
   merge: async () => (await import('./merge.js')).mergeCommand,
   grade: async () => (await import('./grade.js')).gradeCommand,
+  suite: async () => (await import('./suite.js')).suiteCommand,
 };
 
 /** The words of a command line before `--` (after it, every word is a positional value). */
