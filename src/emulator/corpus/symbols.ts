@@ -44,7 +44,7 @@ const JS_CONSTANT = /^(?:export\s+)?const\s+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]
 const JS_EXPORTED_FUNCTION = new RegExp(String.raw`^\s*(?:module\.)?exports\.(${NAME})\s*=\s*(?:async\s+)?function\b`);
 const JS_PROTOTYPE_METHOD = new RegExp(String.raw`^\s*(${NAME})\.prototype\.(${NAME})\s*=\s*(?:async\s+)?function\b`);
 const JS_METHOD = new RegExp(
-  String.raw`^\s*(?:(?:static|async|get|set|public|private|protected|readonly|override|abstract)\s+)*\*?\s*(#?${NAME})\s*(?:<[^>]*>)?\s*\([^;]*\{\s*$`,
+  String.raw`^\s*(?:(?:static|async|get|set|public|private|protected|readonly|override|abstract)\s+)*\*?\s*(#?${NAME})\s*(?:<[^>]*>)?\s*\([^;]*\{.*$`,
 );
 const NOT_METHODS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'with', 'do', 'else', 'try', 'new', 'typeof', 'await', 'super']);
 
@@ -128,11 +128,13 @@ function javascriptSymbols(text: string): SymbolDefinition[] {
 
 function pythonSymbols(text: string): SymbolDefinition[] {
   const out: SymbolDefinition[] = [];
-  const classes: Array<{ name: string; indent: number }> = [];
+  const classes: Array<{ name: string; indent: number; memberIndent?: number }> = [];
   lines(text).forEach((line, n) => {
     if (line.length > LONGEST_LINE || line.trim() === '' || /^\s*#/.test(line)) return;
     const indent = indentation(line);
     while (classes.length > 0 && classes.at(-1)!.indent >= indent) classes.pop();
+    const enclosing = classes.at(-1);
+    if (enclosing) enclosing.memberIndent ??= indent;
     const cls = PY_CLASS.exec(line);
     if (cls) {
       out.push({ name: cls[2]!, kind: 'CLASS', containerName: classes.at(-1)?.name ?? '', line: n, column: at(line, cls[2]!) });
@@ -141,10 +143,10 @@ function pythonSymbols(text: string): SymbolDefinition[] {
     }
     const def = PY_DEF.exec(line);
     if (!def) return;
-    const container = classes.at(-1);
-    const inClass = container !== undefined && indent > container.indent;
+    // Methods are defs directly in a class body; a def nested in a function or method is not a symbol.
+    const inClass = enclosing !== undefined && indent === enclosing.memberIndent;
     if (indent > 0 && !inClass) return;
-    out.push({ name: def[2]!, kind: inClass ? 'METHOD' : 'FUNCTION', containerName: inClass ? container.name : '', line: n, column: at(line, def[2]!) });
+    out.push({ name: def[2]!, kind: inClass ? 'METHOD' : 'FUNCTION', containerName: inClass ? enclosing.name : '', line: n, column: at(line, def[2]!) });
   });
   return out;
 }
