@@ -5,7 +5,8 @@ import type { IndexedSymbol } from './index-search.js';
  * - functions, classes and methods (kinds FUNCTION, CLASS, METHOD), named with at least 4 characters;
  * - defined in source: not in tests, examples, fixtures or benchmarks, not vendored, not generated or
  *   compiled (minified files, source maps, type declarations, `build/` output, bundles named by hash);
- * - defined exactly once in the repository (any file counted), so a question has one right answer;
+ * - defined exactly once in the repository's source (as above: a type declaration or a test helper of the
+ *   same name does not count), so a question has one right answer;
  * - not a name that many codebases share (`constructor`, `toString`, `render`, `handler`, ...), nor a
  *   single lower-case word (`help`, `string`), which names too many other things to be looked for.
  */
@@ -49,7 +50,7 @@ export function isSourcePath(path: string): boolean {
 /** Symbols of one repository a definition, usage or count question may ask about, each once, in index order. */
 export function fairSymbols(symbols: readonly IndexedSymbol[]): IndexedSymbol[] {
   const definedIn = new Map<string, number>();
-  for (const s of symbols) definedIn.set(s.name, (definedIn.get(s.name) ?? 0) + 1);
+  for (const s of symbols) if (isSourcePath(s.path)) definedIn.set(s.name, (definedIn.get(s.name) ?? 0) + 1);
   return symbols.filter(
     (s) =>
       KINDS.has(s.kind.toUpperCase()) &&
@@ -57,7 +58,7 @@ export function fairSymbols(symbols: readonly IndexedSymbol[]): IndexedSymbol[] 
       /^[A-Za-z_$][\w$]*$/.test(s.name) &&
       !/^[a-z]+$/.test(s.name) &&
       !COMMON_NAMES.has(s.name) &&
-      definedIn.get(s.name) === 1 &&
-      isSourcePath(s.path),
+      isSourcePath(s.path) &&
+      definedIn.get(s.name) === 1,
   );
 }

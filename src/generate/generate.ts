@@ -88,51 +88,58 @@ export async function generateSuite(o: GenerateOptions): Promise<GeneratedSuite>
     instance: o.instance,
   });
   const add = (kind: GeneratedKind, symbol: IndexedSymbol, question: string, expect: Record<string, unknown>, generated: Provenance) => {
-    used.add(key(symbol));
+    used.add(key(kind, symbol));
     found[kind]++;
     questions.push({ id: uniqueId(ids, kind, symbol), question, tags: ['generated', kind], expect, generated });
   };
 
-  for (const kind of o.kinds) {
-    let tries = 0;
-    const maxTries = quotas[kind] * TRIES_PER_QUESTION + BASE_TRIES;
-    // Round robin over the repositories, so each gives its share while it has candidates.
-    const cursors = new Map(repositories.map((r) => [r, 0]));
-    while (found[kind] < quotas[kind] && cursors.size > 0 && (kind === 'definition' || tries < maxTries)) {
-      for (const repo of [...cursors.keys()]) {
-        if (found[kind] >= quotas[kind] || (kind !== 'definition' && tries >= maxTries)) break;
-        const symbols = await pool(repo);
-        let next = cursors.get(repo)!;
-        while (next < symbols.length && used.has(key(symbols[next]!))) next++;
-        const symbol = symbols[next];
-        if (!symbol) {
-          cursors.delete(repo);
-          continue;
-        }
-        cursors.set(repo, next + 1);
-        if (kind === 'definition') {
-          add(kind, symbol, definitionQuestion(symbol), definitionExpect(symbol, o.reference), provenance(kind, symbol, definitionQuery(repo, symbol.name), symbol.revision));
-          continue;
-        }
-        tries++;
-        const query = filesQuery(repo, symbol.name);
-        let files: string[];
-        let revision: string;
-        try {
-          ({ files, revision } = await o.search.files(repo, symbol.name));
-        } catch (error) {
-          if (!(error instanceof IncompleteSearchError)) throw error;
-          limited++;
-          o.warn(`left out \`${symbol.name}\` of ${repo}: ${error.message}`);
-          continue;
-        }
-        if (kind === 'usage') {
-          const users = usageFiles(files, symbol.path);
-          if (users.length < MIN_USAGE_FILES || users.length > MAX_USAGE_FILES) continue;
-          add(kind, symbol, `Which files in ${repo} use \`${symbol.name}\`?`, { citesRecall: { files: users, min: o.minRecall } }, provenance(kind, symbol, query, revision || symbol.revision));
-        } else {
-          if (files.length < MIN_COUNT_FILES) continue;
-          add(kind, symbol, `How many files in ${repo} have \`${symbol.name}\` in them?`, { number: { expected: files.length, tolerance: o.tolerance } }, provenance(kind, symbol, query, revision || symbol.revision));
+  // Each kind asks for its share; when one runs short, the others make up for it while they have more.
+  const targets = { ...quotas };
+  const cursors = new Map(o.kinds.map((k) => [k, new Map(repositories.map((r) => [r, 0]))]));
+  const tries: Record<GeneratedKind, number> = { definition: 0, usage: 0, count: 0 };
+  for (let pass = 0; pass < 2 && questions.length < o.count; pass++) {
+    if (pass === 1) for (const k of o.kinds) targets[k] = found[k] + (o.count - questions.length);
+    for (const kind of o.kinds) {
+      const open = cursors.get(kind)!;
+      const maxTries = quotas[kind] * TRIES_PER_QUESTION + BASE_TRIES;
+      const more = () => found[kind] < targets[kind] && questions.length < o.count && (kind === 'definition' || tries[kind] < maxTries);
+      // Round robin over the repositories, so each gives its share while it has candidates.
+      while (more() && open.size > 0) {
+        for (const repo of [...open.keys()]) {
+          if (!more()) break;
+          const symbols = await pool(repo);
+          let next = open.get(repo)!;
+          while (next < symbols.length && used.has(key(kind, symbols[next]!))) next++;
+          const symbol = symbols[next];
+          if (!symbol) {
+            open.delete(repo);
+            continue;
+          }
+          open.set(repo, next + 1);
+          if (kind === 'definition') {
+            add(kind, symbol, definitionQuestion(symbol), definitionExpect(symbol, o.reference), provenance(kind, symbol, definitionQuery(repo, symbol.name), symbol.revision));
+            continue;
+          }
+          tries[kind]++;
+          const query = filesQuery(repo, symbol.name);
+          let files: string[];
+          let revision: string;
+          try {
+            ({ files, revision } = await o.search.files(repo, symbol.name));
+          } catch (error) {
+            if (!(error instanceof IncompleteSearchError)) throw error;
+            limited++;
+            o.warn(`left out \`${symbol.name}\` of ${repo}: ${error.message}`);
+            continue;
+          }
+          if (kind === 'usage') {
+            const users = usageFiles(files, symbol.path);
+            if (users.length < MIN_USAGE_FILES || users.length > MAX_USAGE_FILES) continue;
+            add(kind, symbol, `Which files in ${repo} use \`${symbol.name}\`?`, { citesRecall: { files: users, min: o.minRecall } }, provenance(kind, symbol, query, revision || symbol.revision));
+          } else {
+            if (files.length < MIN_COUNT_FILES) continue;
+            add(kind, symbol, `How many files in ${repo} have \`${symbol.name}\` in them?`, { number: { expected: files.length, tolerance: o.tolerance } }, provenance(kind, symbol, query, revision || symbol.revision));
+          }
         }
       }
     }
@@ -205,8 +212,9 @@ export function referenceOf(s: IndexedSymbol): string {
   return `\`${s.name}\`, a ${kind}${of}, is defined in ${s.repository} in ${s.path} at line ${s.line}.`;
 }
 
-function key(s: IndexedSymbol): string {
-  return `${s.repository}\u0000${s.name}`;
+/** A symbol is asked about once per kind. */
+function key(kind: GeneratedKind, s: IndexedSymbol): string {
+  return `${kind}\u0000${s.repository}\u0000${s.name}`;
 }
 
 function uniqueId(ids: Set<string>, kind: GeneratedKind, s: IndexedSymbol): string {

@@ -1,6 +1,7 @@
 import { parseDocument } from 'yaml';
 import type { Provenance } from '../config/generated-schema.js';
 import type { Question } from '../config/suite.js';
+import { isSourcePath } from './fair.js';
 import { referenceOf, usageFiles } from './generate.js';
 import { IncompleteSearchError, type IndexSearch } from './index-search.js';
 
@@ -45,7 +46,8 @@ export async function verifySuite(questions: readonly Question[], search: IndexS
 }
 
 async function definitionChanges(q: Question, g: Provenance, search: IndexSearch): Promise<{ question: StaleQuestion; stale: boolean } | undefined> {
-  const defs = (await search.symbolsOf(g.query)).filter((s) => s.name === g.symbol && s.repository === g.repository);
+  // Counted as generation counts them: definitions in source (a type declaration is not a second answer).
+  const defs = (await search.symbolsOf(g.query)).filter((s) => s.name === g.symbol && s.repository === g.repository && isSourcePath(s.path));
   if (defs.length === 0) return { stale: true, question: { id: q.id, changes: [`symbol gone: ${g.repository} no longer defines \`${g.symbol}\``], edit: { remove: true } } };
   if (defs.length > 1) {
     const where = defs.map((d) => `${d.path}:${d.line}`).join(', ');
