@@ -52,7 +52,8 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe.concurrent('dsbench suite generate', () => {
+// Each test starts the CLI a few times: generous on a loaded machine.
+describe.concurrent('dsbench suite generate', { timeout: 60_000 }, () => {
   it('mines definition, usage and count questions with provenance; the same seed gives the same suite', async () => {
     const env = await instance();
     const [first, again, other] = await Promise.all([generate(env, '--count', '3', '--seed', '7'), generate(env, '--count', '3', '--seed', '7'), generate(env, '--count', '3', '--seed', '8')]);
@@ -125,7 +126,7 @@ describe.concurrent('dsbench suite generate', () => {
   });
 });
 
-describe.concurrent('dsbench suite verify', () => {
+describe.concurrent('dsbench suite verify', { timeout: 60_000 }, () => {
   it('lists stale expectations (exit 1), rewrites them with --update and shows the diff', async () => {
     const file = path.join(work, 'verify.yaml');
     const made = await generate(await instance(), '--count', '7', '--kinds', 'definition,usage', '--seed', '3', '-o', file);
@@ -165,10 +166,16 @@ describe.concurrent('dsbench suite verify', () => {
   it('runs a generated suite on the emulator, whose agent answers from the same index: every check passes', async () => {
     const env = await instance();
     const file = path.join(work, 'run.yaml');
-    const made = await generate(env, '--count', '7', '--kinds', 'definition,usage', '--seed', '5', '-o', file);
+    const made = await generate(env, '--count', '9', '--seed', '5', '-o', file);
     expect(made.code, made.stderr).toBe(0);
-    const run = await cli.run(['run', file, '--db', path.join(work, 'run.db')], env);
+    const db = path.join(work, 'run.db');
+    const run = await cli.run(['run', file, '--db', db], env);
     expect(run.stdout).toContain('Checks: 17 passed, 0 failed. Exit code 0.');
     expect(run.code).toBe(0);
+    // The report shows what the measured checks found and expected.
+    const report = await cli.run(['report', 'latest', '--db', db, '--format', 'md', '--out', path.join(work, 'report')], env);
+    expect(report.stdout).toContain('Recall and numbers');
+    expect(report.stdout).toMatch(/\| default\/usage-lib-parseHeaders#0 \| citesRecall \| pass \| recall 2\/2 files cited \(100%\), at least 50% expected \|/);
+    expect(report.stdout).toMatch(/\| default\/count-lib-RetryHandler#0 \| number \| pass \| found 4( \(of \d+ numbers stated\))?, expected 4 ± 10% \|/);
   });
 });
