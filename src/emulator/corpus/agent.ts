@@ -136,7 +136,7 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
 }
 
 /** Files an index lookup (definitions, every file with a name) may examine: a whole large package. */
-const maxIndexed = 20_000;
+const maxIndexed = 5_000;
 
 /** A run whose clock counts work (a step per repository or file), so its timeout is a budget of files. */
 function budgeted(corpus: Corpus, query: Query, maxFiles: number): SearchRun {
