@@ -22,7 +22,7 @@ export const commandUsage = {
     describe: 'Merge the shards of a run split with dsbench run --shard (one database each) into one run of another database',
   },
   suite: {
-    command: 'suite <command>',
+    command: 'suite',
     describe: 'Generate a suite whose answers can be checked from the instance index (suite generate), or check a generated one still holds (suite verify)',
   },
   grade: {
