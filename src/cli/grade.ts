@@ -50,7 +50,7 @@ export const gradeCommand: CommandModule<GlobalArgs, GradeArgs> = {
         } else targets.push({ name: t.name, connection: targetsFrom([`${t.name}=${t.url}`], undefined, process.env)![0]!.connection });
       }
       grading = RunGrading.create({ suite: suite.resolved, store: new SqliteGradeStore(store.db), targets, env: process.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
-      if (!grading) throw new UsageError(`${suite.path} asks for no grading: add a rubric, reference, cites or minCitationValidity to an expect, or a judge block`);
+      if (!grading) throw new UsageError(`${suite.path} asks for no grading: add a rubric, reference, cites, citesRecall or minCitationValidity to an expect, or a judge block`);
       const questions = new Map(suite.resolved.questions.map((q) => [q.id, q]));
       const limit = pLimit(ITEMS_AT_ONCE);
       let unknown = 0;

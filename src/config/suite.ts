@@ -185,7 +185,7 @@ export const JudgeSchema = z
     citations: z.boolean().default(true).describe('Check the citations of every answered turn (repository, file, lines) through the raw file endpoint.'),
     citationConcurrency: z.number().int().min(1).max(64).default(4).describe('Citation checks at once per target.'),
   })
-  .describe('The judge that grades answers and checks citations. Without this block only turns with cites or minCitationValidity have citations checked, and turns with a rubric or reference are graded with the defaults.');
+  .describe('The judge that grades answers and checks citations. Without this block only turns with cites, citesRecall or minCitationValidity have citations checked, and turns with a rubric or reference are graded with the defaults.');
 export type Judge = z.output<typeof JudgeSchema>;
 
 export const QuestionSchema = z
