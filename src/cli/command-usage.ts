@@ -22,7 +22,10 @@ export const commandUsage = {
     command: 'merge <databases..>',
     describe: 'Merge the shards of a run split with dsbench run --shard (one database each) into one run of another database',
   },
-  suite: { command: 'suite', describe: 'Work with suite files: import questions from CSV or JSONL' },
+  suite: {
+    command: 'suite',
+    describe: 'Work with suite files: import questions from CSV or JSONL, generate a suite whose answers can be checked from the instance index, or verify a generated one still holds',
+  },
   grade: {
     command: 'grade <run>',
     describe: 'Grade (or re-grade) a recorded run with the judge and check its citations, without asking the service again',

@@ -53,7 +53,7 @@ export const gradeCommand: CommandModule<GlobalArgs, GradeArgs> = {
       const judgeProblem = await checkJudges({ suite: suite.resolved, targets, env: process.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
       if (judgeProblem) throw new DsbenchError(`not grading run ${run.runId}: ${judgeProblem.message}`, judgeProblem.error.exitCode, { cause: judgeProblem.error });
       grading = RunGrading.create({ suite: suite.resolved, store: new SqliteGradeStore(store.db), targets, env: process.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
-      if (!grading) throw new UsageError(`${suite.path} asks for no grading: add a rubric, reference, cites or minCitationValidity to an expect, or a judge block`);
+      if (!grading) throw new UsageError(`${suite.path} asks for no grading: add a rubric, reference, cites, citesRecall or minCitationValidity to an expect, or a judge block`);
       const questions = new Map(suite.resolved.questions.map((q) => [q.id, q]));
       const limit = pLimit(ITEMS_AT_ONCE);
       let unknown = 0;

@@ -5,6 +5,7 @@ import { DurationSchema } from './duration-schema.js';
 import { compilePattern } from './pattern.js';
 import { formatPath } from './suite-issues.js';
 import { example, parseThreshold, THRESHOLD_METRIC_NAMES, THRESHOLD_METRICS, type ThresholdMetric } from './thresholds.js';
+import { generatedChecksShape, ProvenanceSchema, SuiteProvenanceSchema } from './generated-schema.js';
 
 /*
  * The suite file format. This schema is the single source of the TypeScript types, of the checks the
@@ -80,6 +81,7 @@ const turnExpectShape = {
     'Files, paths or symbols the answer must cite: a path (`lib/handler/retry-handler.js`, matched as a suffix of a cited path, with or without its repository) or a symbol (matched in the text of a cited link). Recall is recorded; each must be cited to pass.',
   ).optional(),
   minCitationValidity: share('Lowest share (0 to 1) of the turn\'s citations that must resolve (repository, file and lines exist).').optional(),
+  ...generatedChecksShape,
 };
 
 function share(what: string) {
@@ -184,7 +186,7 @@ export const JudgeSchema = z
     citations: z.boolean().default(true).describe('Check the citations of every answered turn (repository, file, lines) through the raw file endpoint.'),
     citationConcurrency: z.number().int().min(1).max(64).default(4).describe('Citation checks at once per target.'),
   })
-  .describe('The judge that grades answers and checks citations. Without this block only turns with cites or minCitationValidity have citations checked, and turns with a rubric or reference are graded with the defaults.');
+  .describe('The judge that grades answers and checks citations. Without this block only turns with cites, citesRecall or minCitationValidity have citations checked, and turns with a rubric or reference are graded with the defaults.');
 export type Judge = z.output<typeof JudgeSchema>;
 
 function thresholdList(metric: ThresholdMetric) {
@@ -212,6 +214,7 @@ export const QuestionSchema = z
     repeats: RepeatsSchema.optional().describe('Overrides defaults.repeats.'),
     timeout: duration('Overrides defaults.timeout. Parsed to timeoutMs.').optional(),
     expect: QuestionExpectSchema.optional(),
+    generated: ProvenanceSchema.optional(),
   })
   .transform(({ timeout, ...rest }) => ({ ...rest, timeoutMs: timeout }))
   .describe('A Deep Search conversation: a question and optional follow-ups.');
@@ -310,6 +313,7 @@ export const SuiteSchema = z
     thresholds: ThresholdsSchema.optional(),
     questions: z.array(QuestionSchema).default([]).describe('Deep Search questions.'),
     searches: z.array(SearchSchema).default([]).describe('Streaming code searches.'),
+    generated: SuiteProvenanceSchema.optional(),
   })
   .superRefine(checkSuite, { when: () => true })
   .meta({

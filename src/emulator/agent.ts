@@ -11,6 +11,7 @@ import {
 import type { AgentOptions } from './options.js';
 import { garbleCitations } from './citation-noise.js';
 import { type ServiceNoise, ungroundedAnswer } from './noise.js';
+import { indexParagraph, indexQuestionOf, indexSubject } from './index-answers.js';
 import { createRng, hashSeed, type Rng } from './random.js';
 import { computeUsage, zeroUsage, type Usage } from './usage.js';
 
@@ -40,6 +41,10 @@ export interface AgentSearch {
    * question is scoped.
    */
   repositories?: () => Promise<string[]>;
+  /** Where the symbol index says a name is defined in these repositories; without it, only searches find definitions. */
+  definitions?: (name: string, repositories: readonly string[]) => Promise<SearchHit[]>;
+  /** Every file of these repositories with the name as a whole word (index-answers.ts); without it, no counts or file lists. */
+  filesWith?: (name: string, repositories: readonly string[]) => Promise<{ files: SearchHit[]; complete: boolean }>;
 }
 
 export type FailureKind =
@@ -172,10 +177,22 @@ export class FakeAgent {
       const each = <T, R>(scoped: boolean, items: readonly T[], f: (item: T) => Promise<R>): Promise<R[]> =>
         scoped ? sequentially(items, f) : Promise.all(items.map(f));
       const scoped = plan.repositories.length > 0;
+      // The symbol index first: a definition it knows is where the agent looks before any text search.
+      const defined = async (name: string): Promise<SearchHit[]> => {
+        if (!scoped || !search.definitions) return [];
+        searches++;
+        return search.definitions(name, plan.repositories).catch(() => {
+          failed++;
+          return [];
+        });
+      };
       const targets: TargetFinding[] = await each(scoped, plan.targets, async (target) => ({
         target,
-        hits: await run(targetQuery(plan, target)),
+        hits: dedupe([...(target.kind === 'identifier' ? await defined(target.text) : []), ...(await run(targetQuery(plan, target)))]).slice(0, limit),
       }));
+      const asked = indexQuestionOf(text);
+      const subject = asked && indexSubject(plan);
+      const fromIndex = subject ? await this.indexAnswer(asked, subject, plan, () => searches++, () => failed++) : undefined;
       const within = targets.map(mainHit).find((m) => m !== undefined)?.hit;
       const keywords: KeywordFinding[] = await each(scoped || within !== undefined, plan.keywords, async (keyword) => ({
         keyword,
@@ -190,7 +207,8 @@ export class FakeAgent {
         // The run spent tokens before failing, so it reports and is charged for them.
         return { kind: 'failed', failure, usage: computeUsage({ ...base, outputChars: 0 }, rng) };
       }
-      const composed = ungrounded ? ungroundedAnswer(text) : composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });
+      const told = ungrounded ? ungroundedAnswer(text) : composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });
+      const composed = fromIndex && !ungrounded ? { ...told, markdown: `${fromIndex}\n\n${told.markdown}` } : told;
       const answer = { ...composed, markdown: garbleCitations(composed.markdown, this.config.agent.badCitationRate, citationRng, await this.repositories(), linkBase) };
       if (failure) {
         const partial = { ...answer, markdown: cutShort(answer.markdown) };
@@ -200,6 +218,16 @@ export class FakeAgent {
     } catch {
       return { kind: 'failed', failure: 'internal', usage: zeroUsage(timeMillis, searches) };
     }
+  }
+
+  /** The paragraph a usage or count question gets from the index (one more tool call); none when it fails. */
+  private async indexAnswer(asked: NonNullable<ReturnType<typeof indexQuestionOf>>, subject: string, plan: ReturnType<typeof planResearch>, called: () => void, failed: () => void): Promise<string | undefined> {
+    if (!this.config.search.filesWith) return undefined;
+    called();
+    return indexParagraph(asked, subject, plan, this.config.search, this.config.linkBase).catch(() => {
+      failed();
+      return undefined;
+    });
   }
 
   /** The corpus's repository names, asked once; none when the search cannot tell (or fails to). */

@@ -6,6 +6,7 @@ import { redact } from '../http/redact.js';
 import { citesChecks, summarize, type CitationChecker } from './citations.js';
 import type { JudgeClient } from './judge-client.js';
 import { extractCitations, isCheckable } from './links.js';
+import { citesRecallCheck } from './recall.js';
 import { GRADE_PROMPT_HASH, GRADE_PROMPT_VERSION, gradePrompt, inputsHash } from './prompt.js';
 import type { GradeRecord, GradeStore, GradingExpectation, ItemGrading } from './store.js';
 import { GradeVerdictSchema, parseVerdict } from './verdict.js';
@@ -50,7 +51,7 @@ interface Spec {
 }
 
 const gradable = (e: TurnExpect) => e.rubric !== undefined || e.reference !== undefined;
-const citable = (e: TurnExpect) => e.cites !== undefined || e.minCitationValidity !== undefined;
+const citable = (e: TurnExpect) => e.cites !== undefined || e.minCitationValidity !== undefined || e.citesRecall !== undefined;
 
 /** Whether grading has anything to do for a question of this suite. */
 export function needsGrading(question: ResolvedQuestion, judge: Judge & { explicit: boolean }): boolean {
@@ -105,10 +106,11 @@ export async function gradeItem(ctx: GraderContext, runId: number, key: string, 
         grading.grades.push(grade);
         expect({ name: 'minScore', passed: grade.passed, reason: gradeReason(grade), turn: s.turn });
       }
-      if (s.expect.minCitationValidity !== undefined || s.expect.cites !== undefined) {
+      if (citable(s.expect)) {
         const summary = checked.get(s.turn);
         if (s.expect.minCitationValidity !== undefined) expect({ name: 'minCitationValidity', turn: s.turn, ...validityCheck(s.expect.minCitationValidity, summary, t, ctx) });
         for (const c of citesChecks(s.expect.cites ?? [], t.answer ?? '', summary?.citations ?? [])) expect({ name: 'cites', turn: s.turn, ...c });
+        if (s.expect.citesRecall) expect({ name: 'citesRecall', turn: s.turn, ...citesRecallCheck(s.expect.citesRecall, t.answer ?? '', summary?.citations ?? []) });
       }
     }),
   );

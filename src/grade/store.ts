@@ -68,4 +68,4 @@ export interface ItemGrading {
 }
 
 /** Names of the expectations grading writes; the runner's own never use them. */
-export const GRADING_EXPECTATIONS = ['minScore', 'minCitationValidity', 'cites'] as const;
+export const GRADING_EXPECTATIONS = ['minScore', 'minCitationValidity', 'cites', 'citesRecall'] as const;

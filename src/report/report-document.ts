@@ -167,6 +167,20 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       });
       if (more > 0) blocks.push({ kind: 'para', text: [`… and ${fmtInt(more)} more failed checks (expect_reasons in questions.csv and searches.csv).`] });
     }
+    if (ex.measured.length > 0) {
+      // Recall over files and numbers stated: what was found and what was expected, passed or not.
+      const { shown, more } = capped(ex.measured, MAX_LISTED, ex.byName.filter((n) => n.name === 'citesRecall' || n.name === 'number').reduce((sum, n) => sum + n.total, 0));
+      blocks.push({ kind: 'heading', level: 3, text: ['Recall and numbers'] });
+      blocks.push({
+        kind: 'table',
+        table: {
+          headers: ['item', 'check', 'result', 'found and expected'],
+          align: ['left', 'left', 'left', 'left'],
+          rows: shown.map((m) => [`${m.target}/${m.suiteItemId}#${m.repeat}`, m.name, m.passed ? 'pass' : 'fail', m.reason]),
+        },
+      });
+      if (more > 0) blocks.push({ kind: 'para', text: [`… and ${fmtInt(more)} more (expect_reasons in questions.csv).`] });
+    }
   }
 
   blocks.push(...qualityBlocks(data.quality));

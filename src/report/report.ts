@@ -7,6 +7,7 @@ import {
   type UnownedConversationRow,
   type LostCreateCheckRow,
   type ExpectationSummary,
+  type MeasuredCheck,
   type ExpectationRecord,
   type ItemColumns,
   type ItemVerdictRow,
@@ -94,7 +95,7 @@ export interface ReportData {
   unowned: UnownedConversationRow[];
   /** Per target, question texts of creates given up that no end-of-run check looked for (none: empty). */
   unchecked: LostCreateCheckRow[];
-  expectations: ExpectationSummary & { items: number; passedItems: number; failedItems: number };
+  expectations: ExpectationSummary & { items: number; passedItems: number; failedItems: number; measured: MeasuredCheck[] };
   /** One line per target and question id (null when the run has more than MAX_QUESTIONS of them). */
   perQuestion: QuestionLine[] | null;
   /** Pass rate, pass^k, judge score and citation validity with intervals; flaky and quarantined questions. */

@@ -1,6 +1,7 @@
 import { linksIn, parseLink } from '../answer-links.js';
 import { compilePattern } from '../config/pattern.js';
 import type { Followup, QuestionExpect, SearchExpect, TurnExpect } from '../config/suite.js';
+import { numberCheck } from './number-check.js';
 import type { ExpectationResult, SearchRecord, TurnRecord } from './recorder.js';
 
 function quote(text: string, max = 80): string {
@@ -47,6 +48,10 @@ function turnChecks(expect: TurnExpect, turn: TurnRecord, index: number): Expect
       const ok = repos.has(repo);
       add('sourcesInclude', ok, `${repo} ${ok ? 'is' : 'is not'} among the ${from}${ok ? '' : ` (${[...repos].slice(0, 5).join(', ') || 'none'})`}`);
     }
+  }
+  if (expect.number !== undefined) {
+    const { passed, reason } = numberCheck(expect.number, turn.answer, turn.state);
+    add('number', passed, reason);
   }
   if (expect.state !== undefined) {
     add('state', turn.state === expect.state, `expected state ${expect.state}, got ${turn.state}`);

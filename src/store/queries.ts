@@ -678,8 +678,20 @@ export function runCounts(db: Database.Database, runId: number): { items: number
     .get({ runId }) as { items: number; turns: number; searches: number };
 }
 
-/** Expectations of a run by name, with item counts; at most `maxFailures` failures listed (-1: all), so `failures.length` may be less than `failed`. */
-export function expectationOverview(db: Database.Database, runId: number, maxFailures: number): ExpectationSummary & { failedItems: number; items: number; passedItems: number } {
+/** Checks whose result is a measure (recall over files, a number stated), shown with it in reports, passed or not. */
+const MEASURED_CHECKS = ['citesRecall', 'number'];
+
+export type MeasuredCheck = Omit<ExpectationSummary['failures'][number], 'itemKey'> & { passed: boolean };
+
+/**
+ * Expectations of a run by name, with item counts; at most `maxFailures` failures listed (-1: all), so
+ * `failures.length` may be less than `failed`; as many of the measured checks (recall, numbers), passed or not.
+ */
+export function expectationOverview(
+  db: Database.Database,
+  runId: number,
+  maxFailures: number,
+): ExpectationSummary & { failedItems: number; items: number; passedItems: number; measured: MeasuredCheck[] } {
   const byName = db
     .prepare(
       `SELECT name, count(*) AS total, sum(passed) AS passed, count(*) - sum(passed) AS failed
@@ -699,9 +711,25 @@ export function expectationOverview(db: Database.Database, runId: number, maxFai
         (SELECT min(passed) AS ok FROM expectations WHERE run_id = ? GROUP BY item_key)`,
     )
     .get(runId) as { items: number; passedItems: number };
+  const measured = db
+    .prepare(
+      `SELECT i.target, i.suite_item_id AS suiteItemId, i.repeat, e.name, e.passed, e.reason, e.turn
+      FROM expectations e JOIN items i ON i.run_id = e.run_id AND i.key = e.item_key
+      WHERE e.run_id = ? AND e.name IN (${MEASURED_CHECKS.map(() => '?').join(', ')}) ORDER BY i.position, e.position LIMIT ?`,
+    )
+    .all(runId, ...MEASURED_CHECKS, maxFailures < 0 ? -1 : maxFailures) as Array<Omit<MeasuredCheck, 'passed'> & { passed: number }>;
   const passed = byName.reduce((sum, n) => sum + n.passed, 0);
   const total = byName.reduce((sum, n) => sum + n.total, 0);
-  return { total, passed, failed: total - passed, byName, failures, ...items, failedItems: items.items - items.passedItems };
+  return {
+    total,
+    passed,
+    failed: total - passed,
+    byName,
+    failures,
+    ...items,
+    failedItems: items.items - items.passedItems,
+    measured: measured.map((m) => ({ ...m, passed: m.passed === 1 })),
+  };
 }
 
 export interface ErrorBreakdownRow {

@@ -12,7 +12,10 @@ export class EventConsumer {
   private readonly scanner = new MatchScanner();
   private readonly batch = new MatchBatch();
 
-  constructor(private readonly tally: Tally) {}
+  constructor(
+    private readonly tally: Tally,
+    private readonly onMatches?: (matches: unknown[]) => void,
+  ) {}
 
   /** `data` is bytes-as-latin1 (see decoder.ts). */
   event(name: string, data: string): void {
@@ -49,6 +52,10 @@ export class EventConsumer {
     batch.reset();
     if (this.scanner.scan(data, batch)) {
       this.tally.matches(batch);
+      if (this.onMatches) {
+        const json = parseJson(latin1ToUtf8(data));
+        if (json.ok && Array.isArray(json.value)) this.onMatches(json.value);
+      }
       return;
     }
     const json = parseJson(latin1ToUtf8(data));
@@ -57,6 +64,7 @@ export class EventConsumer {
     batch.reset();
     countObjects(json.value, batch);
     this.tally.matches(batch);
+    this.onMatches?.(json.value);
   }
 
   private parsed<T>(name: string, data: string, schema: z.ZodType<T>, apply: (value: T) => void): void {

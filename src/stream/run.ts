@@ -26,6 +26,11 @@ export const SearchOptionsSchema = z
     gzip: z.boolean().default(true),
     /** Cap of the distinct repository and file counts (see DistinctCounter). */
     maxDistinct: z.number().int().positive().default(DEFAULT_MAX_DISTINCT),
+    /**
+     * Receives the match objects of each valid `matches` event, parsed, for a caller that needs them (a
+     * suite generator); the tally still counts without keeping them.
+     */
+    onMatches: z.custom<(matches: unknown[]) => void>((v) => typeof v === 'function', 'onMatches must be a function').optional(),
   })
   .strict();
 export type SearchOptions = z.input<typeof SearchOptionsSchema>;
@@ -92,7 +97,7 @@ function parseOptions(options: SearchOptions): Options {
 }
 
 async function readEvents(reply: StreamReply, gzip: boolean, tally: Tally, stop: AbortController, opts: Options): Promise<PumpEnd> {
-  const consumer = new EventConsumer(tally);
+  const consumer = new EventConsumer(tally, opts.onMatches);
   const decoder = new EventDecoder((name, data) => consumer.event(name, data));
   let grace: NodeJS.Timeout | undefined;
   try {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { stringify as csv } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runSuiteImport } from '../../src/cli/suite.js';
+import { runSuiteImport } from '../../src/cli/suite-import.js';
 import { loadSuite, SuiteError } from '../../src/config/load-suite.js';
 import { ExitCode } from '../../src/http/exit-codes.js';
 import { runCli } from '../runner/fixtures/cli.js';

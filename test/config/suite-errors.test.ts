@@ -34,7 +34,7 @@ describe('suite errors in YAML', () => {
       'suites/smoke.yaml:8:7: questions[0].expect.maxCredit: unknown field "maxCredit" (did you mean "maxCredits"?)',
       'suites/smoke.yaml:9:7: questions[0].expect.frobnicate: unknown field "frobnicate"; the fields here are ' +
         'contains, notContains, matches, sourcesInclude, state, errorCode, rubric, reference, minScore, cites, minCitationValidity, ' +
-        'maxCredits, maxTotalTokens, maxSeconds',
+        'citesRecall, number, maxCredits, maxTotalTokens, maxSeconds',
     ]);
   });
 
@@ -198,7 +198,7 @@ describe('suite errors in YAML', () => {
     const questions = Array.from({ length: 25 }, (_, i) => `  - { id: q${i}, question: x, bogus: 1 }`);
     const reported = problems(lines('name: smoke', 'questions:', ...questions));
     expect(reported).toHaveLength(MAX_LISTED_PROBLEMS + 1);
-    expect(reported[0]).toBe('suites/smoke.yaml:3:28: questions[0].bogus: unknown field "bogus"; the fields here are id, question, followups, tags, repeats, timeout, expect');
+    expect(reported[0]).toBe('suites/smoke.yaml:3:28: questions[0].bogus: unknown field "bogus"; the fields here are id, question, followups, tags, repeats, timeout, expect, generated');
     expect(reported.at(-1)).toBe('suites/smoke.yaml: … and 5 more problems');
   });
 
@@ -288,5 +288,53 @@ describe('judge fields', () => {
     const { resolved } = parseSuite(text, 'suites/smoke.yaml');
     expect(resolved.judge).toMatchObject({ model: 'm', preamble: 'Be strict.', concurrency: 3, endpoint: 'instance', explicit: true });
     expect(resolved.questions[0]?.expect).toMatchObject({ minScore: 0.7, cites: ['lib/a.js'], minCitationValidity: 0.9 });
+  });
+});
+
+// The checks generated suites use (citesRecall, number) and their provenance: validated like every field.
+describe('generated checks in a suite', () => {
+  it('reports bad citesRecall and number checks at file:line:col', () => {
+    const text = lines(
+      'name: gen',
+      'questions:',
+      '  - id: a',
+      '    question: Which files use `x`?',
+      '    expect:',
+      '      citesRecall: { files: [lib/a.js, lib/a.js], min: 0 }',
+      '  - id: b',
+      '    question: How many?',
+      '    expect:',
+      '      number: { expected: 3, tolerance: lots }',
+      '  - id: c',
+      '    question: Which?',
+      '    expect:',
+      '      citesRecall: { files: [], min: 1.5, share: 1 }',
+      '    generated: { kind: guess, query: q, repository: r, revision: "", symbol: s, generatedAt: t, instance: emulator }',
+    );
+    expect(problems(text, 'gen.yaml')).toEqual([
+      'gen.yaml:6:40: questions[0].expect.citesRecall.files[1]: "lib/a.js" is listed twice',
+      'gen.yaml:6:56: questions[0].expect.citesRecall.min: must be more than 0 (a check that passes on nothing checks nothing)',
+      'gen.yaml:10:41: questions[1].expect.number.tolerance: "lots" is not a tolerance; write a number (2) or a percentage ("10%")',
+      'gen.yaml:14:29: questions[2].expect.citesRecall.files: needs at least one file',
+      'gen.yaml:14:38: questions[2].expect.citesRecall.min: must be at most 1, got 1.5',
+      'gen.yaml:14:43: questions[2].expect.citesRecall.share: unknown field "share"; the fields here are files, min',
+      'gen.yaml:15:24: questions[2].generated.kind: must be one of "definition", "usage", "count", got a string ("guess")',
+    ]);
+  });
+
+  it('parses the checks with a default tolerance of 0, and the provenance', () => {
+    const text = lines(
+      'name: gen',
+      'generated: { by: dsbench 1, instance: emulator, seed: 7, generatedAt: "2026-01-01T00:00:00Z", repositories: [r], kinds: [count] }',
+      'questions:',
+      '  - id: a',
+      '    question: How many files have `x`?',
+      '    expect: { number: { expected: 3 }, citesRecall: { files: [lib/a.js], min: 0.5 } }',
+      '    generated: { kind: count, query: q, repository: r, revision: "", symbol: x, generatedAt: t, instance: emulator }',
+    );
+    const { suite, resolved } = parseSuite(text, 'gen.yaml');
+    expect(resolved.questions[0]?.expect).toMatchObject({ number: { expected: 3, tolerance: 0 }, citesRecall: { files: ['lib/a.js'], min: 0.5 } });
+    expect(suite.questions[0]?.generated).toMatchObject({ kind: 'count', symbol: 'x' });
+    expect(suite.generated?.seed).toBe(7);
   });
 });

@@ -287,23 +287,41 @@ describe('search stream', () => {
   it('stream/srccli-testdecoder.sse and server-testfrontendclient.sse: the server test events the emulator can produce', async () => {
     const ours = (await search({ q: 'count:all results' })).events;
     const repos = (await search({ q: 'type:repo sourcegraph' })).events;
+    const symbols = (await search({ q: 'type:symbol count:all x' })).events;
     for (const file of ['stream/srccli-testdecoder.sse', 'stream/server-testfrontendclient.sse']) {
       const real = sse(file);
-      // Documented gaps: these are mocks of old or unit-test payloads. The emulator has no symbol or
-      // commit search, always sends skipped as an array, `exhaustive` (not the older `limitHit`), and
-      // chunkMatches only with cm=true.
-      const types = new Set(['content', 'path', 'repo']);
+      // Documented gaps: these are mocks of old or unit-test payloads. The emulator has no commit search,
+      // always sends skipped as an array, `exhaustive` (not the older `limitHit`), chunkMatches only with
+      // cm=true, and symbols as a list (a mock's `null` is a file without any).
+      const types = new Set(['content', 'path', 'repo', 'symbol']);
       const realMatches = last(real, 'matches').filter((m: any) => types.has(m.type));
-      const ourMatches = [...last(ours, 'matches'), ...last(repos.length ? repos : ours, 'matches')];
+      const ourMatches = [...last(ours, 'matches'), ...last(repos.length ? repos : ours, 'matches'), ...last(symbols, 'matches')];
       for (const m of realMatches) {
         const counterpartMatch = ourMatches.find((o: any) => o.type === m.type);
-        if (counterpartMatch) same(m, counterpartMatch, { mode: 'subset', ignore: ['chunkMatches'] });
+        if (m.type === 'symbol') expect(counterpartMatch, 'a symbol match').toBeDefined();
+        if (counterpartMatch) same(m, counterpartMatch, { mode: 'subset', ignore: ['chunkMatches', 'symbols'] });
       }
       same(last(real, 'filters')[0], last(ours, 'filters').at(-1), { mode: 'subset', ignore: ['limitHit'] });
       const realProgress = data(real, 'progress')[0];
       same({ ...realProgress, skipped: [] }, data(ours, 'progress').at(-1), { mode: 'subset' });
       if (real.some((ev) => ev.event === 'alert')) same(last(real, 'alert'), last((await search({ q: '/[/' })).events, 'alert'), { mode: 'subset' });
     }
+  });
+
+  it('stream/srccli-testsearchstream.sse: symbol matches', async () => {
+    const [realSymbolMatch] = last(sse('stream/srccli-testsearchstream.sse'), 'matches').filter((m: any) => m.type === 'symbol');
+    const ours = last((await search({ q: 'type:symbol count:all x' })).events, 'matches');
+    expect(ours).toHaveLength(1);
+    // The mock's fields, in its order, each symbol too; ours also has repositoryID, commit and each symbol's
+    // line, as the current server does.
+    same(realSymbolMatch, ours[0], { mode: 'subset' });
+    expect(ours[0].symbols).toEqual([
+      { url: '/github.com/sourcegraph/sourcegraph/-/blob/cmd/frontend/graphqlbackend/search_results.go#L4:6-4:7', name: 'x', containerName: '', kind: 'FUNCTION', line: 4 },
+    ]);
+    // The URL's range has the platform's form: #L<line>:<column>-<line>:<column>, 1-based, the name's span.
+    expect(realSymbolMatch.symbols[0].url).toMatch(/#L\d+:\d+-\d+:\d+$/);
+    const progress = last((await search({ q: 'type:symbol count:all x' })).events, 'progress');
+    expect(progress.matchCount).toBe(1);
   });
 
   it('stream/alert-unable-to-process.sse: an unparsable query', async () => {

@@ -1,5 +1,5 @@
 import type { Corpus } from './corpus.js';
-import { parseQuery, type Query } from './query.js';
+import { escapeRegExp, parseQuery, type Query } from './query.js';
 import { lineEnd, lineOf, type Range } from './ranges.js';
 import { SearchRun, type ContentHit } from './search.js';
 import { tokenize } from './tokens.js';
@@ -24,6 +24,13 @@ export interface CorpusAgentSearch {
   (query: string, limit: number): Promise<AgentCitation[]>;
   /** Full names of every repository of the corpus, archived ones and forks included, sorted. */
   repositories(): Promise<string[]>;
+  /** Where the symbol index says `name` is defined in these repositories (the stream's `type:symbol`). */
+  definitions(name: string, repositories: readonly string[]): Promise<AgentCitation[]>;
+  /**
+   * Every file of these repositories where `name` appears as a whole word (case-sensitive), at its first
+   * occurrence, from an exhaustive search; `complete` is false when the work budget ran out first.
+   */
+  filesWith(name: string, repositories: readonly string[]): Promise<{ files: AgentCitation[]; complete: boolean }>;
 }
 
 const PREVIEW_CHARS = 200;
@@ -94,9 +101,7 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
     const scoped = parsed.repo.length > 0;
     const maxFiles = scoped ? maxScoped : maxGlobal;
     if (scoped) await listFiles(corpus, parsed, maxFiles);
-    // The run's clock counts work: each repository or file examined is one step, so its timeout is the budget.
-    let steps = 0;
-    const run = new SearchRun(corpus, parsed, { chunkMatches: false, defaultLimit: 100_000, defaultTimeoutMs: maxFiles, now: () => steps++ });
+    const run = budgeted(corpus, parsed, maxFiles);
     const ranked: Array<{ citation: AgentCitation; score: number; order: number }> = [];
     for await (const hit of run.hits()) {
       if (hit.type === 'path') {
@@ -116,7 +121,50 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
   };
   let names: Promise<string[]> | undefined;
   const repositories = () => (names ??= corpus.repositories().then((repos) => repos.map((r) => r.name)));
-  return Object.assign(search, { repositories });
+  const scope = (repos: readonly string[]) => `repo:^(?:${repos.map(escapeRegExp).join('|')})$ archived:yes fork:yes count:all`;
+  const definitions = async (name: string, repos: readonly string[]): Promise<AgentCitation[]> => {
+    if (repos.length === 0) return [];
+    const run = budgeted(corpus, parseQuery(`${scope(repos)} type:symbol case:yes /^${escapeRegExp(name)}$/`), maxIndexed);
+    const found: AgentCitation[] = [];
+    for await (const hit of run.hits()) {
+      if (hit.type !== 'symbol') continue;
+      for (const s of hit.symbols) found.push({ repository: hit.repo.name, path: hit.path, lineNumber: s.line + 1, preview: '' });
+    }
+    return withPreviews(corpus, found);
+  };
+  const filesWith = async (name: string, repos: readonly string[]) => {
+    if (repos.length === 0) return { files: [], complete: true };
+    const run = budgeted(corpus, parseQuery(`${scope(repos)} type:file case:yes /\\b${escapeRegExp(name)}\\b/`), maxIndexed);
+    const files: AgentCitation[] = [];
+    for await (const hit of run.hits()) {
+      if (hit.type !== 'content') continue;
+      const line = lineOf(hit.lineStarts, hit.ranges[0]![0]);
+      files.push({ repository: hit.repo.name, path: hit.path, lineNumber: line + 1, preview: hit.text.slice(hit.lineStarts[line], lineEnd(hit.text, hit.lineStarts, line)).trim().slice(0, PREVIEW_CHARS) });
+    }
+    return { files, complete: !run.timedOut && !run.limitHit };
+  };
+  return Object.assign(search, { repositories, definitions, filesWith });
+}
+
+/** Files an index lookup (definitions, every file with a name) may examine: a whole large package. */
+const maxIndexed = 5_000;
+
+/** A run whose clock counts work (a step per repository or file), so its timeout is a budget of files. */
+function budgeted(corpus: Corpus, query: Query, maxFiles: number): SearchRun {
+  let steps = 0;
+  return new SearchRun(corpus, query, { chunkMatches: false, defaultLimit: 100_000, defaultTimeoutMs: maxFiles, now: () => steps++ });
+}
+
+/** The cited lines' text, read from the corpus. */
+async function withPreviews(corpus: Corpus, citations: AgentCitation[]): Promise<AgentCitation[]> {
+  const repos = new Map((await corpus.repositories()).map((r) => [r.name, r]));
+  return Promise.all(
+    citations.map(async (c) => {
+      const repo = repos.get(c.repository);
+      const text = repo ? await corpus.readText(repo, { path: c.path, size: 0 }) : undefined;
+      return { ...c, preview: (text?.split('\n')[c.lineNumber - 1] ?? '').trim().slice(0, PREVIEW_CHARS) };
+    }),
+  );
 }
 
 /**

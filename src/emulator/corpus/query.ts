@@ -22,11 +22,13 @@
  * - `file:RE` / `-file:RE` (aliases `f:`, `path:`): regexp on the file path inside the repository.
  * - `lang:NAME` / `-lang:NAME` (aliases `l:`, `language:`): language from the file extension.
  *   Filters follow `case:` like patterns do.
- * - `case:yes|no`, `count:N|all` (default limit set by the server), `type:file|path|repo`,
+ * - `case:yes|no`, `count:N|all` (default limit set by the server), `type:file|path|repo|symbol`,
  *   `archived:yes|no|only` and `fork:yes|no|only` (default no), `timeout:` as a Go duration (`5s`,
  *   `1m30s`, `500ms`), `patternType:standard|keyword|regexp|literal|structural|lucky`, `context:global` (ignored).
  * - Without a pattern: `file:` / `lang:` filters give path results, otherwise repository results.
  *   `type:repo` matches the pattern against repository names and ignores `file:` and `lang:`.
+ *   `type:symbol` matches the pattern against the names of the definitions in each file (symbols.ts),
+ *   every definition without a pattern; a file's result counts its matching symbols.
  * Anything else of the form `word:value` is a literal term.
  */
 import { QuerySyntaxError } from './errors.js';
@@ -37,7 +39,7 @@ export const PATTERN_TYPES = ['standard', 'keyword', 'regexp', 'literal', 'struc
 export type PatternType = (typeof PATTERN_TYPES)[number];
 const TRISTATE = ['yes', 'no', 'only'] as const;
 export type Tristate = (typeof TRISTATE)[number];
-const RESULT_TYPES = ['file', 'path', 'repo'] as const;
+const RESULT_TYPES = ['file', 'path', 'repo', 'symbol'] as const;
 export type ResultType = (typeof RESULT_TYPES)[number];
 
 export type Pattern =
@@ -129,7 +131,7 @@ function choice<T extends string>(name: string, value: string | undefined, allow
 }
 
 function resultType(value: string | undefined): ResultType | undefined {
-  if (value !== undefined && ['symbol', 'commit', 'diff'].includes(value.toLowerCase())) {
+  if (value !== undefined && ['commit', 'diff'].includes(value.toLowerCase())) {
     throw new QuerySyntaxError(`type:${value} is not supported by this instance (supported: ${RESULT_TYPES.join(', ')})`);
   }
   return choice('type', value, RESULT_TYPES);

@@ -3,6 +3,7 @@ import { languageOf } from './languages.js';
 import type { Pattern, Query } from './query.js';
 import { findRanges, lineStarts, splitByLine, type Range } from './ranges.js';
 import { skippedList, type Skipped } from './skipped.js';
+import { symbolsOf, type SymbolDefinition } from './symbols.js';
 import type { CorpusFile } from './walk.js';
 
 export interface ContentHit {
@@ -32,11 +33,21 @@ export interface RepoHit {
   nameRanges: Range[] | null;
 }
 
-export type Hit = ContentHit | PathHit | RepoHit;
+/** A file's symbols whose names the pattern matched (all of them without a pattern). */
+export interface SymbolHit {
+  type: 'symbol';
+  repo: Repository;
+  path: string;
+  language: string;
+  symbols: SymbolDefinition[];
+}
 
-/** The server's counting rule: a content match counts its ranges, a path or repo match counts one. */
+export type Hit = ContentHit | PathHit | RepoHit | SymbolHit;
+
+/** The server's counting rule: a content match counts its ranges, a symbol match its symbols, a path or repo match one. */
 export function hitCount(hit: Hit): number {
-  return hit.type === 'content' ? hit.ranges.length : 1;
+  if (hit.type === 'content') return hit.ranges.length;
+  return hit.type === 'symbol' ? hit.symbols.length : 1;
 }
 
 export interface SearchSettings {
@@ -52,8 +63,8 @@ export interface SearchSettings {
   onResolved?: () => void;
 }
 
-/** repo: repository results; path: file paths only; content: contents; content-or-path: contents, else the path. */
-type Mode = 'repo' | 'path' | 'content' | 'content-or-path';
+/** repo: repository results; path: file paths only; content: contents; content-or-path: contents, else the path; symbol: definitions. */
+type Mode = 'repo' | 'path' | 'content' | 'content-or-path' | 'symbol';
 
 /** How many files are read ahead while the current one is matched. */
 const READ_AHEAD = 8;
@@ -100,7 +111,8 @@ export class SearchRun {
       }
       for await (const [file, text] of this.candidates(repo, mode !== 'path')) {
         if (this.stopped(unsearched)) return;
-        const hit = text === undefined ? this.pathHit(repo, file) : this.contentHit(repo, file, text, mode);
+        const hit =
+          text === undefined ? this.pathHit(repo, file) : mode === 'symbol' ? this.symbolHit(repo, file, text) : this.contentHit(repo, file, text, mode);
         if (hit && this.admit(hit)) yield hit;
       }
     }
@@ -109,6 +121,7 @@ export class SearchRun {
   private mode(): Mode {
     const { type, pattern, file, notFile, lang, notLang } = this.query;
     if (type === 'repo') return 'repo';
+    if (type === 'symbol') return 'symbol';
     if (type === 'path' || !pattern) {
       const fileScoped = file.length + notFile.length + lang.length + notLang.length > 0;
       return type !== undefined || fileScoped ? 'path' : 'repo';
@@ -175,6 +188,12 @@ export class SearchRun {
     return ranges.length > 0 ? ranges.sort((a, b) => a[0] - b[0] || a[1] - b[1]) : null;
   }
 
+  private symbolHit(repo: Repository, file: CorpusFile, text: string): SymbolHit | undefined {
+    const pattern = this.query.pattern;
+    const symbols = symbolsOf(file.path, text).filter((s) => !pattern || findRanges(pattern, s.name));
+    return symbols.length > 0 ? { type: 'symbol', repo, path: file.path, language: languageOf(file.path), symbols } : undefined;
+  }
+
   private contentHit(repo: Repository, file: CorpusFile, text: string, mode: Mode): Hit | undefined {
     const pattern = this.query.pattern as Pattern;
     const found = findRanges(pattern, text);
@@ -196,6 +215,10 @@ export class SearchRun {
     const room = this.limit - this.matchCount;
     if (hit.type === 'content' && hit.ranges.length > room) {
       hit.ranges = hit.ranges.slice(0, room);
+      this.limitHit = true;
+    }
+    if (hit.type === 'symbol' && hit.symbols.length > room) {
+      hit.symbols = hit.symbols.slice(0, room);
       this.limitHit = true;
     }
     this.matchCount += hitCount(hit);

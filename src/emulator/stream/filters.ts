@@ -19,6 +19,7 @@ const TYPE_LABELS: Record<Hit['type'], [value: string, label: string]> = {
   content: ['type:file', 'Code'],
   path: ['type:path', 'Paths'],
   repo: ['type:repo', 'Repositories'],
+  symbol: ['type:symbol', 'Symbols'],
 };
 
 /** The server's fixed exclusion filters, proposed when a result's path matches them. */

@@ -50,6 +50,25 @@ export function toWire(hit: Hit, format: WireFormat, maxRanges = Infinity): obje
         commit: repo.commit,
         ...language,
       };
+    case 'symbol':
+      // The server's EventSymbolMatch: no language, no highlights; each symbol links to its name's span.
+      return {
+        type: 'symbol',
+        path: hit.path,
+        repositoryID: repo.id,
+        repository: repo.name,
+        ...stars,
+        ...fetched,
+        branches: [''],
+        commit: repo.commit,
+        symbols: hit.symbols.map((s) => ({
+          url: `/${repo.name}/-/blob/${hit.path}#L${s.line + 1}:${s.column + 1}-${s.line + 1}:${s.column + 1 + s.name.length}`,
+          name: s.name,
+          containerName: s.containerName,
+          kind: s.kind,
+          line: s.line + 1,
+        })),
+      };
     case 'content': {
       const ranges = hit.ranges.length > maxRanges ? hit.ranges.slice(0, maxRanges) : hit.ranges;
       return {

@@ -224,7 +224,7 @@ describe('query language', () => {
     expect(matchesOf((await search('repo:lib')).events).map((r) => r.type)).toEqual(['repo']);
   });
 
-  it.each(['(retry', ') retry', 'retry OR (x))', '/[/', 'type:symbol retry', 'type:bogus retry', 'lang:klingon x', 'count:abc x', 'timeout:5x x', 'repo:( x', 'archived:maybe x', 'foo OR', 'NOT'])(
+  it.each(['(retry', ') retry', 'retry OR (x))', '/[/', 'type:bogus retry', 'lang:klingon x', 'count:abc x', 'timeout:5x x', 'repo:( x', 'archived:maybe x', 'foo OR', 'NOT'])(
     'alerts on the unparsable query %s',
     async (q) => {
       const { status, events } = await search(q);
@@ -284,5 +284,26 @@ describe('pattern types', () => {
     expect(structural.map((m) => m.path)).toEqual(['src/main.ts']);
     expect(structural[0].lineMatches[0].line).toContain('retry(() => fetchData(), 3)');
     expect((await search('x', { t: 'fuzzy' })).events.map((e) => e.event)).toEqual(['error', 'done']);
+  });
+});
+
+describe('symbol search', () => {
+  it('matches the pattern against definition names, counts symbols, and cuts a file at the limit', async () => {
+    const { events } = await search('type:symbol count:all retry');
+    const matches = matchesOf(events);
+    // Definitions named like the pattern, not mentions: main.ts only calls retry; archived and forked repositories are left out.
+    expect(matches.map((m) => [m.repository, m.path, m.symbols.map((s: any) => `${s.kind} ${s.name}@${s.line}`)])).toEqual([
+      ['github.com/acme/app', 'src/retry.ts', ['FUNCTION retry@1']],
+      ['github.com/acme/lib', 'lib.py', ['FUNCTION retry@1']],
+    ]);
+    expect(finalProgress(events).matchCount).toBe(2);
+    const all = await search('repo:acme/app type:symbol count:all');
+    expect(matchesOf(all.events).flatMap((m) => m.symbols.map((s: any) => s.name))).toEqual(['main', 'retry']);
+    const cut = await search('type:symbol count:1 retry');
+    expect(matchesOf(cut.events)).toHaveLength(1);
+    expect(finalProgress(cut.events).matchCount).toBe(1);
+    expect(finalProgress(cut.events).skipped[0]).toMatchObject({ reason: 'shard-match-limit' });
+    const filters = events.filter((e) => e.event === 'filters').map((e) => json<any[]>(e)).at(-1)!;
+    expect(filters).toContainEqual(expect.objectContaining({ value: 'type:symbol', label: 'Symbols', count: 2 }));
   });
 });
