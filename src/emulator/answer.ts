@@ -224,8 +224,13 @@ export function keywordQuery(plan: ResearchPlan, keyword: string, within: Search
   return `${scopeFilter(plan.repositories)}${keyword}`;
 }
 
+/** The question as the agent reads it: trigger phrases (`[[token-limit]]`, ...) are not part of it. */
+function withoutTriggers(question: string): string {
+  return question.replace(/\[\[[^\]]*\]\]/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
 export function titleFor(question: string): string {
-  const clean = question.replace(/\[\[[^\]]*\]\]/g, ' ').replace(/\s+/g, ' ').trim().replace(/[?.!]+$/, '');
+  const clean = withoutTriggers(question).replace(/[?.!]+$/, '');
   if (clean === '') return 'Untitled question';
   const title = clean.length > MAX_TITLE_CHARS ? `${clean.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…` : clean;
   return title.charAt(0).toUpperCase() + title.slice(1);
@@ -422,7 +427,7 @@ const NARRATIONS = [
 /** The agent's narration that opens real answers; chosen by the question, so the same question reads the same. */
 function narration(question: string, where: string): string {
   let h = 0;
-  for (const ch of question) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  for (const ch of withoutTriggers(question)) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return NARRATIONS[h % NARRATIONS.length]!(where);
 }
 

@@ -128,7 +128,7 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
     const found: AgentCitation[] = [];
     for await (const hit of run.hits()) {
       if (hit.type !== 'symbol') continue;
-      for (const s of hit.symbols) found.push({ repository: hit.repo.name, path: hit.path, lineNumber: s.line + 1, preview: '' });
+      for (const s of hit.symbols) found.push({ repository: hit.repo.name, revision: hit.repo.commit, path: hit.path, lineNumber: s.line + 1, preview: '' });
     }
     return withPreviews(corpus, found);
   };
@@ -139,7 +139,7 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
     for await (const hit of run.hits()) {
       if (hit.type !== 'content') continue;
       const line = lineOf(hit.lineStarts, hit.ranges[0]![0]);
-      files.push({ repository: hit.repo.name, path: hit.path, lineNumber: line + 1, preview: hit.text.slice(hit.lineStarts[line], lineEnd(hit.text, hit.lineStarts, line)).trim().slice(0, PREVIEW_CHARS) });
+      files.push({ repository: hit.repo.name, revision: hit.repo.commit, path: hit.path, lineNumber: line + 1, preview: hit.text.slice(hit.lineStarts[line], lineEnd(hit.text, hit.lineStarts, line)).trim().slice(0, PREVIEW_CHARS) });
     }
     return { files, complete: !run.timedOut && !run.limitHit };
   };

@@ -81,14 +81,24 @@ describe('the shard-match-limit suggestion', () => {
 describe('createAgentSearch', () => {
   it('returns one citation per file with a 1-based line and a preview', async () => {
     const search = createAgentSearch(corpus);
-    expect(await search('fetchData', 5)).toEqual([
-      { repository: 'github.com/acme/app', path: 'src/main.ts', lineNumber: 3, preview: 'return retry(() => fetchData(), 3);' },
+    const found = await search('fetchData', 5);
+    // Pinned to the repository's commit, with the cited span (a few lines) and its text.
+    expect(found).toEqual([
+      {
+        repository: 'github.com/acme/app',
+        revision: expect.stringMatching(/^[0-9a-f]{40}$/) as unknown as string,
+        path: 'src/main.ts',
+        lineNumber: 3,
+        endLine: 4,
+        snippet: expect.stringContaining('fetchData') as unknown as string,
+        preview: 'return retry(() => fetchData(), 3);',
+      },
     ]);
     const citations = await search('retry', 3);
     expect(citations).toHaveLength(3);
     expect(citations.every((c) => c.preview.toLowerCase().includes('retry'))).toBe(true);
     expect(await search('retry', 0)).toEqual([]);
-    expect(await search('lang:python', 5)).toEqual([{ repository: 'github.com/acme/lib', path: 'lib.py', lineNumber: 1, preview: '' }]);
+    expect(await search('lang:python', 5)).toEqual([{ repository: 'github.com/acme/lib', revision: expect.stringMatching(/^[0-9a-f]{40}$/) as unknown as string, path: 'lib.py', lineNumber: 1, preview: '' }]);
   });
 
   it('throws on a query that does not parse', async () => {
