@@ -17,6 +17,8 @@ export interface GradedTurn {
   state: string;
   text: string;
   answer?: string | undefined;
+  /** The answer came with an error state (an output limit, say): it is graded, and its grade says so. */
+  partial?: boolean | undefined;
   sources?: Source[] | undefined;
 }
 
@@ -145,7 +147,8 @@ async function judgeTurn(ctx: GraderContext, s: Spec, t: GradedTurn, outcome: Gr
     inputsHash: inputsHash(inputs),
     gradedAt: new Date().toISOString(),
   };
-  if (t.state !== 'completed' || t.answer === undefined || t.answer.trim() === '') {
+  const partial = t.state !== 'completed' && t.partial === true;
+  if ((t.state !== 'completed' && !partial) || t.answer === undefined || t.answer.trim() === '') {
     return { ...base, status: 'no_answer', passed: false, reasons: [], error: `no answer to grade: the turn ended ${t.state}`, model: ctx.judge.model ?? '', cached: false };
   }
   let model = ctx.judge.model ?? '';
@@ -171,7 +174,8 @@ async function judgeTurn(ctx: GraderContext, s: Spec, t: GradedTurn, outcome: Gr
     // Only verdicts are cached: a reply that was not one is asked again next time.
     if (!cached) ctx.store.cacheJudgeReply(key, reply!, new Date().toISOString());
     const { score, pass, reasons } = parsed.verdict;
-    return { ...base, ...tokens, status: 'graded', score, judgePass: pass, passed: score >= minScore, reasons, model, cached };
+    const said = partial ? [`partial answer: the turn ended ${t.state}; graded on what it wrote before`, ...reasons] : reasons;
+    return { ...base, ...tokens, status: 'graded', score, judgePass: pass, passed: score >= minScore, reasons: said, model, cached };
   } catch (error) {
     const message = redact(error instanceof DsbenchError || error instanceof Error ? error.message : String(error));
     // An unavailable judge was said once, before the run; each turn's grade records it.

@@ -137,6 +137,18 @@ describe('grading during a run', () => {
   });
 });
 
+describe('partial answers', () => {
+  it('grades an answer cut short by the output limit, and its grade says it was partial', async () => {
+    const text = SUITE.replace('Where is RetryHandler implemented in undici?', '"Where is RetryHandler implemented in undici? [[output-limit]]"');
+    const { dbPath } = await run(text);
+    const turn = rows(dbPath, "SELECT t.state FROM turns t WHERE t.item_key = 'emu/question/retry/0'")[0];
+    expect(turn).toMatchObject({ state: 'error' });
+    const grade = rows(dbPath, "SELECT status, reasons_json FROM grades WHERE item_key = 'emu/question/retry/0'")[0]!;
+    expect(grade.status).toBe('graded');
+    expect(JSON.parse(String(grade.reasons_json))[0]).toBe('partial answer: the turn ended error; graded on what it wrote before');
+  });
+});
+
 describe('judge failures', () => {
   it('records prose instead of a verdict as unparseable, never a pass, and goes on', async () => {
     const text = SUITE.replace('Where is RetryHandler implemented in undici?', '"[[judge-prose]] Where is RetryHandler implemented in undici?"');
