@@ -57,6 +57,11 @@ const GAUGES: readonly Gauge[] = [
   { name: 'dsbench_searches', help: 'Streaming searches run.', samples: (s) => one(s.searches) },
   { name: 'dsbench_search_matches', help: 'Matches found by all searches.', samples: (s) => one(s.searchMatches) },
   { name: 'dsbench_judge_score_mean', help: "Mean judge score of the graded turns (0 to 1).", samples: (s) => one(mean(s.judgeScores)) },
+  {
+    name: 'dsbench_pass_hat_k',
+    help: 'pass^k: the chance that k repeats of a question all pass, mean over questions (0 to 1); label k.',
+    samples: (s) => (s.passHatK === null ? [] : [[{ k: String(s.passHatK.k) }, s.passHatK.value]]),
+  },
   { name: 'dsbench_citation_validity', help: 'Checked citations that resolve (0 to 1).', samples: (s) => one(rate(s.citations.valid, s.citations.valid + s.citations.invalid)) },
   {
     name: 'dsbench_threshold_passed',

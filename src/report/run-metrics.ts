@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { runQuality } from './quality.js';
 import { gradingSummary, judgeScores } from '../store/grade-queries.js';
 import { iterateItemVerdicts, iterateSearches, iterateTurnMetrics, runTargets } from '../store/queries.js';
 import { countItem, itemCounts, type ItemCounts, searchCount } from './summary.js';
@@ -26,6 +27,8 @@ export interface ScopeMetrics {
   searchMatches: number;
   judgeScores: number[];
   citations: { valid: number; invalid: number };
+  /** pass^k over questions (docs/statistics.md); for the whole run only when it has one target. */
+  passHatK: { k: number; value: number } | null;
 }
 
 function emptyScope(target: string | null): ScopeMetrics {
@@ -42,6 +45,7 @@ function emptyScope(target: string | null): ScopeMetrics {
     searchMatches: 0,
     judgeScores: [],
     citations: { valid: 0, invalid: 0 },
+    passHatK: null,
   };
 }
 
@@ -100,5 +104,11 @@ export function collectRunMetrics(db: Database.Database, runId: number): ScopeMe
       s.citations.invalid += g.citations.invalid;
     }
   }
+  const quality = runQuality(db, runId);
+  for (const t of quality.targets) {
+    const scope = byTarget.get(t.target);
+    if (scope && t.passHatK.value !== null) scope.passHatK = { k: t.k, value: t.passHatK.value };
+  }
+  if (byTarget.size === 1) all.passHatK = [...byTarget.values()][0]!.passHatK;
   return [all, ...byTarget.values()];
 }
