@@ -56,7 +56,6 @@ class ClusterTally {
   validB = 0;
   checkedC = 0;
   validC = 0;
-  quarantined = false;
 }
 
 export interface PassHatKChange {
