@@ -36,7 +36,9 @@ function latencyNoise(db: Database.Database, b: number, c: number): NoiseEstimat
     if (ms === undefined) continue;
     pairs++;
     const q = `${r.target}\u0000${r.suiteItemId}`;
-    byQuestion.set(q, [...(byQuestion.get(q) ?? []), Math.log(r.ms / ms)]);
+    const logs = byQuestion.get(q);
+    if (logs) logs.push(Math.log(r.ms / ms));
+    else byQuestion.set(q, [Math.log(r.ms / ms)]);
   }
   if (pairs < 2) return null;
   const groups = [...byQuestion.values()];

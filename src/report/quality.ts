@@ -74,7 +74,11 @@ export function qualityOf(items: readonly ItemQualityRow[], bootstrap: Bootstrap
     c.citations += item.citationsChecked;
   }
   const byTarget = new Map<string, Cluster[]>();
-  for (const c of clusters.values()) byTarget.set(c.target, [...(byTarget.get(c.target) ?? []), c]);
+  for (const c of clusters.values()) {
+    const list = byTarget.get(c.target);
+    if (list) list.push(c);
+    else byTarget.set(c.target, [c]);
+  }
   const questions: QuestionQuality[] = [];
   const targets: TargetQuality[] = [];
   for (const [target, all] of byTarget) {
