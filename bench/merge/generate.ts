@@ -5,7 +5,7 @@
 // commit per call would take an hour at this volume, and what is measured is the merge, not this.
 import type { ResolvedQuestion, ResolvedSearch } from '../../src/config/suite.js';
 import type { WorkItem } from '../../src/runner/plan.js';
-import type { TargetInfo } from '../../src/runner/recorder.js';
+import type { TargetInfo } from '../../src/model/run.js';
 import { runGroupId, shardPlan } from '../../src/runner/shard.js';
 import { openStore } from '../../src/store/store.js';
 

@@ -7,7 +7,7 @@ import { targetsFrom } from '../config/targets.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { JudgeClient, resolveJudgeEndpoint } from '../grade/judge-client.js';
 import { comparePairwise, formatPairwise, suiteGuide, type PairwiseResult } from '../grade/pairwise.js';
-import { NothingToCompareError } from '../http/errors.js';
+import { NothingToCompareError } from '../errors/errors.js';
 import type { Side } from '../report/compare/compare.js';
 import { openStore, runTargets, SqliteGradeStore } from '../store/index.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiFlavourSchema, ErrorCodeSchema } from '../deepsearch/model.js';
+import { ApiFlavourSchema, ErrorCodeSchema } from '../model/conversation.js';
 import { DURATION_HELP } from './duration.js';
 import { DurationSchema } from './duration-schema.js';
 import { compilePattern } from './pattern.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSuite } from '../../src/config/load-suite.js';
 import type { ResolvedSuite } from '../../src/config/suite.js';
-import { UsageError } from '../../src/http/errors.js';
+import { UsageError } from '../../src/errors/errors.js';
 import { planRun } from '../../src/runner/plan.js';
 
 const base = parseSuite('name: p\nquestions:\n  - { id: q, question: Where? }\nsearches:\n  - { id: s, query: x }\n', 'p.yaml').resolved;
