@@ -15,6 +15,7 @@ import { runQuestion, type ItemSummary } from './question-runner.js';
 import { emptyTargetTally, type RunTally, type TargetTally } from '../model/tally.js';
 import type { Recorder } from './recorder.js';
 import { commitBeforeSend } from './commit-before-send.js';
+import { storageWatch } from './storage-watch.js';
 import type { ResumeItem, RunStatus, TargetInfo } from '../model/run.js';
 import type { RunLease } from '../model/lease.js';
 import type { TurnRecord } from '../model/item.js';
@@ -35,7 +36,6 @@ import type { Env } from '../config/credentials.js';
 import type { ResolvedQuestion } from '../config/suite.js';
 import { RunGrading, type GradingTotals } from '../grade/run-grading.js';
 import type { GradeStore } from '../model/grading.js';
-import { onMethodError } from '../method-errors.js';
 
 export interface RunTarget {
   name: string;
@@ -682,20 +682,4 @@ async function runItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem | un
   }
   options.reporter.onItemEnd?.(item.key, summary);
   return summary;
-}
-
-/** Wraps the recorder: the first storage failure (exit code 6) is kept and aborts `broken`, then rethrown. */
-function storageWatch(recorder: Recorder): { recorder: Recorder; broken: AbortSignal; fault: () => StorageError | undefined } {
-  const broken = new AbortController();
-  let fault: StorageError | undefined;
-  const note = (error: unknown) => {
-    if (error instanceof StorageError && !fault) {
-      fault = error;
-      broken.abort();
-    }
-  };
-  const watched = onMethodError(recorder, note);
-  // A commit runs after the writes it holds returned: its failure stops the run at once, not at the next write.
-  recorder.onCommitFailure(note);
-  return { recorder: watched, broken: broken.signal, fault: () => fault };
 }
