@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { loadSuite, type LoadedSuite } from '../config/load-suite.js';
-import type { ResolvedSuite } from '../config/suite.js';
+import type { ResolvedSuite } from '../config/resolve-suite.js';
 import { NothingToCompareError, UsageError } from '../errors/errors.js';
 import { resolveRun } from '../report/open.js';
 import { planItems, type Subset } from '../runner/plan.js';

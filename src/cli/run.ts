@@ -6,7 +6,7 @@ import { parseDuration } from '../config/duration.js';
 import { connectionFor } from '../config/credentials.js';
 import { boundTargets } from '../config/resume-targets.js';
 import { targetsFrom } from '../config/targets.js';
-import type { ResolvedSuite } from '../config/suite.js';
+import type { ResolvedSuite } from '../config/resolve-suite.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { checkJudges } from '../grade/run-grading.js';
 import { DsbenchError, UsageError } from '../errors/errors.js';

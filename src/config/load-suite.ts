@@ -6,7 +6,8 @@ import { SuiteError, UsageError, type SuiteProblem } from '../errors/errors.js';
 import { jsonErrorOffset } from './json-syntax.js';
 import { positionOf, type Position } from './positions.js';
 import { formatPath, problemsFromIssues, suiteErrorMap, type Problem } from './suite-issues.js';
-import { duplicateIdMessage, resolveSuite, SuiteSchema, type ResolvedSuite, type Suite } from './suite.js';
+import { duplicateIdMessage, SuiteSchema, type Suite } from './suite.js';
+import { resolveSuite, type ResolvedSuite } from './resolve-suite.js';
 import { MAX_SUITE_BYTES, planTooLarge } from './suite-size.js';
 
 export interface ParsedSuite {

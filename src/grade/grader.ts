@@ -1,5 +1,6 @@
 import type pLimit from 'p-limit';
-import type { Judge, ResolvedQuestion, TurnExpect } from '../config/suite.js';
+import type { Judge, TurnExpect } from '../config/suite.js';
+import type { ResolvedQuestion } from '../config/resolve-suite.js';
 import type { Source } from '../model/conversation.js';
 import { DsbenchError } from '../errors/errors.js';
 import { redact } from '../http/redact.js';

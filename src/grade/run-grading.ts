@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { headersFor, type Connection, type Env } from '../config/credentials.js';
-import type { ResolvedSuite } from '../config/suite.js';
+import type { ResolvedSuite } from '../config/resolve-suite.js';
 import { DsbenchError } from '../errors/errors.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';

@@ -1,4 +1,4 @@
-import type { ResolvedQuestion } from '../config/suite.js';
+import type { ResolvedQuestion } from '../config/resolve-suite.js';
 import type { DeepSearchClient } from '../deepsearch/client.js';
 import type { ConversationSet } from '../deepsearch/names.js';
 import { isLimitError, questionAt, TERMINAL_STATES, type Conversation, type Question } from '../model/conversation.js';

@@ -33,7 +33,7 @@ import { runExitCode } from '../model/verdict.js';
 import { STOPPED_ON_INTERRUPT } from './stopped.js';
 import { CreditBudget, type BudgetOptions } from './budget.js';
 import type { Env } from '../config/credentials.js';
-import type { ResolvedQuestion } from '../config/suite.js';
+import type { ResolvedQuestion } from '../config/resolve-suite.js';
 import { RunGrading, type GradingTotals } from '../grade/run-grading.js';
 import type { GradeStore } from '../model/grading.js';
 

@@ -1,4 +1,4 @@
-import type { ResolvedSearch } from '../config/suite.js';
+import type { ResolvedSearch } from '../config/resolve-suite.js';
 import type { Transport } from '../http/transport.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
 import { noteServedByEmulator, type EmulatorNoted } from './emulator-note.js';
