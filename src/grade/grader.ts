@@ -10,7 +10,7 @@ import { extractCitations, isCheckable } from './links.js';
 import { citesRecallCheck } from './recall.js';
 import { GRADE_PROMPT_HASH, GRADE_PROMPT_VERSION, gradePrompt, inputsHash } from './prompt.js';
 import type { GradeRecord, GradeStore, GradingExpectation, ItemGrading } from '../model/grading.js';
-import { GradeVerdictSchema, parseVerdict } from './verdict.js';
+import { GradeVerdictSchema, parseVerdict } from './judge-verdict.js';
 
 /** A recorded turn as grading reads it. */
 export interface GradedTurn {

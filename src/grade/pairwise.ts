@@ -6,7 +6,7 @@ import type { ResolvedSuite } from '../config/resolve-suite.js';
 import type { JudgeClient } from './judge-client.js';
 import { inputsHash, PAIRWISE_PROMPT_HASH, pairwisePrompt, type PairwiseInputs } from './prompt.js';
 import type { GradeStore, JudgeReply } from '../model/grading.js';
-import { PairwiseVerdictSchema, parseVerdict } from './verdict.js';
+import { PairwiseVerdictSchema, parseVerdict } from './judge-verdict.js';
 
 /** One side of a pairwise comparison: a run of a database, one of its targets or all of them. */
 export interface PairwiseSide {
