@@ -14,7 +14,6 @@ const PAIR_COLUMNS = [
   'expectBaseline', 'expectCandidate', 'expectChange', 'judgeBaseline', 'judgeCandidate', 'answer',
 ] as const;
 
-
 const gradeOf = (r: QuestionExportRow | undefined): SideGrade | null =>
   r && (r.judgeScore !== null || r.citationsValid + r.citationsInvalid > 0) ? { score: r.judgeScore, valid: r.citationsValid, invalid: r.citationsInvalid } : null;
 

@@ -1,7 +1,7 @@
 // The page of one run (`dsbench report`): summary, grades, quality, thresholds, charts and every question.
 import { gradingNode } from './answers.js';
 import { COLORS, chart, chartBox, endCharts, histogram, trendChart } from './charts.js';
-import type { ReportPage, Row } from './data.js';
+import type { ReportPage, Row, TurnGrading } from './data.js';
 import { app, el, fmtCredits, fmtEst, fmtMs, fmtNum, fmtPct, header, heading, runName } from './dom.js';
 import { num, pagedTable, staticTable, str, type Column } from './tables.js';
 
@@ -66,7 +66,7 @@ export function renderReport(d: ReportPage): void {
         // An answer that came with the error: what was written before it stopped, shown beside it.
         r[I.partial] ? el('p', { className: 'warn', text: 'Partial answer: what was written before the ' + (r[I.state] === 'canceled' ? 'cancel' : 'error') + ' stopped it' }) : null,
         el('div', { className: 'answer', text: answer == null ? '(answer not embedded; see questions.csv)' : answer || '(no answer)' }),
-        grading != null ? gradingNode(d.gradings[grading] as (typeof d.gradings)[number]) : null,
+        grading != null ? gradingNode(d.gradings[grading] as TurnGrading) : null,
       ]);
     },
   });
