@@ -6,6 +6,7 @@ import { constants as http2Constants } from 'node:http2';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { bundleClientScript } from '../src/report/html/client-script.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -91,6 +92,21 @@ export const noPackageLookup: esbuild.Plugin = {
   },
 };
 
+/**
+ * The HTML pages' viewer is TypeScript for the browser (src/report/html/browser/), which client-script.ts bundles
+ * with esbuild when run from the sources. The built CLI gets that module with the bundled text in its place:
+ * it reads no source file at run time and does not load esbuild (a development dependency).
+ */
+export const inlineClientScript: esbuild.Plugin = {
+  name: 'inline-client-script',
+  setup(build) {
+    const file = path.join(ROOT, 'src', 'report', 'html', 'client-script.ts');
+    build.onLoad({ filter: /[\\/]client-script\.ts$/ }, (args) =>
+      args.path === file ? { contents: `export function clientScript() {\n  return ${JSON.stringify(bundleClientScript())};\n}\n`, loader: 'js' } : undefined,
+    );
+  },
+};
+
 /** Output file (absolute path) → the source files bundled into it (absolute paths). */
 export type BuiltInputs = Map<string, string[]>;
 
@@ -116,7 +132,7 @@ export async function buildCli(outdir: string): Promise<BuiltInputs> {
     external: ['better-sqlite3'],
     // The bundled CommonJS packages (undici) call require() for Node's own modules; ES modules have none.
     banner: { js: "import { createRequire as __dsbenchCreateRequire } from 'node:module';\nconst require = __dsbenchCreateRequire(import.meta.url);" },
-    plugins: [zodEnglishOnly, lazyStringWidth, lazyHttp2, noPackageLookup],
+    plugins: [zodEnglishOnly, lazyStringWidth, lazyHttp2, noPackageLookup, inlineClientScript],
     metafile: true,
     logLevel: 'warning',
   });

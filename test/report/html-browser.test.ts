@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCompare } from '../../src/cli/compare.js';
 import { writeHistory } from '../../src/report/history-report.js';
@@ -10,13 +9,10 @@ import { type ItemScript, completed, failed, question, recordRun, search, search
 import { openStore } from '../../src/store/store.js';
 import { SqliteGradeStore } from '../../src/store/grades.js';
 import type { ItemGrading } from '../../src/model/grading.js';
+import { findChromium, launchChromium, openPage } from '../helpers/chromium.js';
 
-// The HTML reports opened in a real browser: Debian's chromium, driven by playwright-core. CI installs
-// chromium (.ci/run); the test skips, saying so, only where no chromium binary exists at all.
-
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => !!p);
-const executable = CANDIDATES.find((p) => fs.existsSync(p));
-if (!executable) console.warn(`html-browser.test: SKIPPED, no chromium found (looked at ${CANDIDATES.join(', ')}); install it with apt-get install chromium`);
+// The HTML reports opened in a real browser (test/helpers/chromium.ts).
+const executable = findChromium('html-browser.test');
 
 // Screenshots to look at by hand: in a folder of their own (DSBENCH_SCREENSHOT_DIR to keep them somewhere), never
 // beside the user's database in results/.
@@ -99,12 +95,7 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     expect(fs.readFileSync(path.join(dir, 'compare', 'compare.md'), 'utf8')).toContain('Pairwise (judge, both orders): 114 paired answers, candidate 0 wins, 0 losses, 114 ties');
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'compare', 'compare.json'), 'utf8'))).toMatchObject({ pairwise: { pairs: 114, ties: 114, failedGates: [] } });
     files.history = (await writeHistory({ db, limit: 10, out: path.join(dir, 'history'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
-    context = await chromium.launchPersistentContext(tempDir('dsbench-chromium-'), {
-      executablePath: executable!,
-      headless: true,
-      viewport: { width: 1400, height: 1000 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromium(executable!);
     fs.mkdirSync(SHOTS, { recursive: true });
   }, 60_000);
 
@@ -114,21 +105,7 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
   });
 
   /** Opens a page offline (any request leaving file:// fails the test) and collects console errors. */
-  async function open(file: string): Promise<{ page: Page; errors: string[]; requests: string[] }> {
-    const page = await context.newPage();
-    const errors: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('request', (r) => {
-      if (!r.url().startsWith('file:')) requests.push(r.url());
-    });
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 15_000 });
-    return { page, errors, requests };
-  }
+  const open = (file: string) => openPage(context, file);
 
   /** How many canvases have something drawn on them (any non-transparent pixel). */
   /** A full-page capture from the top: scrolled down, sticky table headers would be drawn over the rows. */

@@ -249,7 +249,7 @@ describe('report of a run', () => {
     const html = fs.readFileSync(path.join(dir, 'out', 'report.html'), 'utf8');
     expect(html).toContain('"target":"prod","items":1,"questions":2,');
     expect(html).toMatch(/"target":"prod"[^}]*"tokens":1000,"cachedTokens":400,/);
-    expect(html).toContain("'tokens mean', 'cached tokens mean'");
+    expect(html).toContain('"tokens mean", "cached tokens mean"');
   });
 
   it('writes only what the format asks for', async () => {

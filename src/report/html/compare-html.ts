@@ -4,6 +4,7 @@ import type { CompareResult } from '../compare/compare.js';
 import type { Paired } from '../compare/pairing.js';
 import type { CompareRow } from '../compare/pairs.js';
 import { reasons } from '../expectations.js';
+import type { ComparePage, EmbeddedAnswers, Row, SideGrade } from './browser/data.js';
 import { htmlPage } from './page.js';
 import { MAX_EMBEDDED_ANSWERS, clip } from './report-html.js';
 
@@ -12,13 +13,6 @@ const PAIR_COLUMNS = [
   'latencyBaseline', 'latencyCandidate', 'creditsBaseline', 'creditsCandidate', 'answerSimilarity', 'sourcesJaccard',
   'expectBaseline', 'expectCandidate', 'expectChange', 'judgeBaseline', 'judgeCandidate', 'answer',
 ] as const;
-
-/** A side's judge score and checked citations, where it was graded. */
-interface SideGrade {
-  score: number | null;
-  valid: number;
-  invalid: number;
-}
 
 const gradeOf = (r: QuestionExportRow | undefined): SideGrade | null =>
   r && (r.judgeScore !== null || r.citationsValid + r.citationsInvalid > 0) ? { score: r.judgeScore, valid: r.citationsValid, invalid: r.citationsInvalid } : null;
@@ -29,18 +23,6 @@ export interface PairwiseView {
   failedGates: string[];
 }
 
-interface EmbeddedAnswers {
-  question: string | null;
-  baseline: string | null;
-  candidate: string | null;
-  sourcesBaseline: string[];
-  sourcesCandidate: string[];
-  reasonsBaseline: string | null;
-  reasonsCandidate: string | null;
-  gradeBaseline: SideGrade | null;
-  gradeCandidate: SideGrade | null;
-}
-
 const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
 
 /**
@@ -48,7 +30,7 @@ const round = (v: number | null): number | null => (v === null ? null : Math.rou
  * at most MAX_EMBEDDED_ANSWERS question pairs (pairs that changed take the places first, then the rest in order).
  */
 export class CompareHtml {
-  private readonly pairs: unknown[][] = [];
+  private readonly pairs: Row[] = [];
   private readonly answers: EmbeddedAnswers[] = [];
   /** Places kept for changed pairs that come late in key order. */
   private readonly reserve = Math.floor(MAX_EMBEDDED_ANSWERS / 2);
@@ -95,7 +77,7 @@ export class CompareHtml {
       run: { id: s.run.id, label: s.run.label, suiteName: s.run.suiteName, status: s.run.status, startedAt: s.run.startedAt },
     });
     const questionPairs = this.pairs.filter((r) => r[0] === 'question').length;
-    const data = {
+    const data: ComparePage = {
       kind: 'compare',
       generatedAt,
       baseline: side(result.baseline),

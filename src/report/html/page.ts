@@ -2,7 +2,8 @@ import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { redact } from '../../http/redact.js';
-import { CLIENT_SCRIPT, PAGE_STYLE } from './client.js';
+import { clientScript } from './client-script.js';
+import { PAGE_STYLE } from './page-style.js';
 
 // One self-contained HTML file: the charting library, the data and the viewer inlined, nothing fetched,
 // so it opens offline from a CI artifact or an e-mail attachment.
@@ -54,7 +55,7 @@ function pageHead(title: string): string {
 function pageTail(): string {
   return `</script>
 <script>${scriptSafe(chartJsSource())}</script>
-<script>${scriptSafe(CLIENT_SCRIPT)}</script>
+<script>${scriptSafe(clientScript())}</script>
 </body>
 </html>
 `;

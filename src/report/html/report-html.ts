@@ -9,6 +9,7 @@ import { reportDocument } from '../report-document.js';
 import { itemErrorsText } from '../tables.js';
 import { formatThresholdValue, thresholdVerdict } from '../thresholds.js';
 import { searchCount } from '../summary.js';
+import type { ReportPage, Row } from './browser/data.js';
 import { HtmlPageFile } from './page.js';
 
 /** Answers embedded in a report page; past that the table still lists every question, without its text. */
@@ -41,7 +42,8 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
   const runId = data.run.id;
   const page = new HtmlPageFile(file, `dsbench report: run ${runId}${data.run.label ? ` (${data.run.label})` : ''}`);
   try {
-    const head = {
+    // The page's data but its long lists, which follow as they are read.
+    const head: Omit<ReportPage, 'turns' | 'gradings' | 'answersCapped' | 'searches'> = {
       kind: 'report',
       db: data.db,
       generatedAt: data.generatedAt,
@@ -83,12 +85,12 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
         t.target, t.suiteItemId, t.repeat, t.turn, t.state, t.errorCode ?? t.clientError, t.serverMs, t.wallMs === null ? null : Math.round(t.wallMs), t.totalTokens, t.credits,
         verdictOf(checks), failedReasons(checks), item, t.judgeScore, t.citationsValid, t.citationsInvalid, answer, grading,
         t.errorMessage, t.partial,
-      ]));
+      ] satisfies Row));
     }
     page.json(`],"gradings":${JSON.stringify(gradings)},"answersCapped":${turns > answers ? answers : 0},"searches":[`);
     let searches = 0;
     for (const s of iterateSearchExport(db, runId)) {
-      page.json((searches++ === 0 ? '' : ',') + JSON.stringify([s.target, s.suiteItemId, s.repeat, s.verdict, searchCount(s), s.exhaustive, s.durationMs, Math.round(s.wallMs), verdictOf(s.expectations), failedReasons(s.expectations), s.query]));
+      page.json((searches++ === 0 ? '' : ',') + JSON.stringify([s.target, s.suiteItemId, s.repeat, s.verdict, searchCount(s), s.exhaustive, s.durationMs, Math.round(s.wallMs), verdictOf(s.expectations), failedReasons(s.expectations), s.query] satisfies Row));
     }
     page.json(']}');
     page.end();

@@ -1,0 +1,185 @@
+// The JSON each page embeds: what the viewer reads of it. The pages' writers (report-html.ts, compare-html.ts,
+// history-html.ts) type what they embed with these, so a field renamed on either side fails the type-check.
+// Long tables come as positional rows, their column names listed beside them.
+
+/** One cell of a positional row. */
+export type Cell = string | number | boolean | null;
+export type Row = Cell[];
+
+export interface RunInfo {
+  id: number;
+  label: string | null;
+  suiteName: string;
+  status: string;
+  startedAt: string;
+  endedAt?: string | null;
+}
+
+/** An estimate with its interval; value null where nothing was measured. */
+export interface Estimate {
+  value: number | null;
+  low: number | null;
+  high: number | null;
+  clusters: number;
+}
+
+export interface HistoryRow {
+  runId: number;
+  label: string | null;
+  startedAt: string;
+  status: string;
+  target: string;
+  items: number;
+  completed: number;
+  failed: number;
+  expectedErrors: number;
+  questions: number;
+  passRate: number | null;
+  serverMsP50: number | null;
+  serverMsP90: number | null;
+  creditsSum: number | null;
+}
+
+export interface TurnGrading {
+  grades: Array<{ spec: string; status: string; score: number | null; minScore: number; passed: boolean; reasons: string[]; error: string | null }>;
+  citations: Array<{ link: string; status: string; reason: string }>;
+}
+
+export interface ReportPage {
+  kind: 'report';
+  db: string;
+  generatedAt: string;
+  run: RunInfo;
+  targets: Array<{ name: string; url: string; api: string; servedByEmulator: boolean }>;
+  inProgress: boolean;
+  warnings?: string[];
+  summary: Array<{ target: string; items: number; questions: number; completed: number; errors: string; passRate: number | null; serverP50: number | null; serverP90: number | null; tokens: number | null; cachedTokens: number | null; credits: number | null }>;
+  tags: Array<{ target: string; tag: string; credits: number | null; tokens: number | null }>;
+  expectations: { items: number; failedItems: number; byName?: Array<{ name: string; passed: number; failed: number }> };
+  quality?: {
+    confidence: number;
+    targets: Array<{ target: string; k: number; passRate: Estimate; passAtK: Estimate; passHatK: Estimate; judgeScore: Estimate; citationValidity: Estimate; flaky: string[]; quarantined: string[] }>;
+    questions: Array<{ target: string; id: string; label: string; quarantined: boolean; passed: number; repeats: number }>;
+  };
+  thresholds?: Row[];
+  grades?: Array<{ target: string; grades: number; graded: number; unparseable: number; errors: number; passed: number; meanScore?: number; citations: { valid: number; invalid: number; unchecked: number }; citationValidity?: number; judgeTokens: number; cachedGrades: number }>;
+  turnColumns: readonly string[];
+  searchColumns: readonly string[];
+  history: readonly HistoryRow[];
+  turns: Row[];
+  gradings: TurnGrading[];
+  answersCapped: number;
+  searches: Row[];
+}
+
+/** A side's judge score and checked citations, where it was graded. */
+export interface SideGrade {
+  score: number | null;
+  valid: number;
+  invalid: number;
+}
+
+/** Both answers of a question pair, with what was said of each. */
+export interface EmbeddedAnswers {
+  question: string | null;
+  baseline: string | null;
+  candidate: string | null;
+  sourcesBaseline: string[];
+  sourcesCandidate: string[];
+  reasonsBaseline: string | null;
+  reasonsCandidate: string | null;
+  gradeBaseline: SideGrade | null;
+  gradeCandidate: SideGrade | null;
+}
+
+export interface ComparedMetric {
+  metric: string;
+  unit: string;
+  n: number;
+  clusters: number;
+  baselineMedian: number | null;
+  candidateMedian: number | null;
+  delta: number | null;
+  deltaLow: number | null;
+  deltaHigh: number | null;
+  relative: number | null;
+  relativeLow: number | null;
+  relativeHigh: number | null;
+  threshold: number | null;
+  detectable: number | null;
+  judgement: string;
+}
+
+/** A rate's change between the sides, with its interval and one-sided tests. */
+export interface OutcomeChange {
+  n: number;
+  clusters: number;
+  baseline: number | null;
+  candidate: number | null;
+  change: number | null;
+  low: number | null;
+  high: number | null;
+  test: { pUpper: number; pLower: number };
+}
+
+export interface ComparePage {
+  kind: 'compare';
+  generatedAt: string;
+  baseline: { db: string; target: string | null; run: RunInfo };
+  candidate: { db: string; target: string | null; run: RunInfo };
+  failed: boolean;
+  gates: Array<{ name: string; enabled: boolean; failed: boolean; detail: string }>;
+  metrics: ComparedMetric[];
+  outcomes?: {
+    errorRate: OutcomeChange;
+    passRate: OutcomeChange;
+    passHatK: { k: number; questions: number; baseline: number | null; candidate: number | null; change: number | null; test: { pLower: number } };
+    quarantined: { clusters: number; ids: string[] };
+  };
+  stateChanges: { same: number; new_error: number; fixed: number; changed: number; in_progress: number };
+  newFailures: number;
+  fixedFailures: number;
+  bootstrap: { confidence: number; resamples: number; seed: number | string };
+  pairColumns: readonly string[];
+  pairs: Row[];
+  answers: EmbeddedAnswers[];
+  answersCapped: number;
+  pairwise: { result: Pairwise; failedGates: string[] } | null;
+}
+
+/** A rate over the decided pairs, with its interval. */
+export interface Rate {
+  value: number;
+  low: number;
+  high: number;
+}
+
+export interface Pairwise {
+  pairs: number;
+  wins: number;
+  ties: number;
+  losses: number;
+  undecided: number;
+  winRate?: Rate;
+  tieRate?: Rate;
+  lossRate?: Rate;
+  scoreDelta?: { mean: number; pairs: number };
+  citationValidity: { baseline?: number; candidate?: number; delta?: number };
+  judgeCalls: number;
+  cacheHits: number;
+  problems: string[];
+}
+
+export interface HistoryPage {
+  kind: 'history';
+  db: string;
+  suite: string;
+  rows: readonly HistoryRow[];
+  generatedAt: string;
+  grid?: {
+    runs: Array<{ id: number; startedAt: string }>;
+    rows: Array<{ target: string; id: string; cells: Array<{ checked: number; passed: number; errored: number } | null>; flaky: boolean; quarantined: boolean }>;
+  };
+}
+
+export type PageData = ReportPage | ComparePage | HistoryPage;
