@@ -1,0 +1,15 @@
+import type { Answer } from './answer.js';
+import type { Usage } from './usage.js';
+
+export type FailureKind =
+  | 'token-limit'
+  | 'internal'
+  | 'output-limit'
+  | 'quota-exceeded'
+  | 'entitlement-exceeded'
+  | 'rate-limited'
+  | 'cancelled';
+
+export type Outcome =
+  | { kind: 'completed'; answer: Answer; usage: Usage }
+  | { kind: 'failed'; failure: FailureKind; usage: Usage; /** What was written before an output limit stopped the answer. */ partial?: Answer };
