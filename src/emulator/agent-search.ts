@@ -1,3 +1,5 @@
+// What the fake agent searches with: the corpus search by default, or a caller's own (EmulatorHooks.search).
+
 export interface SearchHit {
   repository: string;
   path: string;

@@ -1,6 +1,8 @@
 import type { Answer } from './answer.js';
 import type { Usage } from './usage.js';
 
+// How a question ends, as the agent decides it and both wire formats report it.
+
 export type FailureKind =
   | 'token-limit'
   | 'internal'
