@@ -7,7 +7,7 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { JudgeClient, resolveJudgeEndpoint } from '../../src/grade/judge-client.js';
 import { gradePrompt } from '../../src/grade/prompt.js';
 import { RunGrading } from '../../src/grade/run-grading.js';
-import { GradeVerdictSchema, parseVerdict } from '../../src/grade/verdict.js';
+import { GradeVerdictSchema, parseVerdict } from '../../src/grade/judge-verdict.js';
 import type { Reporter } from '../../src/runner/reporters/index.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore, SqliteGradeStore } from '../../src/store/index.js';

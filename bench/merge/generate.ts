@@ -3,9 +3,9 @@
 // suggested follow-up, stats), its expectations and its end; 1 item in 100 is a search. Calls are grouped
 // in transactions of 5,000 items (the recorder's own transactions become savepoints inside them): one
 // commit per call would take an hour at this volume, and what is measured is the merge, not this.
-import type { ResolvedQuestion, ResolvedSearch } from '../../src/config/suite.js';
+import type { ResolvedQuestion, ResolvedSearch } from '../../src/config/resolve-suite.js';
 import type { WorkItem } from '../../src/runner/plan.js';
-import type { TargetInfo } from '../../src/runner/recorder.js';
+import type { TargetInfo } from '../../src/model/run.js';
 import { runGroupId, shardPlan } from '../../src/runner/shard.js';
 import { openStore } from '../../src/store/store.js';
 

@@ -1,4 +1,4 @@
-import type { Conversation } from '../deepsearch/model.js';
+import type { Conversation } from '../model/conversation.js';
 
 // What `ask` shows while it waits, on stderr: on a terminal one line redrawn at every poll (turn, state,
 // time so far); otherwise (CI logs, pipes) one line per state change, never a line per poll.

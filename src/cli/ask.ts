@@ -1,9 +1,9 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { createClient, type DeepSearchClient } from '../deepsearch/index.js';
-import { questionAt, withoutSecrets, type Conversation, type Question } from '../deepsearch/model.js';
+import { questionAt, withoutSecrets, type Conversation, type Question } from '../model/conversation.js';
 import { fixedSchedule, waitForQuestion } from '../deepsearch/wait.js';
-import { AbortedError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { AbortedError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import { parseDuration } from '../config/duration.js';
 import { AskProgress } from './ask-progress.js';
 import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';

@@ -2,12 +2,13 @@ import pLimit from 'p-limit';
 import { connectionFor, type Env } from '../config/credentials.js';
 import { existsSync } from 'node:fs';
 import { loadSuite } from '../config/load-suite.js';
-import { JudgeSchema, type ResolvedSuite } from '../config/suite.js';
+import { JudgeSchema } from '../config/suite.js';
+import { type ResolvedSuite } from '../config/resolve-suite.js';
 import { targetsFrom } from '../config/targets.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { JudgeClient, resolveJudgeEndpoint } from '../grade/judge-client.js';
 import { comparePairwise, formatPairwise, suiteGuide, type PairwiseResult } from '../grade/pairwise.js';
-import { NothingToCompareError } from '../http/errors.js';
+import { NothingToCompareError } from '../errors/errors.js';
 import type { Side } from '../report/compare/compare.js';
 import { openStore, runTargets, SqliteGradeStore } from '../store/index.js';
 

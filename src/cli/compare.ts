@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { NothingToCompareError, UsageError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { NothingToCompareError, UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import { DEFAULT_BOOTSTRAP } from '../report/compare/bootstrap.js';
 import { compareJson, compareRuns } from '../report/compare/compare.js';
 import { DEFAULT_THRESHOLDS, FAIL_ON, type Thresholds, parseFailOn, parsePercent } from '../report/compare/gates.js';

@@ -1,7 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { createClient, LegacyClient, type DeepSearchClient } from '../deepsearch/index.js';
-import { withoutSecrets, type Conversation } from '../deepsearch/model.js';
-import { UsageError } from '../http/errors.js';
+import { withoutSecrets, type Conversation } from '../model/conversation.js';
+import { UsageError } from '../errors/errors.js';
 import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
 import { conversationLink, formatQuestion } from './format.js';
 import { openTarget } from './target.js';

@@ -1,7 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ZodError } from 'zod';
 import { ADMIN_PREFIX, formatLogEntry, startEmulator, type RequestLogEntry } from '../emulator/index.js';
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { onStopSignal } from './signals.js';

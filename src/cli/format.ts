@@ -1,4 +1,4 @@
-import type { Conversation, Question, Stats } from '../deepsearch/model.js';
+import type { Conversation, Question, Stats } from '../model/conversation.js';
 
 export interface TurnInfo {
   timedOut?: boolean;

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { parseDuration } from '../config/duration.js';
 import { parseSize } from '../config/size.js';
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 
 /** Options every command takes. */

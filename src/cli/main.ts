@@ -3,8 +3,8 @@
 import './signals.js';
 import yargs, { type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { DsbenchError, UsageError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { DsbenchError, UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import { redact } from '../http/redact.js';
 import { VERSION } from '../version.js';
 import { type CommandName, commandUsage } from './command-usage.js';

@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { ExitCode } from '../http/exit-codes.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import { mergeShards, type MergedRun } from '../store/merge.js';
 import type { GlobalArgs } from './global-options.js';
 import type { Output } from './report.js';

@@ -1,5 +1,5 @@
 import type { Options } from 'yargs';
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import { type PushOutcome, pushUrlProblem } from '../report/push-metrics.js';
 
 /** `--push-metrics URL`, the same for `run` and `report`. */

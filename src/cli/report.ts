@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { UsageError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import { writeHistory } from '../report/history-report.js';
 import { DEFAULT_DB } from '../report/open.js';
 import { type ReportFormat, reportJson, writeReport } from '../report/report.js';

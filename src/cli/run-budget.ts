@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { LoadedSuite } from '../config/load-suite.js';
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import { median } from '../runner/budget.js';
-import type { PlannedItem } from '../runner/recorder.js';
+import type { PlannedItem } from '../model/item.js';
 import type { RunTarget } from '../runner/run.js';
 import { itemHistory } from '../store/estimates.js';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { LoadedSuite } from '../config/load-suite.js';
 import type { NamedConnection } from '../config/targets.js';
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import { openResults } from '../report/open.js';
 import { fmtNum, fmtSeconds, textTable } from '../report/tables.js';
 import { median } from '../runner/budget.js';

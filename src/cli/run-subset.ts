@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
 import { loadSuite, type LoadedSuite } from '../config/load-suite.js';
-import type { ResolvedSuite } from '../config/suite.js';
-import { NothingToCompareError, UsageError } from '../http/errors.js';
+import type { ResolvedSuite } from '../config/resolve-suite.js';
+import { NothingToCompareError, UsageError } from '../errors/errors.js';
 import { resolveRun } from '../report/open.js';
 import { planItems, type Subset } from '../runner/plan.js';
-import type { PlannedItem, RunHeader } from '../runner/recorder.js';
+import type { PlannedItem } from '../model/item.js';
+import type { RunHeader } from '../model/run.js';
 import { failedItemKeys } from '../store/rerun.js';
 import type { Store } from '../store/store.js';
 import { closestName } from './did-you-mean.js';

@@ -1,7 +1,7 @@
 import { uncheckedLostCreates } from '../report/tables.js';
-import type { KindTally } from '../runner/recorder.js';
+import type { KindTally } from '../model/tally.js';
 import type { RunResult, TargetResult } from '../runner/run.js';
-import { isFailure } from '../runner/verdict.js';
+import { isFailure } from '../model/verdict.js';
 import type { FailingItem } from '../store/failing-items.js';
 
 const QUESTION_OUTCOMES = ['completed', 'error', 'canceled', 'timeout', 'client_error', 'skipped', 'pending', 'running'] as const;

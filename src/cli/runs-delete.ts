@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import { DEFAULT_DB, resolveRun } from '../report/open.js';
 import { deleteRun } from '../store/delete-run.js';
 import { openStore } from '../store/store.js';

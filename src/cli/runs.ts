@@ -1,9 +1,9 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { UsageError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import { DEFAULT_DB, openResults } from '../report/open.js';
 import { fmtCredits, safeJson, textTable } from '../report/tables.js';
-import { verdictWord } from '../runner/verdict.js';
+import { verdictWord } from '../model/verdict.js';
 import { type RunSummary, listRuns } from '../store/queries.js';
 import type { GlobalArgs } from './global-options.js';
 import type { Output } from './report.js';

@@ -2,7 +2,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { headersFor } from '../config/credentials.js';
 import { parseDuration } from '../config/duration.js';
 import { Transport } from '../http/transport.js';
-import { itemExitCode } from '../runner/verdict.js';
+import { itemExitCode } from '../model/verdict.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { openTarget } from './target.js';

@@ -1,4 +1,4 @@
-import { ExitCode } from '../http/exit-codes.js';
+import { ExitCode } from '../errors/exit-codes.js';
 
 // Imported first by main.ts, so SIGINT, SIGTERM and SIGHUP are handled from the first line of start-up to
 // the last: by default a signal ends dsbench at once with exit code 4 (nothing is half-written: every

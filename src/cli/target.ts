@@ -1,5 +1,5 @@
 import { connectionFor, connectionFromEnv, type Connection } from '../config/credentials.js';
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 
 export interface Target {
   connection: Connection;

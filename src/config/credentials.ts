@@ -1,4 +1,4 @@
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import { registerSecret, registerSecrets } from '../http/redact.js';
 import { CLIENT_NAME, VERSION } from '../version.js';
 

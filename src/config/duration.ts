@@ -1,4 +1,4 @@
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 
 const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
 

@@ -2,45 +2,13 @@ import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
-import { UsageError } from '../http/errors.js';
+import { SuiteError, UsageError, type SuiteProblem } from '../errors/errors.js';
 import { jsonErrorOffset } from './json-syntax.js';
 import { positionOf, type Position } from './positions.js';
 import { formatPath, problemsFromIssues, suiteErrorMap, type Problem } from './suite-issues.js';
-import { duplicateIdMessage, resolveSuite, SuiteSchema, type ResolvedSuite, type Suite } from './suite.js';
+import { duplicateIdMessage, SuiteSchema, type Suite } from './suite.js';
+import { resolveSuite, type ResolvedSuite } from './resolve-suite.js';
 import { MAX_SUITE_BYTES, planTooLarge } from './suite-size.js';
-
-/** More than this many problems are counted, not listed: the first ones usually explain the rest. */
-export const MAX_LISTED_PROBLEMS = 20;
-
-export interface SuiteProblem {
-  /** 1-based; absent when the position could not be worked out. */
-  line?: number;
-  col?: number;
-  /** Field path such as `questions[3].expect.maxCredits`; empty for syntax errors and the whole suite. */
-  path: string;
-  message: string;
-}
-
-function formatProblem(file: string, problem: SuiteProblem): string {
-  const where = problem.line === undefined ? file : `${file}:${problem.line}:${problem.col ?? 1}`;
-  return `${where}: ${problem.path ? `${problem.path}: ` : ''}${problem.message}`;
-}
-
-/** An invalid suite file: every problem found, one per line, each as `file:line:col: path: message`. */
-export class SuiteError extends UsageError {
-  readonly file: string;
-  readonly problems: SuiteProblem[];
-
-  constructor(file: string, problems: SuiteProblem[]) {
-    const sorted = [...problems].sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || (a.col ?? 0) - (b.col ?? 0));
-    const lines = sorted.slice(0, MAX_LISTED_PROBLEMS).map((p) => formatProblem(file, p));
-    const more = sorted.length - MAX_LISTED_PROBLEMS;
-    if (more > 0) lines.push(`${file}: … and ${more} more problem${more === 1 ? '' : 's'}`);
-    super(lines.join('\n'));
-    this.file = file;
-    this.problems = sorted;
-  }
-}
 
 export interface ParsedSuite {
   /** The file's content, validated and normalized (durations in ms, lists, follow-up objects). */

@@ -1,4 +1,4 @@
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import { connectionFor, normalizeEndpoint, type Env } from './credentials.js';
 import { tokenVariable, type NamedConnection } from './targets.js';
 

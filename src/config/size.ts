@@ -1,4 +1,4 @@
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 
 const UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2, gb: 1024 ** 3, gib: 1024 ** 3 };
 

@@ -3,7 +3,8 @@ import { parse as parseCsv, CsvError } from 'csv-parse/sync';
 import { LineCounter, parseDocument, stringify } from 'yaml';
 import { jsonErrorOffset } from './json-syntax.js';
 import { positionOf, type Position } from './positions.js';
-import { SuiteError, type SuiteProblem, parseSuite } from './load-suite.js';
+import { SuiteError, type SuiteProblem } from '../errors/errors.js';
+import { parseSuite } from './load-suite.js';
 import { formatPath, problemsFromIssues, suiteErrorMap, unknownField } from './suite-issues.js';
 import { QuestionExpectSchema, QuestionSchema } from './suite.js';
 

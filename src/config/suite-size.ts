@@ -1,4 +1,4 @@
-import type { ResolvedSuite } from './suite.js';
+import type { ResolvedSuite } from './resolve-suite.js';
 
 // Bounds that keep loading and planning in bounded memory: past them a suite is refused up front with
 // the number that is too large, instead of running out of memory part-way.

@@ -1,4 +1,4 @@
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import { connectionFor, connectionFromEnv, normalizeEndpoint, type Connection, type Env } from './credentials.js';
 
 export interface NamedConnection {

@@ -1,5 +1,5 @@
 import type { Idle } from '../http/transport.js';
-import type { Conversation, ConversationSummary, Question } from './model.js';
+import type { Conversation, ConversationSummary, Question } from '../model/conversation.js';
 
 /** List options of both flavours; an option the chosen flavour lacks is a usage error, not silently ignored. */
 export interface ListOptions {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OptServerText, ServerText } from '../http/server-text.js';
-import { markPartial, type Conversation, type Question, type QuestionError } from './model.js';
+import { markPartial, type Conversation, type Question, type QuestionError } from '../model/conversation.js';
 import { impossibleStats, statsFromSnakeCase } from './stats.js';
 import { normalizeErrorCode } from './wire.js';
 

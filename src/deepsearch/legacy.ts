@@ -1,4 +1,4 @@
-import { ProtocolError, UsageError } from '../http/errors.js';
+import { ProtocolError, UsageError } from '../errors/errors.js';
 import { registerSecret } from '../http/redact.js';
 import type { RequestSpec, Transport } from '../http/transport.js';
 import { withoutIndex, type AddedQuestion, type CallOptions, type DeepSearchClient, type ListOptions, type ReadTokenReader } from './client.js';
@@ -10,7 +10,7 @@ import {
   legacyConversation,
   legacyQuestion,
 } from './legacy-wire.js';
-import type { Conversation, ConversationSummary } from './model.js';
+import type { Conversation, ConversationSummary } from '../model/conversation.js';
 import { checkQuestionText, parseReply, withReplyHeaders } from './wire.js';
 
 const BASE = '/.api/deepsearch/v1';

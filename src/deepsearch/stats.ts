@@ -1,5 +1,5 @@
 // Apart from model.ts so that reading stats from the database loads no zod.
-import type { Stats } from './model.js';
+import type { Stats } from '../model/conversation.js';
 
 /** Stats fields as the legacy API and the database both name them; a missing field is read as 0. */
 export type SnakeCaseStats = Partial<Record<

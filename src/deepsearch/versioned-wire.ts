@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OptServerText, ServerText } from '../http/server-text.js';
-import { markPartial, type Conversation, type ConversationSummary, type Question, type QuestionError, type QuestionState } from './model.js';
+import { markPartial, type Conversation, type ConversationSummary, type Question, type QuestionError, type QuestionState } from '../model/conversation.js';
 import { normalizeErrorCode } from './wire.js';
 
 // Wire schemas of the versioned Connect-RPC API, read after snake_case keys were camelized.

@@ -1,7 +1,7 @@
-import { ProtocolError, UsageError } from '../http/errors.js';
+import { ProtocolError, UsageError } from '../errors/errors.js';
 import type { RequestSpec, Transport } from '../http/transport.js';
 import { withoutIndex, type AddedQuestion, type CallOptions, type DeepSearchClient, type ListOptions } from './client.js';
-import type { Conversation, ConversationSummary } from './model.js';
+import type { Conversation, ConversationSummary } from '../model/conversation.js';
 import {
   VersionedConversationWire,
   VersionedListWire,

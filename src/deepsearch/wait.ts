@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AbortedError } from '../http/errors.js';
+import { AbortedError } from '../errors/errors.js';
 import type { DeepSearchClient } from './client.js';
-import { TERMINAL_STATES, questionAt, type Conversation, type Question } from './model.js';
+import { TERMINAL_STATES, questionAt, type Conversation, type Question } from '../model/conversation.js';
 
 /** Delay before the next poll, given how many polls were made and how long the question has run. */
 export type PollSchedule = (polls: number, elapsedMs: number) => number;

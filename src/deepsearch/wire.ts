@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { EMULATOR_HEADER } from '../emulator-identity.js';
-import { ProtocolError, UsageError, type RequestContext } from '../http/errors.js';
+import { ProtocolError, UsageError, type RequestContext } from '../errors/errors.js';
 import { excerpt } from '../http/redact.js';
 import type { Reply } from '../http/transport.js';
 import { MAX_QUESTION_LENGTH } from './client.js';
-import type { Conversation, ErrorCode } from './model.js';
+import type { Conversation, ErrorCode } from '../model/conversation.js';
 
 /** Parses a reply with a wire schema; a missing or mistyped field the client relies on is named in the error. */
 export function parseReply<S extends z.ZodType>(schema: S, json: unknown, ctx: RequestContext, reply: Reply): z.output<S> {

@@ -4,8 +4,7 @@ import type { AuthResult } from './auth.js';
 import type { Counters } from './counters.js';
 import { isBeforeAction, writeBeforeActionFault, type FaultPlanner } from './faults.js';
 import { sendText } from './http-io.js';
-import { EMULATOR_HEADER } from '../emulator-identity.js';
-import { ITEM_KEY_HEADER } from './item-key.js';
+import { EMULATOR_HEADER, ITEM_KEY_HEADER } from '../emulator-identity.js';
 import { hasScope, type ErrorWriter, type RouteContext, type Router } from './routes.js';
 
 export const UNMATCHED_OPERATION = 'unmatched';

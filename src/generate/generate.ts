@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { GeneratedKind, Provenance, SuiteProvenance } from '../config/generated-schema.js';
-import { UsageError } from '../http/errors.js';
+import { IncompleteSearchError, UsageError } from '../errors/errors.js';
 import { mulberry32 } from '../random.js';
 import { VERSION } from '../version.js';
 import { fairSymbols } from './fair.js';
-import { definitionQuery, exactRepo, filesQuery, IncompleteSearchError, type IndexSearch, type IndexedSymbol } from './index-search.js';
+import { definitionQuery, exactRepo, filesQuery, type IndexSearch, type IndexedSymbol } from './index-search.js';
 
 export interface GenerateOptions {
   search: IndexSearch;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DsbenchError, UsageError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { DsbenchError, IncompleteSearchError, UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import type { Transport } from '../http/transport.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
 
@@ -21,15 +21,6 @@ export interface FilesFound {
   revision: string;
 }
 
-/** A search that did not look everywhere: what it found cannot be vouched for. */
-export class IncompleteSearchError extends DsbenchError {
-  constructor(
-    readonly query: string,
-    readonly why: string,
-  ) {
-    super(`the search \`${query}\` did not look everywhere (${why}), so dsbench cannot vouch for what it found`, ExitCode.usage);
-  }
-}
 
 const SymbolSchema = z.object({ name: z.string(), kind: z.string().default(''), containerName: z.string().default(''), url: z.string().default(''), line: z.number().int().optional() });
 const MatchSchema = z.object({

@@ -3,7 +3,8 @@ import type { Provenance } from '../config/generated-schema.js';
 import type { Question } from '../config/suite.js';
 import { isSourcePath } from './fair.js';
 import { referenceOf, usageFiles } from './generate.js';
-import { IncompleteSearchError, type IndexSearch } from './index-search.js';
+import { IncompleteSearchError } from '../errors/errors.js';
+import type { IndexSearch } from './index-search.js';
 
 /** One generated question whose expectations no longer hold, and how `--update` rewrites it. */
 export interface StaleQuestion {

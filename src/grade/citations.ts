@@ -1,9 +1,10 @@
 import pLimit from 'p-limit';
-import { DsbenchError, HttpStatusError } from '../http/errors.js';
+import { DsbenchError, HttpStatusError } from '../errors/errors.js';
 import type { Transport } from '../http/transport.js';
 import { shortRevision } from '../answer-links.js';
-import { citationLabel, isCheckable, lineCount, type Citation } from './links.js';
-import type { CheckedCitation } from './store.js';
+import { citationLabel, isCheckable, lineCount } from './links.js';
+import type { Citation } from '../model/grading.js';
+import type { CheckedCitation } from '../model/grading.js';
 
 type Lookup = { kind: 'found'; lines: number } | { kind: 'missing' } | { kind: 'error'; message: string };
 

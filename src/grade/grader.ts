@@ -1,15 +1,16 @@
 import type pLimit from 'p-limit';
-import type { Judge, ResolvedQuestion, TurnExpect } from '../config/suite.js';
-import type { Source } from '../deepsearch/model.js';
-import { DsbenchError } from '../http/errors.js';
+import type { Judge, TurnExpect } from '../config/suite.js';
+import type { ResolvedQuestion } from '../config/resolve-suite.js';
+import type { Source } from '../model/conversation.js';
+import { DsbenchError } from '../errors/errors.js';
 import { redact } from '../http/redact.js';
 import { citesChecks, summarize, type CitationChecker } from './citations.js';
 import type { JudgeClient } from './judge-client.js';
 import { extractCitations, isCheckable } from './links.js';
 import { citesRecallCheck } from './recall.js';
 import { GRADE_PROMPT_HASH, GRADE_PROMPT_VERSION, gradePrompt, inputsHash } from './prompt.js';
-import type { GradeRecord, GradeStore, GradingExpectation, ItemGrading } from './store.js';
-import { GradeVerdictSchema, parseVerdict } from './verdict.js';
+import type { GradeRecord, GradeStore, GradingExpectation, ItemGrading } from '../model/grading.js';
+import { GradeVerdictSchema, parseVerdict } from './judge-verdict.js';
 
 /** A recorded turn as grading reads it. */
 export interface GradedTurn {

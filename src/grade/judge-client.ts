@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { headersFor, normalizeEndpoint, type Connection, type Env } from '../config/credentials.js';
 import type { Judge } from '../config/suite.js';
-import { DsbenchError, HttpStatusError, ProtocolError, UsageError } from '../http/errors.js';
+import { DsbenchError, HttpStatusError, JudgeError, ProtocolError, UsageError } from '../errors/errors.js';
 import { redact, registerSecret } from '../http/redact.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
 import { CLIENT_NAME, VERSION } from '../version.js';
-import type { JudgeReply } from './store.js';
+import type { JudgeReply } from '../model/grading.js';
 
 /** Verdicts are short; well under the platform's cap of 4,000, and always sent: the platform's default is 16. */
 export const JUDGE_MAX_TOKENS = 1_000;
@@ -193,9 +193,3 @@ export function judgeHint(endpoint: Pick<JudgeEndpoint, 'kind'>, status: number)
   return '';
 }
 
-export class JudgeError extends DsbenchError {
-  constructor(message: string, cause: DsbenchError) {
-    super(message, cause.exitCode, { cause });
-    this.name = 'JudgeError';
-  }
-}

@@ -1,15 +1,7 @@
 import { linksIn, parseLink, shortRevision, type RepositoryLink } from '../answer-links.js';
+import type { Citation } from '../model/grading.js';
 
 export { lineCount } from '../answer-links.js';
-
-/**
- * What a turn cites: a file (optionally a line range), a folder or a whole repository, each checked on
- * the instance; or a commit, recorded but not a file citation and not checked.
- */
-export interface Citation extends RepositoryLink {
-  /** Where it was found: a link in the answer's text, or one of the turn's sources. */
-  origin: 'answer' | 'source';
-}
 
 /**
  * Citations of one turn: every file, folder and commit link of its answer (links to a bare repository

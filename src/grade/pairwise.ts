@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
 import type pLimit from 'p-limit';
-import { DsbenchError } from '../http/errors.js';
+import { DsbenchError } from '../errors/errors.js';
 import { mulberry32 } from '../random.js';
-import type { ResolvedSuite } from '../config/suite.js';
+import type { ResolvedSuite } from '../config/resolve-suite.js';
 import type { JudgeClient } from './judge-client.js';
 import { inputsHash, PAIRWISE_PROMPT_HASH, pairwisePrompt, type PairwiseInputs } from './prompt.js';
-import type { GradeStore, JudgeReply } from './store.js';
-import { PairwiseVerdictSchema, parseVerdict } from './verdict.js';
+import type { GradeStore, JudgeReply } from '../model/grading.js';
+import { PairwiseVerdictSchema, parseVerdict } from './judge-verdict.js';
 
 /** One side of a pairwise comparison: a run of a database, one of its targets or all of them. */
 export interface PairwiseSide {

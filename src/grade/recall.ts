@@ -1,6 +1,6 @@
 import type { CitesRecall } from '../config/generated-schema.js';
 import { citesChecks } from './citations.js';
-import type { CheckedCitation } from './store.js';
+import type { CheckedCitation } from '../model/grading.js';
 
 /** Files not cited that a failing check names; the rest are counted. */
 const NAMED_MISSING = 5;

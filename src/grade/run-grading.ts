@@ -1,13 +1,13 @@
 import pLimit from 'p-limit';
 import { headersFor, type Connection, type Env } from '../config/credentials.js';
-import type { ResolvedSuite } from '../config/suite.js';
-import { DsbenchError } from '../http/errors.js';
+import type { ResolvedSuite } from '../config/resolve-suite.js';
+import { DsbenchError } from '../errors/errors.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
 import { CitationChecker } from './citations.js';
 import { gradeItem, needsGrading, type GradedTurn, type GradeOutcome } from './grader.js';
 import { JudgeClient, resolveJudgeEndpoint } from './judge-client.js';
-import type { GradeStore } from './store.js';
+import type { GradeStore } from '../model/grading.js';
 
 export interface GradingTotals {
   items: number;

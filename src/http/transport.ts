@@ -2,16 +2,7 @@ import type { Dispatcher } from 'undici';
 import { linkedAbort, linkedSignal, type AbortLink } from './linked-signal.js';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  AbortedError,
-  ConnectionError,
-  DsbenchError,
-  HttpStatusError,
-  OutcomeUnknownError,
-  ProtocolError,
-  type RequestContext,
-} from './errors.js';
-import { ExitCode } from './exit-codes.js';
+import { AbortedError, ConnectionError, HttpStatusError, OutcomeUnknownError, ProtocolError, type RequestContext } from '../errors/errors.js';
 import { excerpt, redact } from './redact.js';
 import {
   RetryPolicySchema,
@@ -43,10 +34,13 @@ export interface TransportOptions {
   maxReplyBytes?: number;
   /**
    * Awaited before each attempt is sent (after `onAttempt`): a run's recorder commits what it recorded,
-   * so nothing goes out before what it depends on is committed. Its rejection fails the request as is.
+   * so nothing goes out before what it depends on is committed. Its rejection fails the request; the
+   * policy is told whether the request is a `cleanup`, and decides whether such a one may go anyway.
    */
-  beforeSend?: () => Promise<void> | undefined;
+  beforeSend?: BeforeSend;
 }
+
+export type BeforeSend = (request: { cleanup: boolean }) => Promise<void> | undefined;
 
 export interface RetryInfo {
   context: RequestContext;
@@ -89,10 +83,8 @@ export interface RequestSpec {
    */
   idle?: Idle;
   /**
-   * Undoes work on the server (a cancel) and depends on nothing being recorded: when `beforeSend` rejects
-   * (the run's store failed, so nothing more can be recorded), it is sent anyway, so that no question is
-   * left running for nobody; unless it rejects with exit code 7: another process took the run over, and
-   * its questions are that process's.
+   * Undoes work on the server (a cancel) and depends on nothing being recorded: `beforeSend` is told so,
+   * and may let it go even when nothing more can be recorded.
    */
   cleanup?: boolean;
 }
@@ -150,7 +142,7 @@ export class Transport {
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
   private readonly maxReplyBytes: number;
   private readonly caps: WholeReplyCaps;
-  private readonly beforeSend: (() => Promise<void> | undefined) | undefined;
+  private readonly beforeSend: BeforeSend | undefined;
 
   constructor(options: TransportOptions) {
     this.endpoint = options.endpoint.replace(/\/+$/, '');
@@ -218,16 +210,13 @@ export class Transport {
       const timeoutMs = spec.timeoutMs ?? this.timeoutMs;
       const { link, send } = begin(parent, timeoutMs);
       spec.onAttempt?.();
-      const committing = this.beforeSend?.();
+      const committing = this.beforeSend?.({ cleanup: spec.cleanup === true });
       if (committing) {
         try {
           await committing;
         } catch (error) {
-          // A cleanup goes even when nothing more can be recorded, but not for a run another process took over.
-          if (!spec.cleanup || (error instanceof DsbenchError && error.exitCode === ExitCode.runHeld)) {
-            link.dispose();
-            throw error;
-          }
+          link.dispose();
+          throw error;
         }
       }
       let retryReason: string;

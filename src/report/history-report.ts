@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { NothingToCompareError, UsageError } from '../http/errors.js';
+import { NothingToCompareError, UsageError } from '../errors/errors.js';
 import { findRun } from '../store/queries.js';
 import { writeCsv } from './csv.js';
 import { type Block, renderMarkdown, renderText } from './document.js';

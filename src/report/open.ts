@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import path from 'node:path';
-import { NothingToCompareError, UsageError } from '../http/errors.js';
+import { NothingToCompareError, UsageError } from '../errors/errors.js';
 import { type RunRecord, findRun, findRunOffset, parseRunSelector } from '../store/queries.js';
 import { type Store, openStore } from '../store/store.js';
 

@@ -1,5 +1,5 @@
-import { ErrorCodeSchema } from '../deepsearch/model.js';
-import { failureClass, type VerdictOutcome } from '../runner/verdict.js';
+import { ErrorCodeSchema } from '../model/conversation.js';
+import { failureClass, type VerdictOutcome } from '../model/verdict.js';
 import type { ItemVerdictRow, SearchRow, TurnMetricRow } from '../store/queries.js';
 import type { Column } from './csv.js';
 import { type GroupKey, Grouping, MetricColumns } from './grouping.js';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { compare, parseThreshold, THRESHOLD_METRICS, type ThresholdExpression, type ThresholdMetric } from '../config/thresholds.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import type { RunRecord } from '../store/queries.js';
 import { collectRunMetrics, type ScopeMetrics } from './run-metrics.js';
 import { mean, median, percentile, sum } from './percentiles.js';

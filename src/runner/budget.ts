@@ -1,4 +1,4 @@
-import type { PlannedItem } from './recorder.js';
+import type { PlannedItem } from '../model/item.js';
 
 /** The middle value (the mean of the two middle ones for an even count); undefined for none. */
 export function median(values: readonly number[]): number | undefined {

@@ -1,6 +1,7 @@
 import type { DeepSearchClient } from '../deepsearch/client.js';
-import { DsbenchError, HttpStatusError } from '../http/errors.js';
-import type { Recorder, ResumeItem } from './recorder.js';
+import { DsbenchError, HttpStatusError } from '../errors/errors.js';
+import type { Recorder } from './recorder.js';
+import type { ResumeItem } from '../model/run.js';
 
 export interface CleanupContext {
   runId: number;

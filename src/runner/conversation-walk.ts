@@ -1,5 +1,5 @@
 import type { DeepSearchClient } from '../deepsearch/client.js';
-import type { Conversation, ConversationSummary } from '../deepsearch/model.js';
+import type { Conversation, ConversationSummary } from '../model/conversation.js';
 import type { ConversationSet } from '../deepsearch/names.js';
 import type { ServerClock } from './server-clock.js';
 

@@ -2,7 +2,7 @@ import { linksIn, parseLink } from '../answer-links.js';
 import { compilePattern } from '../config/pattern.js';
 import type { Followup, QuestionExpect, SearchExpect, TurnExpect } from '../config/suite.js';
 import { numberCheck } from './number-check.js';
-import type { ExpectationResult, SearchRecord, TurnRecord } from './recorder.js';
+import type { ExpectationResult, SearchRecord, TurnRecord } from '../model/item.js';
 
 function quote(text: string, max = 80): string {
   const flat = text.replace(/\s+/g, ' ').trim();

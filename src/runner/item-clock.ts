@@ -1,4 +1,4 @@
-import { TERMINAL_STATES, type Conversation, type Question } from '../deepsearch/model.js';
+import { TERMINAL_STATES, type Conversation, type Question } from '../model/conversation.js';
 import { wallClock, type WaitClock } from '../deepsearch/wait.js';
 
 /**

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeepSearchClient } from '../deepsearch/client.js';
 import type { ConversationSet } from '../deepsearch/names.js';
-import { AbortedError } from '../http/errors.js';
+import { AbortedError } from '../errors/errors.js';
 import { summariesSince, walkFloor, type Listed } from './conversation-walk.js';
 import type { ServerClock } from './server-clock.js';
 

@@ -1,7 +1,7 @@
-import type { ResolvedQuestion, ResolvedSearch, ResolvedSuite } from '../config/suite.js';
+import type { ResolvedQuestion, ResolvedSearch, ResolvedSuite } from '../config/resolve-suite.js';
 import { planTooLarge } from '../config/suite-size.js';
-import { UsageError } from '../http/errors.js';
-import type { PlannedItem } from './recorder.js';
+import { UsageError } from '../errors/errors.js';
+import type { PlannedItem } from '../model/item.js';
 
 export type WorkItem =
   | (PlannedItem & { kind: 'question'; question: ResolvedQuestion })

@@ -1,14 +1,13 @@
-import type { ResolvedQuestion } from '../config/suite.js';
+import type { ResolvedQuestion } from '../config/resolve-suite.js';
 import type { DeepSearchClient } from '../deepsearch/client.js';
 import type { ConversationSet } from '../deepsearch/names.js';
-import { isLimitError, questionAt, TERMINAL_STATES, type Conversation, type Question } from '../deepsearch/model.js';
-import { ITEM_KEY_HEADER } from '../emulator/item-key.js';
+import { isLimitError, questionAt, TERMINAL_STATES, type Conversation, type Question } from '../model/conversation.js';
+import { ITEM_KEY_HEADER } from '../emulator-identity.js';
 import { waitForQuestion } from '../deepsearch/wait.js';
 import { conversationsSince, walkFloor, type WalkStats } from './conversation-walk.js';
 import type { LandingWatch } from './landing-watch.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { AbortedError, DsbenchError, HttpStatusError, OutcomeUnknownError, StorageError } from '../errors/errors.js';
 import { linkedSignal } from '../http/linked-signal.js';
 import { redact } from '../http/redact.js';
 import { deleteConversation } from './cleanup.js';
@@ -16,7 +15,9 @@ import { noteServedByEmulator, type EmulatorNoted } from './emulator-note.js';
 import { evaluateQuestion } from './expectations.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
 import { ItemClock, serverDuration } from './item-clock.js';
-import type { ItemOutcome, Recorder, ResumeItem, ResumeTurn, TurnRecord } from './recorder.js';
+import type { ItemOutcome, TurnRecord } from '../model/item.js';
+import type { Recorder } from './recorder.js';
+import type { ResumeItem, ResumeTurn } from '../model/run.js';
 import type { CreatesInFlight } from './creates-in-flight.js';
 import type { ServerClock } from './server-clock.js';
 import type { ItemSlot } from './slots.js';
@@ -600,7 +601,7 @@ async function recordedOrCancelled(ctx: QuestionContext, item: QuestionItem, ref
   try {
     record();
   } catch (error) {
-    if (!(error instanceof DsbenchError && error.exitCode === ExitCode.storage)) throw error;
+    if (!(error instanceof StorageError)) throw error;
     ctx.log(`${item.key}: ${ref} was asked but could not be recorded: cancelling it on the server`);
     await cancelOnServer(ctx, ref, item, questionId);
     throw error;

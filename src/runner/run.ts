@@ -2,8 +2,8 @@ import { setMaxListeners } from 'node:events';
 import type { LoadedSuite } from '../config/load-suite.js';
 import { headersFor, type Connection } from '../config/credentials.js';
 import { ConversationSet, createClient, type DeepSearchClient } from '../deepsearch/index.js';
-import { DsbenchError, HttpStatusError, UsageError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { DsbenchError, HttpStatusError, isHeldElsewhere, LeaseLostError, StorageError, UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import { redact } from '../http/redact.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { DEFAULT_TIMEOUT_MS, Transport } from '../http/transport.js';
@@ -12,7 +12,13 @@ import { deleteConversation, isLeftToDelete } from './cleanup.js';
 import { planItems, planPart, type Subset, type WorkItem } from './plan.js';
 import { AdaptivePollSchedule } from './poll-schedule.js';
 import { runQuestion, type ItemSummary } from './question-runner.js';
-import { emptyTargetTally, LeaseLostError, type Recorder, type ResumeItem, type RunLease, type RunStatus, type RunTally, type TargetInfo, type TargetTally, type TurnRecord } from './recorder.js';
+import { emptyTargetTally, type RunTally, type TargetTally } from '../model/tally.js';
+import type { Recorder } from './recorder.js';
+import { commitBeforeSend } from './commit-before-send.js';
+import { storageWatch } from './storage-watch.js';
+import type { ResumeItem, RunStatus, TargetInfo } from '../model/run.js';
+import type { RunLease } from '../model/lease.js';
+import type { TurnRecord } from '../model/item.js';
 import type { Reporter } from './reporters/index.js';
 import type { EmulatorNoted } from './emulator-note.js';
 import { runSearchItem } from './search-runner.js';
@@ -23,14 +29,13 @@ import { Slots, type ItemSlot } from './slots.js';
 import { LandingWatch } from './landing-watch.js';
 import { formatShard, runGroupId, shardPlan, type Shard } from './shard.js';
 import { TargetGate, type QuotaPolicy } from './target-gate.js';
-import { runExitCode } from './verdict.js';
+import { runExitCode } from '../model/verdict.js';
 import { STOPPED_ON_INTERRUPT } from './stopped.js';
 import { CreditBudget, type BudgetOptions } from './budget.js';
 import type { Env } from '../config/credentials.js';
-import type { ResolvedQuestion } from '../config/suite.js';
+import type { ResolvedQuestion } from '../config/resolve-suite.js';
 import { RunGrading, type GradingTotals } from '../grade/run-grading.js';
-import type { GradeStore } from '../grade/store.js';
-import { onMethodError } from '../method-errors.js';
+import type { GradeStore } from '../model/grading.js';
 
 export interface RunTarget {
   name: string;
@@ -178,7 +183,7 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
       try {
         lease.release();
       } catch (error) {
-        if (!(error instanceof DsbenchError && error.exitCode === ExitCode.storage)) throw error;
+        if (!(error instanceof StorageError)) throw error;
         // The run's own outcome stands (a failed store is reported by it): a lease left behind goes stale,
         // and a resume takes it over from a process that is gone.
         log(`could not release the lease of run ${runId}: ${error.message}`);
@@ -501,8 +506,7 @@ function runtime(
     ...(options.retry && { retry: options.retry }),
     ...(options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs }),
     ...(options.maxReplyBytes !== undefined && { maxReplyBytes: options.maxReplyBytes }),
-    // Group commit: a request goes out only once what was recorded before it is committed.
-    beforeSend: () => options.recorder.committed(),
+    beforeSend: commitBeforeSend(options.recorder),
   };
   const transportOptions = { ...shared, connections: concurrency + 2 };
   const poll = resolved.questions[0]?.poll ?? { strategy: 'adaptive' as const, intervalMs: 3000, minMs: 1000, maxMs: 15_000 };
@@ -600,7 +604,7 @@ async function launch(item: WorkItem, r: TargetRuntime, resume: ResumeItem | und
     turns = await launchItem(item, r, resume, ctx, slot);
   } catch (error) {
     // A storage failure (recording a skip, say) stops the whole run and is reported once, at its end.
-    if (error instanceof DsbenchError && error.exitCode === ExitCode.storage) return;
+    if (error instanceof StorageError) return;
     throw error;
   }
   // Outside the question's slot, under the judge's own limit: grading never holds up asking.
@@ -618,7 +622,7 @@ async function gradeLive(grading: RunGrading, ctx: LaunchContext, key: string, t
     for (const problem of outcome.problems) ctx.log(`${key}: grading ${problem}`);
   } catch (error) {
     // The run stops with it, saying why.
-    if (error instanceof DsbenchError && error.exitCode === ExitCode.runHeld) return;
+    if (isHeldElsewhere(error)) return;
     // The store failing: the run's answers are recorded already; grade it later with dsbench grade.
     ctx.log(`${key}: could not record its grade (${error instanceof Error ? error.message : String(error)}); grade the run later with dsbench grade ${ctx.runId}`);
   }
@@ -669,7 +673,7 @@ async function runItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem | un
         : await runSearchItem({ runId, recorder: options.recorder, transport: r.stream, gate: r.gate, signal: options.abort, emulatorNoted: r.emulatorNoted, log }, { key: item.key, target: item.target, search: item.search });
   } catch (error) {
     // The store failed, or the run was taken over: the run stops at once.
-    if (error instanceof DsbenchError && (error.exitCode === ExitCode.storage || error.exitCode === ExitCode.runHeld)) throw error;
+    if (error instanceof StorageError || isHeldElsewhere(error)) throw error;
     // A bug: say which item, keep the rest of the run going.
     const message = error instanceof DsbenchError ? error.message : `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
     log(`${item.key}: ${message}`);
@@ -678,20 +682,4 @@ async function runItem(item: WorkItem, r: TargetRuntime, resume: ResumeItem | un
   }
   options.reporter.onItemEnd?.(item.key, summary);
   return summary;
-}
-
-/** Wraps the recorder: the first storage failure (exit code 6) is kept and aborts `broken`, then rethrown. */
-function storageWatch(recorder: Recorder): { recorder: Recorder; broken: AbortSignal; fault: () => DsbenchError | undefined } {
-  const broken = new AbortController();
-  let fault: DsbenchError | undefined;
-  const note = (error: unknown) => {
-    if (error instanceof DsbenchError && error.exitCode === ExitCode.storage && !fault) {
-      fault = error;
-      broken.abort();
-    }
-  };
-  const watched = onMethodError(recorder, note);
-  // A commit runs after the writes it holds returned: its failure stops the run at once, not at the next write.
-  recorder.onCommitFailure(note);
-  return { recorder: watched, broken: broken.signal, fault: () => fault };
 }

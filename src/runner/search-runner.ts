@@ -1,10 +1,11 @@
-import type { ResolvedSearch } from '../config/suite.js';
+import type { ResolvedSearch } from '../config/resolve-suite.js';
 import type { Transport } from '../http/transport.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
 import { noteServedByEmulator, type EmulatorNoted } from './emulator-note.js';
 import { evaluateSearch } from './expectations.js';
 import type { ItemSummary } from './question-runner.js';
-import type { Recorder, SearchRecord } from './recorder.js';
+import type { Recorder } from './recorder.js';
+import type { SearchRecord } from '../model/item.js';
 import type { TargetGate } from './target-gate.js';
 
 export interface SearchContext {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 import type { WorkItem } from './plan.js';
 
 /** Shard `index` (1-based) of `count`, as `--shard index/count` gives it. */

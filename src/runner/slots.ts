@@ -1,4 +1,4 @@
-import { AbortedError } from '../http/errors.js';
+import { AbortedError } from '../errors/errors.js';
 
 /** One item's hold on a slot: given up while it only waits, taken again before it sends anything. */
 export interface ItemSlot {

@@ -1,5 +1,5 @@
 import { SEARCH_ABORTED_MESSAGE } from '../stream/index.js';
-import type { StoppedMarker } from './recorder.js';
+import type { StoppedMarker } from '../model/run.js';
 
 /** The message of a question dsbench cancelled on the server because its run was interrupted (after the grace period). */
 export const CANCELLED_ON_INTERRUPT = 'cancelled by dsbench: the run was aborted';

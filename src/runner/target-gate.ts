@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { QuestionError, QuotaUsage } from '../deepsearch/model.js';
-import { ExitCode } from '../http/exit-codes.js';
+import type { QuestionError, QuotaUsage } from '../model/conversation.js';
+import { ExitCode } from '../errors/exit-codes.js';
 
 export type QuotaPolicy = 'stop' | 'wait' | 'continue';
 

@@ -1,6 +1,7 @@
 import type { DeepSearchClient } from '../deepsearch/client.js';
 import type { LandingWatch } from './landing-watch.js';
-import type { Recorder, UnownedConversation } from './recorder.js';
+import type { Recorder } from './recorder.js';
+import type { UnownedConversation } from '../model/run.js';
 
 /**
  * Conversations on the server asking one of `lostCreates`' texts that no item owns, created since that text's

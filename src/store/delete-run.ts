@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { DsbenchError } from '../http/errors.js';
-import { acquireLease, RunHeldError } from './lease.js';
+import { DsbenchError, RunHeldError } from '../errors/errors.js';
+import { acquireLease } from './lease.js';
 
 /** How long a silent lease holder is presumed alive, as for a resume. */
 const STALE_MS = 60_000;

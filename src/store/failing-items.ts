@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { failureClass, type VerdictOutcome } from '../runner/verdict.js';
+import { failureClass, type VerdictOutcome } from '../model/verdict.js';
 
 /** An item that failed: a check that did not hold, or an outcome the suite did not expect (failureClass). */
 export interface FailingItem {

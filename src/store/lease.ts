@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
-import { DsbenchError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
-import { LeaseLostError, type LeaseHolder, type RunLease } from '../runner/recorder.js';
+import { LeaseLostError, RunHeldError } from '../errors/errors.js';
+import type { LeaseHolder, RunLease } from '../model/lease.js';
 import { storageErrorFrom } from './storage-error.js';
 
 interface LeaseRow {
@@ -21,21 +20,6 @@ export interface LeaseOptions {
   isAlive?: (pid: number) => boolean;
 }
 
-/** Another live process runs or resumes this run: refused at once, never waited for. */
-export class RunHeldError extends DsbenchError {
-  readonly holder: LeaseHolder;
-
-  constructor(runId: number, holder: LeaseHolder, staleMs: number) {
-    const ago = Math.max(0, Math.round((Date.now() - Date.parse(holder.heartbeatAt)) / 1000));
-    super(
-      `run ${runId} is held by another dsbench (pid ${holder.pid} on host ${holder.host}) since ${holder.acquiredAt}, ` +
-        `last heartbeat ${ago} s ago. Wait for it to end, or stop it (kill ${holder.pid} on ${holder.host}) and resume again; ` +
-        `a lease whose process is gone is taken over at once, one silent for ${Math.round(staleMs / 1000)} s likewise`,
-      ExitCode.runHeld,
-    );
-    this.holder = holder;
-  }
-}
 
 function processAlive(pid: number): boolean {
   try {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { DsbenchError, UsageError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
-import type { RunLease } from '../runner/recorder.js';
-import { acquireLease, RunHeldError } from './lease.js';
+import { DsbenchError, RunHeldError, UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import type { RunLease } from '../model/lease.js';
+import { acquireLease } from './lease.js';
 import { openStore } from './store.js';
 
 // `dsbench merge`: the shards of a run split across machines (`dsbench run --shard i/n`), each recorded

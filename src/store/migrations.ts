@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { StepError } from './storage-error.js';
+import { StepError } from '../errors/errors.js';
 
 /**
  * One schema step. `version` is the `PRAGMA user_version` the database has once the step is applied;

@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
-import { isPartialAnswer } from '../deepsearch/partial.js';
-import { ExitCode } from '../http/exit-codes.js';
-import { emptyTargetTally, type ItemKind, type ItemStatus, type RunStatus, type RunTally } from '../runner/recorder.js';
+import { isPartialAnswer } from '../model/partial.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { emptyTargetTally, type RunTally } from '../model/tally.js';
+import type { ItemKind, ItemStatus } from '../model/item.js';
+import type { RunStatus } from '../model/run.js';
 import { requeuedAttempts } from './requeue.js';
-import { failureClass, runExitCode, type VerdictOutcome } from '../runner/verdict.js';
+import { failureClass, runExitCode, type VerdictOutcome } from '../model/verdict.js';
 
 // Read side for reports. Rows use camelCase and `null` for absent values (never 0). The iterators
 // stream rows from SQLite; while one is open, this connection cannot write (better-sqlite3 rule).

@@ -1,31 +1,14 @@
 import Database from 'better-sqlite3';
 import { redact } from '../http/redact.js';
-import type {
-  ExpectationResult,
-  ItemOutcome,
-  ItemStatus,
-  PlannedItem,
-  Recorder,
-  RequeuedItem,
-  ResumeItem,
-  RunLease,
-  ResumeState,
-  RunHeader,
-  ResumeTurn,
-  RunInfo,
-  RunStatus,
-  RunTally,
-  SearchRecord,
-  StoppedMarker,
-  TargetInfo,
-  TurnRecord,
-  TurnState,
-  UnownedConversation,
-} from '../runner/recorder.js';
-import type { QuestionError, QuotaUsage, Source } from '../deepsearch/model.js';
-import { isPartialAnswer } from '../deepsearch/partial.js';
+import type { ExpectationResult, ItemOutcome, ItemStatus, PlannedItem, SearchRecord, TurnRecord, TurnState } from '../model/item.js';
+import type { Recorder } from '../runner/recorder.js';
+import type { RequeuedItem, ResumeItem, ResumeState, RunHeader, ResumeTurn, RunInfo, RunStatus, StoppedMarker, TargetInfo, UnownedConversation } from '../model/run.js';
+import type { RunLease } from '../model/lease.js';
+import type { RunTally } from '../model/tally.js';
+import type { QuestionError, QuotaUsage, Source } from '../model/conversation.js';
+import { isPartialAnswer } from '../model/partial.js';
 import { statsFromSnakeCase } from '../deepsearch/stats.js';
-import { LeaseLostError } from '../runner/recorder.js';
+import { LeaseLostError } from '../errors/errors.js';
 import { acquireLease } from './lease.js';
 import { runTally } from './queries.js';
 import { requeueStoppedItems } from './requeue.js';

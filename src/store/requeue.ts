@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { RequeuedItem, StoppedMarker } from '../runner/recorder.js';
+import type { RequeuedItem, StoppedMarker } from '../model/run.js';
 
 /**
  * Moves every item of the run that dsbench stopped on an interruption (`markers`) back to `pending`: its

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { failureClass, type VerdictOutcome } from '../runner/verdict.js';
+import { failureClass, type VerdictOutcome } from '../model/verdict.js';
 
 /**
  * The keys of the items `run --rerun-failed` takes from a run: those whose checks failed, those that erred

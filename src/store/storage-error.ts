@@ -1,30 +1,8 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DsbenchError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { StepError, StorageError } from '../errors/errors.js';
 
-/** The results database could not be used: what went wrong, where, and what to do. Exit code 6. */
-export class StorageError extends DsbenchError {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-    readonly todo: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`results database ${file}: ${problem}. ${todo}`, ExitCode.storage, options);
-  }
-}
 
-/** A failure of a named step that changes the database (a schema upgrade): the step is kept for the message. */
-export class StepError extends Error {
-  constructor(
-    readonly step: string,
-    cause: unknown,
-  ) {
-    super(`${step} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.name = 'StepError';
-  }
-}
 
 const IO_CODES: Record<string, string> = {
   EACCES: 'permission denied',

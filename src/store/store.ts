@@ -4,7 +4,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { type Migration, MIGRATIONS, latestVersion, migrate, schemaVersion } from './migrations.js';
 import { SqliteRecorder } from './recorder.js';
-import { noteOpened, StorageError, storageErrorFrom } from './storage-error.js';
+import { noteOpened, storageErrorFrom } from './storage-error.js';
+import { StorageError } from '../errors/errors.js';
 import { onMethodError } from '../method-errors.js';
 
 export interface StoreOptions {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageError } from '../http/errors.js';
+import { UsageError } from '../errors/errors.js';
 
 /** What to search for; names are dsbench's, `toQuery` maps them to the wire's. */
 export const SearchParamsSchema = z

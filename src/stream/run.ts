@@ -1,8 +1,8 @@
 import { MAX_TIMER_MS } from '../config/duration.js';
 import { EMULATOR_HEADER } from '../emulator-identity.js';
 import { z } from 'zod';
-import { AbortedError, DsbenchError, HttpStatusError, UsageError } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
+import { AbortedError, DsbenchError, HttpStatusError, UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
 import { redact } from '../http/redact.js';
 import type { StreamReply, Transport } from '../http/transport.js';
 import { EventConsumer } from './consume.js';

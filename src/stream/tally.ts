@@ -3,7 +3,7 @@ import { DistinctCounter } from './distinct.js';
 import type { Progress } from './events.js';
 import { KNOWN_TYPES } from './match-types.js';
 import { SearchResultSchema, type Alert, type Failure, type Filter, type SearchResult } from './result.js';
-import { incompleteSkipped, verdictOf } from './verdict.js';
+import { incompleteSkipped, verdictOf } from './search-verdict.js';
 
 export interface TallyOptions {
   /** Cap of each distinct-count table. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AskProgress } from '../../src/cli/ask-progress.js';
-import type { Conversation } from '../../src/deepsearch/model.js';
+import type { Conversation } from '../../src/model/conversation.js';
 
 const conversation = (state: string) => ({ questions: [{ state }] }) as unknown as Conversation;
 

@@ -6,8 +6,9 @@ import { stringify as csv } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runSuiteImport } from '../../src/cli/suite-import.js';
-import { loadSuite, SuiteError } from '../../src/config/load-suite.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { loadSuite } from '../../src/config/load-suite.js';
+import { SuiteError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { runCli } from '../runner/fixtures/cli.js';
 import { tempDir } from '../runner/fixtures/harness.js';
 

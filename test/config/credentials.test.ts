@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectionFromEnv, extraHeadersFromEnv, headersFor, normalizeEndpoint } from '../../src/config/credentials.js';
-import { UsageError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { UsageError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { redact } from '../../src/http/redact.js';
 import { VERSION } from '../../src/version.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { boundTargets } from '../../src/config/resume-targets.js';
-import { UsageError } from '../../src/http/errors.js';
+import { UsageError } from '../../src/errors/errors.js';
 
 const STORED = [
   { name: 'prod', url: 'https://sg.example.com', emulated: false },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DurationSchema } from '../../src/config/duration-schema.js';
 import { durationToMs, parseDuration } from '../../src/config/duration.js';
 import { parseSuite } from '../../src/config/load-suite.js';
-import { UsageError } from '../../src/http/errors.js';
+import { UsageError } from '../../src/errors/errors.js';
 
 describe('durations', () => {
   it.each([

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_LISTED_PROBLEMS, parseSuite, SuiteError } from '../../src/config/load-suite.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { MAX_LISTED_PROBLEMS, SuiteError } from '../../src/errors/errors.js';
+import { parseSuite } from '../../src/config/load-suite.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 
 /** The error lines parseSuite reports for `text`. */
 function problems(text: string, file = 'suites/smoke.yaml'): string[] {

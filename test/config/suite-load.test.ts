@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSuite, parseSuite } from '../../src/config/load-suite.js';
-import { UsageError } from '../../src/http/errors.js';
+import { UsageError } from '../../src/errors/errors.js';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../../suites/example.yaml');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSuite } from '../../src/config/load-suite.js';
 import { compilePattern } from '../../src/config/pattern.js';
-import type { ResolvedQuestion, ResolvedSearch } from '../../src/config/suite.js';
+import type { ResolvedQuestion, ResolvedSearch } from '../../src/config/resolve-suite.js';
 
 const MINIMAL = ['name: smoke', 'questions:', '  - { id: q, question: Where? }', 'searches:', '  - { id: s, query: fetch }'].join('\n');
 

@@ -1,8 +1,8 @@
 // Bad input and bad credentials, with the error the user sees (type, exit code, message), and what the
 // emulator itself answers to the same mistakes sent raw. No message may carry a token or a read token.
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpStatusError, ProtocolError, UsageError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { HttpStatusError, ProtocolError, UsageError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import {
   ADMIN,
   APIS,

@@ -1,8 +1,8 @@
 // Fault modes of the emulator through both clients: what is retried, what is not, and what the user
 // is told. Counters on the emulator prove how many requests arrived and how many conversations exist.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionError, HttpStatusError, OutcomeUnknownError, ProtocolError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ConnectionError, HttpStatusError, OutcomeUnknownError, ProtocolError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { RetryInfo } from '../../src/http/transport.js';
 import { closedPort } from '../helpers/server.js';
 import { APIS, FAST, askAndSettle, client, closeAll, collect, emulator, failure, op, type Api } from '../helpers/emulator.js';

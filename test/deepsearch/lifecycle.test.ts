@@ -1,8 +1,8 @@
 // Every operation of both Deep Search clients against the emulator: create, get, follow-up, cancel,
 // delete, list (every option of each flavour) and, on the legacy API, reading by read token.
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpStatusError, UsageError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { HttpStatusError, UsageError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { DeepSearchClient, ListOptions } from '../../src/deepsearch/index.js';
 import {
   ALICE,

@@ -1,7 +1,7 @@
 // Every normalized state and error code of both clients, through the emulator's trigger phrases,
 // error rates and quota; the server's own code and message are kept next to the normalized code.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../../src/deepsearch/model.js';
+import type { ErrorCode } from '../../src/model/conversation.js';
 import { APIS, FAST, askAndSettle, client, closeAll, emulator } from '../helpers/emulator.js';
 
 afterEach(closeAll);

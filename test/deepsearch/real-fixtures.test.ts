@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionFor } from '../../src/config/credentials.js';
 import { createClient, type DeepSearchClient } from '../../src/deepsearch/index.js';
-import { isLimitError, withoutSecrets } from '../../src/deepsearch/model.js';
+import { isLimitError, withoutSecrets } from '../../src/model/conversation.js';
 import { fixedSchedule, waitForQuestion } from '../../src/deepsearch/wait.js';
-import { HttpStatusError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { HttpStatusError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { cleanup, items, runSuite, suite, target, turns } from '../runner/fixtures/harness.js';
 

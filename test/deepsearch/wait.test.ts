@@ -1,10 +1,10 @@
 // waitForQuestion with a fixed schedule, for both clients: completion, timeout, a question not yet
 // listed, and abort.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Conversation } from '../../src/deepsearch/model.js';
+import type { Conversation } from '../../src/model/conversation.js';
 import { fixedSchedule, waitForQuestion } from '../../src/deepsearch/wait.js';
-import { AbortedError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { AbortedError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { APIS, FAST, PACED, SLOW, client, closeAll, emulator, failure, op } from '../helpers/emulator.js';
 
 afterEach(closeAll);

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { peek, runCli, startCli, until } from '../runner/fixtures/cli.js';
 import { asked, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 

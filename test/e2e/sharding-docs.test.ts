@@ -6,7 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { prepareCli, ROOT, type Cli, type Run } from '../helpers/cli.js';
 import { cleanup, tempDir } from '../runner/fixtures/harness.js';
 

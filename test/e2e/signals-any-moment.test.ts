@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { peek, startCli, until } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { latestVersion, MIGRATIONS } from '../../src/store/migrations.js';
 import { openStore } from '../../src/store/store.js';
 import { prepareCli, type Cli } from '../helpers/cli.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSuite } from '../../src/config/load-suite.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { runReport } from '../../src/cli/report.js';
 import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
 import { FAST, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { citesRecallCheck } from '../../src/grade/recall.js';
-import type { CheckedCitation } from '../../src/grade/store.js';
+import type { CheckedCitation } from '../../src/model/grading.js';
 
 const cited = (path: string, status: CheckedCitation['status'] = 'valid'): CheckedCitation => ({
   kind: 'file',

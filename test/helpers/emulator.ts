@@ -2,7 +2,7 @@
 import { connectionFor } from '../../src/config/credentials.js';
 import { createClient, type ClientOptions, type DeepSearchClient } from '../../src/deepsearch/index.js';
 import { LegacyClient } from '../../src/deepsearch/legacy.js';
-import type { Conversation, Question } from '../../src/deepsearch/model.js';
+import type { Conversation, Question } from '../../src/model/conversation.js';
 import { fixedSchedule, waitForQuestion, type WaitResult } from '../../src/deepsearch/wait.js';
 import { startEmulator, type EmulatorHooks, type EmulatorOptions, type RunningEmulator, type SearchHit } from '../../src/emulator/index.js';
 

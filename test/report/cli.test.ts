@@ -8,8 +8,8 @@ import { compareCommand } from '../../src/cli/compare.js';
 import { globalOptions } from '../../src/cli/global-options.js';
 import { parseFormats, reportCommand, runReport } from '../../src/cli/report.js';
 import { runRuns, runsCommand } from '../../src/cli/runs.js';
-import { UsageError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { UsageError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { Store } from '../../src/store/store.js';
 import { completed, csvObjects, failed, question, recordRun, useTempStore } from './fixtures.js';
 

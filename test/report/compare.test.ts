@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CompareArgs, runCompare } from '../../src/cli/compare.js';
-import { UsageError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { UsageError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { compareRuns } from '../../src/report/compare/compare.js';
 import { DEFAULT_THRESHOLDS } from '../../src/report/compare/gates.js';
-import type { TargetInfo } from '../../src/runner/recorder.js';
+import type { TargetInfo } from '../../src/model/run.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { type ItemScript, TARGETS, completed, csvObjects, failed, question, recordRun, search, searchRecord, useTempStore } from './fixtures.js';
 

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ExpectationResult, PlannedItem, RunInfo, SearchRecord, TargetInfo, TurnRecord } from '../../src/runner/recorder.js';
-import type { Stats } from '../../src/deepsearch/model.js';
+import type { ExpectationResult, PlannedItem, SearchRecord, TurnRecord } from '../../src/model/item.js';
+import type { RunInfo, TargetInfo } from '../../src/model/run.js';
+import type { Stats } from '../../src/model/conversation.js';
 import { afterEach, beforeEach } from 'vitest';
 import { type Store, openStore } from '../../src/store/store.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PairedChange } from '../../src/report/compare/bootstrap.js';
 import { judge, parseFailOn, parsePercent } from '../../src/report/compare/gates.js';
-import { UsageError } from '../../src/http/errors.js';
+import { UsageError } from '../../src/errors/errors.js';
 
 const change = (overrides: Partial<PairedChange>): PairedChange => ({
   n: 10,

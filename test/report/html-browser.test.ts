@@ -9,7 +9,7 @@ import { writeReport } from '../../src/report/report.js';
 import { type ItemScript, completed, failed, question, recordRun, search, searchRecord, tempDir } from './fixtures.js';
 import { openStore } from '../../src/store/store.js';
 import { SqliteGradeStore } from '../../src/store/grades.js';
-import type { ItemGrading } from '../../src/grade/store.js';
+import type { ItemGrading } from '../../src/model/grading.js';
 
 // The HTML reports opened in a real browser: Debian's chromium, driven by playwright-core. CI installs
 // chromium (.ci/run); the test skips, saying so, only where no chromium binary exists at all.

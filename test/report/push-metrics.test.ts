@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReport } from '../../src/cli/report.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { PUSHED_METRICS } from '../../src/report/push-metrics.js';
 import { startServer } from '../helpers/server.js';
 import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';

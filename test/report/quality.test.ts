@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/cli/plan.js';
 import { runCompare } from '../../src/cli/compare.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { writeReport } from '../../src/report/report.js';
 import { writeHistory } from '../../src/report/history-report.js';
 import { completed, failed, question, recordRun, useTempStore, type TempStore } from './fixtures.js';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DsbenchError, NothingToCompareError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { DsbenchError, NothingToCompareError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { headers } from '../../src/report/csv.js';
 import { QUESTION_COLUMNS } from '../../src/report/questions-csv.js';
 import { writeReport } from '../../src/report/report.js';

@@ -1,6 +1,6 @@
 // A refused token stops its target at once with a clear message; other targets carry on.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { closedPort } from '../helpers/server.js';
 import { asked, cleanup, corpusDir, emulator, FAST, items, op, runRow, runSuite, suite, target } from './fixtures/harness.js';
 

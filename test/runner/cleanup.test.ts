@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionFor } from '../../src/config/credentials.js';
 import { createClient } from '../../src/deepsearch/index.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { ADMIN, FAST, cleanup, emulator, items, op, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 // Failed requests: a 500 on create is looked for and asked again once it provably did not act; 429 and 503,
 // and any 5xx of a poll, are retried transparently; a create whose outcome is unknown is looked for, never asked twice.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { asked, cleanup, corpusDir, emulator, FAST, item, items, op, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);

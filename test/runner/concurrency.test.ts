@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { START, cleanup, emulator, maxOverlap, runSuite, suite, target } from './fixtures/harness.js';
 

@@ -1,8 +1,8 @@
 // Every expectation kind, passing and failing, with the reason recorded; one failure makes exit code 1.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { evaluateQuestion, evaluateSearch } from '../../src/runner/expectations.js';
-import type { SearchRecord, TurnRecord } from '../../src/runner/recorder.js';
+import type { SearchRecord, TurnRecord } from '../../src/model/item.js';
 import { FAST, cleanup, corpusDir, emulator, expectations, item, runSuite, suite, target, type RunHandle } from './fixtures/harness.js';
 
 const ANSWERED = 'Where is retryPolicy implemented?';

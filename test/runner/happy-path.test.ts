@@ -1,7 +1,7 @@
 // A whole run in process on both API flavours: every item, turn, source, search and expectation is
 // recorded with stable keys, the run completes and the result counts add up.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { iterateSearches } from '../../src/store/queries.js';
 import {
   FAST,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatRunSummary } from '../../src/cli/run-summary.js';
 import { writeReport } from '../../src/report/report.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { openStore } from '../../src/store/index.js';
 import { executeRun } from '../../src/runner/run.js';
 import { startFaultProxy, type FaultProxy, type ProxyAction, type ProxiedRequest } from '../helpers/fault-proxy.js';

@@ -1,8 +1,8 @@
 // Planning: order, and bounds that hold at sizes where a naive plan overflowed the stack or memory.
 import { describe, expect, it } from 'vitest';
 import { parseSuite } from '../../src/config/load-suite.js';
-import type { ResolvedSuite } from '../../src/config/suite.js';
-import { UsageError } from '../../src/http/errors.js';
+import type { ResolvedSuite } from '../../src/config/resolve-suite.js';
+import { UsageError } from '../../src/errors/errors.js';
 import { planRun } from '../../src/runner/plan.js';
 
 const base = parseSuite('name: p\nquestions:\n  - { id: q, question: Where? }\nsearches:\n  - { id: s, query: x }\n', 'p.yaml').resolved;

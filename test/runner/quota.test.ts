@@ -1,7 +1,7 @@
 // Quota and entitlement exhaustion under --on-quota stop, continue and wait.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { FAST, asked, cleanup, emulator, items, op, runRow, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSuite } from '../../src/config/load-suite.js';
 import { planRun, type WorkItem } from '../../src/runner/plan.js';
 import { parseShard, runGroupId, shardPlan } from '../../src/runner/shard.js';
-import { UsageError } from '../../src/http/errors.js';
+import { UsageError } from '../../src/errors/errors.js';
 
 /** A suite of `questions` questions with 0-3 follow-ups and various repeats, and `searches` searches. */
 function suiteText(questions: number, searches: number, reversed = false): string {

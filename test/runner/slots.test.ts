@@ -2,8 +2,8 @@
 // out its landing window: another item runs meanwhile, the waiting one takes a slot again ahead of new
 // items, and nothing is asked twice. Only a create still in flight at the fault can then exceed the limit.
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortedError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { AbortedError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { Slots } from '../../src/runner/slots.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { START, asked, cleanup, emulator, maxOverlap, op, runSuite, suite, target } from './fixtures/harness.js';

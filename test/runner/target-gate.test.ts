@@ -1,7 +1,7 @@
 // The quota decisions of one target under each policy, on the server's clock (which may be skewed from
 // ours, or virtual on a time-scaled emulator).
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { TargetGate } from '../../src/runner/target-gate.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');

@@ -1,6 +1,6 @@
 // A question past its timeout is cancelled on the server and recorded as timed out, with its wall time.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { START, cleanup, emulator, expectations, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);

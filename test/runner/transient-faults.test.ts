@@ -2,7 +2,7 @@
 // until the item's own timeout; an item whose poll fails for good keeps its conversation unfinished, the
 // run is not completed, and --resume re-polls it without asking again.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { createRng } from '../../src/emulator/random.js';
 import { startFaultProxy, type FaultProxy, type ProxyAction } from '../helpers/fault-proxy.js';
 import { asked, cleanup, emulator, FAST, item, items, runRow, runSuite, suite, target, tempDir, turns } from './fixtures/harness.js';

@@ -3,8 +3,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runsTable } from '../../src/cli/runs.js';
 import { formatRunSummary } from '../../src/cli/run-summary.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
-import { itemExitCode, runExitCode } from '../../src/runner/verdict.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
+import { itemExitCode, runExitCode } from '../../src/model/verdict.js';
 import { listRuns } from '../../src/store/queries.js';
 import { CapturingReporter, cleanup, emulator, runSuite, suite, target } from './fixtures/harness.js';
 

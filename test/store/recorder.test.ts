@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PlannedItem, ResumeItem } from '../../src/runner/recorder.js';
+import type { PlannedItem } from '../../src/model/item.js';
+import type { ResumeItem } from '../../src/model/run.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { TARGETS, completedTurn, questionItems, runInfo } from './fixtures/sample.js';
 

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import { MIGRATIONS, latestVersion, migrate } from '../../src/store/migrations.js';
 import { questionExportSql } from '../../src/store/queries.js';
-import { StorageError } from '../../src/store/storage-error.js';
+import { StorageError } from '../../src/errors/errors.js';
 import { openStore } from '../../src/store/store.js';
 
 let dir: string;

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { Transport } from '../../src/http/transport.js';
 import { runSearch, type SearchResult } from '../../src/stream/index.js';
 import { SSE_HEADERS, serve, sse, transportFor, writeCut, type TestServer } from './fixtures.js';

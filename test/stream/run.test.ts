@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/http/errors.js';
-import { ExitCode } from '../../src/http/exit-codes.js';
+import { UsageError } from '../../src/errors/errors.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { Transport } from '../../src/http/transport.js';
 import { runSearch, SearchResultSchema, type SearchOptions, type SearchResult } from '../../src/stream/index.js';
 import {

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../../http/errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { type QuestionExportRow, type RunRecord, type SearchExportRow, iterateQuestionExport, iterateSearchExport, runTargets } from '../../store/queries.js';
 import type { Store } from '../../store/store.js';
 import { writeCsv } from '../csv.js';

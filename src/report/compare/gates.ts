@@ -1,4 +1,4 @@
-import { UsageError } from '../../http/errors.js';
+import { UsageError } from '../../errors/errors.js';
 import type { PairedChange } from './bootstrap.js';
 
 // What fails a comparison (exit code 1). Two kinds of gate:

@@ -1,5 +1,5 @@
 import type { ItemSummary } from '../question-runner.js';
-import { failureClass } from '../verdict.js';
+import { failureClass } from '../../model/verdict.js';
 
 export interface RunStart {
   runId: number;

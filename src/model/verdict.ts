@@ -1,6 +1,6 @@
-import { exitCodeForStatus } from '../http/errors.js';
-import { ExitCode } from '../http/exit-codes.js';
-import type { ItemKind, ItemOutcome, ItemStatus } from './recorder.js';
+import { exitCodeForStatus } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import type { ItemKind, ItemOutcome, ItemStatus } from './item.js';
 
 // The one place where outcomes become exit codes: `run` (live and resumed), `runs` and `search` all ask
 // here. docs/exit-codes.md carries the same table in words; change both together.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GRADE_PROMPT_HASH, PAIRWISE_PROMPT_HASH, gradePrompt, inputsHash } from '../../src/grade/prompt.js';
-import { GradeVerdictSchema, parseVerdict } from '../../src/grade/verdict.js';
+import { GradeVerdictSchema, parseVerdict } from '../../src/grade/judge-verdict.js';
 
 describe('parseVerdict', () => {
   it('takes one JSON object, alone or in one json fence', () => {

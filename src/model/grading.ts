@@ -1,7 +1,16 @@
-import type { Citation } from './links.js';
+import type { RepositoryLink } from '../answer-links.js';
 
 // The grader records through this interface and never speaks SQL; src/store/grades.ts implements it.
 // Each call is one short transaction, committed before it returns.
+
+/**
+ * What a turn cites: a file (optionally a line range), a folder or a whole repository, each checked on
+ * the instance; or a commit, recorded but not a file citation and not checked.
+ */
+export interface Citation extends RepositoryLink {
+  /** Where it was found: a link in the answer's text, or one of the turn's sources. */
+  origin: 'answer' | 'source';
+}
 
 export type GradeStatus = 'graded' | 'unparseable' | 'error' | 'no_answer';
 

@@ -1,5 +1,8 @@
 import { ExitCode } from './exit-codes.js';
 
+// Every error class a user can meet, in one leaf (as undici's lib/core/errors.js): any layer recognises a failure
+// by its class and the CLI ends with the exit code it carries (k6's errext).
+
 /** Base of every error a user can see: it carries the exit code the CLI ends with. */
 export class DsbenchError extends Error {
   readonly exitCode: ExitCode;
@@ -145,5 +148,114 @@ export class NothingToCompareError extends DsbenchError {
 export class AbortedError extends DsbenchError {
   constructor(message = 'aborted') {
     super(message, ExitCode.aborted);
+  }
+}
+
+/** The results database could not be used: what went wrong, where, and what to do. Exit code 6. */
+export class StorageError extends DsbenchError {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+    readonly todo: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`results database ${file}: ${problem}. ${todo}`, ExitCode.storage, options);
+  }
+}
+
+/** The run is another process's (it holds the lease, or took it over from this one): exit code 7. */
+export function isHeldElsewhere(error: unknown): error is RunHeldError | LeaseLostError {
+  return error instanceof RunHeldError || error instanceof LeaseLostError;
+}
+
+/** A failure of a named step that changes the database (a schema upgrade): the step is kept for the message. */
+export class StepError extends Error {
+  constructor(
+    readonly step: string,
+    cause: unknown,
+  ) {
+    super(`${step} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StepError';
+  }
+}
+
+/** Another live process runs or resumes this run: refused at once, never waited for. */
+export class RunHeldError extends DsbenchError {
+  /** The holder, as model/lease.ts's LeaseHolder: this leaf imports nothing. */
+  readonly holder: { pid: number; host: string; acquiredAt: string; heartbeatAt: string };
+
+  constructor(runId: number, holder: RunHeldError['holder'], staleMs: number) {
+    const ago = Math.max(0, Math.round((Date.now() - Date.parse(holder.heartbeatAt)) / 1000));
+    super(
+      `run ${runId} is held by another dsbench (pid ${holder.pid} on host ${holder.host}) since ${holder.acquiredAt}, ` +
+        `last heartbeat ${ago} s ago. Wait for it to end, or stop it (kill ${holder.pid} on ${holder.host}) and resume again; ` +
+        `a lease whose process is gone is taken over at once, one silent for ${Math.round(staleMs / 1000)} s likewise`,
+      ExitCode.runHeld,
+    );
+    this.holder = holder;
+  }
+}
+
+/**
+ * Another process took this run over while this one still held it (its heartbeat had gone silent): this one
+ * asks, cancels and records nothing more; the run goes on there.
+ */
+export class LeaseLostError extends DsbenchError {
+  constructor(runId: number, takenBy: string) {
+    super(
+      `run ${runId} was taken over by another dsbench (${takenBy}) after this one went silent: ` +
+        'this process stopped, asking, cancelling and recording nothing more; the run goes on in that process',
+      ExitCode.runHeld,
+    );
+  }
+}
+
+/** More than this many problems are counted, not listed: the first ones usually explain the rest. */
+export const MAX_LISTED_PROBLEMS = 20;
+
+export interface SuiteProblem {
+  /** 1-based; absent when the position could not be worked out. */
+  line?: number;
+  col?: number;
+  /** Field path such as `questions[3].expect.maxCredits`; empty for syntax errors and the whole suite. */
+  path: string;
+  message: string;
+}
+
+function formatProblem(file: string, problem: SuiteProblem): string {
+  const where = problem.line === undefined ? file : `${file}:${problem.line}:${problem.col ?? 1}`;
+  return `${where}: ${problem.path ? `${problem.path}: ` : ''}${problem.message}`;
+}
+
+/** An invalid suite file: every problem found, one per line, each as `file:line:col: path: message`. */
+export class SuiteError extends UsageError {
+  readonly file: string;
+  readonly problems: SuiteProblem[];
+
+  constructor(file: string, problems: SuiteProblem[]) {
+    const sorted = [...problems].sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || (a.col ?? 0) - (b.col ?? 0));
+    const lines = sorted.slice(0, MAX_LISTED_PROBLEMS).map((p) => formatProblem(file, p));
+    const more = sorted.length - MAX_LISTED_PROBLEMS;
+    if (more > 0) lines.push(`${file}: … and ${more} more problem${more === 1 ? '' : 's'}`);
+    super(lines.join('\n'));
+    this.file = file;
+    this.problems = sorted;
+  }
+}
+
+export class JudgeError extends DsbenchError {
+  constructor(message: string, cause: DsbenchError) {
+    super(message, cause.exitCode, { cause });
+    this.name = 'JudgeError';
+  }
+}
+
+/** A search that did not look everywhere: what it found cannot be vouched for. */
+export class IncompleteSearchError extends DsbenchError {
+  constructor(
+    readonly query: string,
+    readonly why: string,
+  ) {
+    super(`the search \`${query}\` did not look everywhere (${why}), so dsbench cannot vouch for what it found`, ExitCode.usage);
   }
 }
