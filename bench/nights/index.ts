@@ -79,14 +79,10 @@ function suiteText(): string {
 }
 
 async function night(suite: LoadedSuite, db: string, seed: string, regression: NoiseOptions['regression'] | null): Promise<number> {
-  const emulator = await startEmulator({
-    port: 0,
-    seed,
-    timeScale: TIME_SCALE,
-    startTime: START,
-    search,
-    noise: { profile: 'realistic', serviceSeed: SERVICE, regression: regression ?? {} },
-  });
+  const emulator = await startEmulator(
+    { port: 0, seed, timeScale: TIME_SCALE, startTime: START, noise: { profile: 'realistic', serviceSeed: SERVICE, regression: regression ?? {} } },
+    { search },
+  );
   const store = openStore(db);
   try {
     const never = new AbortController().signal;

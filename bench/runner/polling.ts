@@ -38,7 +38,7 @@ function percentile(sorted: number[], p: number): number {
 
 export async function measurePolling(strategy: 'adaptive' | 'fixed', api: 'legacy' | 'versioned', n: number, TIME_SCALE: number, concurrency: number): Promise<PollingFigures> {
   const dir = mkdtempSync(path.join(tmpdir(), 'dsbench-bench-poll-'));
-  const emulator = await startEmulator({ timeScale: TIME_SCALE, seed: 42, medianMs: 30_000, sigma: 0.8, search: async () => [] });
+  const emulator = await startEmulator({ timeScale: TIME_SCALE, seed: 42, medianMs: 30_000, sigma: 0.8 }, { search: async () => [] });
   const store = openStore(path.join(dir, 'bench.db'));
   try {
     writeFileSync(path.join(dir, 'suite.yaml'), suiteText(n, strategy, api, concurrency));

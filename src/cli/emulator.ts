@@ -124,6 +124,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('log', { type: 'boolean', default: false, describe: 'Log each request on stderr: method, path, status, latency, operation (never a credential)' }) as unknown as Argv<EmulatorArgs>,
   handler: async (argv: ArgumentsCamelCase<EmulatorArgs>) => {
     const adminToken = process.env[ADMIN_TOKEN_ENV] || undefined;
+    const hooks = argv.log ? { onRequest: (entry: RequestLogEntry) => process.stderr.write(`${formatLogEntry(entry)}\n`) } : {};
     let emulator;
     try {
       emulator = await startEmulator({
@@ -166,8 +167,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
           },
         },
         ...(adminToken !== undefined && { admin: { token: adminToken } }),
-        ...(argv.log && { onRequest: (entry: RequestLogEntry) => process.stderr.write(`${formatLogEntry(entry)}\n`) }),
-      });
+      }, hooks);
     } catch (error) {
       throw new UsageError(`cannot start the emulator: ${error instanceof ZodError ? flagProblems(error) : error instanceof Error ? error.message : String(error)}`, { cause: error });
     }

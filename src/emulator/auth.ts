@@ -1,4 +1,4 @@
-import type { EmulatorUser, Scope } from './options.js';
+import type { EmulatorUser, Scope } from './users.js';
 
 export interface Principal {
   user: EmulatorUser;

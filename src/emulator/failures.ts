@@ -1,4 +1,4 @@
-import type { FailureKind } from './agent.js';
+import type { FailureKind } from './outcome.js';
 
 /**
  * The only kinds public clients of the legacy API know. Quota and entitlement exhaustion have no kind

@@ -1,5 +1,5 @@
-import type { AgentSearch, SearchHit } from './agent.js';
-import type { ResearchPlan } from './answer.js';
+import type { AgentSearch, SearchHit } from './agent-search.js';
+import type { ResearchPlan } from './research-plan.js';
 
 /*
  * What the fake agent adds from the index when a question asks which files use a symbol, or how many

@@ -1,13 +1,9 @@
 export { startEmulator, type RunningEmulator, type TokenInfo } from './server.js';
-export {
-  EmulatorOptionsSchema,
-  DEFAULT_USERS,
-  type EmulatorOptions,
-  type ResolvedEmulatorOptions,
-  type EmulatorUser,
-  type Scope,
-} from './options.js';
-export type { AgentSearch, SearchHit, FailureKind } from './agent.js';
+export { EmulatorOptionsSchema, type EmulatorOptions, type ResolvedEmulatorOptions } from './options.js';
+export type { EmulatorHooks } from './hooks.js';
+export { DEFAULT_USERS, type EmulatorUser, type Scope } from './users.js';
+export type { AgentSearch, SearchHit } from './agent-search.js';
+export type { FailureKind } from './outcome.js';
 export type { Route, RouteContext, RouteHandler, ErrorWriter } from './routes.js';
 export { FAULT_KINDS, type InjectFault, type AfterActionFault } from './faults.js';
 export { sendJson, sendText } from './http-io.js';

@@ -9,7 +9,8 @@ import {
   toLegacyQuestion,
 } from './legacy-wire.js';
 import { firstPage, where, type SortKeys, type SortName } from './listing.js';
-import type { ApiDeps, ErrorWriter, Route, RouteContext } from './routes.js';
+import type { ApiDeps } from './api-deps.js';
+import type { ErrorWriter, Route, RouteContext } from './routes.js';
 import { DomainError, type ConversationService, type DomainErrorKind } from './service.js';
 import type { ConversationRecord } from './store.js';
 

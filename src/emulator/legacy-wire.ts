@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Outcome } from './agent.js';
+import type { Outcome } from './outcome.js';
 import { isoSeconds } from './clock.js';
 import { FAILURES, LEGACY_ERROR_KINDS } from './failures.js';
 import type { QuotaUsage } from './quota.js';

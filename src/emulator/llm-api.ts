@@ -11,12 +11,6 @@ export const DEFAULT_MAX_TOKENS = 16;
 /** Characters per token of the emulated model's replies. */
 const CHARS_PER_TOKEN = 4;
 
-export const DEFAULT_LLM_MODELS = [
-  'anthropic::2024-10-22::claude-sonnet-4-latest',
-  'anthropic::2024-10-22::claude-3-5-haiku-latest',
-  'openai::2024-02-01::gpt-4o',
-];
-
 /** provider::api-version::model */
 const MODEL_ID = /^[^:\s]+::[^:\s]+::[^:\s]+$/;
 

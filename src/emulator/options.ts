@@ -1,46 +1,19 @@
 import { z } from 'zod';
-import type { AgentSearch } from './agent.js';
 import { CorpusOptionsSchema } from './corpus/corpus.js';
-import { DEFAULT_LLM_MODELS } from './llm-api.js';
 import { NoiseOptionsSchema } from './noise.js';
 import { StreamFaultOptionsSchema } from './stream/faults.js';
-import type { RequestLogEntry } from './request-log.js';
-import type { Route } from './routes.js';
+import { DEFAULT_USERS, EmulatorUserSchema } from './users.js';
 
-export const SCOPES = ['externalapi:read', 'externalapi:write'] as const;
-export const ScopeSchema = z.enum(SCOPES);
-export type Scope = z.infer<typeof ScopeSchema>;
+// The emulator's settings, plain data only (the CLI's flags map onto them; a test writes them inline).
+// Functions a caller plugs in (a search, extra routes, a request listener) are EmulatorHooks (hooks.ts).
+
+export const DEFAULT_LLM_MODELS = [
+  'anthropic::2024-10-22::claude-sonnet-4-latest',
+  'anthropic::2024-10-22::claude-3-5-haiku-latest',
+  'openai::2024-02-01::gpt-4o',
+];
 
 const probability = z.number().min(0).max(1);
-
-export const TokenGrantSchema = z.object({
-  token: z.string().min(1),
-  scopes: z.array(ScopeSchema),
-});
-
-export const EmulatorUserSchema = z.object({
-  id: z.number().int().positive(),
-  username: z.string().min(1),
-  tokens: z.array(TokenGrantSchema),
-});
-export type EmulatorUser = z.output<typeof EmulatorUserSchema>;
-
-export const DEFAULT_USERS: z.input<typeof EmulatorUserSchema>[] = [
-  {
-    id: 1,
-    username: 'admin',
-    tokens: [
-      { token: 'sgp_emulator_admin_token', scopes: ['externalapi:read', 'externalapi:write'] },
-      // The read-only token belongs to admin so scope tests can read admin's conversations.
-      { token: 'sgp_emulator_readonly_token', scopes: ['externalapi:read'] },
-    ],
-  },
-  {
-    id: 2,
-    username: 'alice',
-    tokens: [{ token: 'sgp_emulator_alice_token', scopes: ['externalapi:read', 'externalapi:write'] }],
-  },
-];
 
 export const TriggersSchema = z.object({
   tokenLimit: z.string().min(1).default('[[token-limit]]'),
@@ -150,9 +123,6 @@ export const EmulatorOptionsSchema = z
     llmModels: z.array(z.string().min(1)).min(1).default(DEFAULT_LLM_MODELS),
     /** Gate the LLM API (404 under `/.api/llm`), as releases from 6.8 do without the license feature; the admin interface switches it. */
     llmGated: z.boolean().default(false),
-    /** Replaces the corpus search the agent cites from (tests use a tiny inline one). */
-    search: z.custom<AgentSearch>((v) => typeof v === 'function', 'search must be a function').optional(),
-    extraRoutes: z.array(z.custom<Route>((v) => typeof v === 'object' && v !== null)).default([]),
     /** The admin interface under /-/emulator/ (counters, request log, fault switches); off without a token. */
     admin: z
       .object({
@@ -161,8 +131,6 @@ export const EmulatorOptionsSchema = z
         logSize: z.number().int().positive().default(1000),
       })
       .prefault({}),
-    /** Called once per request as it ends (the CLI's --log). */
-    onRequest: z.custom<(entry: RequestLogEntry) => void>((v) => typeof v === 'function').optional(),
   })
   .superRefine((o, ctx) => {
     const ids = new Set<number>();

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AfterActionFault } from './faults.js';
-import type { EmulatorUser, Scope } from './options.js';
-import type { ConversationService } from './service.js';
+import type { EmulatorUser, Scope } from './users.js';
 
 export interface RouteContext {
   readonly user: EmulatorUser;
@@ -35,17 +34,6 @@ export interface Route {
   /** Default: plain text, like the frontend. */
   errors?: ErrorWriter;
 }
-
-/** What the built-in conversation APIs are made of. */
-export interface ApiDeps {
-  service: ConversationService;
-  /** Base of share URLs and links, without a trailing slash. */
-  publicUrl: string;
-  /** What a legacy follow-up returns: the new Question alone, or the whole Conversation. */
-  followUpReply: FollowUpReply;
-}
-
-export type FollowUpReply = 'question' | 'conversation';
 
 export type RouteMatch =
   | { kind: 'found'; route: Route; params: Record<string, string> }

@@ -10,16 +10,13 @@ import { Counters } from './counters.js';
 import { createDispatcher, UNMATCHED_OPERATION } from './dispatch.js';
 import { FaultPlanner, type InjectFault } from './faults.js';
 import { legacyRoutes } from './legacy-api.js';
-import {
-  EmulatorOptionsSchema,
-  type EmulatorOptions,
-  type ResolvedEmulatorOptions,
-  type Scope,
-} from './options.js';
+import type { EmulatorHooks } from './hooks.js';
+import { EmulatorOptionsSchema, type EmulatorOptions, type ResolvedEmulatorOptions } from './options.js';
 import { QuotaLedger } from './quota.js';
 import { Router } from './routes.js';
 import { ConversationService, type QuestionRecordView } from './service.js';
 import { ConversationStore } from './store.js';
+import type { Scope } from './users.js';
 import { versionedRoutes } from './versioned-api.js';
 import { llmRoutes } from './llm-api.js';
 import { rawRoutes } from './raw-api.js';
@@ -58,15 +55,17 @@ export interface RunningEmulator {
   stop(): Promise<void>;
 }
 
-export async function startEmulator(input: EmulatorOptions = {}): Promise<RunningEmulator> {
+/** Starts an emulated instance: `input` is its settings (plain data), `hooks` the code a caller plugs in. */
+export async function startEmulator(input: EmulatorOptions = {}, hooks: EmulatorHooks = {}): Promise<RunningEmulator> {
   const options = EmulatorOptionsSchema.parse(input);
   const corpus = await Corpus.open(options.corpus);
   const streamFaults = new StreamFaultInjector(options.stream.faults);
+  const { flushIntervalMs, flushBytes, progressIntervalMs } = options.stream;
   const streamRoute = {
     method: 'GET',
     path: '/.api/search/stream',
     operation: 'stream.search',
-    handler: createStreamHandler({ ...options.stream, timeScale: options.timeScale, corpus, faults: streamFaults }),
+    handler: createStreamHandler({ corpus, faults: streamFaults }, { flushIntervalMs, flushBytes, progressIntervalMs, timeScale: options.timeScale }),
   };
   const server = createServer();
   const sockets = trackSockets(server);
@@ -84,7 +83,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     medianMs: options.medianMs,
     sigma: options.sigma,
     agent: options.agent,
-    search: options.search ?? createAgentSearch(corpus),
+    search: hooks.search ?? createAgentSearch(corpus),
     linkBase: publicUrl,
     noise: serviceNoise(options.noise, options.seed),
   });
@@ -103,7 +102,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     ...versionedRoutes(apiDeps),
     streamRoute,
     ...llmRoutes(corpus, options.llmModels, () => clock.now(), llm),
-    ...options.extraRoutes,
+    ...(hooks.extraRoutes ?? []),
     // Last: its wildcard would otherwise shadow an extra route under `/-/raw/`.
     ...rawRoutes(corpus),
   ]);
@@ -124,7 +123,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Runnin
     signal: lifetime.signal,
     now: () => clock.now(),
   });
-  const requestLog = new RequestLog(options.admin.logSize, options.onRequest);
+  const requestLog = new RequestLog(options.admin.logSize, hooks.onRequest);
   const admin = options.admin.token
     ? createAdminHandler({
         token: options.admin.token,

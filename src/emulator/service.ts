@@ -1,4 +1,5 @@
-import type { FailureKind, FakeAgent, Outcome } from './agent.js';
+import type { FakeAgent } from './agent.js';
+import type { FailureKind, Outcome } from './outcome.js';
 import type { VirtualClock } from './clock.js';
 import type { QuotaLedger, QuotaUsage } from './quota.js';
 import {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Outcome } from './agent.js';
+import type { Outcome } from './outcome.js';
 import { ContentIndex, SortIndex, type SortKeys, type SortName } from './listing.js';
 
 export interface QuestionEnd {

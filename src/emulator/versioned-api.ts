@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import { writeConnectError, writeConnectErrorForStatus, type ConnectCode } from './connect.js';
 import { parseRequest, readJsonBody, RequestError, sendJson } from './http-io.js';
 import { firstPage, where, type SortKeys } from './listing.js';
-import type { ApiDeps, Route, RouteContext } from './routes.js';
+import type { ApiDeps } from './api-deps.js';
+import type { Route, RouteContext } from './routes.js';
 import { DomainError, type DomainErrorKind } from './service.js';
 import {
   AddConversationQuestionRequestSchema,

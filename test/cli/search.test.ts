@@ -22,7 +22,7 @@ beforeAll(async () => {
     mkdirSync(path.dirname(path.join(corpus, file)), { recursive: true });
     writeFileSync(path.join(corpus, file), text);
   }
-  [cli, emulator] = await Promise.all([prepareCli(), startEmulator({ corpus: { dir: corpus, archived: [], forks: [] }, search: async () => [] })]);
+  [cli, emulator] = await Promise.all([prepareCli(), startEmulator({ corpus: { dir: corpus, archived: [], forks: [] } }, { search: async () => [] })]);
   env = { SRC_ENDPOINT: emulator.url, SRC_ACCESS_TOKEN: emulator.adminToken };
 });
 

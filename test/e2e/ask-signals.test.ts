@@ -3,7 +3,7 @@
 import { afterAll, describe, it } from 'vitest';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
 import { startCli, until } from '../runner/fixtures/cli.js';
-import { cleanup, emulator, inlineSearch, op } from '../runner/fixtures/harness.js';
+import { cleanup, emulator, op } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
 
@@ -12,7 +12,7 @@ const LONG: EmulatorOptions = { timeScale: 0.4, medianMs: 50_000, sigma: 0 };
 
 describe.concurrent('ask: signals', () => {
   it.for(['legacy', 'versioned'] as const)('SIGINT while the answer is awaited (%s API): the question is cancelled on the server, exit 4', { timeout: 40_000 }, async (api, { expect }) => {
-    const e = await emulator({ seed: 3, search: inlineSearch, ...LONG });
+    const e = await emulator({ seed: 3, ...LONG });
     const child = startCli(['ask', 'Where is retryPolicy defined?', '--followup', 'Never asked', '--api', api, '--endpoint', e.url, '--poll-interval', '20ms'], {
       SRC_ACCESS_TOKEN: e.adminToken,
     });
@@ -29,7 +29,7 @@ describe.concurrent('ask: signals', () => {
   });
 
   it('a second SIGINT while the cancel is under way exits at once', async ({ expect }) => {
-    const e = await emulator({ seed: 4, search: inlineSearch, ...LONG });
+    const e = await emulator({ seed: 4, ...LONG });
     e.injectFault({ operation: op('versioned', 'cancel'), kind: 'slow', delayMs: 60_000 });
     const child = startCli(['ask', 'Where is retryPolicy defined?', '--endpoint', e.url, '--poll-interval', '20ms'], { SRC_ACCESS_TOKEN: e.adminToken });
     await until('a poll', () => e.counters()[op('versioned', 'get')]! > 0, 20_000);

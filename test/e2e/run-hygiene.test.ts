@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { prepareCli } from '../helpers/cli.js';
 import { peek, startCli, until } from '../runner/fixtures/cli.js';
-import { cleanup, emulator, FAST, inlineSearch, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
 // The built CLI: it starts faster than the sources through tsx, and this file starts it 17 times.
@@ -31,7 +31,7 @@ function recorded(dbPath: string, runId: number): Record<string, number> {
 
 describe.concurrent('run hygiene', () => {
   it('a run that asked nothing (every item skipped on a 401) is never latest for its label and stands apart in the history', async ({ expect }) => {
-    const e = await emulator({ ...FAST, search: inlineSearch });
+    const e = await emulator({ ...FAST });
     const dbPath = path.join(tempDir(), 'hygiene.db');
     const suiteFile = writeSuite(SUITE);
     const run = (token: string) => runCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--label', 'nightly', '--reporter', 'quiet'], { SRC_ACCESS_TOKEN: token });
@@ -61,7 +61,7 @@ describe.concurrent('run hygiene', () => {
   }, 60_000);
 
   it('runs delete: refused without --yes, removes the run and everything it recorded with it, and keeps the others', async ({ expect }) => {
-    const e = await emulator({ ...FAST, search: inlineSearch });
+    const e = await emulator({ ...FAST });
     const dbPath = path.join(tempDir(), 'delete.db');
     const suiteFile = writeSuite(SUITE);
     for (let i = 0; i < 2; i++) {
@@ -90,7 +90,7 @@ describe.concurrent('run hygiene', () => {
 
   it('runs delete refuses a run another live dsbench is running (exit 7), and deletes nothing', async ({ expect }) => {
     // Answers in 20 s of real time: the run is still going when the delete comes.
-    const e = await emulator({ seed: 5, search: inlineSearch, timeScale: 0.4, medianMs: 50_000, sigma: 0 });
+    const e = await emulator({ seed: 5, timeScale: 0.4, medianMs: 50_000, sigma: 0 });
     const dbPath = path.join(tempDir(), 'held.db');
     const child = startCli(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', dbPath, '--reporter', 'quiet'], { SRC_ACCESS_TOKEN: e.adminToken });
     try {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { peek, runCli, startCli, until } from '../runner/fixtures/cli.js';
-import { asked, cleanup, emulator, inlineSearch, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { asked, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const QUESTIONS = Array.from({ length: 4 }, (_, i) => `Where is function${i} of module${i % 3} implemented?`);
 const SUITE = `name: lease
@@ -18,10 +18,10 @@ ${QUESTIONS.map((q, i) => `  - { id: q${i}, question: "${q}" }\n`).join('')}`;
 let e: RunningEmulator;
 let elsewhere: RunningEmulator;
 beforeAll(async () => {
-  elsewhere = await emulator({ timeScale: 0.1, search: inlineSearch });
+  elsewhere = await emulator({ timeScale: 0.1 });
   // Answers take 4 s of real time, one at a time: the first process is still running (16 s) when the
   // second one has started, even on a loaded machine; the resume runs them all at once.
-  e = await emulator({ timeScale: 0.1, medianMs: 40_000, sigma: 0, seed: 5, search: inlineSearch });
+  e = await emulator({ timeScale: 0.1, medianMs: 40_000, sigma: 0, seed: 5 });
 });
 afterAll(cleanup);
 

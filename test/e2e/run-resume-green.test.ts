@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { peek, runCli, startCli, until } from '../runner/fixtures/cli.js';
-import { cleanup, emulator, inlineSearch, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
 
@@ -21,7 +21,7 @@ const processing = (dbPath: string, n: number) => peek(dbPath, (db) => (db.prepa
 describe.concurrent('interrupt and resume, green', () => {
   it('a resume asks again the questions dsbench cancelled on the interruption, keeps their attempts, and exits 0', async ({ expect }) => {
     // Answers in 2 s of real time: the grace period (200 ms) cancels the two that run.
-    const e = await emulator({ seed: 5, search: inlineSearch, timeScale: 0.04, medianMs: 50_000, sigma: 0 });
+    const e = await emulator({ seed: 5, timeScale: 0.04, medianMs: 50_000, sigma: 0 });
     const dbPath = path.join(tempDir(), 'green.db');
     const env = { SRC_ACCESS_TOKEN: e.adminToken };
     const child = startCli(['run', writeSuite(suiteOf(4)), '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines', '--grace', '200ms'], env);

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { peek, startCli, runCli, until } from '../runner/fixtures/cli.js';
-import { cleanup, emulator, inlineSearch, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 /** Twenty conversations, every third with follow-ups: 20 + 7 x 2 = 34 turns. */
 const QUESTIONS = Array.from({ length: 20 }, (_, i) => ({
@@ -40,7 +40,7 @@ const TERMINAL = new Set(['completed', 'error', 'canceled', 'timeout', 'client_e
 let e: RunningEmulator;
 beforeAll(async () => {
   // Answers take about 0.3-1.2 s of real time (median 30 s at time scale 0.02); virtual time starts now.
-  e = await emulator({ timeScale: 0.02, medianMs: 30_000, sigma: 0.4, seed: 11, search: inlineSearch });
+  e = await emulator({ timeScale: 0.02, medianMs: 30_000, sigma: 0.4, seed: 11 });
 });
 afterAll(cleanup);
 

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { afterAll, describe, it } from 'vitest';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { peek, runCli, startCli, until, type Child } from '../runner/fixtures/cli.js';
-import { cleanup, emulator, inlineSearch, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
 
@@ -28,7 +28,7 @@ interface Started {
 }
 
 async function start(options: EmulatorOptions, suite: string, extra: string[] = []): Promise<Started> {
-  const e = await emulator({ seed: 5, search: inlineSearch, ...options });
+  const e = await emulator({ seed: 5, ...options });
   const dbPath = path.join(tempDir(), 'signals.db');
   const suiteFile = writeSuite(suite);
   const env = { SRC_ACCESS_TOKEN: e.adminToken };

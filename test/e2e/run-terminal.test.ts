@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { peek, ROOT, until } from '../runner/fixtures/cli.js';
-import { cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { CORPUS_SEARCH, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const socket = `dsbench-test-${process.pid}`;
@@ -27,7 +27,7 @@ ${Array.from({ length: 6 }, (_, i) => `  - id: q${i}\n    question: Where is han
 
 describe.skipIf(!hasTmux).concurrent('the resume command on a terminal', () => {
   it.for([60, 160])('at %i columns: whole, on a line of its own, above the bar and at the end of the summary', { timeout: 60_000 }, async (columns, { expect }) => {
-    const e = await emulator({ seed: 5, timeScale: 0.2, medianMs: 50_000, sigma: 0 });
+    const e = await emulator({ seed: 5, timeScale: 0.2, medianMs: 50_000, sigma: 0 }, CORPUS_SEARCH);
     // A database path long enough that the command is wider than 60 columns.
     const dbPath = path.join(tempDir(), 'a-results-database-with-a-long-name.db');
     const script = path.join(tempDir(), 'run.sh');

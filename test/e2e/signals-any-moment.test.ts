@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { peek, startCli, until } from '../runner/fixtures/cli.js';
-import { cleanup, emulator, inlineSearch, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
 
@@ -46,7 +46,7 @@ describe.concurrent('a stop signal at any moment exits 4', () => {
 
   it('SIGHUP during a run is handled as SIGINT: launching stops, running questions are cancelled, the run is aborted, exit 4', async ({ expect }) => {
     // Answers take far longer than the test: only the cancel can end them.
-    const e = await emulator({ seed: 3, search: inlineSearch, timeScale: 0.4, medianMs: 50_000, sigma: 0 });
+    const e = await emulator({ seed: 3, timeScale: 0.4, medianMs: 50_000, sigma: 0 });
     const dbPath = path.join(tempDir(), 'hup.db');
     const suiteFile = writeSuite(`name: hup
 defaults: { concurrency: 2, poll: { strategy: fixed, interval: 50ms, min: 20ms } }

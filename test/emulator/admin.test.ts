@@ -22,19 +22,19 @@ const streamStatus = async (e: RunningEmulator) => (await fetch(`${e.url}/.api/s
 
 describe('admin interface', () => {
   it('answers only with the admin token, and not at all without one configured', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch, admin: { token: TOKEN } });
+    const e = await emulator({ ...FAST, admin: { token: TOKEN } }, { search: tinySearch });
     expect((await admin(e, 'GET', 'counters', undefined, null)).status).toBe(401);
     expect((await admin(e, 'GET', 'counters', undefined, 'wrong-token-0123456789')).status).toBe(401);
     // An API token is not an admin token.
     expect((await admin(e, 'GET', 'counters', undefined, ADMIN)).status).toBe(401);
     expect((await admin(e, 'GET', 'counters')).status).toBe(200);
-    const off = await emulator({ ...FAST, search: tinySearch });
+    const off = await emulator(FAST, { search: tinySearch });
     expect((await admin(off, 'GET', 'counters', undefined, ADMIN)).status).toBe(404);
     await expect(emulator({ admin: { token: 'short' } })).rejects.toThrow(/16 characters/);
   });
 
   it('counts API requests per operation, not its own', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch, admin: { token: TOKEN } });
+    const e = await emulator({ ...FAST, admin: { token: TOKEN } }, { search: tinySearch });
     await ask(e, 'Where is retryPolicy?');
     await admin(e, 'GET', 'counters');
     const { json } = await admin(e, 'GET', 'counters');
@@ -46,7 +46,7 @@ describe('admin interface', () => {
 
   it('logs method, path, operation, status and latency, never a credential or a query string', async () => {
     const seen: RequestLogEntry[] = [];
-    const e = await emulator({ ...FAST, search: tinySearch, admin: { token: TOKEN }, onRequest: (entry) => seen.push(entry) });
+    const e = await emulator({ ...FAST, admin: { token: TOKEN } }, { search: tinySearch, onRequest: (entry) => seen.push(entry) });
     const { id, read_token } = await ask(e, 'Where is retryPolicy?');
     await legacy(e, 'GET', `?filter_read_token=${read_token}`);
     await legacy(e, 'GET', `/${id}`, undefined, 'sgp_not_a_token');
@@ -68,7 +68,7 @@ describe('admin interface', () => {
   });
 
   it('switches every fault at run time, refusing settings that do not validate', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch, admin: { token: TOKEN } });
+    const e = await emulator({ ...FAST, admin: { token: TOKEN } }, { search: tinySearch });
     const initial = (await admin(e, 'GET', 'faults')).json;
     expect(Object.keys(initial.http).sort()).toEqual(
       ['actDelayMs', 'clockOffsetMs', 'rate429', 'rate500', 'rate503', 'rateProxy502', 'rateReset', 'rateResetAfterAction', 'rateSlow', 'retryAfterSeconds', 'slowMs'].sort(),
@@ -103,7 +103,7 @@ describe('admin interface', () => {
   });
 
   it('moves the server clock and delays acting when those settings change', async () => {
-    const e = await emulator({ ...FAST, timeScale: 1, search: tinySearch, admin: { token: TOKEN } });
+    const e = await emulator({ ...FAST, timeScale: 1, admin: { token: TOKEN } }, { search: tinySearch });
     const serverTime = async () => Date.parse((await fetch(`${e.url}/.api/deepsearch/v1`, { headers: { 'X-Requested-With': 'x 1' } })).headers.get('date')!);
     const before = await serverTime();
     await admin(e, 'PATCH', 'faults', { http: { clockOffsetMs: -600_000 } });
@@ -125,7 +125,7 @@ describe('admin interface', () => {
   });
 
   it('does not act on a write whose client is gone before it acts, as a server whose request context is cancelled', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch });
+    const e = await emulator(FAST, { search: tinySearch });
     // A whole request, then the connection closed right behind it: what a server reads from a client that
     // died (or gave up) after sending, once it gets to it.
     const body = JSON.stringify({ question: 'abandoned' });

@@ -1,8 +1,9 @@
 // How the fake agent reads a question (repositories, identifiers, keywords, conversation context),
 // which line and file its corpus search cites, and how the answer is put together.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SearchHit } from '../../src/emulator/agent.js';
-import { composeAnswer, keywordQuery, planResearch, scopeFilter, targetQuery } from '../../src/emulator/answer.js';
+import type { SearchHit } from '../../src/emulator/agent-search.js';
+import { composeAnswer } from '../../src/emulator/answer.js';
+import { keywordQuery, planResearch, scopeFilter, targetQuery } from '../../src/emulator/research-plan.js';
 import { createAgentSearch, definitionScore, pathScore } from '../../src/emulator/corpus/agent.js';
 import type { Corpus } from '../../src/emulator/corpus/index.js';
 import { makeCorpusDir, openCorpus, removeDir } from './stream/harness.js';

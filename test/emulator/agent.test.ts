@@ -4,9 +4,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linksIn } from '../../src/answer-links.js';
-import { FakeAgent, type AgentSearch, type Outcome } from '../../src/emulator/agent.js';
+import { FakeAgent } from '../../src/emulator/agent.js';
+import type { AgentSearch } from '../../src/emulator/agent-search.js';
 import { Corpus, createAgentSearch } from '../../src/emulator/corpus/index.js';
 import { AgentOptionsSchema } from '../../src/emulator/options.js';
+import type { Outcome } from '../../src/emulator/outcome.js';
 import { ask, emulator, FAST, legacy, legacySettled, stopAll } from './helpers.js';
 
 const LINK_BASE = 'https://sourcegraph.test';
@@ -99,7 +101,7 @@ describe('a question naming a repository and an identifier', () => {
 
 describe('conversation context', () => {
   it('answers a follow-up that names no repository within the earlier one, on the HTTP API', async () => {
-    const e = await emulator({ ...FAST, publicUrl: LINK_BASE, search: recordingSearch() });
+    const e = await emulator({ ...FAST, publicUrl: LINK_BASE }, { search: recordingSearch() });
     const { id } = await ask(e, ASK);
     const first = (await legacySettled(e, id)).json.questions[0];
     expect(first.sources[0].label).toBe(UNDICI);

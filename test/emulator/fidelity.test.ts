@@ -88,7 +88,7 @@ describe('every real fixture is covered', () => {
 describe('legacy API', () => {
   let e: RunningEmulator;
   beforeAll(async () => {
-    e = await emulator({ ...FAST, search: tinySearch });
+    e = await emulator(FAST, { search: tinySearch });
   });
 
   it('legacy/docs-create.json: the create reply', async () => {
@@ -126,7 +126,7 @@ describe('legacy API', () => {
 describe('versioned API', () => {
   let e: RunningEmulator;
   beforeAll(async () => {
-    e = await emulator({ ...FAST, search: tinySearch, quota: { limit: 0, resetTime: '2025-10-01T00:00:00Z' } });
+    e = await emulator({ ...FAST, quota: { limit: 0, resetTime: '2025-10-01T00:00:00Z' } }, { search: tinySearch });
   });
   const create = (text: string) => rpc(e, 'CreateConversation', { parent: 'users/~self', conversation: { questions: [{ input: [{ question: { text } }] }] } });
 
@@ -147,7 +147,7 @@ describe('versioned API', () => {
   });
 
   it('versioned/srccli-get-completed.json and srccli-addquestion.json: a completed conversation and a new question', async () => {
-    const unlimited = await emulator({ ...FAST, search: tinySearch });
+    const unlimited = await emulator(FAST, { search: tinySearch });
     const created = await rpc(unlimited, 'CreateConversation', { conversation: { questions: [{ input: [{ question: { text: 'How?' } }] }] } });
     same(fixture('versioned/srccli-get-completed.json'), (await versionedSettled(unlimited, created.json.name)).json, { mode: 'subset' });
     const added = await rpc(unlimited, 'AddConversationQuestion', { parent: created.json.name, question: { input: [{ question: { text: 'What calls this code?' } }] } });
@@ -167,7 +167,7 @@ describe('versioned API', () => {
 describe('versioned API, against real replies of a public instance', () => {
   let e: RunningEmulator;
   beforeAll(async () => {
-    e = await emulator({ ...FAST, search: tinySearch });
+    e = await emulator(FAST, { search: tinySearch });
   });
   const settled = async (text: string) => {
     const created = await rpc(e, 'CreateConversation', { parent: 'users/~self', conversation: { questions: [{ input: [{ question: { text } }] }] } });

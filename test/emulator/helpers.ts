@@ -1,4 +1,4 @@
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type EmulatorHooks, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import type { SearchHit } from '../../src/emulator/index.js';
 
 export const ADMIN = 'sgp_emulator_admin_token';
@@ -21,8 +21,8 @@ export const tinySearch = async (query: string): Promise<SearchHit[]> =>
 
 const running: RunningEmulator[] = [];
 
-export async function emulator(options: EmulatorOptions = FAST): Promise<RunningEmulator> {
-  const e = await startEmulator(options);
+export async function emulator(options: EmulatorOptions = FAST, hooks: EmulatorHooks = {}): Promise<RunningEmulator> {
+  const e = await startEmulator(options, hooks);
   running.push(e);
   return e;
 }

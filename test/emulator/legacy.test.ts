@@ -17,7 +17,7 @@ afterEach(stopAll);
 
 describe('legacy API: conversation life cycle', () => {
   it('creates a processing conversation that completes with an answer', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch });
+    const e = await emulator(FAST, { search: tinySearch });
     const created = await legacy(e, 'POST', '', { question: 'Where is retryPolicy defined?' });
     expect(created.status).toBe(202);
     const conversation = LegacyConversationSchema.parse(created.json);
@@ -54,7 +54,7 @@ describe('legacy API: conversation life cycle', () => {
   });
 
   it('keeps stats that, like the platform\'s, are no sums of each other', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch });
+    const e = await emulator(FAST, { search: tinySearch });
     const { id } = await ask(e, 'Where is retryPolicy defined in undici?');
     const q = (await legacySettled(e, id)).json.questions[0];
     const s = q.stats;
@@ -68,7 +68,7 @@ describe('legacy API: conversation life cycle', () => {
   });
 
   it('answers that nothing was found when the search has no hits', async () => {
-    const e = await emulator({ ...FAST, search: async () => [] });
+    const e = await emulator(FAST, { search: async () => [] });
     const { id } = await ask(e, 'Where is frobnicateWidget?');
     const q = (await legacySettled(e, id)).json.questions[0];
     expect(q.status).toBe('completed');
@@ -77,7 +77,7 @@ describe('legacy API: conversation life cycle', () => {
   });
 
   it('adds a follow-up, replying with the new question alone', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch });
+    const e = await emulator(FAST, { search: tinySearch });
     const { id } = await ask(e, 'first question');
     await legacySettled(e, id);
     const mismatch = await legacy(e, 'POST', `/${id}/questions`, { conversation_id: id + 1, question: 'x' });
@@ -92,7 +92,7 @@ describe('legacy API: conversation life cycle', () => {
   });
 
   it('replies to a follow-up with the whole conversation when legacy.followUpReply says so', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch, legacy: { followUpReply: 'conversation' } });
+    const e = await emulator({ ...FAST, legacy: { followUpReply: 'conversation' } }, { search: tinySearch });
     const { id } = await ask(e, 'first question');
     await legacySettled(e, id);
     const followUp = await legacy(e, 'POST', `/${id}/questions`, { conversation_id: id, question: 'second question' });

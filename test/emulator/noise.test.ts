@@ -56,7 +56,7 @@ describe('an emulator with the realistic profile', () => {
   afterAll(async () => e?.stop());
 
   it('answers a flaky question without links about half the time, and a stable one always with them', async () => {
-    e = await startEmulator({ port: 0, timeScale: 1e-6, startTime: START, search: inlineSearch, seed: 'night', noise: { profile: 'realistic', serviceSeed: 'svc' } });
+    e = await startEmulator({ port: 0, timeScale: 1e-6, startTime: START, seed: 'night', noise: { profile: 'realistic', serviceSeed: 'svc' } }, { search: inlineSearch });
     const noise = new ServiceNoise(REALISTIC, 'svc', 'night');
     const flaky = texts.find((x) => noise.flaky(x))!;
     const stable = texts.find((x) => !noise.flaky(x))!;

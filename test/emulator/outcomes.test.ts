@@ -40,12 +40,11 @@ describe('agent outcomes', () => {
   });
 
   it('turns a search that always fails into an internal error, and works around one failing query', async () => {
-    const down = await emulator({ ...FAST, search: async () => Promise.reject(new Error('corpus down')) });
+    const down = await emulator(FAST, { search: async () => Promise.reject(new Error('corpus down')) });
     const { id } = await ask(down, 'Where is retryPolicy?');
     expect((await legacySettled(down, id)).json.questions[0].error.kind).toBe('InternalError');
 
-    const picky = await emulator({
-      ...FAST,
+    const picky = await emulator(FAST, {
       search: (query) => (query.includes('undici') ? Promise.reject(new Error('syntax')) : tinySearch(query)),
     });
     const other = await ask(picky, 'Where is retryPolicy in undici?');
@@ -57,7 +56,7 @@ describe('agent outcomes', () => {
   });
 
   it('refuses new questions once the quota is used up', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch, quota: { limit: 2, resetTime: '2025-11-01T00:00:00Z' } });
+    const e = await emulator({ ...FAST, quota: { limit: 2, resetTime: '2025-11-01T00:00:00Z' } }, { search: tinySearch });
     const first = await ask(e, 'Where is retryPolicy?');
     const answered = (await legacySettled(e, first.id)).json;
     const credits = answered.questions[0].stats.credits;

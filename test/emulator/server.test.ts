@@ -150,7 +150,7 @@ describe('server', () => {
       operation: 'whoami',
       handler: (_req, res, ctx) => sendJson(res, 200, { user: ctx.user.username, greeting: ctx.params.greeting }, ctx),
     };
-    const e = await emulator({ ...FAST, extraRoutes: [route] });
+    const e = await emulator(FAST, { extraRoutes: [route] });
     const res = await fetch(`${e.url}/.api/whoami/hello`, { headers: { Authorization: 'token sgp_emulator_alice_token' } });
     expect(await res.json()).toEqual({ user: 'alice', greeting: 'hello' });
     expect((await fetch(`${e.url}/.api/whoami/hello`)).status).toBe(401);

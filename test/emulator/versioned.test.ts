@@ -28,7 +28,7 @@ const create = (text: string) => ({
 
 describe('versioned API: conversation life cycle', () => {
   it('creates, answers, follows up and deletes', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch });
+    const e = await emulator(FAST, { search: tinySearch });
     const created = await rpc(e, 'CreateConversation', create('Where is retryPolicy?'));
     expect(created.status).toBe(200);
     const conversation = VersionedConversationSchema.parse(created.json);
@@ -188,7 +188,7 @@ describe('versioned API: protocol', () => {
 describe('versioned API: a listed summary', () => {
   it('follows its conversation: no title while it processes, then the title and the later update time once answered', async () => {
     // Each answer takes 400 ms of real time.
-    const e = await emulator({ timeScale: 0.004, sigma: 0, medianMs: 100_000, search: tinySearch });
+    const e = await emulator({ timeScale: 0.004, sigma: 0, medianMs: 100_000 }, { search: tinySearch });
     const { name } = VersionedConversationSchema.parse((await rpc(e, 'CreateConversation', create('Where is retryPolicy?'))).json);
     const listed = async () => ListConversationSummariesResponseSchema.parse((await rpc(e, 'ListConversationSummaries', { filters: [{ contentQuery: 'retryPolicy' }] })).json).conversationSummaries ?? [];
     const [processing] = await listed();
@@ -203,7 +203,7 @@ describe('versioned API: a listed summary', () => {
 
 describe('versioned API: a content query', () => {
   it('stays right after follow-ups, deletes and answers: each page only matches, in update order, each once', async () => {
-    const e = await emulator({ ...FAST, search: tinySearch });
+    const e = await emulator(FAST, { search: tinySearch });
     const names: string[] = [];
     for (let i = 0; i < 6; i++) names.push((await rpc(e, 'CreateConversation', create(`topic ${i % 2 ? 'alpha' : 'beta'} ${i}`))).json.name);
     for (const name of names) await versionedSettled(e, name);

@@ -6,7 +6,7 @@ import { CitationChecker, citesChecks, summarize } from '../../src/grade/citatio
 import { extractCitations } from '../../src/grade/links.js';
 import { Transport } from '../../src/http/transport.js';
 import { ask, legacySettled } from '../emulator/helpers.js';
-import { ADMIN, cleanup, corpusDir, emulator } from '../runner/fixtures/harness.js';
+import { ADMIN, CORPUS_SEARCH, cleanup, corpusDir, emulator } from '../runner/fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -17,7 +17,7 @@ const FILES = {
 
 async function setup() {
   const dir = corpusDir(FILES);
-  const e = await emulator({ timeScale: 0.001, corpus: { dir } });
+  const e = await emulator({ timeScale: 0.001, corpus: { dir } }, CORPUS_SEARCH);
   const { commit } = (await (await Corpus.open({ dir })).repositories()).find((r) => r.name === 'github.com/npm/undici')!;
   const transport = new Transport({ endpoint: e.url, headers: { authorization: `token ${ADMIN}` }, retry: { maxAttempts: 1 } });
   return { e, commit, transport, checker: new CitationChecker(transport, 2) };

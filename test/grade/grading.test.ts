@@ -11,7 +11,7 @@ import { UsageError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore, SqliteGradeStore, gradingSummary } from '../../src/store/index.js';
-import { CapturingReporter, cleanup, corpusDir, emulator, suite, target, tempDir } from '../runner/fixtures/harness.js';
+import { CapturingReporter, CORPUS_SEARCH, cleanup, corpusDir, emulator, suite, target, tempDir } from '../runner/fixtures/harness.js';
 import { startServer } from '../helpers/server.js';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
 
@@ -49,7 +49,7 @@ questions:
 `;
 
 async function run(text: string, emulatorOptions?: EmulatorOptions, env: Record<string, string> = {}) {
-  const e = await emulator(emulatorOptions ?? OPTIONS);
+  const e = await emulator(emulatorOptions ?? OPTIONS, CORPUS_SEARCH);
   const loaded = await suite(text);
   const dbPath = path.join(tempDir(), 'runs.db');
   const store = openStore(dbPath);
@@ -163,7 +163,7 @@ describe('judge failures', () => {
   });
 
   it('records a judge that is down or refuses the model as an error per turn; the answers stay recorded', async () => {
-    const e = await emulator(OPTIONS);
+    const e = await emulator(OPTIONS, CORPUS_SEARCH);
     e.injectFault({ operation: 'llm.chat', kind: '503', times: 4 });
     const loaded = await suite(SUITE);
     const dbPath = path.join(tempDir(), 'runs.db');
@@ -187,14 +187,14 @@ describe('judge failures', () => {
   });
 
   it('refuses an external judge without DSBENCH_JUDGE_ENDPOINT before asking anything', async () => {
-    const e = await emulator(OPTIONS);
+    const e = await emulator(OPTIONS, CORPUS_SEARCH);
     const text = SUITE.replace('judge: { concurrency: 2 }', 'judge: { endpoint: external }');
     await expect(run(text, undefined, {})).rejects.toThrow(UsageError);
     expect(e.counters()['legacy.create'] ?? 0).toBe(0);
   });
 
   it('uses DSBENCH_JUDGE_ENDPOINT with its own token and model', async () => {
-    const judge = await emulator(OPTIONS);
+    const judge = await emulator(OPTIONS, CORPUS_SEARCH);
     const { result, e } = await run(SUITE, undefined, { DSBENCH_JUDGE_ENDPOINT: `${judge.url}/.api/llm`, DSBENCH_JUDGE_TOKEN: 'sgp_emulator_alice_token', DSBENCH_JUDGE_MODEL: 'openai::2024-02-01::gpt-4o' });
     expect(result.grading?.judgeCalls).toBe(2);
     expect(judge.counters()['llm.chat']).toBe(2);
@@ -214,7 +214,7 @@ describe('pairwise comparison', () => {
   it('the candidate whose citations do not resolve loses, in both orders; asked again, every verdict comes from the cache', async () => {
     const base = await run(SUITE);
     const cand = await run(SUITE, { ...OPTIONS, agent: { badCitationRate: 1 } });
-    const judgeEmulator = await emulator(OPTIONS);
+    const judgeEmulator = await emulator(OPTIONS, CORPUS_SEARCH);
     const bStore = openStore(base.dbPath);
     const cStore = openStore(cand.dbPath);
     const judge = new JudgeClient(resolveJudgeEndpoint(JudgeSchema.parse({}), target({ name: 'j', emulator: judgeEmulator }).connection, {}));

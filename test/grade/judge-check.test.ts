@@ -13,7 +13,7 @@ import { JudgeError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
-import { cleanup, corpusDir, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { CORPUS_SEARCH, cleanup, corpusDir, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -107,7 +107,7 @@ describe('checking the judge before the run', () => {
   const grade = (args: string[], env: Record<string, string> = {}) => dsbenchHere(['grade', ...args], env, gradeCommand as unknown as CommandModule<GlobalArgs, never>);
 
   async function gated() {
-    const e = await emulator({ timeScale: 0.001, medianMs: 5_000, corpus: { dir: corpusDir(FILES) }, llmGated: true });
+    const e = await emulator({ timeScale: 0.001, medianMs: 5_000, corpus: { dir: corpusDir(FILES) }, llmGated: true }, CORPUS_SEARCH);
     return { e, target: ['--target', `emu=${e.url}`], env: { DSBENCH_TOKEN_EMU: TOKEN } };
   }
 
@@ -152,14 +152,14 @@ describe('checking the judge before the run', () => {
     expect(refused.stderr).toMatch(/^dsbench: not grading run 1: judge at .*GET \/models failed with HTTP 404: .*set DSBENCH_JUDGE_ENDPOINT/);
     expect(grades(db)).toEqual([row]);
     // ... and grades with another judge.
-    const other = await emulator({ timeScale: 0.001, corpus: { dir: corpusDir(FILES) } });
+    const other = await emulator({ timeScale: 0.001, corpus: { dir: corpusDir(FILES) } }, CORPUS_SEARCH);
     const graded = await grade(['1', '--db', db, ...target], { ...env, DSBENCH_JUDGE_ENDPOINT: `${other.url}/.api/llm`, DSBENCH_JUDGE_TOKEN: TOKEN });
     expect(graded.code).toBe(ExitCode.ok);
     expect(grades(db)).toEqual([expect.objectContaining({ status: 'graded', passed: 1 })]);
   });
 
   it('names a model the judge does not serve, and a token it refuses', async () => {
-    const e = await emulator({ timeScale: 0.001, corpus: { dir: corpusDir(FILES) } });
+    const e = await emulator({ timeScale: 0.001, corpus: { dir: corpusDir(FILES) } }, CORPUS_SEARCH);
     const db = path.join(tempDir(), 'runs.db');
     const args = [writeSuite(SUITE), '--target', `emu=${e.url}`, '--db', db, '--quiet'];
     const model = await run(args, { DSBENCH_TOKEN_EMU: TOKEN, DSBENCH_JUDGE_MODEL: 'anthropic::2024-10-22::claude-nope' });

@@ -4,7 +4,7 @@ import { createClient, type ClientOptions, type DeepSearchClient } from '../../s
 import { LegacyClient } from '../../src/deepsearch/legacy.js';
 import type { Conversation, Question } from '../../src/model/conversation.js';
 import { fixedSchedule, waitForQuestion, type WaitResult } from '../../src/deepsearch/wait.js';
-import { startEmulator, type EmulatorOptions, type RunningEmulator, type SearchHit } from '../../src/emulator/index.js';
+import { startEmulator, type EmulatorHooks, type EmulatorOptions, type RunningEmulator, type SearchHit } from '../../src/emulator/index.js';
 
 export type Api = 'legacy' | 'versioned';
 export const APIS: readonly Api[] = ['legacy', 'versioned'];
@@ -21,12 +21,17 @@ export const inlineSearch = async (query: string): Promise<SearchHit[]> => [
   { repository: 'github.com/org/other', path: 'lib/policy.ts', lineNumber: 3, preview: `${query}()` },
 ];
 
+/** The hooks of `emulator()` unless a test passes others: the agent cites from `inlineSearch`. */
+export const INLINE_SEARCH: EmulatorHooks = { search: inlineSearch };
+/** No hooks: the agent cites from the emulator's corpus (`corpus.dir`, else dsbench's node_modules). */
+export const CORPUS_SEARCH: EmulatorHooks = {};
+
 /** Answers within a few real ms (a 30 s median answer takes 3 ms). */
-export const FAST: EmulatorOptions = { timeScale: 0.0001, startTime: START, search: inlineSearch };
+export const FAST: EmulatorOptions = { timeScale: 0.0001, startTime: START };
 /** Every question processes for exactly 400 ms of real time: long enough to be seen processing on a busy machine, short to wait for. */
-export const PACED: EmulatorOptions = { timeScale: 0.004, sigma: 0, medianMs: 100_000, startTime: START, search: inlineSearch };
+export const PACED: EmulatorOptions = { timeScale: 0.004, sigma: 0, medianMs: 100_000, startTime: START };
 /** Questions stay processing for a minute of real time, for states observed mid-run (cancel, wait timeouts). */
-export const SLOW: EmulatorOptions = { timeScale: 1, sigma: 0, medianMs: 60_000, startTime: START, search: inlineSearch };
+export const SLOW: EmulatorOptions = { timeScale: 1, sigma: 0, medianMs: 60_000, startTime: START };
 
 /** Fast retries so fault tests take milliseconds; the policy itself is the transport's. */
 export const FAST_RETRY: ClientOptions = { retry: { baseDelayMs: 1, maxDelayMs: 20 } };
@@ -34,8 +39,9 @@ export const FAST_RETRY: ClientOptions = { retry: { baseDelayMs: 1, maxDelayMs: 
 const emulators: RunningEmulator[] = [];
 const clients: DeepSearchClient[] = [];
 
-export async function emulator(options: EmulatorOptions = FAST): Promise<RunningEmulator> {
-  const e = await startEmulator({ port: 0, ...options });
+/** An emulator on a free port, stopped by closeAll(); it answers from `inlineSearch` unless `hooks` say otherwise. */
+export async function emulator(options: EmulatorOptions = FAST, hooks: EmulatorHooks = INLINE_SEARCH): Promise<RunningEmulator> {
+  const e = await startEmulator({ port: 0, ...options }, hooks);
   emulators.push(e);
   return e;
 }

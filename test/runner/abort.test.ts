@@ -2,7 +2,7 @@
 // conversation is recorded and cancelled on the server instead of left running there unseen.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { CapturingReporter, cleanup, emulator, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
+import { CapturingReporter, CORPUS_SEARCH, cleanup, emulator, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -49,7 +49,7 @@ const LONG = { timeScale: 1, medianMs: 30_000, sigma: 0 };
 
 describe.each(['legacy', 'versioned'] as const)('abort during a create (%s)', (api) => {
   it('records the conversation the create made and cancels it on the server', async () => {
-    const e = await emulator(LONG);
+    const e = await emulator(LONG, CORPUS_SEARCH);
     e.injectFault({ operation: op(api, 'create'), kind: 'slow', delayMs: 300 });
     const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], abortOnCreate(e, api));
     try {
@@ -67,7 +67,7 @@ describe.each(['legacy', 'versioned'] as const)('abort during a create (%s)', (a
   });
 
   it('a create whose outcome is unknown is looked for despite the abort, then cancelled', async () => {
-    const e = await emulator(LONG);
+    const e = await emulator(LONG, CORPUS_SEARCH);
     // The server creates the conversation, then the connection breaks: the client cannot know it exists.
     e.injectFault({ operation: op(api, 'create'), kind: 'resetAfterAction' });
     const { reporter, ...signals } = abortOnUnknownOutcome();
@@ -82,7 +82,7 @@ describe.each(['legacy', 'versioned'] as const)('abort during a create (%s)', (a
   });
 
   it('a create whose outcome is unknown and that made nothing: the log says none was found and where to look', async () => {
-    const e = await emulator(LONG);
+    const e = await emulator(LONG, CORPUS_SEARCH);
     // The connection breaks before the server acts.
     e.injectFault({ operation: op(api, 'create'), kind: 'reset' });
     const { reporter, ...signals } = abortOnUnknownOutcome();

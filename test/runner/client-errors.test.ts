@@ -2,7 +2,7 @@
 // and any 5xx of a poll, are retried transparently; a create whose outcome is unknown is looked for, never asked twice.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { asked, cleanup, corpusDir, emulator, FAST, inlineSearch, item, items, op, runSuite, suite, target, turns } from './fixtures/harness.js';
+import { asked, cleanup, corpusDir, emulator, FAST, item, items, op, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -80,7 +80,7 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
 
   it('a create whose connection breaks after the server acted is found by listing and followed, not asked again', async () => {
     // Virtual time starts now and runs fast, so the server's createdAt is not before the local send time.
-    const e = await emulator({ timeScale: 0.0001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.0001 });
     e.injectFault({ operation: op(api, 'create'), kind: 'resetAfterAction' });
     const run = await runSuite(await suite(ONE(api, '    followups: [Who calls it?]\n')), [target({ name: 'main', emulator: e })]);
     try {
@@ -102,7 +102,7 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
   });
 
   it('a follow-up whose connection breaks after the server acted is found in the conversation', async () => {
-    const e = await emulator({ timeScale: 0.0001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.0001 });
     e.injectFault({ operation: op(api, 'addQuestion'), kind: 'resetAfterAction' });
     const run = await runSuite(await suite(ONE(api, '    followups: [Who calls it?]\n')), [target({ name: 'main', emulator: e })]);
     try {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { START, cleanup, emulator, inlineSearch, maxOverlap, runSuite, suite, target } from './fixtures/harness.js';
+import { START, cleanup, emulator, maxOverlap, runSuite, suite, target } from './fixtures/harness.js';
 
 let servers: TestServer[] = [];
 afterEach(async () => {
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 /** Every question processes for exactly 100 ms of real time. */
-const PACED = { timeScale: 0.001, sigma: 0, medianMs: 100_000, startTime: START, search: inlineSearch };
+const PACED = { timeScale: 0.001, sigma: 0, medianMs: 100_000, startTime: START };
 
 function questions(n: number, followups = false): string {
   return Array.from(

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Recorder } from '../../src/runner/recorder.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore } from '../../src/store/index.js';
-import { CapturingReporter, asked, cleanup, emulator, inlineSearch, runDefaults, suite, target, tempDir } from './fixtures/harness.js';
+import { CapturingReporter, asked, cleanup, emulator, runDefaults, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -24,7 +24,7 @@ questions:
 
 describe('group commit in a run', () => {
   it('sends no create until the recorder says its sending turn is committed', async () => {
-    const e = await emulator({ timeScale: 0.0001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.0001 });
     const loaded = await suite(SUITE);
     const dbPath = path.join(tempDir(), 'group.db');
     const store = openStore(dbPath);

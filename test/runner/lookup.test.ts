@@ -12,7 +12,7 @@ import { executeRun } from '../../src/runner/run.js';
 import { startFaultProxy, type FaultProxy, type ProxyAction, type ProxiedRequest } from '../helpers/fault-proxy.js';
 import { client, closeAll } from '../helpers/emulator.js';
 import { CrashError, crashingRecorder } from './fixtures/crash.js';
-import { asked, CapturingReporter, cleanup, runDefaults, emulator, inlineSearch, item, op, runSuite, suite, target, tempDir, turns } from './fixtures/harness.js';
+import { asked, CapturingReporter, cleanup, runDefaults, emulator, item, op, runSuite, suite, target, tempDir, turns } from './fixtures/harness.js';
 
 const proxies: FaultProxy[] = [];
 afterEach(async () => {
@@ -38,7 +38,7 @@ questions:
 `;
 
 /** Real time on the server, 10 minutes behind the local clock; answers in 100 ms. */
-const BEHIND = { timeScale: 1, sigma: 0, medianMs: 100, search: inlineSearch, faults: { clockOffsetMs: -600_000 } };
+const BEHIND = { timeScale: 1, sigma: 0, medianMs: 100, faults: { clockOffsetMs: -600_000 } };
 
 describe.each(['legacy', 'versioned'] as const)('the lookup of a lost send (%s)', (api) => {
   it('finds a create and a follow-up that acted on a server whose clock is 10 minutes behind', async () => {
@@ -60,7 +60,7 @@ describe.each(['legacy', 'versioned'] as const)('the lookup of a lost send (%s)'
   });
 
   it('finds a create the proxy delivers after the connection broke, once its send window passed; asks nothing twice', async () => {
-    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.001 });
     let creates = 0;
     const proxy = await proxied(e.url, (req) =>
       req.operation === op(api, 'create') && ++creates === 1 ? { kind: 'resetThenDeliver', delayMs: 300 } : { kind: 'forward' },
@@ -78,7 +78,7 @@ describe.each(['legacy', 'versioned'] as const)('the lookup of a lost send (%s)'
   });
 
   it('finds a create that reached the server only after its request timed out: the window runs from when the send was given up', async () => {
-    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.001 });
     let creates = 0;
     // The proxy holds the first create past the client's 300 ms timeout and delivers it at 500 ms.
     const proxy = await proxied(e.url, (req) =>
@@ -100,7 +100,7 @@ describe.each(['legacy', 'versioned'] as const)('the lookup of a lost send (%s)'
 
 describe.each(['legacy', 'versioned'] as const)('a create that lands after it was asked again (%s)', (api) => {
   it('is found at the end of the run, recorded as no item\'s and shown in the summary', async () => {
-    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.001 });
     let creates = 0;
     let reasked!: () => void;
     const secondCreate = new Promise<void>((resolve) => (reasked = resolve));
@@ -140,7 +140,7 @@ describe.each(['legacy', 'versioned'] as const)('a create that lands after it wa
 
 describe.each(['legacy', 'versioned'] as const)('the end-of-run check when the server refuses to list (%s)', (api) => {
   it('is logged, and the run keeps its verdict', async () => {
-    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.001 });
     let creates = 0;
     // The first create is reset before the server acts (a lost create); once it was asked again, every list
     // (the end-of-run check's) is refused.
@@ -177,7 +177,7 @@ describe.each(['legacy', 'versioned'] as const)('the end-of-run check when the s
 describe.each(['legacy', 'versioned'] as const)('a lost create whose item ends without asking again (%s)', (api) => {
   it('is still looked for at the end of the run: its late landing is recorded as no item\'s', async () => {
     // q2's answer takes 3 s, so the run outlasts the late landing below.
-    const e = await emulator({ timeScale: 1, sigma: 0, medianMs: 3000, search: inlineSearch });
+    const e = await emulator({ timeScale: 1, sigma: 0, medianMs: 3000 });
     let held = false;
     const proxy = await proxied(e.url, (req) => {
       if (req.operation !== op(api, 'create') || held || !req.body.includes('retryPolicy')) return { kind: 'forward' };
@@ -214,7 +214,7 @@ questions:
 describe('the end-of-run check for questions asked twice (versioned)', () => {
   it('walks every re-asked text at once, and finds a late create of a text that contains another re-asked text', async () => {
     const api = 'versioned';
-    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.001 });
     const short = 'Where is retryPolicy implemented?';
     const long = 'Where is retryPolicy implemented? And who calls it?';
     let longCreates = 0;
@@ -263,7 +263,7 @@ questions:
 
 describe.each(['legacy', 'versioned'] as const)('on resume, a create an earlier process gave up and asked again (%s)', (api) => {
   it('is looked for at the end of the resumed run: its late landing is recorded as no item\'s', async () => {
-    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.001 });
     const text = 'Where is retryPolicy implemented?';
     let creates = 0;
     let release!: () => void;
@@ -316,7 +316,7 @@ questions:
 
 describe('on resume, a create that acted before the process died', () => {
   it('is found behind 60 newer conversations on the legacy API', async () => {
-    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.001 });
     const dbPath = path.join(tempDir(), 'runs.db');
     const loaded = await suite(ONE('legacy'));
     const store = openStore(dbPath);
@@ -358,7 +358,7 @@ describe('on resume, a create that acted before the process died', () => {
 describe.each(['legacy', 'versioned'] as const)('on resume, a dead process\'s create that never landed (%s)', (api) => {
   it('is not matched to an earlier run\'s conversation of the same question: the resume reads the server\'s clock off the creates the run recorded', async () => {
     // Server time 1,000 times real time: the earlier conversation is minutes older than the send on it.
-    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.001 });
     const text = 'Where is retryPolicy implemented?';
     const earlier = await client(e, api).create(text);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -416,7 +416,7 @@ describe.each(['legacy', 'versioned'] as const)('the send time of a turn (%s)', 
 
 describe.each(['legacy', 'versioned'] as const)('a lookup among repeats of one question (%s)', (api) => {
   it("never takes the conversation of another repeat whose create's reply is still on its way", async () => {
-    const e = await emulator({ timeScale: 0.001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.001 });
     let creates = 0;
     // Whichever create comes first acts, but its reply is held 800 ms; the second is reset before the
     // server sees it, and its lookup finds the first one's conversation, not yet claimed.
@@ -448,7 +448,7 @@ questions:
 describe.each(['legacy', 'versioned'] as const)('the first lookup of a lost create (%s)', (api) => {
   it('reads one page while the send could still be landing; the lookup after the window reads every page', async () => {
     // Server time 4 times real time: the 59 conversations before the loss are within the lookup's 60 s margin.
-    const e = await emulator({ timeScale: 0.25, sigma: 0, medianMs: 20, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.25, sigma: 0, medianMs: 20 });
     let creates = 0;
     let lists = 0;
     const proxy = await proxied(e.url, (req) => {

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { FAST, asked, cleanup, emulator, inlineSearch, items, op, runRow, runSuite, suite, target, turns } from './fixtures/harness.js';
+import { FAST, asked, cleanup, emulator, items, op, runRow, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -108,7 +108,6 @@ describe('--on-quota wait', () => {
     timeScale: 1,
     sigma: 0,
     medianMs: 50,
-    search: inlineSearch,
     agent: { minMs: 10, rejectAfterMs: 20 },
     quota: { limit: 1, resetTime: new Date(Date.now() + resetInMs).toISOString() },
   });

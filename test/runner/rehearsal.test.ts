@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import type { RunTarget } from '../../src/runner/run.js';
-import { START, cleanup, emulator, inlineSearch, item, runSuite, suite, target, turns, type Row } from './fixtures/harness.js';
+import { CORPUS_SEARCH, START, cleanup, emulator, item, runSuite, suite, target, turns, type Row } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -46,14 +46,14 @@ const REHEARSAL: EmulatorOptions = { timeScale: 0.002, startTime: START, publicU
 
 describe.each(['legacy', 'versioned'] as const)('a rehearsal (%s)', (api) => {
   it('gives the same answers, states, stats and server times at any concurrency, poll timing and reply speed', async () => {
-    const calm = await runSuite(await suite(questions(api, '{ strategy: fixed, interval: 20s, min: 1s }')), [rehearsal(await emulator(REHEARSAL))], {
+    const calm = await runSuite(await suite(questions(api, '{ strategy: fixed, interval: 20s, min: 1s }')), [rehearsal(await emulator(REHEARSAL, CORPUS_SEARCH))], {
       concurrency: 1,
       repeats: 2,
     });
     // Eight at once, polled ten times as often, a third of the replies held back in real time.
     const busy = await runSuite(
       await suite(questions(api, '{ strategy: fixed, interval: 2s, min: 1s }')),
-      [rehearsal(await emulator({ ...REHEARSAL, faults: { rateSlow: 0.3, slowMs: 40 } }))],
+      [rehearsal(await emulator({ ...REHEARSAL, faults: { rateSlow: 0.3, slowMs: 40 } }, CORPUS_SEARCH))],
       { concurrency: 8, repeats: 2 },
     );
     try {
@@ -90,7 +90,6 @@ const slowReplies = (medianMs: number, slowMs = 300): EmulatorOptions => ({
   medianMs,
   agent: { maxMs: 3_600_000 },
   startTime: START,
-  search: inlineSearch,
   faults: { rateSlow: 1, slowMs },
 });
 

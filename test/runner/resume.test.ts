@@ -20,7 +20,6 @@ import {
   asked,
   cleanup,
   emulator,
-  inlineSearch,
   item,
   items,
   op,
@@ -40,7 +39,7 @@ afterEach(cleanup);
 afterEach(closeAll);
 
 /** Virtual time starts now and runs fast: server timestamps are never before the local send time. */
-const NOW_FAST = { timeScale: 0.0001, search: inlineSearch };
+const NOW_FAST = { timeScale: 0.0001 };
 
 const SUITE = `
 name: resume

@@ -6,7 +6,7 @@ import { AbortedError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { Slots } from '../../src/runner/slots.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
-import { START, asked, cleanup, emulator, inlineSearch, maxOverlap, op, runSuite, suite, target } from './fixtures/harness.js';
+import { START, asked, cleanup, emulator, maxOverlap, op, runSuite, suite, target } from './fixtures/harness.js';
 
 const proxies: FaultProxy[] = [];
 afterEach(async () => {
@@ -55,7 +55,7 @@ describe('Slots', () => {
 });
 
 /** Every question processes for exactly 100 ms of real time. */
-const PACED = { timeScale: 0.001, sigma: 0, medianMs: 100_000, startTime: START, search: inlineSearch };
+const PACED = { timeScale: 0.001, sigma: 0, medianMs: 100_000, startTime: START };
 
 const THREE = (api: 'legacy' | 'versioned') => `
 name: slot-wait

@@ -10,7 +10,7 @@ import { ExitCode } from '../../src/errors/exit-codes.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore } from '../../src/store/index.js';
 import { ALICE } from '../helpers/emulator.js';
-import { CapturingReporter, cleanup, emulator, inlineSearch, op, runDefaults, runSuite, suite, target, tempDir } from './fixtures/harness.js';
+import { CapturingReporter, cleanup, emulator, op, runDefaults, runSuite, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -33,7 +33,7 @@ class FillAfterFirst extends CapturingReporter {
 
 describe('a database that fills up during a run', () => {
   it('stops launching, cancels running questions, exits 6 naming the database; the run resumes without asking twice', async () => {
-    const e = await emulator({ timeScale: 0.01, medianMs: 30_000, sigma: 0.2, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.01, medianMs: 30_000, sigma: 0.2 });
     const loaded = await suite(SUITE);
     const dbPath = path.join(tempDir(), 'full.db');
     const store = openStore(dbPath);
@@ -83,7 +83,7 @@ describe('a database that fills up during a run', () => {
 describe('a commit that fails (the disk fills as the write-ahead log grows)', () => {
   it('stops the run at once, cancels what runs on the server although nothing more can be recorded, exits 6 naming the database', async () => {
     // Answers of 0.1 to several seconds: when the first one ends, others are still running.
-    const e = await emulator({ timeScale: 0.02, medianMs: 40_000, sigma: 1, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.02, medianMs: 40_000, sigma: 1 });
     const dir = tempDir();
     const dbPath = path.join(dir, 'runs.db');
     const suitePath = path.join(dir, 'suite.yaml');

@@ -1,12 +1,12 @@
 // A question past its timeout is cancelled on the server and recorded as timed out, with its wall time.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { START, cleanup, emulator, expectations, inlineSearch, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
+import { START, cleanup, emulator, expectations, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
 /** Questions take a minute of real time: any small timeout fires first. */
-const SLOW = { timeScale: 1, sigma: 0, medianMs: 60_000, startTime: START, search: inlineSearch };
+const SLOW = { timeScale: 1, sigma: 0, medianMs: 60_000, startTime: START };
 
 describe.each(['legacy', 'versioned'] as const)('timeout (%s)', (api) => {
   it('cancels the question on the server and records timeout with the wall time', async () => {
@@ -61,7 +61,7 @@ questions:
 describe('timeout on a faster emulator', () => {
   it('is judged on the server clock, so a rehearsal times out where the instance would', async () => {
     // Answers take 10 emulated minutes, 6 real seconds at this scale; the 2-minute timeout is 1.2 real seconds at the least.
-    const e = await emulator({ timeScale: 0.01, sigma: 0, medianMs: 600_000, startTime: START, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.01, sigma: 0, medianMs: 600_000, startTime: START });
     const loaded = await suite(`
 name: scaled-timeouts
 defaults: { api: versioned, poll: { strategy: fixed, interval: 10s } }

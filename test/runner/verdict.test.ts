@@ -6,7 +6,7 @@ import { formatRunSummary } from '../../src/cli/run-summary.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { itemExitCode, runExitCode } from '../../src/model/verdict.js';
 import { listRuns } from '../../src/store/queries.js';
-import { CapturingReporter, cleanup, emulator, inlineSearch, runSuite, suite, target } from './fixtures/harness.js';
+import { CapturingReporter, cleanup, emulator, runSuite, suite, target } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -37,7 +37,7 @@ class StopAfterFirst extends CapturingReporter {
 
 describe('the verdict of a resumed run', () => {
   it('counts the checks and items finished before the interruption: summary, --json fields, exit code and runs agree', async () => {
-    const e = await emulator({ timeScale: 0.0001, search: inlineSearch });
+    const e = await emulator({ timeScale: 0.0001 });
     const loaded = await suite(SUITE);
     const stop = new AbortController();
     const first = await runSuite(loaded, [target({ name: 'main', emulator: e })], { stop: stop.signal, reporter: new StopAfterFirst(stop) });

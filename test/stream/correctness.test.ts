@@ -29,7 +29,7 @@ beforeAll(async () => {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     writeFileSync(path.join(root, file), text);
   }
-  emulator = await startEmulator({ corpus: { dir: root, archived: [], forks: [] }, search: async () => [] });
+  emulator = await startEmulator({ corpus: { dir: root, archived: [], forks: [] } }, { search: async () => [] });
   transport = new Transport({ endpoint: emulator.url, headers: headersFor(connectionFor(emulator.url, emulator.adminToken, {}), 'stream') });
 });
 

@@ -1,28 +1,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { QuerySyntaxError } from '../corpus/errors.js';
 import { parseQuery, type Query } from '../corpus/query.js';
-import { StreamHandlerOptionsSchema, type ResolvedStreamOptions, type StreamHandlerOptions } from './options.js';
+import { StreamHandlerOptionsSchema, type ResolvedStreamOptions, type StreamDeps, type StreamHandlerOptions } from './options.js';
 import { ParamError, parseParams, type StreamParams } from './params.js';
 import { StreamSession } from './session.js';
 import { EventSink, frame } from './sink.js';
 
 export { StreamFaultInjector, STREAM_FAULT_KINDS, type StreamFaultKind, type StreamFaultOptions } from './faults.js';
-export type { StreamHandlerOptions } from './options.js';
+export type { StreamDeps, StreamHandlerOptions } from './options.js';
 
 /**
  * The handler of `GET /.api/search/stream`. Authentication happens before it is called. Bad parameters
  * give an `error` event, an unparsable query an `alert` event, each followed by `done`.
  */
-export function createStreamHandler(options: StreamHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createStreamHandler(deps: StreamDeps, options: StreamHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const resolved = StreamHandlerOptionsSchema.parse(options);
   return (req, res) => {
-    serve(req, res, resolved).catch((err: unknown) => res.destroy(err instanceof Error ? err : undefined));
+    serve(req, res, deps, resolved).catch((err: unknown) => res.destroy(err instanceof Error ? err : undefined));
   };
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, options: ResolvedStreamOptions): Promise<void> {
+async function serve(req: IncomingMessage, res: ServerResponse, deps: StreamDeps, options: ResolvedStreamOptions): Promise<void> {
   if (req.method !== 'GET') return plain(res, 405, 'Method not allowed.\n', { Allow: 'GET' });
-  const fault = options.faults?.next();
+  const fault = deps.faults?.next();
   if (fault === 'status401') return plain(res, 401, 'Invalid access token.\n');
   if (fault === 'status500') return plain(res, 500, 'Internal server error.\n');
   const sink = new EventSink(res, /\bgzip\b/i.test(req.headers['accept-encoding'] ?? ''));
@@ -36,7 +36,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: Resolve
     await sink.end();
     return;
   }
-  await new StreamSession(sink, options, params, query, fault).run();
+  await new StreamSession(sink, deps, options, params, query, fault).run();
 }
 
 function rejection(err: unknown): string {

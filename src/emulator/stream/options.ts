@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import { Corpus } from '../corpus/corpus.js';
-import { StreamFaultInjector } from './faults.js';
+import type { Corpus } from '../corpus/corpus.js';
+import type { StreamFaultInjector } from './faults.js';
 
 const millis = z.number().int().positive();
 
+/** The stream's pacing and limits, plain data; what it searches and its clock are StreamDeps. */
 export const StreamHandlerOptionsSchema = z.object({
-  // Corpus has a private constructor (Corpus.open), which z.instanceof does not accept.
-  corpus: z.custom<Corpus>((v) => v instanceof Corpus, 'expected a Corpus from Corpus.open()'),
-  /** Fault injection; none when absent. */
-  faults: z.instanceof(StreamFaultInjector).optional(),
   /** A pending matches batch is sent after this long (the first batch goes at once). */
   flushIntervalMs: millis.default(200),
   /** ...or as soon as it grows past this many characters. */
@@ -21,8 +18,15 @@ export const StreamHandlerOptionsSchema = z.object({
   defaultLimit: z.number().int().positive().default(10_000),
   /** Timeout of a query without timeout:. */
   defaultTimeoutMs: millis.default(20_000),
-  /** Clock of search deadlines and durations (tests replace it to force timeouts). */
-  now: z.custom<() => number>((v) => typeof v === 'function').optional(),
 });
 export type StreamHandlerOptions = z.input<typeof StreamHandlerOptionsSchema>;
 export type ResolvedStreamOptions = z.output<typeof StreamHandlerOptionsSchema>;
+
+/** The objects and functions the stream handler works with, passed apart from its options. */
+export interface StreamDeps {
+  corpus: Corpus;
+  /** Fault injection; none when absent. */
+  faults?: StreamFaultInjector | undefined;
+  /** Clock of search deadlines and durations (tests replace it to force timeouts); default Date.now. */
+  now?: (() => number) | undefined;
+}

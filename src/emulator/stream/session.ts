@@ -3,7 +3,7 @@ import { hitCount, SearchRun, type Hit } from '../corpus/search.js';
 import type { StreamFaultKind } from './faults.js';
 import { FilterTally } from './filters.js';
 import { toWire, type WireFormat } from './matches.js';
-import type { ResolvedStreamOptions } from './options.js';
+import type { ResolvedStreamOptions, StreamDeps } from './options.js';
 import type { StreamParams } from './params.js';
 import { frame, type EventSink } from './sink.js';
 
@@ -39,18 +39,19 @@ export class StreamSession {
 
   constructor(
     private readonly sink: EventSink,
+    private readonly deps: StreamDeps,
     private readonly options: ResolvedStreamOptions,
     private readonly params: StreamParams,
     query: Query,
     private fault: StreamFaultKind | undefined,
   ) {
-    this.now = options.now ?? Date.now;
+    this.now = deps.now ?? Date.now;
     this.started = this.now();
     this.flushEveryMs = options.flushIntervalMs * options.timeScale;
     this.keepAliveMs = options.progressIntervalMs * options.timeScale;
     this.format = { chunkMatches: params.chunkMatches, contextLines: params.contextLines, maxLineLength: params.maxLineLength };
     this.displayLeft = params.display < 0 ? Infinity : params.display;
-    this.search = new SearchRun(options.corpus, query, {
+    this.search = new SearchRun(deps.corpus, query, {
       chunkMatches: params.chunkMatches,
       defaultLimit: options.defaultLimit,
       defaultTimeoutMs: options.defaultTimeoutMs,
@@ -143,7 +144,7 @@ export class StreamSession {
     const fault = this.fault;
     if (fault !== 'cutBeforeDone' && fault !== 'stall') return;
     this.fault = undefined;
-    await (fault === 'cutBeforeDone' ? this.sink.cut() : this.sink.stall(this.options.faults?.stallMs ?? 0));
+    await (fault === 'cutBeforeDone' ? this.sink.cut() : this.sink.stall(this.deps.faults?.stallMs ?? 0));
   }
 
   private changedFilters(): string {

@@ -14,7 +14,7 @@ let server: TestServer;
 beforeAll(async () => {
   dir = makeCorpusDir();
   corpus = await openCorpus(dir);
-  server = await startServer({ corpus, faults, flushBytes: 1 });
+  server = await startServer({ corpus, faults }, { flushBytes: 1 });
 });
 
 afterAll(async () => {

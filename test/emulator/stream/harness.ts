@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { vi } from 'vitest';
 import { Corpus } from '../../../src/emulator/corpus/index.js';
-import { createStreamHandler, type StreamHandlerOptions } from '../../../src/emulator/stream/index.js';
+import { createStreamHandler, type StreamDeps, type StreamHandlerOptions } from '../../../src/emulator/stream/index.js';
 
 export const BIG = 'retry\n' + 'x'.repeat(1024 * 1024);
 
@@ -60,8 +60,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(options: StreamHandlerOptions): Promise<TestServer> {
-  const handler = createStreamHandler(options);
+export async function startServer(deps: StreamDeps, options: StreamHandlerOptions = {}): Promise<TestServer> {
+  const handler = createStreamHandler(deps, options);
   const server = http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -48,7 +48,7 @@ describe('count:N', () => {
   });
 
   it('applies the default limit without count: and cuts the crossing match to fit', async () => {
-    const limited = await startServer({ corpus, defaultLimit: 3 });
+    const limited = await startServer({ corpus }, { defaultLimit: 3 });
     try {
       const { events } = await stream(limited.url, { q: 'file:long retry' });
       expect(finalProgress(events).matchCount).toBe(3);
@@ -167,8 +167,8 @@ describe('batching and keep-alive', () => {
   const slowCorpus = (delayMs: (path: string) => number) => slowCorpusOf(dir, delayMs);
 
   it('sends the first batch at once, then batches by size', async () => {
-    const unbatched = await startServer({ corpus, flushBytes: 1, flushIntervalMs: 60_000 });
-    const batched = await startServer({ corpus, flushBytes: 1_000_000, flushIntervalMs: 60_000 });
+    const unbatched = await startServer({ corpus }, { flushBytes: 1, flushIntervalMs: 60_000 });
+    const batched = await startServer({ corpus }, { flushBytes: 1_000_000, flushIntervalMs: 60_000 });
     try {
       const q = 'count:all retry';
       const one = (await stream(unbatched.url, { q })).events.filter((e) => e.event === 'matches');
@@ -182,7 +182,7 @@ describe('batching and keep-alive', () => {
   });
 
   it('flushes a waiting batch after flushIntervalMs while the search is busy', async () => {
-    const slow = await startServer({ corpus: await slowCorpus((file) => (file === 'native.c' ? 150 : 0)), flushIntervalMs: 20, flushBytes: 1_000_000 });
+    const slow = await startServer({ corpus: await slowCorpus((file) => (file === 'native.c' ? 150 : 0)) }, { flushIntervalMs: 20, flushBytes: 1_000_000 });
     try {
       const names = (await stream(slow.url, { q: 'fn' })).events.map((e) => e.event);
       expect(names.filter((n) => n === 'matches')).toHaveLength(2);
@@ -193,7 +193,7 @@ describe('batching and keep-alive', () => {
   });
 
   it('sends progress without repositoriesCount as a keep-alive during a slow search', async () => {
-    const slow = await startServer({ corpus: await slowCorpus(() => 15), progressIntervalMs: 10, flushIntervalMs: 10 });
+    const slow = await startServer({ corpus: await slowCorpus(() => 15) }, { progressIntervalMs: 10, flushIntervalMs: 10 });
     try {
       const { events } = await stream(slow.url, { q: 'zzzz' });
       const progress = events.filter((e) => e.event === 'progress').map((e) => json(e));

@@ -36,7 +36,7 @@ const slowCorpus = (ms: number) => slowCorpusOf(dir, () => ms);
 
 describe('event order like the server', () => {
   it('sends filters and the first batch at once, then filters, matches and progress on each changed flush', async () => {
-    const unbatched = await startServer({ corpus, flushBytes: 1, flushIntervalMs: 60_000 });
+    const unbatched = await startServer({ corpus }, { flushBytes: 1, flushIntervalMs: 60_000 });
     try {
       const { events } = await stream(unbatched.url, { q: 'count:all retry' });
       const order = names(events);
@@ -56,7 +56,7 @@ describe('event order like the server', () => {
   });
 
   it('shows exclusions at the first tick when no match came yet, as in the documentation example', async () => {
-    const slow = await startServer({ corpus: await slowCorpus(60), flushIntervalMs: 10 });
+    const slow = await startServer({ corpus: await slowCorpus(60) }, { flushIntervalMs: 10 });
     try {
       const { events } = await stream(slow.url, { q: 'count:1 retry' });
       const order = names(events);
@@ -76,7 +76,7 @@ describe('event order like the server', () => {
   it('sends keep-alive progress on the server interval scaled by timeScale, none unscaled', async () => {
     const slow = await slowCorpus(15);
     // 5 s of emulated time is 5 ms of real time at 0.001; the search takes well over 50 ms.
-    const scaled = await startServer({ corpus: slow, timeScale: 0.001 });
+    const scaled = await startServer({ corpus: slow }, { timeScale: 0.001 });
     const unscaled = await startServer({ corpus: slow });
     try {
       const keepAlives = (events: StreamEvent[]) => {
@@ -122,7 +122,7 @@ describe('skipped like the server', () => {
   it('names the repositories a timeout left out', async () => {
     let calls = 0;
     // The clock jumps past the deadline after a few reads, so the timeout strikes mid-search.
-    const late = await startServer({ corpus, defaultTimeoutMs: 1_000, now: () => (++calls > 4 ? 10_000_000 : 0) });
+    const late = await startServer({ corpus, now: () => (++calls > 4 ? 10_000_000 : 0) }, { defaultTimeoutMs: 1_000 });
     try {
       const progress = finalProgress((await stream(late.url, { q: 'count:all retry' })).events);
       const timeout = progress.skipped.find((s: any) => s.reason === 'shard-timeout');
