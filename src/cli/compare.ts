@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { NothingToCompareError, UsageError } from '../http/errors.js';
+import type { Env } from '../config/credentials.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { DEFAULT_BOOTSTRAP } from '../report/compare/bootstrap.js';
 import { compareJson, compareRuns } from '../report/compare/compare.js';
@@ -7,8 +8,8 @@ import { DEFAULT_THRESHOLDS, FAIL_ON, type Thresholds, parseFailOn, parsePercent
 import { DEFAULT_DB } from '../report/open.js';
 import { safeJson } from '../report/tables.js';
 import type { GlobalArgs } from './global-options.js';
-import type { Output } from './report.js';
 import { commandUsage } from './command-usage.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface CompareArgs {
   baseline: string;
@@ -76,7 +77,7 @@ function parseTargets(text: string | undefined): [string, string] | undefined {
 }
 
 /** The whole `dsbench compare` command without yargs: returns the exit code (1 when a gate failed). */
-export async function runCompare(args: CompareArgs, stdout: Output = process.stdout): Promise<number> {
+export async function runCompare(args: CompareArgs, stdout: CliOutput = process.stdout, env: Env = process.env): Promise<number> {
   const targets = parseTargets(args.targets);
   const baseline = String(args.baseline);
   let candidate = args.candidate === undefined ? undefined : String(args.candidate);
@@ -109,6 +110,7 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
         },
         bootstrapFrom(args),
         await judging.guidingSuite(args.suite, result.candidate),
+        env,
       )
     : undefined;
   if (pairwise) result.addPairwise({ result: pairwise.result, failedGates: pairwise.failedGates }, pairwise.text);
@@ -120,7 +122,7 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
   return ExitCode.ok;
 }
 
-export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs> = {
+export const compareCommand = (cli: CommandContext): CommandModule<GlobalArgs, CompareArgs & GlobalArgs> => ({
   ...commandUsage.compare,
   builder: (y: Argv<GlobalArgs>) =>
     y
@@ -151,7 +153,7 @@ export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs>
       .option('max-citation-validity-drop', { type: 'string', describe: 'With --judge: largest drop of the citation validity rate, in points, e.g. 5%' })
       .option('html', { type: 'boolean', default: false, describe: 'Also write compare.html: charts of the deltas with their intervals and the answers side by side, offline' }) as unknown as Argv<CompareArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<CompareArgs & GlobalArgs>) => {
-    const code = await runCompare(argv);
-    if (code !== ExitCode.ok) process.exitCode = code;
+    const code = await runCompare(argv, cli.stdout, cli.env);
+    if (code !== ExitCode.ok) cli.exitCode = code;
   },
-};
+});

@@ -5,6 +5,7 @@ import { UsageError } from '../http/errors.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { onStopSignal } from './signals.js';
+import type { CommandContext } from './io.js';
 
 /** A demo's pace: a median 30 s answer in 3 s, so the suggested `ask` shows its progress and ends soon. */
 export const DEMO_TIME_SCALE = 0.1;
@@ -84,7 +85,7 @@ interface EmulatorArgs extends GlobalArgs {
 /** The admin interface's token comes from the environment only: a flag value would show in `ps`. */
 export const ADMIN_TOKEN_ENV = 'DSBENCH_EMULATOR_ADMIN_TOKEN';
 
-export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
+export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, EmulatorArgs> => ({
   ...commandUsage.emulator,
   builder: (y: Argv<GlobalArgs>) =>
     y
@@ -123,7 +124,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('noise-service-seed', { type: 'string', default: 'service', describe: 'With --noise: which questions are slow or flaky (keep it across nights)' })
       .option('log', { type: 'boolean', default: false, describe: 'Log each request on stderr: method, path, status, latency, operation (never a credential)' }) as unknown as Argv<EmulatorArgs>,
   handler: async (argv: ArgumentsCamelCase<EmulatorArgs>) => {
-    const adminToken = process.env[ADMIN_TOKEN_ENV] || undefined;
+    const adminToken = cli.env[ADMIN_TOKEN_ENV] || undefined;
     let emulator;
     try {
       emulator = await startEmulator({
@@ -166,14 +167,14 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
           },
         },
         ...(adminToken !== undefined && { admin: { token: adminToken } }),
-        ...(argv.log && { onRequest: (entry: RequestLogEntry) => process.stderr.write(`${formatLogEntry(entry)}\n`) }),
+        ...(argv.log && { onRequest: (entry: RequestLogEntry) => cli.stderr.write(`${formatLogEntry(entry)}\n`) }),
       });
     } catch (error) {
       throw new UsageError(`cannot start the emulator: ${error instanceof ZodError ? flagProblems(error) : error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     const admin = adminToken === undefined ? null : `${emulator.url}${ADMIN_PREFIX}`;
     const info = { url: emulator.url, tokens: emulator.tokens, timeScale: argv.timeScale, corpus: emulator.corpus.root, admin };
-    process.stdout.write(
+    cli.stdout.write(
       argv.json
         ? `${JSON.stringify(info)}\n`
         : `dsbench emulator listening on ${emulator.url} (time scale ${argv.timeScale}, corpus ${emulator.corpus.root})\n` +
@@ -192,7 +193,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
     release();
     await emulator.stop();
   },
-};
+});
 
 /** How fast the emulator runs, and how to make it faster. */
 export function speedNote(timeScale: number, medianMs: number): string {
