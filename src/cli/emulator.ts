@@ -5,7 +5,7 @@ import { UsageError } from '../http/errors.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { onStopSignal } from './signals.js';
-import type { CommandContext } from './io.js';
+import { type CommandContext, pathOption } from './io.js';
 
 /** A demo's pace: a median 30 s answer in 3 s, so the suggested `ask` shows its progress and ends soon. */
 export const DEMO_TIME_SCALE = 0.1;
@@ -95,7 +95,7 @@ export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
       .option('time-scale', { type: 'number', default: DEMO_TIME_SCALE, describe: `Real time per emulated time: the default ${DEMO_TIME_SCALE} makes a 30 s answer take 3 s (a demo's pace); 1 is real time` })
       .option('median-ms', { type: 'number', default: 30_000, describe: 'Median answer time (log-normal), emulated ms' })
       .option('sigma', { type: 'number', default: 0.8, describe: 'Log-normal sigma of answer times' })
-      .option('corpus', { type: 'string', describe: 'Folder of repositories laid out <host>/<owner>/<name> (default: dsbench\'s node_modules)' })
+      .option('corpus', { ...pathOption(cli), type: 'string', describe: 'Folder of repositories laid out <host>/<owner>/<name> (default: dsbench\'s node_modules)' })
       .option('quota-limit', { type: 'number', default: -1, describe: 'Credits per user before quota errors (-1: unlimited)' })
       .option('sharing', { type: 'boolean', default: true, describe: 'Allow reading other users\' conversations by read token' })
       .option('llm-gated', { type: 'boolean', default: false, describe: 'Gate the LLM API (404 under /.api/llm), as releases from 6.8 do without the license feature; PATCH /-/emulator/llm switches it' })

@@ -10,7 +10,7 @@ import { ExitCode } from '../http/exit-codes.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { commandUsage } from './command-usage.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
-import type { CommandContext } from './io.js';
+import { type CommandContext, pathOption } from './io.js';
 
 interface GradeArgs extends GlobalArgs {
   run: number;
@@ -27,8 +27,8 @@ export const gradeCommand = (cli: CommandContext): CommandModule<GlobalArgs, Gra
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('run', { type: 'number', demandOption: true, describe: 'Run id (see dsbench runs)' })
-      .option('suite', { type: 'string', describe: "Suite whose rubrics, references and judge settings to grade by (default: the run's own file, as it is now)" })
-      .option('db', { type: 'string', default: 'results/dsbench.db', describe: 'SQLite database the run is recorded in' })
+      .option('suite', { ...pathOption(cli), type: 'string', describe: "Suite whose rubrics, references and judge settings to grade by (default: the run's own file, as it is now)" })
+      .option('db', { ...pathOption(cli), type: 'string', default: 'results/dsbench.db', describe: 'SQLite database the run is recorded in' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'NAME=URL where a target of the run is now reachable; token from DSBENCH_TOKEN_<NAME> or SRC_ACCESS_TOKEN' }) as unknown as Argv<GradeArgs>,
   handler: async (argv: ArgumentsCamelCase<GradeArgs>) => {
     const transport = transportSettings(argv);

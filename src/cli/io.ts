@@ -33,3 +33,11 @@ export function fromCwd(io: CliIo, file: string): string {
   const resolved = path.resolve(io.cwd, file);
   return resolved === path.resolve(file) ? file : resolved;
 }
+
+/**
+ * For an option or positional that names a file or folder: its value read from `io.cwd`. A flag given twice
+ * arrives as a list (refused later, by runCli, unless both name the same file).
+ */
+export function pathOption(io: CliIo) {
+  return { coerce: <T extends string | string[]>(given: T): T => (Array.isArray(given) ? given.map((file) => fromCwd(io, file)) : fromCwd(io, given)) as T };
+}

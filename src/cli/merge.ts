@@ -3,7 +3,7 @@ import { ExitCode } from '../http/exit-codes.js';
 import { mergeShards, type MergedRun } from '../store/merge.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
-import type { CliOutput, CommandContext } from './io.js';
+import { type CliOutput, type CommandContext, pathOption } from './io.js';
 
 export interface MergeArgs {
   databases: string[];
@@ -36,8 +36,8 @@ export const mergeCommand = (cli: CommandContext): CommandModule<GlobalArgs, Mer
   ...commandUsage.merge,
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .positional('databases', { type: 'string', array: true, demandOption: true, describe: 'The shard databases (any order)' })
-      .option('into', { type: 'string', demandOption: true, describe: 'Database to record the merged run in (created if missing)' })
+      .positional('databases', { ...pathOption(cli), type: 'string', array: true, demandOption: true, describe: 'The shard databases (any order)' })
+      .option('into', { ...pathOption(cli), type: 'string', demandOption: true, describe: 'Database to record the merged run in (created if missing)' })
       .option('allow-partial', { type: 'boolean', default: false, describe: 'Merge even with shards missing; the run is marked partial' }) as unknown as Argv<
       MergeArgs & GlobalArgs
     >,

@@ -8,7 +8,7 @@ import { runCounts } from '../store/queries.js';
 import { itemQuality } from '../store/quality-queries.js';
 import { commandUsage } from './command-usage.js';
 import type { GlobalArgs } from './global-options.js';
-import type { CliOutput, CommandContext } from './io.js';
+import { type CliOutput, type CommandContext, pathOption } from './io.js';
 
 export interface PlanArgs {
   baseline?: string | undefined;
@@ -90,7 +90,7 @@ export const planCommand = (cli: CommandContext): CommandModule<GlobalArgs, Plan
     y
       .positional('baseline', { type: 'string', describe: "A run to measure the noise against (default: the one before the candidate with the candidate's label)" })
       .positional('candidate', { type: 'string', describe: 'The newer run (default: latest)' })
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database' })
       .option('detect-latency', { type: 'string', default: '30%', describe: 'The latency increase to detect' })
       .option('detect-pass-rate', { type: 'string', default: '10%', describe: 'The pass-rate drop to detect, in points' })
       .option('max-latency-regression', { type: 'string', default: `${(DEFAULT_THRESHOLDS.latency ?? 0) * 100}%`, describe: 'The latency threshold the comparison will use' })

@@ -8,7 +8,7 @@ import { safeJson } from '../report/tables.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
-import type { CliOutput, CommandContext } from './io.js';
+import { type CliOutput, type CommandContext, pathOption } from './io.js';
 
 export interface ReportArgs {
   run?: string | undefined;
@@ -75,8 +75,8 @@ export const reportCommand = (cli: CommandContext): CommandModule<GlobalArgs, Re
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('run', { type: 'string', describe: 'Run id, label (its newest run) or latest (default)' })
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
-      .option('out', { type: 'string', describe: 'Output folder (default results/report-<run id>, or results/history-<suite>)' })
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .option('out', { ...pathOption(cli), type: 'string', describe: 'Output folder (default results/report-<run id>, or results/history-<suite>)' })
       .option('format', {
         type: 'string',
         default: 'csv',
@@ -84,7 +84,7 @@ export const reportCommand = (cli: CommandContext): CommandModule<GlobalArgs, Re
       })
       .option('bom', { type: 'boolean', default: false, describe: 'Start CSV files with a UTF-8 byte order mark (for Excel)' })
       .option('html', { type: 'boolean', default: false, describe: 'Also write report.html (history.html with --history): one self-contained page with charts, opens offline' })
-      .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE: a test case per item, failures with the checks\' reasons (for CI test reports)' })
+      .option('junit', { ...pathOption(cli), type: 'string', describe: 'Also write JUnit XML to FILE: a test case per item, failures with the checks\' reasons (for CI test reports)' })
       .option('push-metrics', PUSH_METRICS_OPTION)
       .option('history', { type: 'number', describe: 'Instead of one run: a trend over the last N runs of a suite (history.csv)' })
       .option('suite', { type: 'string', describe: 'With --history: the suite (default: the suite of the newest run)' })

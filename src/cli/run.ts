@@ -31,7 +31,7 @@ import { onlySubset, planHasAny, rerunOf, resumedSubset, runToResume } from './r
 import { expectedCredits, refuseUnmeasuredBudget } from './run-budget.js';
 import { dryRun } from './run-plan.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
-import type { CommandContext } from './io.js';
+import { type CommandContext, pathOption } from './io.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -79,10 +79,10 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
   ...commandUsage.run,
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .positional('suite', { type: 'string', describe: 'Suite file (YAML or JSON); with --resume, defaults to the run\'s own' })
+      .positional('suite', { ...pathOption(cli), type: 'string', describe: 'Suite file (YAML or JSON); with --resume, defaults to the run\'s own' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'NAME=URL of an instance (repeatable); token from DSBENCH_TOKEN_<NAME> or SRC_ACCESS_TOKEN' })
       .option('api', { choices: API_FLAVOURS, describe: `Deep Search API flavour (default: the suite's api, else ${DEFAULT_API}; a resumed run keeps its own)` })
-      .option('db', { type: 'string', default: 'results/dsbench.db', describe: 'SQLite database to record into' })
+      .option('db', { ...pathOption(cli), type: 'string', default: 'results/dsbench.db', describe: 'SQLite database to record into' })
       .option('label', { type: 'string', describe: 'A name for this run (e.g. nightly-2026-11-21)' })
       .option('concurrency', { type: 'number', describe: 'Conversations at once per target (default: the suite\'s)' })
       .option('search-concurrency', { type: 'number', describe: 'Searches at once per target (default: the suite\'s)' })
@@ -96,7 +96,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       .option('reporter', { choices: Object.keys(REPORTERS) as ReporterName[], describe: 'Progress display (default: bar on a terminal, lines otherwise)' })
       .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards' })
       .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
-      .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
+      .option('junit', { ...pathOption(cli), type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
       .option('if-judge-unavailable', { choices: ['refuse', 'continue'] as const, default: 'refuse' as const, describe: 'When the suite grades and the judge fails its check before the run (gated LLM API, bad token, model not served): refuse to start, or run with its rubric and reference checks recorded as not graded' })
       .option('only', { type: 'string', array: true, default: [] as string[], describe: 'Run only the questions and searches with this id, or with tag:NAME (repeatable)' })
       .option('rerun-failed', { type: 'string', describe: 'A new run of the items that failed, erred or never ended in RUN (its id, label or latest), with its suite and targets' })

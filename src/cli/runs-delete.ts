@@ -5,7 +5,7 @@ import { deleteRun } from '../store/delete-run.js';
 import { openStore } from '../store/store.js';
 import { existsSync } from 'node:fs';
 import type { GlobalArgs } from './global-options.js';
-import type { CliOutput, CommandContext } from './io.js';
+import { type CliOutput, type CommandContext, pathOption } from './io.js';
 
 export interface RunsDeleteArgs {
   db: string;
@@ -37,7 +37,7 @@ export const runsDeleteCommand = (cli: CommandContext): CommandModule<GlobalArgs
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('run', { type: 'string', describe: 'The run: its id, its label (the newest run with it) or latest' })
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database' })
       .option('yes', { type: 'boolean', describe: 'Really delete it' }) as unknown as Argv<RunsDeleteArgs & GlobalArgs>,
   handler: (argv: ArgumentsCamelCase<RunsDeleteArgs & GlobalArgs>) => {
     const code = runRunsDelete({ ...argv, run: String(argv.run) }, cli.stdout);

@@ -8,7 +8,7 @@ import { type RunSummary, listRuns } from '../store/queries.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { runsDeleteCommand } from './runs-delete.js';
-import type { CliOutput, CommandContext } from './io.js';
+import { type CliOutput, type CommandContext, pathOption } from './io.js';
 
 export interface RunsArgs {
   db: string;
@@ -78,7 +78,7 @@ export const runsCommand = (cli: CommandContext): CommandModule<GlobalArgs, Runs
   builder: (y: Argv<GlobalArgs>) =>
     y
       .command(runsDeleteCommand(cli))
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database' })
       .option('limit', { type: 'number', default: 20, describe: 'Most runs to list' })
       .option('suite', { type: 'string', describe: 'Only runs of this suite' })
       .check((argv) => {

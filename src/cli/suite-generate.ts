@@ -14,7 +14,7 @@ import { ExitCode } from '../http/exit-codes.js';
 import { Transport } from '../http/transport.js';
 import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
 import { openTarget, type Target } from './target.js';
-import type { CommandContext } from './io.js';
+import { type CommandContext, pathOption } from './io.js';
 
 interface GenerateArgs extends GlobalArgs {
   repo: string[];
@@ -54,7 +54,7 @@ export const generateCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
       .option('count', { type: 'number', default: 20, describe: 'Questions to write' })
       .option('kinds', { type: 'string', default: GENERATED_KINDS.join(','), describe: 'Kinds of questions, comma-separated: definition, usage, count' })
       .option('seed', { type: 'string', default: '1', describe: 'Seed of every choice: the same seed on the same index gives the same suite' })
-      .option('output', { alias: 'o', type: 'string', describe: 'Suite file to write (default: standard output)' })
+      .option('output', { ...pathOption(cli), alias: 'o', type: 'string', describe: 'Suite file to write (default: standard output)' })
       .option('name', { type: 'string', default: 'generated', describe: 'The suite name' })
       .option('reference', { type: 'boolean', default: false, describe: 'Give definition questions a reference answer too, for suites also graded by a judge' })
       .option('tolerance', { type: 'string', default: '10%', describe: 'Tolerance of count questions: an amount (2) or a percentage (10%)' })
@@ -105,7 +105,7 @@ export const verifyCommand = (cli: CommandContext): CommandModule<GlobalArgs, Ve
   describe: 'Run the queries of a generated suite again and list the expectations that no longer hold (exit 1 when any)',
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .positional('file', { type: 'string', demandOption: true, describe: 'A suite written by dsbench suite generate' })
+      .positional('file', { ...pathOption(cli), type: 'string', demandOption: true, describe: 'A suite written by dsbench suite generate' })
       .option('update', { type: 'boolean', default: false, describe: 'Rewrite the stale expectations in the file and show the diff' })
       .option('search-timeout', searchTimeoutOption) as unknown as Argv<VerifyArgs>,
   handler: async (argv: ArgumentsCamelCase<VerifyArgs>) => {

@@ -7,7 +7,7 @@ import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { PACKAGE_DIR } from '../version.js';
 import type { GlobalArgs } from './global-options.js';
-import type { CliOutput, CommandContext } from './io.js';
+import { type CliOutput, type CommandContext, pathOption } from './io.js';
 
 export interface SuiteImportArgs {
   file: string;
@@ -47,8 +47,8 @@ export const importCommand = (cli: CommandContext): CommandModule<GlobalArgs, Su
   describe: 'Write a suite (YAML) from questions in a CSV file (header row: id, question, tags, followups, expect fields) or a JSONL file (one object per line)',
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .positional('file', { type: 'string', demandOption: true, describe: 'FILE.csv or FILE.jsonl' })
-      .option('out', { type: 'string', describe: 'Suite file to write (default: FILE with .yaml, beside it)' })
+      .positional('file', { ...pathOption(cli), type: 'string', demandOption: true, describe: 'FILE.csv or FILE.jsonl' })
+      .option('out', { ...pathOption(cli), type: 'string', describe: 'Suite file to write (default: FILE with .yaml, beside it)' })
       .option('name', { type: 'string', describe: "The suite's name (default: from the file name)" })
       .option('force', { type: 'boolean', default: false, describe: 'Replace --out if it exists' }) as unknown as Argv<SuiteImportArgs & GlobalArgs>,
   handler: (argv: ArgumentsCamelCase<SuiteImportArgs & GlobalArgs>) => {
