@@ -7,9 +7,9 @@ import { compareJson, compareRuns } from '../report/compare/compare.js';
 import { DEFAULT_THRESHOLDS, FAIL_ON, type Thresholds, parseFailOn, parsePercent } from '../report/compare/gates.js';
 import { DEFAULT_DB } from '../report/open.js';
 import { safeJson } from '../report/tables.js';
-import type { GlobalArgs } from './global-options.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
-import { type CliOutput, type CommandContext, pathOption } from './io.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface CompareArgs {
   baseline: string;

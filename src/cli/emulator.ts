@@ -2,10 +2,10 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ZodError } from 'zod';
 import { ADMIN_PREFIX, formatLogEntry, startEmulator, type RequestLogEntry } from '../emulator/index.js';
 import { UsageError } from '../http/errors.js';
-import type { GlobalArgs } from './global-options.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { onStopSignal } from './signals.js';
-import { type CommandContext, pathOption } from './io.js';
+import type { CommandContext } from './io.js';
 
 /** A demo's pace: a median 30 s answer in 3 s, so the suggested `ask` shows its progress and ends soon. */
 export const DEMO_TIME_SCALE = 0.1;

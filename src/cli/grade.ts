@@ -9,8 +9,8 @@ import { DsbenchError, UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { commandUsage } from './command-usage.js';
-import { transportSettings, type GlobalArgs } from './global-options.js';
-import { type CommandContext, pathOption } from './io.js';
+import { transportSettings, type GlobalArgs, pathOption } from './global-options.js';
+import type { CommandContext } from './io.js';
 
 interface GradeArgs extends GlobalArgs {
   run: number;

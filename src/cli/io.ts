@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Env } from '../config/credentials.js';
 
 /** Where a command writes its text: stdout or stderr, a terminal's when `isTTY` (`columns` wide). */
@@ -23,21 +22,4 @@ export interface CliIo {
 /** What a command runs with: the caller's io, and the exit code the command ends with (0 unless it sets one). */
 export interface CommandContext extends CliIo {
   exitCode: number;
-}
-
-/**
- * A path from the command line as the command opens it: as given when it names the same file from the
- * process's own directory (so messages keep what the user typed), otherwise resolved against `io.cwd`.
- */
-export function fromCwd(io: CliIo, file: string): string {
-  const resolved = path.resolve(io.cwd, file);
-  return resolved === path.resolve(file) ? file : resolved;
-}
-
-/**
- * For an option or positional that names a file or folder: its value read from `io.cwd`. A flag given twice
- * arrives as a list (refused later, by runCli, unless both name the same file).
- */
-export function pathOption(io: CliIo) {
-  return { coerce: <T extends string | string[]>(given: T): T => (Array.isArray(given) ? given.map((file) => fromCwd(io, file)) : fromCwd(io, given)) as T };
 }

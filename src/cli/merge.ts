@@ -1,9 +1,9 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../http/exit-codes.js';
 import { mergeShards, type MergedRun } from '../store/merge.js';
-import type { GlobalArgs } from './global-options.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
-import { type CliOutput, type CommandContext, pathOption } from './io.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface MergeArgs {
   databases: string[];

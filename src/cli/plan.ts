@@ -7,8 +7,8 @@ import { detectableAt, estimateNoise, questionsForLatency, questionsForPassRate 
 import { runCounts } from '../store/queries.js';
 import { itemQuality } from '../store/quality-queries.js';
 import { commandUsage } from './command-usage.js';
-import type { GlobalArgs } from './global-options.js';
-import { type CliOutput, type CommandContext, pathOption } from './io.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface PlanArgs {
   baseline?: string | undefined;

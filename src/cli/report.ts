@@ -5,10 +5,10 @@ import { writeHistory } from '../report/history-report.js';
 import { DEFAULT_DB } from '../report/open.js';
 import { type ReportFormat, reportJson, writeReport } from '../report/report.js';
 import { safeJson } from '../report/tables.js';
-import type { GlobalArgs } from './global-options.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
-import { type CliOutput, type CommandContext, pathOption } from './io.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface ReportArgs {
   run?: string | undefined;

@@ -21,7 +21,7 @@ import { mostSevere } from '../runner/verdict.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { failingItems } from '../store/failing-items.js';
 import { findRun, runTargets } from '../store/queries.js';
-import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
+import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs, pathOption } from './global-options.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
 import { formatQuality, runQuality } from '../report/quality.js';
 import { onStopSignal } from './signals.js';
@@ -31,7 +31,7 @@ import { onlySubset, planHasAny, rerunOf, resumedSubset, runToResume } from './r
 import { expectedCredits, refuseUnmeasuredBudget } from './run-budget.js';
 import { dryRun } from './run-plan.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
-import { type CommandContext, pathOption } from './io.js';
+import type { CommandContext } from './io.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;

@@ -4,8 +4,8 @@ import { DEFAULT_DB, resolveRun } from '../report/open.js';
 import { deleteRun } from '../store/delete-run.js';
 import { openStore } from '../store/store.js';
 import { existsSync } from 'node:fs';
-import type { GlobalArgs } from './global-options.js';
-import { type CliOutput, type CommandContext, pathOption } from './io.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface RunsDeleteArgs {
   db: string;

@@ -5,10 +5,10 @@ import { DEFAULT_DB, openResults } from '../report/open.js';
 import { fmtCredits, safeJson, textTable } from '../report/tables.js';
 import { verdictWord } from '../runner/verdict.js';
 import { type RunSummary, listRuns } from '../store/queries.js';
-import type { GlobalArgs } from './global-options.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { runsDeleteCommand } from './runs-delete.js';
-import { type CliOutput, type CommandContext, pathOption } from './io.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface RunsArgs {
   db: string;

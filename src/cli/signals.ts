@@ -1,10 +1,10 @@
 import { ExitCode } from '../http/exit-codes.js';
 
-// Installed first by main.ts (the binary; runCli alone installs nothing), so SIGINT, SIGTERM and SIGHUP are
-// handled from the first line of start-up to the last: by default a signal ends dsbench at once with exit
-// code 4 (nothing is half-written: every change to the database is its own committed transaction). A command
-// with work to wind down (a run, the emulator) takes the signals over while it does, and gives them back when
-// done.
+// Installed first by the binary (handle-signals.ts; runCli alone installs nothing), so SIGINT, SIGTERM and
+// SIGHUP are handled from the first line of start-up to the last: by default a signal ends dsbench at once
+// with exit code 4 (nothing is half-written: every change to the database is its own committed transaction).
+// A command with work to wind down (a run, the emulator) takes the signals over while it does, and gives them
+// back when done.
 
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];

@@ -12,9 +12,9 @@ import { applyEdits, verifySuite } from '../generate/verify.js';
 import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { Transport } from '../http/transport.js';
-import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
+import { DEFAULT_API, transportSettings, type GlobalArgs, pathOption } from './global-options.js';
 import { openTarget, type Target } from './target.js';
-import { type CommandContext, pathOption } from './io.js';
+import type { CommandContext } from './io.js';
 
 interface GenerateArgs extends GlobalArgs {
   repo: string[];

@@ -6,8 +6,8 @@ import { importFormatOf, importSuite, suiteNameFor } from '../config/suite-impor
 import { UsageError } from '../http/errors.js';
 import { ExitCode } from '../http/exit-codes.js';
 import { PACKAGE_DIR } from '../version.js';
-import type { GlobalArgs } from './global-options.js';
-import { type CliOutput, type CommandContext, pathOption } from './io.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface SuiteImportArgs {
   file: string;
