@@ -79,7 +79,7 @@ module.exports = new Proxy({ constants }, { get: (stub, key) => (key === 'consta
 
 /**
  * yargs looks for a package.json from the working directory up (reading each directory on the way) to guess a
- * version, which src/cli/main.ts replaces with dsbench's own; its only other use is `pkgConf`, which dsbench
+ * version, which src/cli/cli.ts replaces with dsbench's own; its only other use is `pkgConf`, which dsbench
  * does not call. Its directory walker gets a stand-in that finds nothing, so a start reads no directory.
  */
 export const noPackageLookup: esbuild.Plugin = {

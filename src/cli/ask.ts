@@ -11,6 +11,7 @@ import { conversationLink, formatQuestion } from './format.js';
 import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
 import { onStopSignal } from './signals.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 interface AskArgs extends GlobalArgs {
   question: string;
@@ -26,7 +27,7 @@ interface Turn {
   wallMs: number;
 }
 
-export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
+export const askCommand = (cli: CommandContext): CommandModule<GlobalArgs, AskArgs> => ({
   ...commandUsage.ask,
   builder: (y: Argv<GlobalArgs>) =>
     y
@@ -40,48 +41,48 @@ export const askCommand: CommandModule<GlobalArgs, AskArgs> = {
         return true;
       }) as unknown as Argv<AskArgs>,
   handler: async (argv: ArgumentsCamelCase<AskArgs>) => {
-    const target = await openTarget(argv.endpoint);
+    const target = await openTarget(argv.endpoint, cli);
     const client = createClient(target.connection, argv.api ?? DEFAULT_API, transportSettings(argv));
     try {
       const intervalMs = argv.pollInterval != null ? parseDuration(String(argv.pollInterval), '--poll-interval') : target.emulated ? 200 : 3000;
       const texts = [argv.question, ...argv.followup];
       // --json for a script: its stderr stays empty unless a person watches a terminal.
-      const progress = new AskProgress(argv.json && !process.stderr.isTTY ? { write: () => true } : process.stderr, texts.length);
-      const stop = stopOnSignal();
+      const progress = new AskProgress(argv.json && !cli.stderr.isTTY ? { write: () => true } : cli.stderr, texts.length);
+      const stop = stopOnSignal(cli.stderr);
       let asked: Awaited<ReturnType<typeof ask>>;
       try {
-        asked = await ask(client, texts, intervalMs, parseDuration(String(argv.timeout), '--timeout'), progress, stop.signal);
+        asked = await ask(client, texts, intervalMs, parseDuration(String(argv.timeout), '--timeout'), progress, stop.signal, cli.stderr);
       } finally {
         stop.release();
       }
       if (asked.stopped) {
-        process.exitCode = ExitCode.aborted;
+        cli.exitCode = ExitCode.aborted;
         return;
       }
       const { conversation, turns } = asked;
       const last = turns[turns.length - 1];
-      if (argv.json) process.stdout.write(`${JSON.stringify(jsonOutput(conversation, turns, target.emulated), null, 2)}\n`);
-      else process.stdout.write(textOutput(conversation, turns));
-      if (!last || last.timedOut || last.question.state !== 'completed') process.exitCode = ExitCode.expectationsFailed;
+      if (argv.json) cli.stdout.write(`${JSON.stringify(jsonOutput(conversation, turns, target.emulated), null, 2)}\n`);
+      else cli.stdout.write(textOutput(conversation, turns));
+      if (!last || last.timedOut || last.question.state !== 'completed') cli.exitCode = ExitCode.expectationsFailed;
     } finally {
       await client.close();
       await target.close();
     }
   },
-};
+});
 
 /**
  * A first stop signal aborts `signal`: the question being answered is cancelled on the server, so an
  * interrupted `ask` does not go on spending quota. A second one exits at once.
  */
-function stopOnSignal(): { signal: AbortSignal; release: () => void } {
+function stopOnSignal(stderr: CliOutput): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController();
   const release = onStopSignal((name) => {
     if (controller.signal.aborted) {
-      process.stderr.write(`dsbench: ${name} again: exiting without cancelling the question\n`);
+      stderr.write(`dsbench: ${name} again: exiting without cancelling the question\n`);
       process.exit(ExitCode.aborted);
     }
-    process.stderr.write(`dsbench: ${name}: cancelling the question on the server, then exiting (${name} again to exit at once)\n`);
+    stderr.write(`dsbench: ${name}: cancelling the question on the server, then exiting (${name} again to exit at once)\n`);
     controller.abort();
   });
   return { signal: controller.signal, release };
@@ -92,7 +93,7 @@ function stopOnSignal(): { signal: AbortSignal; release: () => void } {
  * did not complete, or when `stop` aborts: then the question in flight is cancelled (a send already under
  * way is let finish, so that there is a question to cancel).
  */
-async function ask(client: DeepSearchClient, texts: string[], intervalMs: number, timeoutMs: number, progress: AskProgress, stop: AbortSignal) {
+async function ask(client: DeepSearchClient, texts: string[], intervalMs: number, timeoutMs: number, progress: AskProgress, stop: AbortSignal, stderr: CliOutput) {
   const [first, ...followups] = texts as [string, ...string[]];
   let conversation = await client.create(first);
   progress.sent(0);
@@ -114,7 +115,7 @@ async function ask(client: DeepSearchClient, texts: string[], intervalMs: number
       });
     } catch (error) {
       if (!(error instanceof AbortedError) || !stop.aborted) throw error;
-      await cancelOnStop(client, conversation.ref, index, seen?.id);
+      await cancelOnStop(client, conversation.ref, index, seen?.id, stderr);
       return { stopped: true as const };
     }
     conversation = waited.conversation;
@@ -130,13 +131,13 @@ async function ask(client: DeepSearchClient, texts: string[], intervalMs: number
   return { stopped: false as const, conversation, turns };
 }
 
-async function cancelOnStop(client: DeepSearchClient, ref: string, index: number, questionId: string | undefined): Promise<void> {
+async function cancelOnStop(client: DeepSearchClient, ref: string, index: number, questionId: string | undefined, stderr: CliOutput): Promise<void> {
   const what = `question ${index + 1} of conversation ${ref}`;
   try {
     await client.cancel(ref, questionId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) });
-    process.stderr.write(`dsbench: asked the server to cancel ${what}\n`);
+    stderr.write(`dsbench: asked the server to cancel ${what}\n`);
   } catch (error) {
-    process.stderr.write(`dsbench: could not cancel ${what} (${error instanceof Error ? error.message : String(error)}); it may still be answered and counted against the quota\n`);
+    stderr.write(`dsbench: could not cancel ${what} (${error instanceof Error ? error.message : String(error)}); it may still be answered and counted against the quota\n`);
   }
 }
 

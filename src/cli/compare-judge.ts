@@ -56,7 +56,7 @@ export async function judgePairs(
   gates: PairwiseGates,
   bootstrap: { resamples: number; confidence: number; seed: number },
   guiding: { suite?: ResolvedSuite; note?: string } = {},
-  env: Env = process.env,
+  env: Env,
 ): Promise<PairwiseOutcome> {
   const sameDb = baseline.db === candidate.db;
   const cStore = openStore(candidate.db);

@@ -1,14 +1,15 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { NothingToCompareError, UsageError } from '../errors/errors.js';
+import type { Env } from '../config/credentials.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { DEFAULT_BOOTSTRAP } from '../report/compare/bootstrap.js';
 import { compareJson, compareRuns } from '../report/compare/compare.js';
 import { DEFAULT_THRESHOLDS, FAIL_ON, type Thresholds, parseFailOn, parsePercent } from '../report/compare/gates.js';
 import { DEFAULT_DB } from '../report/open.js';
 import { safeJson } from '../report/tables.js';
-import type { GlobalArgs } from './global-options.js';
-import type { Output } from './report.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface CompareArgs {
   baseline: string;
@@ -76,7 +77,7 @@ function parseTargets(text: string | undefined): [string, string] | undefined {
 }
 
 /** The whole `dsbench compare` command without yargs: returns the exit code (1 when a gate failed). */
-export async function runCompare(args: CompareArgs, stdout: Output = process.stdout): Promise<number> {
+export async function runCompare(args: CompareArgs, stdout: CliOutput = process.stdout, env: Env = process.env): Promise<number> {
   const targets = parseTargets(args.targets);
   const baseline = String(args.baseline);
   let candidate = args.candidate === undefined ? undefined : String(args.candidate);
@@ -109,6 +110,7 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
         },
         bootstrapFrom(args),
         await judging.guidingSuite(args.suite, result.candidate),
+        env,
       )
     : undefined;
   if (pairwise) result.addPairwise({ result: pairwise.result, failedGates: pairwise.failedGates }, pairwise.text);
@@ -120,16 +122,16 @@ export async function runCompare(args: CompareArgs, stdout: Output = process.std
   return ExitCode.ok;
 }
 
-export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs> = {
+export const compareCommand = (cli: CommandContext): CommandModule<GlobalArgs, CompareArgs & GlobalArgs> => ({
   ...commandUsage.compare,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('baseline', { type: 'string', demandOption: true, describe: 'Baseline run: id, label, latest; ~N goes N runs back (nightly~1)' })
       .positional('candidate', { type: 'string', describe: 'Candidate run (default with --targets: the baseline run)' })
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database of the candidate (and of the baseline without --baseline-db)' })
-      .option('baseline-db', { type: 'string', describe: 'Results database of the baseline, when it is another file' })
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database of the candidate (and of the baseline without --baseline-db)' })
+      .option('baseline-db', { ...pathOption(cli), type: 'string', describe: 'Results database of the baseline, when it is another file' })
       .option('targets', { type: 'string', describe: 'Compare target a of the baseline with target b of the candidate: --targets a,b' })
-      .option('out', { type: 'string', describe: 'Output folder (default results/compare-<baseline>-vs-<candidate>)' })
+      .option('out', { ...pathOption(cli), type: 'string', describe: 'Output folder (default results/compare-<baseline>-vs-<candidate>)' })
       .option('format', { type: 'string', choices: ['text', 'md', 'json'], describe: 'What to print: text (default), md (for $GITHUB_STEP_SUMMARY) or json' })
       .option('max-latency-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.latency), describe: 'Largest median latency increase tolerated (server time, else wall time), or off' })
       .option('max-credits-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.credits), describe: 'Largest median credits increase tolerated, or off' })
@@ -143,15 +145,15 @@ export const compareCommand: CommandModule<GlobalArgs, CompareArgs & GlobalArgs>
       .option('confidence', { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: 'Confidence level of the intervals, in percent' })
       .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP.seed, describe: 'Seed of the bootstrap (same seed, same intervals)' })
       .option('bom', { type: 'boolean', default: false, describe: 'Start compare.csv with a UTF-8 byte order mark (for Excel)' })
-      .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE: a test case per gate and per pair, failing as the gates do' })
+      .option('junit', { ...pathOption(cli), type: 'string', describe: 'Also write JUnit XML to FILE: a test case per gate and per pair, failing as the gates do' })
       .option('judge', { type: 'boolean', default: false, describe: 'Also ask the judge which answer of each pair is better, in both orders (docs/grading.md)' })
-      .option('suite', { type: 'string', describe: "With --judge: the suite whose rubrics, reference answers and judge settings guide the judge (default: the candidate run's own file, if still there)" })
+      .option('suite', { ...pathOption(cli), type: 'string', describe: "With --judge: the suite whose rubrics, reference answers and judge settings guide the judge (default: the candidate run's own file, if still there)" })
       .option('max-loss-rate', { type: 'string', describe: 'With --judge: largest share of pairs the candidate may lose, e.g. 20%' })
       .option('max-score-drop', { type: 'number', describe: 'With --judge: largest drop of the mean judge score (0 to 1) over turns graded in both runs' })
       .option('max-citation-validity-drop', { type: 'string', describe: 'With --judge: largest drop of the citation validity rate, in points, e.g. 5%' })
       .option('html', { type: 'boolean', default: false, describe: 'Also write compare.html: charts of the deltas with their intervals and the answers side by side, offline' }) as unknown as Argv<CompareArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<CompareArgs & GlobalArgs>) => {
-    const code = await runCompare(argv);
-    if (code !== ExitCode.ok) process.exitCode = code;
+    const code = await runCompare(argv, cli.stdout, cli.env);
+    if (code !== ExitCode.ok) cli.exitCode = code;
   },
-};
+});

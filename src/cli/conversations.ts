@@ -6,6 +6,7 @@ import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-option
 import { conversationLink, formatQuestion } from './format.js';
 import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
+import type { CommandContext } from './io.js';
 
 interface ListArgs extends GlobalArgs {
   pageSize?: number | undefined;
@@ -24,8 +25,8 @@ interface RefArgs extends GlobalArgs {
 }
 
 /** Opens the target and a client, runs `work`, and closes both whatever happens. */
-async function withClient(argv: GlobalArgs, work: (client: DeepSearchClient) => Promise<void>): Promise<void> {
-  const target = await openTarget(argv.endpoint);
+async function withClient(cli: CommandContext, argv: GlobalArgs, work: (client: DeepSearchClient) => Promise<void>): Promise<void> {
+  const target = await openTarget(argv.endpoint, cli);
   const client = createClient(target.connection, argv.api ?? DEFAULT_API, transportSettings(argv));
   try {
     await work(client);
@@ -35,14 +36,14 @@ async function withClient(argv: GlobalArgs, work: (client: DeepSearchClient) => 
   }
 }
 
-function print(argv: GlobalArgs, json: unknown, text: string): void {
-  process.stdout.write(argv.json ? `${JSON.stringify(json, null, 2)}\n` : text);
+function print(cli: CommandContext, argv: GlobalArgs, json: unknown, text: string): void {
+  cli.stdout.write(argv.json ? `${JSON.stringify(json, null, 2)}\n` : text);
 }
 
 /** Tab-separated like the rows under it, so `cut -f` and spreadsheets still read the output. */
 const LIST_HEADER = 'conversation\tstate\tupdated\ttitle';
 
-const list: CommandModule<GlobalArgs, ListArgs> = {
+const list = (cli: CommandContext): CommandModule<GlobalArgs, ListArgs> => ({
   command: 'list',
   describe: 'List conversations over all pages',
   builder: (y: Argv<GlobalArgs>) =>
@@ -60,7 +61,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
         return true;
       }) as unknown as Argv<ListArgs>,
   handler: (argv: ArgumentsCamelCase<ListArgs>) =>
-    withClient(argv, async (client) => {
+    withClient(cli, argv, async (client) => {
       const rows = [];
       for await (const summary of client.list({
         ...(argv.pageSize !== undefined && { pageSize: argv.pageSize }),
@@ -74,11 +75,11 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
         if (argv.limit !== undefined && rows.length >= argv.limit) break;
       }
       const text = `${LIST_HEADER}\n` + rows.map((r) => `${r.ref}\t${r.state ?? ''}\t${r.updatedAt ?? ''}\t${r.title ?? ''}\n`).join('');
-      print(argv, rows, rows.length > 0 ? text : 'No conversations.\n');
+      print(cli, argv, rows, rows.length > 0 ? text : 'No conversations.\n');
     }),
-};
+});
 
-const show: CommandModule<GlobalArgs, RefArgs> = {
+const show = (cli: CommandContext): CommandModule<GlobalArgs, RefArgs> => ({
   command: 'show [ref]',
   describe: 'Show a conversation (legacy: by read token from DSBENCH_READ_TOKEN with --by-read-token)',
   builder: (y: Argv<GlobalArgs>) =>
@@ -86,10 +87,10 @@ const show: CommandModule<GlobalArgs, RefArgs> = {
       .positional('ref', { type: 'string', describe: 'Conversation id (legacy) or name (versioned)' })
       .option('by-read-token', { type: 'boolean', describe: 'Legacy: read the conversation shared by the read token in DSBENCH_READ_TOKEN' }) as unknown as Argv<RefArgs>,
   handler: (argv: ArgumentsCamelCase<RefArgs>) =>
-    withClient(argv, async (client) => {
+    withClient(cli, argv, async (client) => {
       let conversation: Conversation;
       if (argv.byReadToken) {
-        const token = process.env.DSBENCH_READ_TOKEN;
+        const token = cli.env.DSBENCH_READ_TOKEN;
         if (!token) throw new UsageError('--by-read-token reads the token from DSBENCH_READ_TOKEN, which is not set');
         if (!(client instanceof LegacyClient)) throw new UsageError('reading by read token needs --api legacy');
         conversation = await client.getByReadToken(token);
@@ -99,11 +100,11 @@ const show: CommandModule<GlobalArgs, RefArgs> = {
       }
       const safe = withoutSecrets(conversation);
       const text = `Conversation ${safe.ref} (${safe.api} API), ${safe.state}${safe.title ? `: ${safe.title}` : ''}\n${conversationLink(conversation)}` + safe.questions.map((q) => formatQuestion(q)).join('');
-      print(argv, safe, text);
+      print(cli, argv, safe, text);
     }),
-};
+});
 
-const cancel: CommandModule<GlobalArgs, RefArgs> = {
+const cancel = (cli: CommandContext): CommandModule<GlobalArgs, RefArgs> => ({
   command: 'cancel <ref>',
   describe: 'Cancel what is processing in a conversation',
   builder: (y: Argv<GlobalArgs>) =>
@@ -111,26 +112,26 @@ const cancel: CommandModule<GlobalArgs, RefArgs> = {
       .positional('ref', { type: 'string', demandOption: true })
       .option('question', { type: 'string', describe: 'Legacy: the question id to cancel (default: the one processing)' }) as unknown as Argv<RefArgs>,
   handler: (argv: ArgumentsCamelCase<RefArgs>) =>
-    withClient(argv, async (client) => {
+    withClient(cli, argv, async (client) => {
       await client.cancel(argv.ref as string, argv.question);
-      print(argv, { ref: argv.ref, canceled: true }, `Cancelled ${argv.ref}\n`);
+      print(cli, argv, { ref: argv.ref, canceled: true }, `Cancelled ${argv.ref}\n`);
     }),
-};
+});
 
-const remove: CommandModule<GlobalArgs, RefArgs> = {
+const remove = (cli: CommandContext): CommandModule<GlobalArgs, RefArgs> => ({
   command: 'delete <ref>',
   describe: 'Delete a conversation',
   builder: (y: Argv<GlobalArgs>) => y.positional('ref', { type: 'string', demandOption: true }) as unknown as Argv<RefArgs>,
   handler: (argv: ArgumentsCamelCase<RefArgs>) =>
-    withClient(argv, async (client) => {
+    withClient(cli, argv, async (client) => {
       await client.delete(argv.ref as string);
-      print(argv, { ref: argv.ref, deleted: true }, `Deleted ${argv.ref}\n`);
+      print(cli, argv, { ref: argv.ref, deleted: true }, `Deleted ${argv.ref}\n`);
     }),
-};
+});
 
-export const conversationsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+export const conversationsCommand = (cli: CommandContext): CommandModule<GlobalArgs, GlobalArgs> => ({
   ...commandUsage.conversations,
   builder: (y: Argv<GlobalArgs>) =>
-    y.command(list).command(show).command(cancel).command(remove).demandCommand(1, 'Give an action: list, show, cancel or delete.'),
+    y.command(list(cli)).command(show(cli)).command(cancel(cli)).command(remove(cli)).demandCommand(1, 'Give an action: list, show, cancel or delete.'),
   handler: () => {},
-};
+});

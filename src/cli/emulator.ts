@@ -2,9 +2,10 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ZodError } from 'zod';
 import { ADMIN_PREFIX, formatLogEntry, startEmulator, type RequestLogEntry } from '../emulator/index.js';
 import { UsageError } from '../errors/errors.js';
-import type { GlobalArgs } from './global-options.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { onStopSignal } from './signals.js';
+import type { CommandContext } from './io.js';
 
 /** A demo's pace: a median 30 s answer in 3 s, so the suggested `ask` shows its progress and ends soon. */
 export const DEMO_TIME_SCALE = 0.1;
@@ -84,7 +85,7 @@ interface EmulatorArgs extends GlobalArgs {
 /** The admin interface's token comes from the environment only: a flag value would show in `ps`. */
 export const ADMIN_TOKEN_ENV = 'DSBENCH_EMULATOR_ADMIN_TOKEN';
 
-export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
+export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, EmulatorArgs> => ({
   ...commandUsage.emulator,
   builder: (y: Argv<GlobalArgs>) =>
     y
@@ -94,7 +95,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('time-scale', { type: 'number', default: DEMO_TIME_SCALE, describe: `Real time per emulated time: the default ${DEMO_TIME_SCALE} makes a 30 s answer take 3 s (a demo's pace); 1 is real time` })
       .option('median-ms', { type: 'number', default: 30_000, describe: 'Median answer time (log-normal), emulated ms' })
       .option('sigma', { type: 'number', default: 0.8, describe: 'Log-normal sigma of answer times' })
-      .option('corpus', { type: 'string', describe: 'Folder of repositories laid out <host>/<owner>/<name> (default: dsbench\'s node_modules)' })
+      .option('corpus', { ...pathOption(cli), type: 'string', describe: 'Folder of repositories laid out <host>/<owner>/<name> (default: dsbench\'s node_modules)' })
       .option('quota-limit', { type: 'number', default: -1, describe: 'Credits per user before quota errors (-1: unlimited)' })
       .option('sharing', { type: 'boolean', default: true, describe: 'Allow reading other users\' conversations by read token' })
       .option('llm-gated', { type: 'boolean', default: false, describe: 'Gate the LLM API (404 under /.api/llm), as releases from 6.8 do without the license feature; PATCH /-/emulator/llm switches it' })
@@ -123,8 +124,8 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
       .option('noise-service-seed', { type: 'string', default: 'service', describe: 'With --noise: which questions are slow or flaky (keep it across nights)' })
       .option('log', { type: 'boolean', default: false, describe: 'Log each request on stderr: method, path, status, latency, operation (never a credential)' }) as unknown as Argv<EmulatorArgs>,
   handler: async (argv: ArgumentsCamelCase<EmulatorArgs>) => {
-    const adminToken = process.env[ADMIN_TOKEN_ENV] || undefined;
-    const hooks = argv.log ? { onRequest: (entry: RequestLogEntry) => process.stderr.write(`${formatLogEntry(entry)}\n`) } : {};
+    const adminToken = cli.env[ADMIN_TOKEN_ENV] || undefined;
+    const hooks = argv.log ? { onRequest: (entry: RequestLogEntry) => cli.stderr.write(`${formatLogEntry(entry)}\n`) } : {};
     let emulator;
     try {
       emulator = await startEmulator({
@@ -173,7 +174,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
     }
     const admin = adminToken === undefined ? null : `${emulator.url}${ADMIN_PREFIX}`;
     const info = { url: emulator.url, tokens: emulator.tokens, timeScale: argv.timeScale, corpus: emulator.corpus.root, admin };
-    process.stdout.write(
+    cli.stdout.write(
       argv.json
         ? `${JSON.stringify(info)}\n`
         : `dsbench emulator listening on ${emulator.url} (time scale ${argv.timeScale}, corpus ${emulator.corpus.root})\n` +
@@ -192,7 +193,7 @@ export const emulatorCommand: CommandModule<GlobalArgs, EmulatorArgs> = {
     release();
     await emulator.stop();
   },
-};
+});
 
 /** How fast the emulator runs, and how to make it faster. */
 export function speedNote(timeScale: number, medianMs: number): string {

@@ -1,8 +1,10 @@
+import path from 'node:path';
 import type { Argv } from 'yargs';
 import { parseDuration } from '../config/duration.js';
 import { parseSize } from '../config/size.js';
 import { UsageError } from '../errors/errors.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
+import type { CliIo } from './io.js';
 
 /** Options every command takes. */
 export function commonOptions<T>(y: Argv<T>) {
@@ -69,4 +71,21 @@ export interface GlobalArgs {
   maxRetryDelay?: string | undefined;
   requestTimeout?: string | undefined;
   maxReplySize?: string | undefined;
+}
+
+/**
+ * A path from the command line as the command opens it: as given when it names the same file from the
+ * process's own directory (so messages keep what the user typed), otherwise resolved against `io.cwd`.
+ */
+function fromCwd(io: CliIo, file: string): string {
+  const resolved = path.resolve(io.cwd, file);
+  return resolved === path.resolve(file) ? file : resolved;
+}
+
+/**
+ * For an option or positional that names a file or folder: its value read from `io.cwd`. A flag given twice
+ * arrives as a list (refused later, by runCli, unless both name the same file).
+ */
+export function pathOption(io: CliIo) {
+  return { coerce: <T extends string | string[]>(given: T): T => (Array.isArray(given) ? given.map((file) => fromCwd(io, file)) : fromCwd(io, given)) as T };
 }

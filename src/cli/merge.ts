@@ -1,9 +1,9 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../errors/exit-codes.js';
 import { mergeShards, type MergedRun } from '../store/merge.js';
-import type { GlobalArgs } from './global-options.js';
-import type { Output } from './report.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface MergeArgs {
   databases: string[];
@@ -20,7 +20,7 @@ function describe(run: MergedRun, into: string): string {
 }
 
 /** The whole `dsbench merge` command without yargs: returns the exit code. */
-export function runMerge(args: MergeArgs, stdout: Output = process.stdout, stderr: Output = process.stderr): number {
+export function runMerge(args: MergeArgs, stdout: CliOutput = process.stdout, stderr: CliOutput = process.stderr): number {
   const merged = mergeShards({
     sources: args.databases,
     into: args.into,
@@ -32,17 +32,17 @@ export function runMerge(args: MergeArgs, stdout: Output = process.stdout, stder
   return ExitCode.ok;
 }
 
-export const mergeCommand: CommandModule<GlobalArgs, MergeArgs & GlobalArgs> = {
+export const mergeCommand = (cli: CommandContext): CommandModule<GlobalArgs, MergeArgs & GlobalArgs> => ({
   ...commandUsage.merge,
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .positional('databases', { type: 'string', array: true, demandOption: true, describe: 'The shard databases (any order)' })
-      .option('into', { type: 'string', demandOption: true, describe: 'Database to record the merged run in (created if missing)' })
+      .positional('databases', { ...pathOption(cli), type: 'string', array: true, demandOption: true, describe: 'The shard databases (any order)' })
+      .option('into', { ...pathOption(cli), type: 'string', demandOption: true, describe: 'Database to record the merged run in (created if missing)' })
       .option('allow-partial', { type: 'boolean', default: false, describe: 'Merge even with shards missing; the run is marked partial' }) as unknown as Argv<
       MergeArgs & GlobalArgs
     >,
   handler: (argv: ArgumentsCamelCase<MergeArgs & GlobalArgs>) => {
-    const code = runMerge(argv);
-    if (code !== ExitCode.ok) process.exitCode = code;
+    const code = runMerge(argv, cli.stdout, cli.stderr);
+    if (code !== ExitCode.ok) cli.exitCode = code;
   },
-};
+});

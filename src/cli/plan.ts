@@ -7,8 +7,8 @@ import { detectableAt, estimateNoise, questionsForLatency, questionsForPassRate 
 import { runCounts } from '../store/queries.js';
 import { itemQuality } from '../store/quality-queries.js';
 import { commandUsage } from './command-usage.js';
-import type { GlobalArgs } from './global-options.js';
-import type { Output } from './report.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface PlanArgs {
   baseline?: string | undefined;
@@ -24,7 +24,7 @@ export interface PlanArgs {
 const pct = (x: number | null): string => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
 
 /** `dsbench plan`: how many questions x repeats a suite needs to detect a change, from two earlier runs' noise. */
-export async function runPlan(args: PlanArgs, stdout: Output = process.stdout): Promise<number> {
+export async function runPlan(args: PlanArgs, stdout: CliOutput = process.stdout): Promise<number> {
   const latency = parsePercent(args.detectLatency, '--detect-latency');
   const passRate = parsePercent(args.detectPassRate, '--detect-pass-rate');
   const threshold = parsePercent(args.maxLatencyRegression, '--max-latency-regression') ?? 0;
@@ -84,19 +84,19 @@ export async function runPlan(args: PlanArgs, stdout: Output = process.stdout): 
   }
 }
 
-export const planCommand: CommandModule<GlobalArgs, PlanArgs & GlobalArgs> = {
+export const planCommand = (cli: CommandContext): CommandModule<GlobalArgs, PlanArgs & GlobalArgs> => ({
   ...commandUsage.plan,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('baseline', { type: 'string', describe: "A run to measure the noise against (default: the one before the candidate with the candidate's label)" })
       .positional('candidate', { type: 'string', describe: 'The newer run (default: latest)' })
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database' })
       .option('detect-latency', { type: 'string', default: '30%', describe: 'The latency increase to detect' })
       .option('detect-pass-rate', { type: 'string', default: '10%', describe: 'The pass-rate drop to detect, in points' })
       .option('max-latency-regression', { type: 'string', default: `${(DEFAULT_THRESHOLDS.latency ?? 0) * 100}%`, describe: 'The latency threshold the comparison will use' })
       .option('confidence', { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: 'Confidence level of the comparison, in percent' })
       .option('json', { type: 'boolean', default: false, describe: 'Print JSON' }) as unknown as Argv<PlanArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<PlanArgs & GlobalArgs>) => {
-    await runPlan(argv);
+    await runPlan(argv, cli.stdout);
   },
-};
+});

@@ -1,6 +1,7 @@
 import type { Options } from 'yargs';
 import { UsageError } from '../errors/errors.js';
 import { type PushOutcome, pushUrlProblem } from '../report/push-metrics.js';
+import type { CliOutput } from './io.js';
 
 /** `--push-metrics URL`, the same for `run` and `report`. */
 export const PUSH_METRICS_OPTION: Options = {
@@ -16,6 +17,6 @@ export function checkPushUrl(url: unknown): void {
 }
 
 /** One line on stderr, pushed or not: the exit code stays the run's, whatever the gateway says. */
-export function tellPush(outcome: PushOutcome | undefined): void {
-  if (outcome) process.stderr.write(`dsbench: ${outcome.message}\n`);
+export function tellPush(outcome: PushOutcome | undefined, stderr: CliOutput): void {
+  if (outcome) stderr.write(`dsbench: ${outcome.message}\n`);
 }

@@ -5,9 +5,10 @@ import { writeHistory } from '../report/history-report.js';
 import { DEFAULT_DB } from '../report/open.js';
 import { type ReportFormat, reportJson, writeReport } from '../report/report.js';
 import { safeJson } from '../report/tables.js';
-import type { GlobalArgs } from './global-options.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface ReportArgs {
   run?: string | undefined;
@@ -23,10 +24,6 @@ export interface ReportArgs {
   json?: boolean | undefined;
   /** Clock for the quota projection (tests). */
   now?: Date | undefined;
-}
-
-export interface Output {
-  write(text: string): unknown;
 }
 
 const FORMATS: readonly ReportFormat[] = ['csv', 'md', 'json', 'html'];
@@ -52,7 +49,7 @@ function stdoutKind(formats: ReadonlySet<ReportFormat>, json: boolean | undefine
 }
 
 /** The whole `dsbench report` command without yargs: returns the exit code. */
-export async function runReport(args: ReportArgs, stdout: Output = process.stdout): Promise<number> {
+export async function runReport(args: ReportArgs, stdout: CliOutput = process.stdout, stderr: CliOutput = process.stderr): Promise<number> {
   const formats = parseFormats(args.format);
   if (args.json) formats.add('json');
   if (args.html) formats.add('html');
@@ -69,17 +66,17 @@ export async function runReport(args: ReportArgs, stdout: Output = process.stdou
   checkPushUrl(args.pushMetrics);
   const result = await writeReport({ db: args.db, run: String(args.run ?? 'latest'), out: args.out, formats, bom: args.bom, now: args.now, junit: args.junit, pushMetrics: args.pushMetrics });
   stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(reportJson(result.data, result.files)) : result.text);
-  tellPush(result.pushed);
+  tellPush(result.pushed, stderr);
   return ExitCode.ok;
 }
 
-export const reportCommand: CommandModule<GlobalArgs, ReportArgs & GlobalArgs> = {
+export const reportCommand = (cli: CommandContext): CommandModule<GlobalArgs, ReportArgs & GlobalArgs> => ({
   ...commandUsage.report,
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('run', { type: 'string', describe: 'Run id, label (its newest run) or latest (default)' })
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
-      .option('out', { type: 'string', describe: 'Output folder (default results/report-<run id>, or results/history-<suite>)' })
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .option('out', { ...pathOption(cli), type: 'string', describe: 'Output folder (default results/report-<run id>, or results/history-<suite>)' })
       .option('format', {
         type: 'string',
         default: 'csv',
@@ -87,7 +84,7 @@ export const reportCommand: CommandModule<GlobalArgs, ReportArgs & GlobalArgs> =
       })
       .option('bom', { type: 'boolean', default: false, describe: 'Start CSV files with a UTF-8 byte order mark (for Excel)' })
       .option('html', { type: 'boolean', default: false, describe: 'Also write report.html (history.html with --history): one self-contained page with charts, opens offline' })
-      .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE: a test case per item, failures with the checks\' reasons (for CI test reports)' })
+      .option('junit', { ...pathOption(cli), type: 'string', describe: 'Also write JUnit XML to FILE: a test case per item, failures with the checks\' reasons (for CI test reports)' })
       .option('push-metrics', PUSH_METRICS_OPTION)
       .option('history', { type: 'number', describe: 'Instead of one run: a trend over the last N runs of a suite (history.csv)' })
       .option('suite', { type: 'string', describe: 'With --history: the suite (default: the suite of the newest run)' })
@@ -97,7 +94,7 @@ export const reportCommand: CommandModule<GlobalArgs, ReportArgs & GlobalArgs> =
         return true;
       }) as unknown as Argv<ReportArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<ReportArgs & GlobalArgs>) => {
-    const code = await runReport(argv);
-    if (code !== ExitCode.ok) process.exitCode = code;
+    const code = await runReport(argv, cli.stdout, cli.stderr);
+    if (code !== ExitCode.ok) cli.exitCode = code;
   },
-};
+});

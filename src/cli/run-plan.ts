@@ -10,6 +10,7 @@ import { planItems, planPart, type Subset } from '../runner/plan.js';
 import { itemHistory, lastQuota, type ItemCosts, type LastQuota } from '../store/estimates.js';
 import { refuseUnmeasuredBudget } from './run-budget.js';
 import { rerunOf, type RerunArgs } from './run-subset.js';
+import type { CliOutput } from './io.js';
 
 /** The flags `run --dry-run` reads. */
 export interface DryRunArgs extends RerunArgs {
@@ -22,7 +23,7 @@ export interface DryRunArgs extends RerunArgs {
 }
 
 /** `run --dry-run`: the plan and its estimate, from the database when there is one (never made by it). */
-export async function dryRun(argv: DryRunArgs, givenSuite: LoadedSuite | undefined, named: NamedConnection[] | undefined, onlyGiven: Subset | undefined): Promise<void> {
+export async function dryRun(argv: DryRunArgs, givenSuite: LoadedSuite | undefined, named: NamedConnection[] | undefined, onlyGiven: Subset | undefined, stdout: CliOutput): Promise<void> {
   const store = existsSync(argv.db) ? openResults(argv.db) : undefined;
   try {
     if (argv.rerunFailed !== undefined && !store) throw new UsageError(`no results database at ${argv.db}: --rerun-failed needs the run's database (--db)`);
@@ -44,7 +45,7 @@ export async function dryRun(argv: DryRunArgs, givenSuite: LoadedSuite | undefin
       db: store?.db,
       dbPath: argv.db,
     });
-    process.stdout.write(argv.json ? `${JSON.stringify(plan.json, null, 2)}\n` : plan.text);
+    stdout.write(argv.json ? `${JSON.stringify(plan.json, null, 2)}\n` : plan.text);
   } finally {
     store?.close();
   }

@@ -21,7 +21,7 @@ import { mostSevere } from '../model/verdict.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { failingItems } from '../store/failing-items.js';
 import { findRun, runTargets } from '../store/queries.js';
-import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
+import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs, pathOption } from './global-options.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
 import { formatQuality, runQuality } from '../report/quality.js';
 import { onStopSignal } from './signals.js';
@@ -31,6 +31,7 @@ import { onlySubset, planHasAny, rerunOf, resumedSubset, runToResume } from './r
 import { expectedCredits, refuseUnmeasuredBudget } from './run-budget.js';
 import { dryRun } from './run-plan.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
+import type { CommandContext } from './io.js';
 
 interface RunArgs extends GlobalArgs {
   suite?: string | undefined;
@@ -74,14 +75,14 @@ const positiveInt = (name: string, value: number | undefined) => {
   if (value !== undefined && !(Number.isInteger(value) && value > 0)) throw new UsageError(`--${name} must be a positive integer, got ${value}`);
 };
 
-export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
+export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunArgs> => ({
   ...commandUsage.run,
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .positional('suite', { type: 'string', describe: 'Suite file (YAML or JSON); with --resume, defaults to the run\'s own' })
+      .positional('suite', { ...pathOption(cli), type: 'string', describe: 'Suite file (YAML or JSON); with --resume, defaults to the run\'s own' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'NAME=URL of an instance (repeatable); token from DSBENCH_TOKEN_<NAME> or SRC_ACCESS_TOKEN' })
       .option('api', { choices: API_FLAVOURS, describe: `Deep Search API flavour (default: the suite's api, else ${DEFAULT_API}; a resumed run keeps its own)` })
-      .option('db', { type: 'string', default: 'results/dsbench.db', describe: 'SQLite database to record into' })
+      .option('db', { ...pathOption(cli), type: 'string', default: 'results/dsbench.db', describe: 'SQLite database to record into' })
       .option('label', { type: 'string', describe: 'A name for this run (e.g. nightly-2026-11-21)' })
       .option('concurrency', { type: 'number', describe: 'Conversations at once per target (default: the suite\'s)' })
       .option('search-concurrency', { type: 'number', describe: 'Searches at once per target (default: the suite\'s)' })
@@ -95,7 +96,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       .option('reporter', { choices: Object.keys(REPORTERS) as ReporterName[], describe: 'Progress display (default: bar on a terminal, lines otherwise)' })
       .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards' })
       .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
-      .option('junit', { type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
+      .option('junit', { ...pathOption(cli), type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
       .option('if-judge-unavailable', { choices: ['refuse', 'continue'] as const, default: 'refuse' as const, describe: 'When the suite grades and the judge fails its check before the run (gated LLM API, bad token, model not served): refuse to start, or run with its rubric and reference checks recorded as not graded' })
       .option('only', { type: 'string', array: true, default: [] as string[], describe: 'Run only the questions and searches with this id, or with tag:NAME (repeatable)' })
       .option('rerun-failed', { type: 'string', describe: 'A new run of the items that failed, erred or never ended in RUN (its id, label or latest), with its suite and targets' })
@@ -130,13 +131,13 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
     const graceMs = parseDuration(argv.grace, '--grace');
     const transport = transportSettings(argv);
     // Flags and the suite are checked before the database is opened: a usage error leaves no file behind.
-    let named = targetsFrom(argv.target, argv.endpoint, process.env);
+    let named = targetsFrom(argv.target, argv.endpoint, cli.env);
     const givenSuite = argv.suite !== undefined ? await loadSuite(argv.suite) : undefined;
     const tooLarge = givenSuite && planTooLarge(givenSuite.resolved, named?.length ?? 1, argv.repeats);
     if (tooLarge) throw new UsageError(tooLarge);
     const onlyGiven = givenSuite && argv.resume === undefined && argv.only.length > 0 ? onlySubset(givenSuite.resolved, argv.only) : undefined;
     if (givenSuite && argv.resume === undefined && argv.rerunFailed === undefined) refuseUnmeasuredBudget(argv.maxCredits, argv.api ?? givenSuite.resolved.questions[0]?.api ?? 'versioned');
-    if (argv.dryRun) return dryRun(argv, givenSuite, named, onlyGiven);
+    if (argv.dryRun) return dryRun(argv, givenSuite, named, onlyGiven, cli.stdout);
     const store = openStore(argv.db, { pageCacheKiB: RUN_PAGE_CACHE_KIB });
     let emulator: RunningEmulator | undefined;
     try {
@@ -150,8 +151,8 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const earlier = previous ?? source;
       // A rerun of a run on the embedded emulator runs on a new one; any other run is bound to its own targets.
       if (earlier && !(source && source.targets.some((t) => t.emulated))) {
-        const bound = boundTargets(earlier.runId, earlier.targets, argv.target, argv.endpoint, process.env);
-        for (const note of bound.notes) process.stderr.write(`dsbench: ${note}\n`);
+        const bound = boundTargets(earlier.runId, earlier.targets, argv.target, argv.endpoint, cli.env);
+        for (const note of bound.notes) cli.stderr.write(`dsbench: ${note}\n`);
         named = bound.targets;
       } else if (source) named = undefined;
       const subset = previous ? resumedSubset(previous, (key) => store.recorder.hasItem(previous.runId, key), argv.only) : (rerun?.subset ?? onlyGiven);
@@ -159,7 +160,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const maxCredits = argv.maxCredits ?? (previous?.info.options.maxCredits as number | undefined);
       refuseUnmeasuredBudget(maxCredits, api);
       if (source && !planHasAny(suite, source, subset)) {
-        process.stdout.write(`Run ${source.runId} has no item that failed, erred or did not end${argv.only.length > 0 ? ' among --only ' + argv.only.join(' ') : ''}: nothing to rerun.\n`);
+        cli.stdout.write(`Run ${source.runId} has no item that failed, erred or did not end${argv.only.length > 0 ? ' among --only ' + argv.only.join(' ') : ''}: nothing to rerun.\n`);
         return;
       }
       const storedGroup = previous?.info.group;
@@ -173,24 +174,25 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
         // Some answers cite a missing line or another repository's file, so citation checks have something to find.
         // Its links name a fixed host, not its port of the moment, so the same suite gives the same answers.
         emulator = await startEmulator({ port: 0, timeScale: argv.emulatorTimeScale, publicUrl: EMBEDDED_EMULATOR_URL, agent: { badCitationRate: 0.1 }, noise: { profile: argv.emulatorNoise } });
-        process.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
+        cli.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
       }
-      const judgeUnavailable = await checkJudgeFirst(suite.resolved, targets, argv.ifJudgeUnavailable, transport);
+      const judgeUnavailable = await checkJudgeFirst(cli, suite.resolved, targets, argv.ifJudgeUnavailable, transport);
       let runId: number | undefined;
       // A second signal exits at once; the run is marked aborted first (one synchronous commit) so the
       // database does not claim a run is still running in a process that is gone.
-      const reporterName = argv.reporter ?? defaultReporter(argv.quiet, Boolean(process.stderr.isTTY));
-      const reporter = REPORTERS[reporterName]();
+      const reporterName = argv.reporter ?? defaultReporter(argv.quiet, Boolean(cli.stderr.isTTY));
+      const reporter = REPORTERS[reporterName](cli.stderr);
       // Signal notices go through the progress display like every other message, so they never land in the bar's line.
       const later = () => continueLater(runId, argv.db, targets.some((t) => t.emulated));
-      const signals = handleSignals(graceMs, later, (text) => (reporter.onLog ? reporter.onLog(text) : process.stderr.write(`dsbench: ${text}\n`)), () => {
+      const signals = handleSignals(graceMs, later, (text) => (reporter.onLog ? reporter.onLog(text) : cli.stderr.write(`dsbench: ${text}\n`)), () => {
         if (runId !== undefined) store.recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
       });
       let result: RunResult;
       try {
         result = await executeRun({
           grades: new SqliteGradeStore(store.db),
+          env: cli.env,
           retry: transport.retry,
           requestTimeoutMs: transport.timeoutMs,
           maxReplyBytes: transport.maxReplyBytes,
@@ -230,7 +232,7 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
       const shardNote = split
         ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`
         : '';
-      process.stdout.write(
+      cli.stdout.write(
         argv.json
           ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), quality, db: store.path, emulated }, null, 2)}\n`
           : formatRunSummary({ ...result, exitCode }, store.path, emulated) +
@@ -242,26 +244,26 @@ export const runCommand: CommandModule<GlobalArgs, RunArgs> = {
             interruptionNotes(result, argv.db, targets.some((t) => t.emulated), result.stoppedBy !== undefined ? ` --max-credits ${2 * (maxCredits ?? 0)}` : ''),
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
-      if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics));
-      process.exitCode = exitCode;
+      if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics), cli.stderr);
+      cli.exitCode = exitCode;
     } finally {
       store.close();
       await emulator?.stop();
     }
   },
-};
+});
 
 /**
  * Before the first question, when the suite grades as items end: checks the judge once. A judge that
  * cannot grade stops the run before it starts, or with `--if-judge-unavailable continue` is said once and
  * the run goes on, its judged checks recorded as not graded (never passed).
  */
-async function checkJudgeFirst(suite: ResolvedSuite, targets: RunTarget[], policy: RunArgs['ifJudgeUnavailable'], transport: ReturnType<typeof transportSettings>): Promise<string | undefined> {
+async function checkJudgeFirst(cli: CommandContext, suite: ResolvedSuite, targets: RunTarget[], policy: RunArgs['ifJudgeUnavailable'], transport: ReturnType<typeof transportSettings>): Promise<string | undefined> {
   if (suite.judge.during !== 'run') return undefined;
-  const failed = await checkJudges({ suite, targets, env: process.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
+  const failed = await checkJudges({ suite, targets, env: cli.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
   if (!failed) return undefined;
   if (policy === 'refuse') throw new DsbenchError(`not starting: ${failed.message} (or give --if-judge-unavailable continue to run without the judge)`, failed.error.exitCode, { cause: failed.error });
-  process.stderr.write(`dsbench: ${failed.message}; running without the judge (--if-judge-unavailable continue): its checks are recorded as not graded\n`);
+  cli.stderr.write(`dsbench: ${failed.message}; running without the judge (--if-judge-unavailable continue): its checks are recorded as not graded\n`);
   return failed.message;
 }
 

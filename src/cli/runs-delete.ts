@@ -4,8 +4,8 @@ import { DEFAULT_DB, resolveRun } from '../report/open.js';
 import { deleteRun } from '../store/delete-run.js';
 import { openStore } from '../store/store.js';
 import { existsSync } from 'node:fs';
-import type { GlobalArgs } from './global-options.js';
-import type { Output } from './report.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface RunsDeleteArgs {
   db: string;
@@ -14,7 +14,7 @@ export interface RunsDeleteArgs {
 }
 
 /** `dsbench runs delete RUN --yes`: removes a run and everything it recorded. Returns the exit code. */
-export function runRunsDelete(args: RunsDeleteArgs, stdout: Output = process.stdout): number {
+export function runRunsDelete(args: RunsDeleteArgs, stdout: CliOutput = process.stdout): number {
   if (!existsSync(args.db)) throw new UsageError(`no results database at ${args.db}; pass --db with the database's path.`);
   const store = openStore(args.db);
   try {
@@ -31,16 +31,16 @@ export function runRunsDelete(args: RunsDeleteArgs, stdout: Output = process.std
   }
 }
 
-export const runsDeleteCommand: CommandModule<GlobalArgs, RunsDeleteArgs & GlobalArgs> = {
+export const runsDeleteCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunsDeleteArgs & GlobalArgs> => ({
   command: 'delete <run>',
   describe: 'Delete a run and everything it recorded (its id, its label or latest); needs --yes; refused while another dsbench runs it',
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('run', { type: 'string', describe: 'The run: its id, its label (the newest run with it) or latest' })
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database' })
       .option('yes', { type: 'boolean', describe: 'Really delete it' }) as unknown as Argv<RunsDeleteArgs & GlobalArgs>,
   handler: (argv: ArgumentsCamelCase<RunsDeleteArgs & GlobalArgs>) => {
-    const code = runRunsDelete({ ...argv, run: String(argv.run) });
-    if (code !== 0) process.exitCode = code;
+    const code = runRunsDelete({ ...argv, run: String(argv.run) }, cli.stdout);
+    if (code !== 0) cli.exitCode = code;
   },
-};
+});

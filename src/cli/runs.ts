@@ -5,10 +5,10 @@ import { DEFAULT_DB, openResults } from '../report/open.js';
 import { fmtCredits, safeJson, textTable } from '../report/tables.js';
 import { verdictWord } from '../model/verdict.js';
 import { type RunSummary, listRuns } from '../store/queries.js';
-import type { GlobalArgs } from './global-options.js';
-import type { Output } from './report.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { runsDeleteCommand } from './runs-delete.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface RunsArgs {
   db: string;
@@ -59,7 +59,7 @@ export function runsTable(runs: readonly RunSummary[]): string {
 }
 
 /** The whole `dsbench runs` command without yargs: returns the exit code. */
-export async function runRuns(args: RunsArgs, stdout: Output = process.stdout): Promise<number> {
+export async function runRuns(args: RunsArgs, stdout: CliOutput = process.stdout): Promise<number> {
   if (!(Number.isInteger(args.limit) && args.limit > 0)) throw new UsageError('--limit must be a positive whole number');
   const store = openResults(args.db);
   try {
@@ -73,12 +73,12 @@ export async function runRuns(args: RunsArgs, stdout: Output = process.stdout): 
   }
 }
 
-export const runsCommand: CommandModule<GlobalArgs, RunsArgs & GlobalArgs> = {
+export const runsCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunsArgs & GlobalArgs> => ({
   ...commandUsage.runs,
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .command(runsDeleteCommand)
-      .option('db', { type: 'string', default: DEFAULT_DB, describe: 'Results database' })
+      .command(runsDeleteCommand(cli))
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database' })
       .option('limit', { type: 'number', default: 20, describe: 'Most runs to list' })
       .option('suite', { type: 'string', describe: 'Only runs of this suite' })
       .check((argv) => {
@@ -86,7 +86,7 @@ export const runsCommand: CommandModule<GlobalArgs, RunsArgs & GlobalArgs> = {
         return true;
       }) as unknown as Argv<RunsArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<RunsArgs & GlobalArgs>) => {
-    const code = await runRuns(argv);
-    if (code !== ExitCode.ok) process.exitCode = code;
+    const code = await runRuns(argv, cli.stdout);
+    if (code !== ExitCode.ok) cli.exitCode = code;
   },
-};
+});

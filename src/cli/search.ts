@@ -7,6 +7,7 @@ import { runSearch, type SearchResult } from '../stream/index.js';
 import { transportSettings, type GlobalArgs } from './global-options.js';
 import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
+import type { CommandContext } from './io.js';
 
 interface SearchArgs extends GlobalArgs {
   query: string;
@@ -19,7 +20,7 @@ interface SearchArgs extends GlobalArgs {
   stallTimeout: string;
 }
 
-export const searchCommand: CommandModule<GlobalArgs, SearchArgs> = {
+export const searchCommand = (cli: CommandContext): CommandModule<GlobalArgs, SearchArgs> => ({
   ...commandUsage.search,
   builder: (y: Argv<GlobalArgs>) =>
     y
@@ -34,7 +35,7 @@ export const searchCommand: CommandModule<GlobalArgs, SearchArgs> = {
   handler: async (argv: ArgumentsCamelCase<SearchArgs>) => {
     const timeoutMs = parseDuration(argv.timeout, '--timeout');
     const stallTimeoutMs = parseDuration(argv.stallTimeout, '--stall-timeout');
-    const target = await openTarget(argv.endpoint);
+    const target = await openTarget(argv.endpoint, cli);
     const transport = new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream'), ...transportSettings(argv) });
     try {
       const result = await runSearch(
@@ -49,19 +50,19 @@ export const searchCommand: CommandModule<GlobalArgs, SearchArgs> = {
         },
         { timeoutMs, stallTimeoutMs },
       );
-      if (argv.json) process.stdout.write(`${JSON.stringify(jsonOf(result), null, 2)}\n`);
+      if (argv.json) cli.stdout.write(`${JSON.stringify(jsonOf(result), null, 2)}\n`);
       else {
         const text = textOf(result);
-        process.stdout.write(text.out);
-        if (text.err) process.stderr.write(text.err);
+        cli.stdout.write(text.out);
+        if (text.err) cli.stderr.write(text.err);
       }
-      process.exitCode = exitCodeOf(result);
+      cli.exitCode = exitCodeOf(result);
     } finally {
       await transport.close();
       await target.close();
     }
   },
-};
+});
 
 function jsonOf(result: SearchResult) {
   return { ...result, alert: result.alerts[0] ?? null, error: [...result.errors, result.failure?.message].filter(Boolean).join('; ') || null };

@@ -12,8 +12,9 @@ import { applyEdits, verifySuite } from '../generate/verify.js';
 import { UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { Transport } from '../http/transport.js';
-import { DEFAULT_API, transportSettings, type GlobalArgs } from './global-options.js';
+import { DEFAULT_API, transportSettings, type GlobalArgs, pathOption } from './global-options.js';
 import { openTarget, type Target } from './target.js';
+import type { CommandContext } from './io.js';
 
 interface GenerateArgs extends GlobalArgs {
   repo: string[];
@@ -37,14 +38,14 @@ interface VerifyArgs extends GlobalArgs {
 const searchTimeoutOption = { type: 'string', default: '5m', describe: 'Longest one search of the index may take' } as const;
 
 /** The index the command reads: the target's search stream, with its request count. */
-async function openIndex(argv: GlobalArgs & { searchTimeout: string }): Promise<{ target: Target; transport: Transport; search: IndexSearch; instance: string }> {
+async function openIndex(cli: CommandContext, argv: GlobalArgs & { searchTimeout: string }): Promise<{ target: Target; transport: Transport; search: IndexSearch; instance: string }> {
   const timeoutMs = parseDuration(argv.searchTimeout, '--search-timeout');
-  const target = await openTarget(argv.endpoint);
+  const target = await openTarget(argv.endpoint, cli);
   const transport = new Transport({ endpoint: target.connection.endpoint, headers: headersFor(target.connection, 'stream'), ...transportSettings(argv) });
   return { target, transport, search: new IndexSearch(transport, timeoutMs), instance: target.emulated ? 'emulator' : target.connection.endpoint };
 }
 
-export const generateCommand: CommandModule<GlobalArgs, GenerateArgs> = {
+export const generateCommand = (cli: CommandContext): CommandModule<GlobalArgs, GenerateArgs> => ({
   command: 'generate',
   describe: 'Mine questions with checkable answers from the instance index (streaming search only, no model)',
   builder: (y: Argv<GlobalArgs>) =>
@@ -53,7 +54,7 @@ export const generateCommand: CommandModule<GlobalArgs, GenerateArgs> = {
       .option('count', { type: 'number', default: 20, describe: 'Questions to write' })
       .option('kinds', { type: 'string', default: GENERATED_KINDS.join(','), describe: 'Kinds of questions, comma-separated: definition, usage, count' })
       .option('seed', { type: 'string', default: '1', describe: 'Seed of every choice: the same seed on the same index gives the same suite' })
-      .option('output', { alias: 'o', type: 'string', describe: 'Suite file to write (default: standard output)' })
+      .option('output', { ...pathOption(cli), alias: 'o', type: 'string', describe: 'Suite file to write (default: standard output)' })
       .option('name', { type: 'string', default: 'generated', describe: 'The suite name' })
       .option('reference', { type: 'boolean', default: false, describe: 'Give definition questions a reference answer too, for suites also graded by a judge' })
       .option('tolerance', { type: 'string', default: '10%', describe: 'Tolerance of count questions: an amount (2) or a percentage (10%)' })
@@ -67,7 +68,7 @@ export const generateCommand: CommandModule<GlobalArgs, GenerateArgs> = {
     if (!tolerance.success) throw new UsageError(`--tolerance: ${tolerance.error.issues[0]?.message ?? 'invalid'}`);
     if (!/^[a-z0-9._-]+$/.test(argv.name)) throw new UsageError(`--name "${argv.name}" is not a valid suite name; use lower-case letters, digits, ".", "_" and "-"`);
     const seed = /^\d+$/.test(argv.seed) ? Number(argv.seed) : argv.seed;
-    const { target, transport, search, instance } = await openIndex(argv);
+    const { target, transport, search, instance } = await openIndex(cli, argv);
     const started = performance.now();
     try {
       const suite = await generateSuite({
@@ -83,35 +84,35 @@ export const generateCommand: CommandModule<GlobalArgs, GenerateArgs> = {
         minRecall: argv.minRecall,
         name: argv.name,
         now: new Date(),
-        warn: (line) => process.stderr.write(`dsbench: ${line}\n`),
+        warn: (line) => cli.stderr.write(`dsbench: ${line}\n`),
       });
       const text = renderSuite(suite);
       if (argv.output) await writeFile(argv.output, text);
-      else process.stdout.write(text);
+      else cli.stdout.write(text);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       const summary = `${suite.questions.length} questions from ${suite.generated.repositories.length} repositories in ${seconds} s, ${search.requests} searches`;
-      if (argv.json) process.stderr.write(`${JSON.stringify({ questions: suite.questions.length, repositories: suite.generated.repositories, seconds: Number(seconds), searches: search.requests, output: argv.output ?? null })}\n`);
-      else process.stderr.write(`dsbench: wrote ${summary}${argv.output ? ` to ${argv.output}` : ''}\n`);
+      if (argv.json) cli.stderr.write(`${JSON.stringify({ questions: suite.questions.length, repositories: suite.generated.repositories, seconds: Number(seconds), searches: search.requests, output: argv.output ?? null })}\n`);
+      else cli.stderr.write(`dsbench: wrote ${summary}${argv.output ? ` to ${argv.output}` : ''}\n`);
     } finally {
       await transport.close();
       await target.close();
     }
   },
-};
+});
 
-export const verifyCommand: CommandModule<GlobalArgs, VerifyArgs> = {
+export const verifyCommand = (cli: CommandContext): CommandModule<GlobalArgs, VerifyArgs> => ({
   command: 'verify <file>',
   describe: 'Run the queries of a generated suite again and list the expectations that no longer hold (exit 1 when any)',
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .positional('file', { type: 'string', demandOption: true, describe: 'A suite written by dsbench suite generate' })
+      .positional('file', { ...pathOption(cli), type: 'string', demandOption: true, describe: 'A suite written by dsbench suite generate' })
       .option('update', { type: 'boolean', default: false, describe: 'Rewrite the stale expectations in the file and show the diff' })
       .option('search-timeout', searchTimeoutOption) as unknown as Argv<VerifyArgs>,
   handler: async (argv: ArgumentsCamelCase<VerifyArgs>) => {
     const loaded = await loadSuite(argv.file);
     const questions = loaded.suite.questions;
     if (!questions.some((q) => q.generated)) throw new UsageError(`${argv.file} has no generated questions (none has a generated: block); dsbench suite generate writes them`);
-    const { target, transport, search } = await openIndex(argv);
+    const { target, transport, search } = await openIndex(cli, argv);
     try {
       const result = await verifySuite(questions, search);
       const out: string[] = [];
@@ -120,21 +121,21 @@ export const verifyCommand: CommandModule<GlobalArgs, VerifyArgs> = {
       for (const n of result.notes) out.push(`moved ${n.id}: ${n.changes.join('; ')} (no expectation changes)`);
       const failed = result.stale.length + result.unverified.length;
       out.push(`${result.checked} generated questions checked with ${search.requests} searches: ${result.stale.length} stale, ${result.unverified.length} could not be verified`);
-      process.stdout.write(`${out.join('\n')}\n`);
+      cli.stdout.write(`${out.join('\n')}\n`);
       if (argv.update && result.stale.length + result.notes.length > 0) {
         const updated = applyEdits(loaded.text, questions, [...result.stale, ...result.notes]);
-        process.stdout.write(unifiedDiff(loaded.text, updated, `${argv.file} (before)`, `${argv.file} (updated)`));
+        cli.stdout.write(unifiedDiff(loaded.text, updated, `${argv.file} (before)`, `${argv.file} (updated)`));
         await writeFile(argv.file, updated);
-        process.stdout.write(`updated ${argv.file}${result.unverified.length > 0 ? '; the unverified questions were left as they were' : ''}\n`);
+        cli.stdout.write(`updated ${argv.file}${result.unverified.length > 0 ? '; the unverified questions were left as they were' : ''}\n`);
       }
       // Rewritten expectations hold again; a question that could not be checked still fails.
-      process.exitCode = (argv.update ? result.unverified.length : failed) > 0 ? ExitCode.expectationsFailed : ExitCode.ok;
+      cli.exitCode = (argv.update ? result.unverified.length : failed) > 0 ? ExitCode.expectationsFailed : ExitCode.ok;
     } finally {
       await transport.close();
       await target.close();
     }
   },
-};
+});
 
 function kindsOf(value: string): GeneratedKind[] {
   const kinds = [...new Set(value.split(',').map((k) => k.trim()).filter(Boolean))];

@@ -6,8 +6,8 @@ import { importFormatOf, importSuite, suiteNameFor } from '../config/suite-impor
 import { UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { PACKAGE_DIR } from '../version.js';
-import type { GlobalArgs } from './global-options.js';
-import type { Output } from './report.js';
+import { type GlobalArgs, pathOption } from './global-options.js';
+import type { CliOutput, CommandContext } from './io.js';
 
 export interface SuiteImportArgs {
   file: string;
@@ -23,7 +23,7 @@ function schemaPathFrom(out: string): string {
 }
 
 /** `dsbench suite import` without yargs: writes the suite, or throws a SuiteError listing every bad row. */
-export function runSuiteImport(args: SuiteImportArgs, stdout: Output = process.stdout): number {
+export function runSuiteImport(args: SuiteImportArgs, stdout: CliOutput = process.stdout): number {
   const format = importFormatOf(args.file);
   if (!format) throw new UsageError(`${args.file}: suite import reads a .csv file (a header row, then a row per question) or a .jsonl file (a JSON object per line)`);
   const out = args.out ?? path.join(path.dirname(args.file), `${path.basename(args.file, path.extname(args.file))}.yaml`);
@@ -42,17 +42,17 @@ export function runSuiteImport(args: SuiteImportArgs, stdout: Output = process.s
   return ExitCode.ok;
 }
 
-export const importCommand: CommandModule<GlobalArgs, SuiteImportArgs & GlobalArgs> = {
+export const importCommand = (cli: CommandContext): CommandModule<GlobalArgs, SuiteImportArgs & GlobalArgs> => ({
   command: 'import <file>',
   describe: 'Write a suite (YAML) from questions in a CSV file (header row: id, question, tags, followups, expect fields) or a JSONL file (one object per line)',
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .positional('file', { type: 'string', demandOption: true, describe: 'FILE.csv or FILE.jsonl' })
-      .option('out', { type: 'string', describe: 'Suite file to write (default: FILE with .yaml, beside it)' })
+      .positional('file', { ...pathOption(cli), type: 'string', demandOption: true, describe: 'FILE.csv or FILE.jsonl' })
+      .option('out', { ...pathOption(cli), type: 'string', describe: 'Suite file to write (default: FILE with .yaml, beside it)' })
       .option('name', { type: 'string', describe: "The suite's name (default: from the file name)" })
       .option('force', { type: 'boolean', default: false, describe: 'Replace --out if it exists' }) as unknown as Argv<SuiteImportArgs & GlobalArgs>,
   handler: (argv: ArgumentsCamelCase<SuiteImportArgs & GlobalArgs>) => {
-    const code = runSuiteImport(argv);
-    if (code !== ExitCode.ok) process.exitCode = code;
+    const code = runSuiteImport(argv, cli.stdout);
+    if (code !== ExitCode.ok) cli.exitCode = code;
   },
-};
+});

@@ -1,5 +1,6 @@
 import { connectionFor, connectionFromEnv, type Connection } from '../config/credentials.js';
 import { UsageError } from '../errors/errors.js';
+import type { CliIo } from './io.js';
 
 export interface Target {
   connection: Connection;
@@ -12,13 +13,13 @@ export interface Target {
 const EMBEDDED_TIME_SCALE = 0.1;
 
 /** The instance a command talks to: the configured endpoint, or else an embedded emulator on loopback. */
-export async function openTarget(endpointFlag: string | undefined, env = process.env): Promise<Target> {
-  const connection = connectionFromEnv(env, endpointFlag);
+export async function openTarget(endpointFlag: string | undefined, io: Pick<CliIo, 'env' | 'stderr'>): Promise<Target> {
+  const connection = connectionFromEnv(io.env, endpointFlag);
   if (connection) return { connection, emulated: false, close: async () => {} };
   // Imported here: a command given an endpoint never loads the emulator's code.
   const { startEmulator } = await import('../emulator/index.js');
-  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', timeScale: embeddedTimeScale(env) });
-  process.stderr.write(`dsbench: no --endpoint or SRC_ENDPOINT given: using the embedded emulator at ${emulator.url} (answers are emulated)\n`);
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', timeScale: embeddedTimeScale(io.env) });
+  io.stderr.write(`dsbench: no --endpoint or SRC_ENDPOINT given: using the embedded emulator at ${emulator.url} (answers are emulated)\n`);
   return {
     connection: connectionFor(emulator.url, emulator.adminToken, {}),
     emulated: true,

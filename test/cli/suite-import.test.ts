@@ -9,7 +9,7 @@ import { runSuiteImport } from '../../src/cli/suite-import.js';
 import { loadSuite } from '../../src/config/load-suite.js';
 import { SuiteError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { runCli } from '../runner/fixtures/cli.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
 import { tempDir } from '../runner/fixtures/harness.js';
 
 type Raw = Record<string, unknown> & { followups?: unknown[]; expect?: Record<string, unknown> };
@@ -121,15 +121,15 @@ describe('bad rows', () => {
 
   it('through the CLI: exit 2 with the problems; an existing suite is not replaced without --force', async () => {
     const file = write('q.jsonl', '{"id": "a", "question": "Where?"}\n{"id": "a", "question": "Where?"}\n');
-    const bad = await runCli(['suite', 'import', file]);
+    const bad = await dsbenchHere(['suite', 'import', file]);
     expect(bad.code).toBe(ExitCode.usage);
     expect(bad.stderr).toContain(`${file}:2:8: id: duplicate id "a", first used on line 1`);
     writeFileSync(file, '{"id": "a", "question": "Where?"}\n');
-    const ok = await runCli(['suite', 'import', file]);
+    const ok = await dsbenchHere(['suite', 'import', file]);
     expect(ok.code, ok.stderr).toBe(ExitCode.ok);
-    const again = await runCli(['suite', 'import', file]);
+    const again = await dsbenchHere(['suite', 'import', file]);
     expect(again.code).toBe(ExitCode.usage);
     expect(again.stderr).toContain('q.yaml exists; give another --out, or --force to replace it');
-    expect((await runCli(['suite', 'import', file, '--force'])).code).toBe(ExitCode.ok);
+    expect((await dsbenchHere(['suite', 'import', file, '--force'])).code).toBe(ExitCode.ok);
   });
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReport } from '../../src/cli/report.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
 import { FAST, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const TOKEN = 'sgp_counting_token_0123456789abcdef';

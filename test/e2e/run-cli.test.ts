@@ -6,7 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
 import { runCli } from '../runner/fixtures/cli.js';
 import { FAST, cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 

@@ -9,7 +9,7 @@ import { runCompare } from '../../src/cli/compare.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { mergeShards } from '../../src/store/merge.js';
 import { FAST, cleanup, corpusDir, emulator, runSuite, suite, target, tempDir } from '../runner/fixtures/harness.js';
-import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
 
 afterAll(cleanup);
 

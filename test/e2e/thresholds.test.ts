@@ -8,7 +8,7 @@ import { parseSuite } from '../../src/config/load-suite.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { runReport } from '../../src/cli/report.js';
-import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
 import { FAST, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const TOKEN = 'sgp_thresholds_token_0123456789abcdef';

@@ -3,16 +3,13 @@
 // with --if-judge-unavailable continue is said once and nothing is recorded as passed.
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { CommandModule } from 'yargs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gradeCommand } from '../../src/cli/grade.js';
-import type { GlobalArgs } from '../../src/cli/global-options.js';
 import { JudgeSchema } from '../../src/config/suite.js';
 import { JudgeClient, resolveJudgeEndpoint } from '../../src/grade/judge-client.js';
 import { JudgeError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
 import { CORPUS_SEARCH, cleanup, corpusDir, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const servers: TestServer[] = [];
@@ -104,7 +101,7 @@ describe('what the judge sends', () => {
 
 describe('checking the judge before the run', () => {
   const run = (args: string[], env: Record<string, string> = {}) => dsbenchHere(['run', ...args], env);
-  const grade = (args: string[], env: Record<string, string> = {}) => dsbenchHere(['grade', ...args], env, gradeCommand as unknown as CommandModule<GlobalArgs, never>);
+  const grade = (args: string[], env: Record<string, string> = {}) => dsbenchHere(['grade', ...args], env);
 
   async function gated() {
     const e = await emulator({ timeScale: 0.001, medianMs: 5_000, corpus: { dir: corpusDir(FILES) }, llmGated: true }, CORPUS_SEARCH);

@@ -1,27 +1,19 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import yargs from 'yargs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compareCommand } from '../../src/cli/compare.js';
-import { globalOptions } from '../../src/cli/global-options.js';
-import { parseFormats, reportCommand, runReport } from '../../src/cli/report.js';
-import { runRuns, runsCommand } from '../../src/cli/runs.js';
+import { describe, expect, it } from 'vitest';
+import { parseFormats, runReport } from '../../src/cli/report.js';
+import { runRuns } from '../../src/cli/runs.js';
 import { UsageError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { Store } from '../../src/store/store.js';
+import { prepareCli } from '../helpers/cli.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
 import { completed, csvObjects, failed, question, recordRun, useTempStore } from './fixtures.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 let dir: string;
 let db: string;
 let store: Store;
 useTempStore((t) => ({ dir, db, store } = t));
-afterEach(() => {
-  process.exitCode = undefined;
-});
 
 const sink = () => {
   let text = '';
@@ -117,79 +109,49 @@ describe('dsbench report', () => {
   });
 });
 
-describe('commands through yargs, in process', () => {
-  function cli(args: string[]) {
-    return globalOptions(yargs(args)).command(reportCommand).command(compareCommand).command(runsCommand).strict().fail(false).exitProcess(false);
-  }
-
+describe('commands through runCli, in process', () => {
   it('runs report, runs and compare; compare sets exit code 1 when a gate fails', async () => {
     seedRuns();
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    try {
-      await cli(['runs', '--db', db, '--limit', '1']).parseAsync();
-      expect(String(write.mock.calls.at(-1)?.[0])).toMatch(/^id\s+label/);
-      await cli(['report', 'latest', '--db', db, '--out', path.join(dir, 'r'), '--format', 'md']).parseAsync();
-      expect(String(write.mock.calls.at(-1)?.[0])).toMatch(/^## dsbench report/);
-      expect(process.exitCode ?? 0).toBe(0);
-      await cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c'), '--fail-on', 'any-new-error']).parseAsync();
-      expect(process.exitCode).toBe(ExitCode.expectationsFailed);
-      process.exitCode = undefined;
-      // Two latency pairs are too few for the default --min-pairs 5: the gate cannot pass on them.
-      await expect(cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c1'), '--fail-on', 'none', '--max-credits-regression', 'off']).parseAsync()).rejects.toMatchObject({
-        exitCode: ExitCode.nothingCompared,
-      });
-      await cli(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c2'), '--fail-on', 'none', '--max-credits-regression', 'off', '--min-pairs', '2', '--json']).parseAsync();
-      expect(process.exitCode ?? 0).toBe(0);
-      expect(JSON.parse(String(write.mock.calls.at(-1)?.[0]))).toMatchObject({ failed: false });
-    } finally {
-      write.mockRestore();
+    const runs = await dsbenchHere(['runs', '--db', db, '--limit', '1']);
+    expect(runs.stdout).toMatch(/^id\s+label/);
+    const report = await dsbenchHere(['report', 'latest', '--db', db, '--out', path.join(dir, 'r'), '--format', 'md']);
+    expect(report.stdout).toMatch(/^## dsbench report/);
+    expect(report.code).toBe(0);
+    const failing = await dsbenchHere(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c'), '--fail-on', 'any-new-error']);
+    expect(failing.code).toBe(ExitCode.expectationsFailed);
+    // Two latency pairs are too few for the default --min-pairs 5: the gate cannot pass on them.
+    const tooFew = await dsbenchHere(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c1'), '--fail-on', 'none', '--max-credits-regression', 'off']);
+    expect(tooFew.code).toBe(ExitCode.nothingCompared);
+    const passing = await dsbenchHere(['compare', 'latest~1', 'latest', '--db', db, '--out', path.join(dir, 'c2'), '--fail-on', 'none', '--max-credits-regression', 'off', '--min-pairs', '2', '--json']);
+    expect(passing.code).toBe(0);
+    expect(JSON.parse(passing.stdout)).toMatchObject({ failed: false });
+    for (const [args, message] of [
+      [['report', '--db', db, '--format', 'xml'], /xml is not one of/],
+      [['report', '--db', db, '--history', '-1'], /--history must be a positive/],
+      [['compare', '--db', db], /Not enough non-option arguments/],
+    ] as const) {
+      const usage = await dsbenchHere([...args]);
+      expect(usage.code, args.join(' ')).toBe(ExitCode.usage);
+      expect(usage.stderr, args.join(' ')).toMatch(message);
     }
-    const parse = async (args: string[]) => cli(args).parseAsync();
-    await expect(parse(['report', '--db', db, '--format', 'xml'])).rejects.toThrow(/xml is not one of/);
-    await expect(parse(['report', '--db', db, '--history', '-1'])).rejects.toThrow(/--history must be a positive/);
-    await expect(parse(['compare', '--db', db])).rejects.toThrow(/Not enough non-option arguments/);
   });
 });
 
 describe('the CLI as a child process', () => {
-  it('exits 0, 1 and 2 as documented', () => {
+  it('exits 0, 1 and 2 as documented', async () => {
     seedRuns();
     store.close();
-    // main.ts does not know these commands until they are wired; this entry mirrors its error handling.
-    // Inside the project so that it resolves the project's dependencies.
-    const cache = path.join(ROOT, 'node_modules', '.cache', `dsbench-report-test-${process.pid}`);
-    fs.mkdirSync(cache, { recursive: true });
-    const entry = path.join(cache, 'cli.mts');
-    const src = (p: string) => pathToFileURL(path.join(ROOT, p)).href;
-    fs.writeFileSync(
-      entry,
-      `import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
-import { DsbenchError } from ${JSON.stringify(src('src/http/errors.ts'))};
-import { globalOptions } from ${JSON.stringify(src('src/cli/global-options.ts'))};
-import { reportCommand } from ${JSON.stringify(src('src/cli/report.ts'))};
-import { compareCommand } from ${JSON.stringify(src('src/cli/compare.ts'))};
-import { runsCommand } from ${JSON.stringify(src('src/cli/runs.ts'))};
-try {
-  await globalOptions(yargs(hideBin(process.argv))).command(reportCommand).command(compareCommand).command(runsCommand).strict().fail(false).parseAsync();
-} catch (error) {
-  process.stderr.write('dsbench: ' + (error as Error).message + '\\n');
-  process.exitCode = error instanceof DsbenchError ? error.exitCode : 5;
-}
-`,
-    );
-    const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-    const report = run('report', '--db', db, '--out', path.join(dir, 'out'));
+    const cli = prepareCli();
+    const report = await cli.run(['report', '--db', db, '--out', path.join(dir, 'out')]);
     expect(report.stderr).toBe('');
-    expect(report.status).toBe(0);
+    expect(report.code).toBe(0);
     expect(report.stdout).toContain('dsbench report: run 3');
     expect(fs.existsSync(path.join(dir, 'out', 'questions.csv'))).toBe(true);
-    const compare = run('compare', '1', '3', '--db', db, '--out', path.join(dir, 'cmp'), '--format', 'md', '--fail-on', 'any-new-error');
-    expect(compare.status).toBe(1);
+    const compare = await cli.run(['compare', '1', '3', '--db', db, '--out', path.join(dir, 'cmp'), '--format', 'md', '--fail-on', 'any-new-error']);
+    expect(compare.code).toBe(1);
     expect(compare.stdout).toContain('## dsbench compare: FAILED');
-    const missing = run('report', '7', '--db', db);
-    expect(missing.status).toBe(ExitCode.nothingCompared);
+    const missing = await cli.run(['report', '7', '--db', db]);
+    expect(missing.code).toBe(ExitCode.nothingCompared);
     expect(missing.stderr).toBe(`dsbench: no run 7 in ${db}; dsbench runs --db ${db} lists the runs.\n`);
-    fs.rmSync(cache, { recursive: true, force: true });
   });
 });

@@ -12,7 +12,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { PUSHED_METRICS } from '../../src/report/push-metrics.js';
 import { startServer } from '../helpers/server.js';
-import { dsbenchHere } from '../runner/fixtures/cli-in-process.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
 import { FAST, cleanup, corpusDir, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const TOKEN = 'sgp_push_token_0123456789abcdef';

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { ItemSummary } from '../question-runner.js';
-import { etaText, ProgressState, type Reporter, type RunStart } from './reporter.js';
+import { etaText, ProgressState, type ProgressOutput, type Reporter, type RunStart } from './reporter.js';
 
 /** DECAWM: the terminal wraps a line wider than itself (on), or writes its last column over (off). */
 const WRAP_ON = '\x1b[?7h';
@@ -12,7 +12,7 @@ const WRAP_OFF = '\x1b[?7l';
  * above every message written since, and the summary then overwrote them (the resume command among them).
  * The bar needs no restore: it is always drawn on the last line.
  */
-function withoutCursorRestore(stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): NodeJS.WritableStream {
+function withoutCursorRestore(stream: ProgressOutput): NodeJS.WritableStream {
   return {
     get isTTY() {
       return stream.isTTY;
@@ -34,7 +34,7 @@ export class BarReporter implements Reporter {
   private readonly bar: cliProgress.SingleBar;
   private drawn = false;
 
-  constructor(private readonly stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr) {
+  constructor(private readonly stream: ProgressOutput) {
     this.bar = new cliProgress.SingleBar(
       {
         // Drawn from the state at every frame, so the ETA moves between items and shows `--` until it is known.

@@ -1,19 +1,19 @@
 import { BarReporter } from './bar.js';
 import { LinesReporter } from './lines.js';
-import type { Reporter } from './reporter.js';
+import type { ProgressOutput, Reporter } from './reporter.js';
 import { StderrLines } from './stderr-lines.js';
 
-export type { Reporter, RunStart } from './reporter.js';
+export type { ProgressOutput, Reporter, RunStart } from './reporter.js';
 
-/** Progress displays by name: `bar` on a terminal, `lines` for logs, `quiet` for nothing but messages. */
+/** Progress displays by name, drawn on the command's stderr: `bar` on a terminal, `lines` for logs, `quiet` for nothing but messages. */
 export const REPORTERS = {
-  bar: () => new BarReporter(),
-  lines: () => new LinesReporter(),
-  quiet: (): Reporter => {
-    const stderr = new StderrLines();
-    return { onLog: (message) => stderr.write(`dsbench: ${message}`), onRunEnd: () => stderr.close() };
+  bar: (stderr: ProgressOutput) => new BarReporter(stderr),
+  lines: (stderr: ProgressOutput) => new LinesReporter(new StderrLines((text) => stderr.write(text))),
+  quiet: (stderr: ProgressOutput): Reporter => {
+    const lines = new StderrLines((text) => stderr.write(text));
+    return { onLog: (message) => lines.write(`dsbench: ${message}`), onRunEnd: () => lines.close() };
   },
-} satisfies Record<string, () => Reporter>;
+} satisfies Record<string, (stderr: ProgressOutput) => Reporter>;
 
 export type ReporterName = keyof typeof REPORTERS;
 

@@ -9,13 +9,11 @@ export class LinesReporter implements Reporter {
   private readonly write: (line: string) => void;
   private readonly stderr: StderrLines | undefined;
 
-  constructor(write?: (line: string) => void, private readonly intervalMs = 10_000) {
-    if (write) this.write = write;
-    else {
-      const stderr = new StderrLines();
-      this.stderr = stderr;
-      this.write = (line) => stderr.write(line);
-    }
+  constructor(output: ((line: string) => void) | StderrLines, private readonly intervalMs = 10_000) {
+    if (output instanceof StderrLines) {
+      this.stderr = output;
+      this.write = (line) => output.write(line);
+    } else this.write = output;
   }
 
   onRunStart(start: RunStart): void {

@@ -9,6 +9,13 @@ export interface RunStart {
   targets: string[];
 }
 
+/** Where a reporter writes: the command's stderr (a terminal when `isTTY`, `columns` wide). */
+export interface ProgressOutput {
+  write(text: string): unknown;
+  readonly isTTY?: boolean | undefined;
+  readonly columns?: number | undefined;
+}
+
 /** Hooks a progress display may implement; all optional. */
 export interface Reporter {
   onRunStart?(start: RunStart): void;

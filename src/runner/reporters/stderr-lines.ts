@@ -12,7 +12,7 @@ export class StderrLines {
   private readonly onExit = () => this.flush();
 
   constructor(
-    private readonly sink: (text: string) => void = (text) => process.stderr.write(text),
+    private readonly sink: (text: string) => void,
     private readonly delayMs = 200,
     private readonly most = 200,
   ) {
