@@ -5,7 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import type { CliIo } from '../../src/cli/io.js';
+import type { CliIo } from '../../src/cli/cli.js';
 import { tempDir } from '../runner/fixtures/harness.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
