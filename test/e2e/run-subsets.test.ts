@@ -51,12 +51,9 @@ describe.concurrent('subsets', () => {
     const { questions, searches } = JSON.parse(done.stdout).targets.default as { questions: { counts: object }; searches: { counts: Record<string, number> } };
     expect(questions.counts).toEqual({ completed: 2 });
     expect(Object.values(searches.counts)).toEqual([1]);
-    // The report, and a resume refused before it runs anything: at the same time.
-    const [report, resumed] = await Promise.all([
-      cli.run(['report', '1', '--db', dbPath, '--out', path.join(tempDir(), 'r')]),
-      run(['--resume', '1', '--db', dbPath, '--only', 'wrong']),
-    ]);
+    const report = await cli.run(['report', '1', '--db', dbPath, '--out', path.join(tempDir(), 'r')]);
     expect(report.stdout).toContain('Part of the suite: --only plain --only tag:fast.');
+    const resumed = await run(['--resume', '1', '--db', dbPath, '--only', 'wrong']);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain('--only is fixed when a run starts; resume run 1 without it (it keeps the items it planned)');
   }, 60_000);
@@ -85,21 +82,12 @@ describe.concurrent('subsets', () => {
     expect(keysOf(dbPath, 2)).toEqual(['default/question/wrong/0', 'default/question/broken/0']);
     expect(peek(dbPath, (db) => db.prepare('SELECT rerun_of AS rerunOf, suite_hash FROM runs WHERE id = 2').get())).toMatchObject({ rerunOf: 1 });
 
-    // Readers of the database, and a rerun refused before it records anything (the count of runs below
-    // shows it made none): at the same time.
-    const [runs, runsJson, report, elsewhere] = await Promise.all([
-      cli.run(['runs', '--db', dbPath]),
-      cli.run(['runs', '--db', dbPath, '--json']),
-      cli.run(['report', '2', '--db', dbPath, '--out', path.join(tempDir(), 'r')]),
-      // Another instance is refused.
-      run(['--rerun-failed', '1', '--db', dbPath, '--endpoint', 'http://127.0.0.1:9']),
-    ]);
+    const runs = await cli.run(['runs', '--db', dbPath]);
     expect(runs.stdout).toMatch(/rerun of\n/);
     expect(runs.stdout).toMatch(/\n\s*2 .* 1\n/);
-    expect(JSON.parse(runsJson.stdout)[0]).toMatchObject({ id: 2, rerunOf: 1 });
+    expect(JSON.parse((await cli.run(['runs', '--db', dbPath, '--json'])).stdout)[0]).toMatchObject({ id: 2, rerunOf: 1 });
+    const report = await cli.run(['report', '2', '--db', dbPath, '--out', path.join(tempDir(), 'r')]);
     expect(report.stdout).toContain('A rerun of run 1: its items that failed, erred or did not end.');
-    expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr).toContain('names another instance');
 
     // Narrowed by --only; then a run with nothing failed has nothing to rerun, and no run is made.
     const narrowed = await run(['--rerun-failed', '1', '--db', dbPath, '--only', 'tag:slow']);
@@ -112,7 +100,10 @@ describe.concurrent('subsets', () => {
     expect(nothing.stdout).toBe('Run 4 has no item that failed, erred or did not end: nothing to rerun.\n');
     expect(peek(dbPath, (db) => db.prepare('SELECT count(*) FROM runs').pluck().get())).toBe(4);
 
-    // A changed suite is refused.
+    // Another instance, or a changed suite, is refused.
+    const elsewhere = await run(['--rerun-failed', '1', '--db', dbPath, '--endpoint', 'http://127.0.0.1:9']);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain('names another instance');
     writeFileSync(suiteFile, `${SUITE}  - id: added\n    query: main\n`);
     const changed = await run(['--rerun-failed', '1', '--db', dbPath]);
     expect(changed.code).toBe(2);
