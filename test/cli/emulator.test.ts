@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { speedNote } from '../../src/cli/emulator.js';
-import { ROOT } from '../helpers/cli.js';
+import { builtCliMain, ROOT } from '../helpers/cli.js';
 
 const ADMIN_TOKEN = 'cli-admin-secret-0123456789';
 let child: ChildProcess | undefined;
@@ -14,7 +13,7 @@ afterEach(() => {
 
 /** Starts `dsbench emulator` and resolves with its first stdout line and a way to read its stderr. */
 function start(args: string[], env: Record<string, string> = {}): Promise<{ first: string; stderr: () => string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'emulator', '--port', '0', ...args], {
+  const proc = spawn(process.execPath, [builtCliMain(), 'emulator', '--port', '0', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

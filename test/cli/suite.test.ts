@@ -166,6 +166,11 @@ describe.concurrent('dsbench suite verify', { timeout: 120_000 }, () => {
     const file = path.join(work, 'run.yaml');
     const made = await generate(env, '--count', '9', '--seed', '5', '-o', file);
     expect(made.code, made.stderr).toBe(0);
+    // Polled at the emulator's pace: a generated suite polls at a real instance's (a second or more per
+    // poll), which is all but the whole run's time here; what it asks and checks is left as generated.
+    const generated = readFileSync(file, 'utf8');
+    expect(generated).toContain('\ndefaults:\n');
+    writeFileSync(file, generated.replace('\ndefaults:\n', '\ndefaults:\n  poll: { strategy: fixed, interval: 20ms, min: 10ms }\n'));
     const db = path.join(work, 'run.db');
     const run = await cli.run(['run', file, '--db', db], env);
     expect(run.stdout).toContain('Checks: 17 passed, 0 failed. Exit code 0.');

@@ -61,14 +61,19 @@ questions:
     const out = path.join(dir, 'results', 'report');
     const run = await dsbench(['run', suite, '--db', db, '--json']);
     expect([0, 1], run.stderr).toContain(run.code);
-    const report = await dsbench(['report', 'latest', '--db', db, '--out', out, '--format', 'csv,md,json,html'], false);
+    // The commands that do not depend on each other run at the same time.
+    const [report, asked, text] = await Promise.all([
+      dsbench(['report', 'latest', '--db', db, '--out', out, '--format', 'csv,md,json,html'], false),
+      dsbench(['ask', 'Where is jitter implemented? [[output-limit]]', '--json', '--poll-interval', '20ms']),
+      dsbench(['ask', 'Where is jitter implemented? [[output-limit]]', '--poll-interval', '20ms']),
+    ]);
     expect(report.code, report.stderr).toBe(0);
-    const asked = await dsbench(['ask', 'Where is jitter implemented? [[output-limit]]', '--json', '--poll-interval', '20ms']);
-    const text = await dsbench(['ask', 'Where is jitter implemented? [[output-limit]]', '--poll-interval', '20ms']);
     const name = JSON.parse(asked.stdout).name as string;
-    const shown = await dsbench(['conversations', 'show', name]);
-    const shownJson = await dsbench(['conversations', 'show', name, '--json']);
-    const listed = await dsbench(['conversations', 'list', '--json']);
+    const [shown, shownJson, listed] = await Promise.all([
+      dsbench(['conversations', 'show', name]),
+      dsbench(['conversations', 'show', name, '--json']),
+      dsbench(['conversations', 'list', '--json']),
+    ]);
     for (const r of [shown, shownJson, listed]) expect(r.code, r.stderr).toBe(0);
 
     // The emulator sends a share URL with every conversation: each one, and the form, are looked for.

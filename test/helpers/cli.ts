@@ -23,10 +23,15 @@ export interface Cli {
   inputs: BuiltInputs;
 }
 
+/** The entry point of the CLI built for this test run, for tests that start it their own way. */
+export function builtCliMain(): string {
+  return path.join(inject('builtCli').dir, 'dist/cli/main.js');
+}
+
 /** The CLI of this test run, with its own record of what it printed. */
 export function prepareCli(): Cli {
-  const { dir, inputs } = inject('builtCli');
-  const command = [path.join(dir, 'dist/cli/main.js')];
+  const { inputs } = inject('builtCli');
+  const command = [builtCliMain()];
   const printed: string[] = [];
   const run = (args: string[], env: Record<string, string> = {}, cwd: string = ROOT) =>
     new Promise<Run>((resolve, reject) => {

@@ -3,12 +3,13 @@
 // whatever the concurrency, the poll timing and slow replies; and their
 // timeouts are judged on the server's clock, so slow replies cannot make an answer time out while one
 // that really outlasts its timeout (in the server's time) still does.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import type { RunTarget } from '../../src/runner/run.js';
 import { CORPUS_SEARCH, START, cleanup, emulator, item, runSuite, suite, target, turns, type Row } from './fixtures/harness.js';
 
-afterEach(cleanup);
+// Each test has emulators of its own; the timeout tests run at the same time, so all are stopped at the end.
+afterAll(cleanup);
 
 function rehearsal(e: RunningEmulator): RunTarget {
   return { ...target({ name: 'emulator', emulator: e }), emulated: true };
@@ -103,8 +104,10 @@ questions:
     timeout: 60s
 `;
 
-describe.each(['legacy', 'versioned'] as const)('timeouts on a time-scaled emulator (%s)', (api) => {
-  it('are judged on the server clock: slow replies do not make two 800 s turns outlast 30 minutes', async () => {
+// These wait on emulated answers and held replies, not on the CPU, and judge time on the server's clock (or,
+// for the hung server, against a bound far above the wait): they run at the same time.
+describe.concurrent.each(['legacy', 'versioned'] as const)('timeouts on a time-scaled emulator (%s)', (api) => {
+  it('are judged on the server clock: slow replies do not make two 800 s turns outlast 30 minutes', async ({ expect }) => {
     // Each turn is 800 emulated seconds (800 real ms); each request is held back 200 real ms, i.e. 200
     // emulated seconds: on the local clock, at this pace, the second turn would still run past 30 minutes.
     const e = await emulator(slowReplies(800_000, 200));
@@ -121,7 +124,7 @@ describe.each(['legacy', 'versioned'] as const)('timeouts on a time-scaled emula
     }
   });
 
-  it('still time out an answer that outlasts the timeout on the server clock, and cancel it there', async () => {
+  it('still time out an answer that outlasts the timeout on the server clock, and cancel it there', async ({ expect }) => {
     // A 10-minute answer; requests held back 20 emulated seconds, so polls see it running past the timeout.
     const e = await emulator(slowReplies(600_000, 20));
     const run = await runSuite(await suite(timed(api)), [rehearsal(e)]);
@@ -138,7 +141,7 @@ describe.each(['legacy', 'versioned'] as const)('timeouts on a time-scaled emula
     }
   });
 
-  it('count the turns together: two 35 s turns outlast a 60 s timeout, however the second one is seen', async () => {
+  it('count the turns together: two 35 s turns outlast a 60 s timeout, however the second one is seen', async ({ expect }) => {
     const e = await emulator(slowReplies(35_000));
     const run = await runSuite(await suite(timed(api)), [rehearsal(e)]);
     try {
@@ -149,7 +152,7 @@ describe.each(['legacy', 'versioned'] as const)('timeouts on a time-scaled emula
     }
   });
 
-  it('end an item whose server stops answering on the wall-clock bound (the unscaled timeout)', async () => {
+  it('end an item whose server stops answering on the wall-clock bound (the unscaled timeout)', async ({ expect }) => {
     const e = await emulator({ ...slowReplies(20_000), faults: {} });
     const loaded = await suite(timed(api).replace('timeout: 60s', 'timeout: 2s'));
     e.injectFault({ operation: api === 'legacy' ? 'legacy.get' : 'versioned.GetConversation', kind: 'slow', delayMs: 120_000 });
