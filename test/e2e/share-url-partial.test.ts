@@ -115,5 +115,6 @@ questions:
     expect(row[columns.indexOf('partial')]).toBe(true);
     expect(row[columns.indexOf('errorMessage')]).toContain(OUTPUT_LIMIT);
     expect(row[columns.indexOf('answer')]).toBe(cut.answer);
-  });
+    // Eight CLI processes, three at a time at most: generous for a full test run on a loaded machine.
+  }, 60_000);
 });
