@@ -165,7 +165,7 @@ describe('the CLI as a child process', () => {
       entry,
       `import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { DsbenchError } from ${JSON.stringify(src('src/http/errors.ts'))};
+import { DsbenchError } from ${JSON.stringify(src('src/errors/errors.ts'))};
 import { globalOptions } from ${JSON.stringify(src('src/cli/global-options.ts'))};
 import { reportCommand } from ${JSON.stringify(src('src/cli/report.ts'))};
 import { compareCommand } from ${JSON.stringify(src('src/cli/compare.ts'))};
