@@ -22,10 +22,15 @@ export type SinkClass<Options, Sink> = new (options: Options) => Sink;
 /** Sinks by name; a loader each, so an output's modules load only when it is asked for. */
 export type SinkMap<Name extends string, Options, Sink> = Record<Name, () => Promise<SinkClass<Options, Sink>>>;
 
-/** Makes the named sinks, in the map's order (which is the order of the files they list). */
-export async function openSinks<Name extends string, Options, Sink>(map: SinkMap<Name, Options, Sink>, names: ReadonlySet<Name>, options: Options): Promise<Sink[]> {
+/** Makes the named sinks, in the map's order (which is the order of the files they list); none stays open if one fails. */
+export async function openSinks<Name extends string, Options, Sink extends ReportSink<never, unknown>>(map: SinkMap<Name, Options, Sink>, names: ReadonlySet<Name>, options: Options): Promise<Sink[]> {
   const sinks: Sink[] = [];
-  for (const name of Object.keys(map) as Name[]) if (names.has(name)) sinks.push(new (await map[name]())(options));
+  try {
+    for (const name of Object.keys(map) as Name[]) if (names.has(name)) sinks.push(new (await map[name]())(options));
+  } catch (error) {
+    abandonSinks(sinks);
+    throw error;
+  }
   return sinks;
 }
 

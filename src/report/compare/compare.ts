@@ -39,7 +39,10 @@ export interface CompareOptions {
   junit?: string | undefined;
 }
 
-/** Pairs two runs (or two targets of runs), streams the pairs to compare.csv (and the page and JUnit, when asked for), and writes compare.md and compare.json. */
+/**
+ * Pairs two runs (or two targets of runs), streams the pairs to compare.csv (and to the page and JUnit, when
+ * asked for), and writes compare.md and compare.json.
+ */
 export async function compareRuns(options: CompareOptions): Promise<CompareResult> {
   const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
   const bootstrap = options.bootstrap ?? DEFAULT_BOOTSTRAP;
