@@ -6,7 +6,7 @@ import path from 'node:path';
 import { writeReport } from '../../src/report/report.js';
 import { writeCsv } from '../../src/report/csv.js';
 import { openResults, resolveRun } from '../../src/report/open.js';
-import { QUESTION_COLUMNS, questionRows } from '../../src/report/questions-csv.js';
+import { QUESTION_COLUMNS } from '../../src/report/questions-csv.js';
 import { iterateQuestionExport } from '../../src/store/queries.js';
 
 const [db, out, mode] = process.argv.slice(2) as [string, string, string | undefined];
@@ -18,7 +18,7 @@ if (mode === 'idle') {
   const run = resolveRun(store.db, db, 'latest');
   mkdirSync(out, { recursive: true });
   const file = path.join(out, 'questions.csv');
-  const rows = await writeCsv(file, QUESTION_COLUMNS, questionRows(iterateQuestionExport(store.db, run.id)));
+  const rows = await writeCsv(file, QUESTION_COLUMNS, iterateQuestionExport(store.db, run.id));
   store.close();
   const ms = performance.now() - started;
   const bytes = statSync(file).size;

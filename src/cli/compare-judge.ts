@@ -9,7 +9,7 @@ import type { RunningEmulator } from '../emulator/index.js';
 import { JudgeClient, resolveJudgeEndpoint } from '../grade/judge-client.js';
 import { comparePairwise, formatPairwise, suiteGuide, type PairwiseResult } from '../grade/pairwise.js';
 import { NothingToCompareError } from '../errors/errors.js';
-import type { Side } from '../report/compare/compare.js';
+import type { Side } from '../report/compare/compare-result.js';
 import { openStore, runTargets, SqliteGradeStore } from '../store/index.js';
 
 export interface PairwiseGates {

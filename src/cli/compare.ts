@@ -3,7 +3,8 @@ import { NothingToCompareError, UsageError } from '../errors/errors.js';
 import type { Env } from '../config/credentials.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { DEFAULT_BOOTSTRAP } from '../report/compare/bootstrap.js';
-import { compareJson, compareRuns } from '../report/compare/compare.js';
+import { compareRuns } from '../report/compare/compare.js';
+import { compareJson } from '../report/compare/compare-json.js';
 import { DEFAULT_THRESHOLDS, FAIL_ON, type Thresholds, parseFailOn, parsePercent } from '../report/compare/gates.js';
 import { DEFAULT_DB } from '../report/open.js';
 import { safeJson } from '../report/tables.js';
@@ -114,7 +115,7 @@ export async function runCompare(args: CompareArgs, stdout: CliOutput = process.
       )
     : undefined;
   if (pairwise) result.addPairwise({ result: pairwise.result, failedGates: pairwise.failedGates }, pairwise.text);
-  if (format === 'json') stdout.write(safeJson({ ...compareJson(result), ...(pairwise && { pairwise: { ...pairwise.result, failedGates: pairwise.failedGates } }) }));
+  if (format === 'json') stdout.write(safeJson(compareJson(result, pairwise)));
   else stdout.write((format === 'md' ? result.markdown : result.text) + (pairwise?.text ?? ''));
   if (result.summary.failed || (pairwise && pairwise.failedGates.length > 0)) return ExitCode.expectationsFailed;
   // A comparison with nothing (or too little) to judge must not pass: printed as it is, then exit 8.

@@ -1,12 +1,12 @@
-import { open } from 'node:fs/promises';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { redact } from '../http/redact.js';
 
 // CSV files of every report: UTF-8, comma-separated, a header row, records ended by \n, fields quoted
-// only when they must be (comma, quote, CR or LF inside; RFC 4180). Rows are pulled from a (database)
-// iterator and written a chunk at a time, so memory does not grow with the row count. Written here, not
-// with csv-stringify: its per-field options and a stream chunk per row cost four times this loop, a
-// quarter of a whole export (test/report/csv.test.ts checks both write the same bytes; a lone CR, which
-// csv-stringify leaves bare and spreadsheets read as a line end, is quoted here).
+// only when they must be (comma, quote, CR or LF inside; RFC 4180). Rows are handed over one by one (or
+// pulled from a database iterator) and written a chunk at a time, so memory does not grow with the row
+// count. Written here, not with csv-stringify: its per-field options and a stream chunk per row cost four
+// times this loop, a quarter of a whole export (test/report/csv.test.ts checks both write the same bytes; a
+// lone CR, which csv-stringify leaves bare and spreadsheets read as a line end, is quoted here).
 
 export type Cell = string | number | boolean | null | undefined;
 
@@ -56,39 +56,74 @@ export function csvField(value: string | number): string {
 /** Characters gathered before each write. */
 const CHUNK = 256 * 1024;
 
+/**
+ * A CSV file written as rows are handed to it (`row`), a chunk at a time; `end` writes the rest and closes
+ * it. Writes are synchronous, as the database reads that feed them are: nothing else runs meanwhile.
+ */
+export class CsvFile<Row> {
+  private readonly fd: number;
+  private chunk: string;
+  /** Each chunk is encoded into one buffer, reused (a new buffer a chunk cost a third more); at most 3 bytes a UTF-16 unit. */
+  private bytes = Buffer.allocUnsafe(3 * CHUNK);
+  /** Data rows written. */
+  count = 0;
+
+  constructor(
+    readonly file: string,
+    private readonly columns: ReadonlyArray<Column<Row>>,
+    options: CsvOptions = {},
+  ) {
+    this.fd = openSync(file, 'w');
+    this.chunk = `${options.bom === true ? '\ufeff' : ''}${columns.map((c) => csvField(c.name)).join(',')}\n`;
+  }
+
+  row(row: Row): void {
+    this.count++;
+    const columns = this.columns;
+    let line = '';
+    for (let i = 0; i < columns.length; i++) line += (i === 0 ? '' : ',') + csvField(cell(columns[i]!.value(row)));
+    this.chunk += `${line}\n`;
+    if (this.chunk.length >= CHUNK) this.flush();
+  }
+
+  /** Writes what is left and closes the file; the file is closed even when that write fails. */
+  end(): void {
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+
+  /** Closes the file after a failure, leaving what was written. */
+  abandon(): void {
+    closeSync(this.fd);
+  }
+
+  private flush(): void {
+    if (3 * this.chunk.length > this.bytes.length) this.bytes = Buffer.allocUnsafe(3 * this.chunk.length);
+    const length = this.bytes.write(this.chunk, 0, 'utf8');
+    this.chunk = '';
+    // A write may take fewer bytes than given.
+    for (let done = 0; done < length; ) done += writeSync(this.fd, this.bytes, done, length - done);
+  }
+}
+
 /** Writes `rows` into `file` as CSV with a header row; resolves with the number of data rows. */
 export async function writeCsv<Row>(file: string, columns: ReadonlyArray<Column<Row>>, rows: Iterable<Row> | AsyncIterable<Row>, options: CsvOptions = {}): Promise<number> {
-  const out = await open(file, 'w');
+  const out = new CsvFile(file, columns, options);
   try {
-    let chunk = `${options.bom === true ? '\ufeff' : ''}${columns.map((c) => csvField(c.name)).join(',')}\n`;
-    let count = 0;
-    /** Adds a row; true when the chunk is full. */
-    const add = (row: Row): boolean => {
-      count++;
-      let line = '';
-      for (let i = 0; i < columns.length; i++) line += (i === 0 ? '' : ',') + csvField(cell(columns[i]!.value(row)));
-      chunk += `${line}\n`;
-      return chunk.length >= CHUNK;
-    };
-    // Each chunk is encoded into one buffer, reused (a new buffer a chunk cost a third more); at most 3 bytes a UTF-16 unit.
-    let bytes = Buffer.allocUnsafe(3 * CHUNK);
-    const flush = async (): Promise<void> => {
-      if (3 * chunk.length > bytes.length) bytes = Buffer.allocUnsafe(3 * chunk.length);
-      const length = bytes.write(chunk, 0, 'utf8');
-      chunk = '';
-      // A write may take fewer bytes than given.
-      for (let done = 0; done < length; ) done += (await out.write(bytes, done, length - done)).bytesWritten;
-    };
     if (Symbol.asyncIterator in rows) {
-      for await (const row of rows) if (add(row)) await flush();
+      for await (const row of rows) out.row(row);
     } else {
-      for (const row of rows) if (add(row)) await flush();
+      for (const row of rows) out.row(row);
     }
-    await flush();
-    return count;
-  } finally {
-    await out.close();
+  } catch (error) {
+    out.abandon();
+    throw error;
   }
+  out.end();
+  return out.count;
 }
 
 /** The header names of a column list (for tests and documentation). */

@@ -7,7 +7,7 @@ import { type Block, renderMarkdown, renderText } from './document.js';
 import { type HistoryRow, HISTORY_COLUMNS, collectHistory } from './history.js';
 import { inSnapshot, openResults, outputDir } from './open.js';
 import { type QuestionGrid, cellText, questionGrid } from './question-grid.js';
-import type { ReportFormat } from './report.js';
+import type { ReportFormat } from './report-result.js';
 import { historyHtml } from './html/history-html.js';
 import { fmtInt, fmtNum, fmtPct, fmtSeconds, itemErrorsText, safeJson } from './tables.js';
 import type { RunHead } from '../store/queries.js';

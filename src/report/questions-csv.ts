@@ -64,11 +64,3 @@ export const QUESTION_COLUMNS: ReadonlyArray<Column<Row>> = [
   { name: 'answer_chars', value: (r) => r.answer?.length ?? null },
   { name: 'answer_partial', value: (r) => r.partial },
 ];
-
-/** The rows of questions.csv; each is also handed to `seen` (the run's summaries, fed in the same pass). */
-export function* questionRows(rows: Iterable<QuestionExportRow>, seen?: { addQuestionRow(row: QuestionExportRow): void }): Generator<Row> {
-  for (const row of rows) {
-    seen?.addQuestionRow(row);
-    yield row;
-  }
-}

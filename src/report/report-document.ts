@@ -1,6 +1,6 @@
 import type { Block, Inline } from './document.js';
 import { qualityBlocks } from './quality-document.js';
-import type { ReportData } from './report.js';
+import type { ReportData } from './report-result.js';
 import type { RunRecord } from '../store/queries.js';
 import { formatThresholdValue, thresholdVerdict } from './thresholds.js';
 import { itemErrorsText, capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';

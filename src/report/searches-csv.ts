@@ -38,12 +38,3 @@ export const SEARCH_COLUMNS: ReadonlyArray<Column<Row>> = [
   { name: 'expect_verdict', value: (r) => verdictOf(r.expectations) },
   { name: 'expect_reasons', value: (r) => text(reasons(r.expectations)) },
 ];
-
-/** The rows of searches.csv; each is also handed to `seen` (the run's search summary, fed in the same pass). */
-export function* searchRows(runId: number, rows: Iterable<SearchExportRow>, seen?: { addSearchRow(row: SearchExportRow): void }): Generator<Row> {
-  for (const row of rows) {
-    seen?.addSearchRow(row);
-    yield Object.assign(row, { runId });
-  }
-}
-

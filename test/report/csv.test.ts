@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Column, cell, csvField, neutralize, text, writeCsv } from '../../src/report/csv.js';
+import { type Column, CsvFile, cell, csvField, neutralize, text, writeCsv } from '../../src/report/csv.js';
 import { parseCsv, tempDir } from './fixtures.js';
 
 let dir: string;
@@ -130,5 +130,35 @@ describe('writeCsv', () => {
     );
     expect(fs.readFileSync(file, 'utf8')).toBe(expected);
     expect(csvField('a"b')).toBe('"a""b"');
+  });
+});
+
+describe('CsvFile', () => {
+  const columns: Array<Column<{ a: unknown; b: unknown }>> = [
+    { name: 'a', value: (r) => r.a as never },
+    { name: 'b', value: (r) => r.b as never },
+  ];
+
+  it('writes the rows handed to it, over several chunks, with the bytes writeCsv writes of the same rows', async () => {
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({ a: i % 3 === 0 ? `say "hi", ${i} 🎉` : `=row ${i}`, b: i % 5 === 0 ? null : i / 7 }));
+    const pulled = path.join(dir, 'pulled.csv');
+    await writeCsv(pulled, columns, rows, { bom: true });
+    const pushed = new CsvFile(path.join(dir, 'pushed.csv'), columns, { bom: true });
+    for (const row of rows) pushed.row(row);
+    expect(fs.statSync(pushed.file).size).toBeGreaterThan(0);
+    pushed.end();
+    expect(pushed.count).toBe(rows.length);
+    expect(fs.readFileSync(pushed.file, 'utf8') === fs.readFileSync(pulled, 'utf8')).toBe(true);
+  });
+
+  it('abandoned after a failure, closes its file and leaves the chunks it wrote', () => {
+    const file = new CsvFile(path.join(dir, 'partial.csv'), columns);
+    file.row({ a: 'x'.repeat(300_000), b: 1 });
+    file.row({ a: 'unwritten', b: 2 });
+    file.abandon();
+    const written = fs.readFileSync(file.file, 'utf8');
+    expect(written.startsWith('a,b\n')).toBe(true);
+    expect(written.length).toBe('a,b\n'.length + 300_000 + ',1\n'.length);
+    expect(written).not.toContain('unwritten');
   });
 });

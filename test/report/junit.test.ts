@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_THRESHOLDS } from '../../src/report/compare/gates.js';
 import { compareRuns } from '../../src/report/compare/compare.js';
 import { writeReport } from '../../src/report/report.js';
-import { completed, failed, question, recordRun, search, searchRecord, useTempStore, type TempStore } from './fixtures.js';
+import { completed, failed, parseCsv, question, recordRun, search, searchRecord, useTempStore, type TempStore } from './fixtures.js';
 
 // JUnit XML as CI systems read it: well-formed, one <testsuites> root, counts that match the cases, a
 // test case per item (and per gate), <failure> for a check, <error> for an item that got no judgeable answer.
@@ -133,6 +133,24 @@ describe('JUnit XML', () => {
     expect(xml).not.toContain('sgp_0123456789abcdef0123');
     // The expected error passed: neither failure nor error.
     expect(xml).toMatch(/name="expected-error \[repeat 0\]" time="0\.200"\/>/);
+  });
+
+  it('a JUnit file that cannot be written fails the report and the comparison, naming it; the files before it are whole', async () => {
+    recordRun(t.store, [{ item: question('a'), turns: [completed()] }, { item: search('s'), search: searchRecord() }], { targets: one });
+    recordRun(t.store, [{ item: question('a'), turns: [completed()] }, { item: search('s'), search: searchRecord() }], { targets: one });
+    const blocker = path.join(t.dir, 'a-file');
+    fs.writeFileSync(blocker, '');
+    const file = path.join(blocker, 'junit.xml');
+    const out = path.join(t.dir, 'r');
+    const now = new Date('2025-01-01T00:00:00Z');
+    await expect(writeReport({ db: t.db, run: 'latest', out, formats: new Set(['csv', 'md']), junit: file, now })).rejects.toThrow(/EEXIST.*a-file/);
+    expect(fs.existsSync(path.join(out, 'report.md'))).toBe(false);
+    const whole = await writeReport({ db: t.db, run: 'latest', out: path.join(t.dir, 'whole'), formats: new Set(['csv']), now });
+    for (const written of whole.files) expect(fs.readFileSync(path.join(out, path.basename(written)), 'utf8'), written).toBe(fs.readFileSync(written, 'utf8'));
+    const compared = path.join(t.dir, 'c');
+    await expect(compareRuns({ baseline: { db: t.db, run: 'latest~1' }, candidate: { db: t.db, run: 'latest' }, out: compared, junit: file })).rejects.toThrow(/EEXIST.*a-file/);
+    expect(parseCsv(fs.readFileSync(path.join(compared, 'compare.csv'), 'utf8'))).toHaveLength(3);
+    expect(fs.readFileSync(path.join(compared, 'compare.md'), 'utf8')).toContain('dsbench compare');
   });
 
   it('a comparison: a case per gate and per pair, failing exactly as the gates do', async () => {

@@ -1,4 +1,6 @@
-import type { Column } from '../csv.js';
+import path from 'node:path';
+import { type Column, CsvFile } from '../csv.js';
+import type { ComparePair, CompareSink, CompareSinkOptions } from './compare-result.js';
 import { delta, type CompareRow } from './pairs.js';
 
 type Row = CompareRow & { baselineRunId: number; candidateRunId: number };
@@ -45,3 +47,28 @@ export const COMPARE_COLUMNS: ReadonlyArray<Column<Row>> = [
   { name: 'expect_candidate', value: (r) => r.expectCandidate },
   { name: 'expect_change', value: (r) => r.expectChange },
 ];
+
+/** compare.csv, written as the pairs stream. */
+export class CompareCsv implements CompareSink {
+  readonly files: string[];
+  private readonly csv: CsvFile<Row>;
+  private readonly ids: { baselineRunId: number; candidateRunId: number };
+
+  constructor(o: CompareSinkOptions) {
+    this.files = [path.join(o.out, 'compare.csv')];
+    this.ids = { baselineRunId: o.baselineRunId, candidateRunId: o.candidateRunId };
+    this.csv = new CsvFile(this.files[0]!, COMPARE_COLUMNS, { bom: o.bom });
+  }
+
+  row({ row }: ComparePair): void {
+    this.csv.row({ ...row, ...this.ids });
+  }
+
+  end(): void {
+    this.csv.end();
+  }
+
+  abandon(): void {
+    this.csv.abandon();
+  }
+}

@@ -1,7 +1,7 @@
 import type { Block, Inline } from '../document.js';
 import { fmtInt, fmtNum, fmtPct, fmtSigned, fmtSignedPct } from '../tables.js';
 import { type Listed, type MetricResult, pValue } from './aggregate.js';
-import type { CompareResult, Side } from './compare.js';
+import type { CompareResult, Side } from './compare-result.js';
 import type { CompareRow } from './pairs.js';
 
 const SHOWN = 20;

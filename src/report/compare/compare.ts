@@ -1,20 +1,18 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../../errors/errors.js';
 import { type QuestionExportRow, type RunRecord, type SearchExportRow, iterateQuestionExport, iterateSearchExport, runTargets } from '../../store/queries.js';
 import type { Store } from '../../store/store.js';
-import { writeCsv } from '../csv.js';
 import { renderMarkdown, renderText } from '../document.js';
 import { inSnapshot, openResults, outputDir, resolveRun } from '../open.js';
-import { safeJson } from '../tables.js';
+import { abandonSinks, endSinks, openSinks, rowsTo } from '../sink.js';
 import { type CompareSummary, CompareAccumulator } from './aggregate.js';
 import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from './bootstrap.js';
 import { compareDocument } from './compare-document.js';
-import { CompareHtml, type PairwiseView } from '../html/compare-html.js';
-import { CompareJunit, writeJunitFile } from '../junit.js';
-import { COMPARE_COLUMNS } from './compare-csv.js';
+import type { CompareResult, ExportRow, PairwiseView, Side } from './compare-result.js';
+import { COMPARE_SINKS, type CompareOutput } from './compare-sinks.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './gates.js';
-import { type KeyPart, pairByKey } from './pairing.js';
+import { type KeyPart, type Paired, pairByKey } from './pairing.js';
 import { type CompareRow, questionRow, searchRow } from './pairs.js';
 
 export interface SideOptions {
@@ -41,33 +39,10 @@ export interface CompareOptions {
   junit?: string | undefined;
 }
 
-export interface Side {
-  db: string;
-  run: RunRecord;
-  /** The target compared, or null when items are paired across all targets by name. */
-  target: string | null;
-  targets: string[];
-}
-
-export interface CompareResult {
-  baseline: Side;
-  candidate: Side;
-  /** Whether the target is part of the pairing key (multi-target runs compared target by target). */
-  byTarget: boolean;
-  summary: CompareSummary;
-  /** Set when a gate had nothing (or too little) to judge: what was compared and why it did not pair. */
-  nothingCompared: string | undefined;
-  thresholds: Thresholds;
-  bootstrap: BootstrapOptions;
-  out: string;
-  files: string[];
-  markdown: string;
-  text: string;
-  /** Writes compare.md, compare.json and compare.html (when written) again with the pairwise judge's section (`text` as printed). */
-  addPairwise: (pairwise: PairwiseView, text: string) => void;
-}
-
-/** Pairs two runs (or two targets of runs), streams compare.csv, and writes compare.md and compare.json. */
+/**
+ * Pairs two runs (or two targets of runs), streams the pairs to compare.csv (and to the page and JUnit, when
+ * asked for), and writes compare.md and compare.json.
+ */
 export async function compareRuns(options: CompareOptions): Promise<CompareResult> {
   const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
   const bootstrap = options.bootstrap ?? DEFAULT_BOOTSTRAP;
@@ -90,64 +65,41 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       const out = options.out ?? outputDir(options.candidate.db, `compare-${bRun.id}-vs-${cRun.id}${byTarget ? '' : targetSuffix(baseline, candidate)}`);
       mkdirSync(out, { recursive: true });
       const acc = new CompareAccumulator(options.maxListed ?? 50);
-      const html = options.html ? new CompareHtml() : undefined;
-      const junit = options.junit !== undefined ? new CompareJunit() : undefined;
-      const qKey = (r: QuestionExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat, r.turn] : [r.suiteItemId, r.repeat, r.turn]);
-      const sKey = (r: SearchExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat] : [r.suiteItemId, r.repeat]);
-      const exportOptions = (side: Side) => ({ order: 'key' as const, target: side.target ?? undefined });
-      function* rows(): Generator<CompareRow & { baselineRunId: number; candidateRunId: number }> {
-        const ids = { baselineRunId: bRun.id, candidateRunId: cRun.id };
-        const questions = pairByKey(
-          iterateQuestionExport(baselineStore.db, bRun.id, exportOptions(baseline)),
-          iterateQuestionExport(cStore.db, cRun.id, exportOptions(candidate)),
-          qKey,
-          qKey,
-        );
-        for (const p of questions) {
-          const row = questionRow(p);
-          acc.add(row);
-          html?.add(p, row);
-          junit?.add(row);
-          yield { ...row, ...ids };
-        }
-        const searches = pairByKey(
-          iterateSearchExport(baselineStore.db, bRun.id, exportOptions(baseline)),
-          iterateSearchExport(cStore.db, cRun.id, exportOptions(candidate)),
-          sKey,
-          sKey,
-        );
-        for (const p of searches) {
-          const row = searchRow(p);
-          acc.add(row);
-          html?.add(p, row);
-          junit?.add(row);
-          yield { ...row, ...ids };
-        }
+      const names = new Set<CompareOutput>(['csv', 'md', 'json']);
+      if (options.html) names.add('html');
+      if (options.junit !== undefined) names.add('junit');
+      const sinks = await openSinks(COMPARE_SINKS, names, { out, baselineRunId: bRun.id, candidateRunId: cRun.id, bom: options.bom === true, junit: options.junit });
+      let result: CompareResult;
+      try {
+        const toSinks = rowsTo(sinks);
+        const add = <T extends ExportRow>(pairs: Iterable<Paired<T, T>>, rowOf: (pair: Paired<T, T>) => CompareRow) => {
+          for (const pair of pairs) {
+            const row = rowOf(pair);
+            acc.add(row);
+            toSinks?.({ pair, row });
+          }
+        };
+        const qKey = (r: QuestionExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat, r.turn] : [r.suiteItemId, r.repeat, r.turn]);
+        const sKey = (r: SearchExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat] : [r.suiteItemId, r.repeat]);
+        const exportOptions = (side: Side) => ({ order: 'key' as const, target: side.target ?? undefined });
+        add(pairByKey(iterateQuestionExport(baselineStore.db, bRun.id, exportOptions(baseline)), iterateQuestionExport(cStore.db, cRun.id, exportOptions(candidate)), qKey, qKey), questionRow);
+        add(pairByKey(iterateSearchExport(baselineStore.db, bRun.id, exportOptions(baseline)), iterateSearchExport(cStore.db, cRun.id, exportOptions(candidate)), sKey, sKey), searchRow);
+        const summary = acc.finish(thresholds, bootstrap);
+        const nothingCompared = summary.starved.length === 0 ? undefined : nothingComparedMessage(baseline, candidate, byTarget, summary, thresholds);
+        const files = sinks.flatMap((s) => s.files);
+        // compare --judge asks the judge after the files are written: they are written again with its section.
+        const addPairwise = (pairwise: PairwiseView, text: string) => {
+          for (const s of sinks) s.pairwise?.(result, pairwise, text);
+        };
+        result = { baseline, candidate, byTarget, summary, nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
+        const blocks = compareDocument(result);
+        result.markdown = renderMarkdown(blocks);
+        result.text = renderText(blocks);
+      } catch (error) {
+        abandonSinks(sinks);
+        throw error;
       }
-      const csvFile = path.join(out, 'compare.csv');
-      await writeCsv(csvFile, COMPARE_COLUMNS, rows(), { bom: options.bom === true });
-      const summary = acc.finish(thresholds, bootstrap);
-      const files = [csvFile, path.join(out, 'compare.md'), path.join(out, 'compare.json'), ...(html ? [path.join(out, 'compare.html')] : []), ...(options.junit !== undefined ? [options.junit] : [])];
-      const nothingCompared = summary.starved.length === 0 ? undefined : nothingComparedMessage(baseline, candidate, byTarget, summary, thresholds);
-      let rewriteHtml: ((pairwise: PairwiseView) => void) | undefined;
-      // compare --judge asks the judge after the files are written: they are written again with its section.
-      const addPairwise = (pairwise: PairwiseView, text: string) => {
-        writeFileSync(files[1]!, result.markdown + text);
-        writeFileSync(files[2]!, safeJson({ ...compareJson(result), pairwise: { ...pairwise.result, failedGates: pairwise.failedGates } }));
-        rewriteHtml?.(pairwise);
-      };
-      const result: CompareResult = { baseline, candidate, byTarget, summary, nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
-      const blocks = compareDocument(result);
-      result.markdown = renderMarkdown(blocks);
-      result.text = renderText(blocks);
-      writeFileSync(files[1]!, result.markdown);
-      writeFileSync(files[2]!, safeJson(compareJson(result)));
-      if (html) {
-        const generatedAt = new Date().toISOString();
-        writeFileSync(files[3]!, html.page(result, generatedAt));
-        rewriteHtml = (pairwise) => writeFileSync(files[3]!, html.page(result, generatedAt, pairwise));
-      }
-      if (junit) writeJunitFile(options.junit!, junit.xml(result));
+      await endSinks(sinks, result);
       return result;
     };
     // One snapshot per database, so a run that is still writing cannot change under the comparison.
@@ -213,19 +165,4 @@ export function chooseTargets(b: SideInput, c: SideInput): { baseline: Side; can
   }
   if (b.targets.length === 1 && c.targets.length === 1) return { baseline: side(b, b.targets[0]!), candidate: side(c, c.targets[0]!), byTarget: false };
   return { baseline: side(b, null), candidate: side(c, null), byTarget: true };
-}
-
-export function compareJson(r: CompareResult): Record<string, unknown> {
-  const side = (s: Side) => ({ db: s.db, runId: s.run.id, label: s.run.label, suite: s.run.suiteName, status: s.run.status, startedAt: s.run.startedAt, target: s.target, targets: s.targets });
-  return {
-    baseline: side(r.baseline),
-    candidate: side(r.candidate),
-    pairedBy: r.byTarget ? ['target', 'item_id', 'repeat', 'turn'] : ['item_id', 'repeat', 'turn'],
-    thresholds: { ...r.thresholds, failOn: [...r.thresholds.failOn] },
-    bootstrap: r.bootstrap,
-    failed: r.summary.failed,
-    nothingCompared: r.nothingCompared ?? null,
-    summary: r.summary,
-    files: r.files,
-  };
 }

@@ -1,8 +1,7 @@
-import type { PairwiseResult } from '../../grade/pairwise.js';
-import type { QuestionExportRow, SearchExportRow } from '../../store/queries.js';
-import type { CompareResult } from '../compare/compare.js';
-import type { Paired } from '../compare/pairing.js';
-import type { CompareRow } from '../compare/pairs.js';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { QuestionExportRow } from '../../store/queries.js';
+import type { ComparePair, CompareResult, CompareSink, CompareSinkOptions, PairwiseView } from '../compare/compare-result.js';
 import { reasons } from '../expectations.js';
 import type { ComparePage, EmbeddedAnswers, Row, SideGrade } from './browser/data.js';
 import { htmlPage } from './page.js';
@@ -17,26 +16,27 @@ const PAIR_COLUMNS = [
 const gradeOf = (r: QuestionExportRow | undefined): SideGrade | null =>
   r && (r.judgeScore !== null || r.citationsValid + r.citationsInvalid > 0) ? { score: r.judgeScore, valid: r.citationsValid, invalid: r.citationsInvalid } : null;
 
-/** What `compare --judge` found, shown in its own section. */
-export interface PairwiseView {
-  result: PairwiseResult;
-  failedGates: string[];
-}
-
 const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
 
 /**
  * Gathers the comparison page while compare.csv streams: every pair as a compact row, and both answers of
  * at most MAX_EMBEDDED_ANSWERS question pairs (pairs that changed take the places first, then the rest in order).
  */
-export class CompareHtml {
+export class CompareHtml implements CompareSink {
+  readonly files: string[];
   private readonly pairs: Row[] = [];
   private readonly answers: EmbeddedAnswers[] = [];
   /** Places kept for changed pairs that come late in key order. */
   private readonly reserve = Math.floor(MAX_EMBEDDED_ANSWERS / 2);
   private unchangedEmbedded = 0;
+  /** When the page was first written; a rewrite with the judge's section keeps it. */
+  private generatedAt = '';
 
-  add(p: Paired<QuestionExportRow | SearchExportRow, QuestionExportRow | SearchExportRow>, row: CompareRow): void {
+  constructor(o: CompareSinkOptions) {
+    this.files = [path.join(o.out, 'compare.html')];
+  }
+
+  row({ pair: p, row }: ComparePair): void {
     let answer: number | null = null;
     if (row.kind === 'question' && this.answers.length < MAX_EMBEDDED_ANSWERS) {
       const changed = row.pairing !== 'paired' || row.stateChange !== 'same' || (row.expectChange !== null && row.expectChange !== 'same') || (row.answerSimilarity ?? 1) < 0.999;
@@ -70,7 +70,16 @@ export class CompareHtml {
     ]);
   }
 
-  page(result: CompareResult, generatedAt: string, pairwise?: PairwiseView): string {
+  end(result: CompareResult): void {
+    this.generatedAt = new Date().toISOString();
+    writeFileSync(this.files[0]!, this.page(result, this.generatedAt));
+  }
+
+  pairwise(result: CompareResult, pairwise: PairwiseView): void {
+    writeFileSync(this.files[0]!, this.page(result, this.generatedAt, pairwise));
+  }
+
+  private page(result: CompareResult, generatedAt: string, pairwise?: PairwiseView): string {
     const side = (s: CompareResult['baseline']) => ({
       db: s.db,
       target: s.target,

@@ -1,10 +1,11 @@
+import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { gradingSummary, turnGradingLookup, type TurnGrading } from '../../store/grade-queries.js';
 import { iterateQuestionExport, iterateSearchExport } from '../../store/queries.js';
 import { checksOfTurn, verdictOf } from '../expectations.js';
 import { collectHistory } from '../history.js';
 import { textInline } from '../document.js';
-import type { ReportData } from '../report.js';
+import type { ReportData, ReportResult, RunSink, RunSinkOptions } from '../report-result.js';
 import { reportDocument } from '../report-document.js';
 import { itemErrorsText } from '../tables.js';
 import { formatThresholdValue, thresholdVerdict } from '../thresholds.js';
@@ -97,5 +98,20 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
   } catch (error) {
     page.abandon();
     throw error;
+  }
+}
+
+/** report.html, as a sink of the report: it reads the run in a pass of its own, as its page puts the summary before the rows. */
+export class ReportHtml implements RunSink {
+  readonly files: string[];
+  private readonly db: Database.Database;
+
+  constructor(o: RunSinkOptions) {
+    this.db = o.db;
+    this.files = [path.join(o.out, 'report.html')];
+  }
+
+  end(result: ReportResult): void {
+    writeReportHtml(this.db, result.data, this.files[0]!);
   }
 }

@@ -1,0 +1,27 @@
+import type { ReportData } from './report-result.js';
+
+/** The JSON form of a report (report.json, `--format json`): the same figures as the CSV summaries. */
+export function reportJson(data: ReportData, files: readonly string[]): Record<string, unknown> {
+  return {
+    db: data.db,
+    generatedAt: data.generatedAt,
+    run: data.run,
+    targets: data.targets,
+    counts: data.counts,
+    inProgress: data.inProgress,
+    itemsPending: data.itemsPending,
+    itemsRunning: data.itemsRunning,
+    summary: data.summary,
+    searchSummary: data.searchSummary,
+    costs: data.costs,
+    quota: data.quota,
+    errors: data.errors,
+    anomalies: data.anomalies,
+    unowned: data.unowned,
+    unchecked: data.unchecked,
+    expectations: data.expectations,
+    quality: data.quality,
+    thresholds: data.thresholds,
+    files,
+  };
+}
