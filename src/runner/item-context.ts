@@ -3,7 +3,6 @@ import type { ResolvedQuestion } from '../config/suite.js';
 import type { DeepSearchClient } from '../deepsearch/client.js';
 import type { ExitCode } from '../errors/exit-codes.js';
 import type { Transport } from '../http/transport.js';
-import type { ItemOutcome, TurnRecord } from '../model/item.js';
 import type { EmulatorNoted } from './emulator-note.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
 import type { Recorder } from './recorder.js';
@@ -63,15 +62,16 @@ export interface ItemContext {
   slot: ItemSlot;
 }
 
-/** How an item ended, for the progress display, the budget and grading. */
-export interface ItemSummary {
-  outcome: ItemOutcome;
-  /** Null when the API reported no credits (the versioned API has no stats). */
-  credits: number | null;
-  passed: number;
-  failed: number;
-  /** A conversation's turns as recorded, in order, for grading. */
-  turns?: readonly TurnRecord[] | undefined;
+/** What an item runs with: its run, its target, and its concurrency slot. */
+export interface ItemContext {
+  run: RunContext;
+  target: TargetRuntime;
+  /**
+   * Given up while a send not found waits out its window (only a create still in flight on the server then
+   * can land late), and while a send waits to be retried after an attempt the server did not act on
+   * (nothing of it is on the server); taken again before the next request.
+   */
+  slot: ItemSlot;
 }
 
 export interface QuestionItem {

@@ -2,7 +2,8 @@ import type { ResolvedSearch } from '../config/suite.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
 import { noteServedByEmulator } from './emulator-note.js';
 import { evaluateSearch } from './expectations.js';
-import type { ItemContext, ItemSummary } from './item-context.js';
+import type { ItemContext } from './item-context.js';
+import type { ItemSummary } from './item-summary.js';
 import type { SearchRecord } from '../model/item.js';
 
 export interface SearchItem {
