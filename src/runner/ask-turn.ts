@@ -56,16 +56,15 @@ export async function send(
     if (!unknown) throw error;
     const givenUpAt = Date.now();
     const sent = { key: item.key, ref, index, text, sentAt: sending.at };
-    recovery.lost(sent);
     log(`${item.key}: ${error.message}`);
     if (ctx.run.signals.abort.aborted) {
-      // Looked for even when the run is aborting (with a deadline of its own), so that what is found is cancelled.
-      const looked = await recovery.findNow(sent, AbortSignal.timeout(10_000)).catch(() => undefined);
+      // Looked for even when the run is aborting, so that what is found is cancelled.
+      const looked = await recovery.findAborting(sent);
       if (looked?.ref === undefined) log(`${item.key}: no conversation was found for it; if one was created it may still be running: see dsbench conversations list`);
       if (looked?.ref === undefined) throw error;
       return looked.ref;
     }
-    const looked = await recovery.findWithinWindow(sent, givenUpAt, ctx.slot, until);
+    const looked = await recovery.findFailed(sent, givenUpAt, ctx.slot, until);
     if (looked.ref === undefined) log(`${item.key}: ${looked.said}; turn ${index} is not on the server ${seconds(recovery.sendWindowMs)} after its attempt failed: it did not act; asking it again`);
     return looked.ref;
   }

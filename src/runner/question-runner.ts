@@ -74,9 +74,7 @@ export async function runQuestion(ctx: ItemContext, item: QuestionItem, resume?:
         let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
         let resumed = current === start.next && start.pending === 'poll';
         if (current === start.next && start.pending === 'maybe-sent') {
-          const sent = { key: item.key, ref, index: current, text, sentAt: start.sentAt };
-          recovery.lost(sent);
-          const looked = await recovery.findWithinWindow(sent, recovery.givenUpEarlier(start.sentAt), ctx.slot, until);
+          const looked = await recovery.findResumed({ key: item.key, ref, index: current, text, sentAt: start.sentAt }, ctx.slot, until);
           if (looked.ref !== undefined) [ref, resumed] = [looked.ref, true];
           else log(`${item.key}: ${looked.said}; turn ${current} is not on the server and its send can no longer land: asking it`);
         }

@@ -123,12 +123,33 @@ export class SendRecovery {
     return conversation;
   }
 
+  /** A turn an earlier process may have sent before it died or gave the run up: looked for before it is asked again. */
+  async findResumed(sent: SentTurn, slot: ItemSlot | undefined, signal: AbortSignal): Promise<Looked> {
+    this.lost(sent);
+    return this.findWithinWindow(sent, this.givenUpEarlier(sent.sentAt), slot, signal);
+  }
+
+  /** A send whose attempt failed at local epoch ms `givenUpAt` with its outcome unknown: looked for before it is sent again. */
+  async findFailed(sent: SentTurn, givenUpAt: number, slot: ItemSlot | undefined, signal: AbortSignal): Promise<Looked> {
+    this.lost(sent);
+    return this.findWithinWindow(sent, givenUpAt, slot, signal);
+  }
+
+  /**
+   * A send whose attempt failed with its outcome unknown while the run is aborting: looked for once, with a
+   * deadline of its own, so that what is found is cancelled; undefined when the look failed.
+   */
+  async findAborting(sent: SentTurn): Promise<Looked | undefined> {
+    this.lost(sent);
+    return this.findNow(sent, AbortSignal.timeout(10_000)).catch(() => undefined);
+  }
+
   /**
    * A send given up with its outcome unknown. Any lost create of a text, not only one asked again: a lookup
    * of another repeat may have taken its late landing, and that repeat's own send then lands unowned. Only
    * first questions: a follow-up asked twice would be a question more in the item's own conversation.
    */
-  lost(sent: SentTurn): void {
+  private lost(sent: SentTurn): void {
     if (sent.index !== 0) return;
     const { sentAt, text } = sent;
     const at = Date.parse(sentAt ?? '');
@@ -143,7 +164,7 @@ export class SendRecovery {
    * When an earlier process gave up a send it made at `sentAt`: at the latest when its request timeout ran
    * out, or when it ended; one of unknown time, by when this process took the run over, or else now.
    */
-  givenUpEarlier(sentAt: string | undefined): number {
+  private givenUpEarlier(sentAt: string | undefined): number {
     const { earlierSendsGivenUpBy, sendWindowMs } = this.options;
     const sent = Date.parse(sentAt ?? '');
     return Number.isNaN(sent) ? (earlierSendsGivenUpBy ?? Date.now()) : Math.min(sent + sendWindowMs, earlierSendsGivenUpBy ?? Infinity);
@@ -160,7 +181,7 @@ export class SendRecovery {
    *
    * `slot` is given up while it waits (asking nothing of the server) and taken again before the next request.
    */
-  async findWithinWindow(sent: SentTurn, givenUpAt: number, slot: ItemSlot | undefined, signal: AbortSignal): Promise<Looked> {
+  private async findWithinWindow(sent: SentTurn, givenUpAt: number, slot: ItemSlot | undefined, signal: AbortSignal): Promise<Looked> {
     const { log, sendWindowMs } = this.options;
     const at = Date.parse(sent.sentAt ?? '');
     const windowEnd = (Number.isNaN(at) ? givenUpAt : Math.max(at, givenUpAt)) + sendWindowMs;
@@ -192,7 +213,7 @@ export class SendRecovery {
    * or the pages of conversations, newest first, until they are provably older than the send on the
    * server's clock or `most` were read (a create).
    */
-  async findNow(sent: SentTurn, signal: AbortSignal, most = Infinity): Promise<Looked> {
+  private async findNow(sent: SentTurn, signal: AbortSignal, most = Infinity): Promise<Looked> {
     const { client, log } = this.options;
     const { key, ref, index, text } = sent;
     if (index > 0 && ref !== undefined) {
