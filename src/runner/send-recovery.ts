@@ -124,13 +124,13 @@ export class SendRecovery {
   }
 
   /** A turn an earlier process may have sent before it died or gave the run up: looked for before it is asked again. */
-  async findResumed(sent: SentTurn, slot: ItemSlot | undefined, signal: AbortSignal): Promise<Looked> {
+  async findResumed(sent: SentTurn, slot: ItemSlot, signal: AbortSignal): Promise<Looked> {
     this.lost(sent);
     return this.findWithinWindow(sent, this.givenUpEarlier(sent.sentAt), slot, signal);
   }
 
   /** A send whose attempt failed at local epoch ms `givenUpAt` with its outcome unknown: looked for before it is sent again. */
-  async findFailed(sent: SentTurn, givenUpAt: number, slot: ItemSlot | undefined, signal: AbortSignal): Promise<Looked> {
+  async findFailed(sent: SentTurn, givenUpAt: number, slot: ItemSlot, signal: AbortSignal): Promise<Looked> {
     this.lost(sent);
     return this.findWithinWindow(sent, givenUpAt, slot, signal);
   }
@@ -181,7 +181,7 @@ export class SendRecovery {
    *
    * `slot` is given up while it waits (asking nothing of the server) and taken again before the next request.
    */
-  private async findWithinWindow(sent: SentTurn, givenUpAt: number, slot: ItemSlot | undefined, signal: AbortSignal): Promise<Looked> {
+  private async findWithinWindow(sent: SentTurn, givenUpAt: number, slot: ItemSlot, signal: AbortSignal): Promise<Looked> {
     const { log, sendWindowMs } = this.options;
     const at = Date.parse(sent.sentAt ?? '');
     const windowEnd = (Number.isNaN(at) ? givenUpAt : Math.max(at, givenUpAt)) + sendWindowMs;
@@ -195,13 +195,13 @@ export class SendRecovery {
       else {
         log(`${sent.key}: ${first.said}; turn ${sent.index} is not on the server yet, but its send could still be landing: looking again in ${seconds(waitMs)}`);
         // Waiting asks nothing of the server: another item runs in the slot meanwhile.
-        slot?.leave();
+        slot.leave();
         try {
           await sleep(waitMs, undefined, { signal });
         } catch {
           throw new AbortedError(`${sent.key}: waiting for a send to land aborted`);
         }
-        await slot?.retake(signal);
+        await slot.retake(signal);
       }
     }
     if (sent.ref !== undefined) return this.findNow(sent, signal);
