@@ -58,10 +58,12 @@ async function main(): Promise<void> {
         const db = path.join(dir, `${round}-${during}.db`);
         const store = openStore(db);
         try {
+          // Graded as the CLI grades a run: the grade module's RunGrading is its live grader.
+          const grader = during === 'run' ? RunGrading.create({ suite: loaded.resolved, store: new SqliteGradeStore(store.db), targets, env: process.env }) : undefined;
           const result = await executeRun({
-            suite: loaded, targets, recorder: store.recorder, grades: new SqliteGradeStore(store.db), reporter: silent,
+            suite: loaded, targets, recorder: store.recorder, grader, reporter: silent,
             onQuota: 'stop', maxQuotaWaitMs: 1000, cleanup: false, stop: new AbortController().signal, abort: new AbortController().signal,
-          });
+          }).finally(() => grader?.close());
           walls[during] = result.wallMs;
           if (during === 'never') {
             // Throughput: grading the recorded run from scratch, then again (all from the cache).

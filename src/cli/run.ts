@@ -8,7 +8,7 @@ import { boundTargets } from '../config/resume-targets.js';
 import { targetsFrom } from '../config/targets.js';
 import type { ResolvedSuite } from '../config/resolve-suite.js';
 import type { RunningEmulator } from '../emulator/index.js';
-import { checkJudges } from '../grade/run-grading.js';
+import { checkJudges, RunGrading } from '../grade/run-grading.js';
 import { DsbenchError, UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
@@ -18,6 +18,7 @@ import { writeRunJunit } from '../report/junit.js';
 import { pushRunMetrics } from '../report/push-metrics.js';
 import { formatThresholds, runThresholdResults, thresholdsExitCode } from '../report/thresholds.js';
 import { mostSevere } from '../model/verdict.js';
+import type { GradeStore } from '../model/grading.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { failingItems } from '../store/failing-items.js';
 import { findRun, runTargets } from '../store/queries.js';
@@ -189,10 +190,12 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
         if (runId !== undefined) store.recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
       });
       let result: RunResult;
+      let grader: RunGrading | undefined;
       try {
+        // Before the run is opened: a judge that cannot be configured is a usage error, with nothing asked.
+        grader = liveGrader(suite.resolved, new SqliteGradeStore(store.db), targets, transport, judgeUnavailable, cli.env);
         result = await executeRun({
-          grades: new SqliteGradeStore(store.db),
-          env: cli.env,
+          grader,
           retry: transport.retry,
           requestTimeoutMs: transport.timeoutMs,
           maxReplyBytes: transport.maxReplyBytes,
@@ -213,12 +216,12 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
           resumeRunId: resumeId,
           shard,
           groupLabel: argv.group,
-          judgeUnavailable,
           onRunOpened: (id) => (runId = id),
           stop: signals.stop,
           abort: signals.abort,
         });
       } finally {
+        await grader?.close();
         signals.dispose();
       }
       // The embedded emulator, or a standalone one that said so in its replies.
@@ -252,6 +255,12 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
     }
   },
 });
+
+/** The grading of items as they end, when the suite asks for it (judge.during: run). */
+function liveGrader(suite: ResolvedSuite, store: GradeStore, targets: RunTarget[], transport: ReturnType<typeof transportSettings>, judgeUnavailable: string | undefined, env: NodeJS.ProcessEnv): RunGrading | undefined {
+  if (suite.judge.during !== 'run') return undefined;
+  return RunGrading.create({ suite, store, targets, env, retry: transport.retry, timeoutMs: transport.timeoutMs, judgeUnavailable });
+}
 
 /**
  * Before the first question, when the suite grades as items end: checks the judge once. A judge that

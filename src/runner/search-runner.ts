@@ -1,22 +1,10 @@
 import type { ResolvedSearch } from '../config/resolve-suite.js';
-import type { Transport } from '../http/transport.js';
 import { runSearch, type SearchResult } from '../stream/index.js';
-import { noteServedByEmulator, type EmulatorNoted } from './emulator-note.js';
+import { noteServedByEmulator } from './emulator-note.js';
 import { evaluateSearch } from './expectations.js';
-import type { ItemSummary } from './question-runner.js';
-import type { Recorder } from './recorder.js';
+import type { ItemContext } from './item-context.js';
+import type { ItemSummary } from './item-summary.js';
 import type { SearchRecord } from '../model/item.js';
-import type { TargetGate } from './target-gate.js';
-
-export interface SearchContext {
-  runId: number;
-  recorder: Recorder;
-  transport: Transport;
-  gate: TargetGate;
-  signal: AbortSignal;
-  emulatorNoted: EmulatorNoted;
-  log: (message: string) => void;
-}
 
 export interface SearchItem {
   key: string;
@@ -27,8 +15,9 @@ export interface SearchItem {
 const iso = () => new Date().toISOString();
 
 /** Runs one streaming search and records its tally and verdict; a failed search is a verdict, not an exception. */
-export async function runSearchItem(ctx: SearchContext, item: SearchItem): Promise<ItemSummary> {
-  const { recorder, runId, search } = { ...ctx, search: item.search };
+export async function runSearchItem(ctx: Pick<ItemContext, 'run' | 'target'>, item: SearchItem): Promise<ItemSummary> {
+  const { recorder, runId } = ctx.run;
+  const { search } = item;
   recorder.itemStarted(runId, item.key, iso());
   const params = {
     query: search.query,
@@ -38,13 +27,13 @@ export async function runSearchItem(ctx: SearchContext, item: SearchItem): Promi
     ...(search.maxLineLength !== undefined && { maxLineLen: search.maxLineLength }),
     ...(search.display !== undefined && { display: search.display }),
   };
-  const result = await runSearch(ctx.transport, params, { timeoutMs: search.timeoutMs, signal: ctx.signal });
+  const result = await runSearch(ctx.target.stream, params, { timeoutMs: search.timeoutMs, signal: ctx.run.signals.abort });
   const record = searchRecord(search.query, params, result);
   recorder.inOneCommit(() => {
-    noteServedByEmulator(recorder, runId, item.target, ctx.emulatorNoted, result.servedByEmulator);
+    noteServedByEmulator(recorder, runId, item.target, ctx.target.emulatorNoted, result.servedByEmulator);
     recorder.recordSearch(runId, item.key, record);
   });
-  if (result.httpStatus === 401 || result.httpStatus === 403) ctx.gate.fail(record.error ?? `HTTP ${result.httpStatus}`);
+  if (result.httpStatus === 401 || result.httpStatus === 403) ctx.target.gate.fail(record.error ?? `HTTP ${result.httpStatus}`);
   const results = evaluateSearch(search.expect, record);
   if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
   recorder.itemFinished(runId, item.key, result.verdict, iso(), result.failure?.message);

@@ -34,40 +34,34 @@ export interface UnownedCheckTarget {
 }
 
 /**
- * At the end of a run, on each target that lost a create: records and reports the conversations of those
+ * At the end of a run, on a target that lost a create: records and reports the conversations of those
  * texts that no item owns. A failure to look is reported, never the run's.
  */
 export async function recordUnowned(
-  targets: readonly UnownedCheckTarget[],
+  t: UnownedCheckTarget,
   runId: number,
   recorder: Pick<Recorder, 'unownedConversation' | 'lostCreatesChecked' | 'inOneCommit'>,
   signal: AbortSignal,
   log: (message: string) => void,
 ): Promise<void> {
-  await Promise.all(
-    targets
-      .filter((t) => t.lostCreates.size > 0)
-      .map(async (t) => {
-        try {
-          const found = await findUnowned(t.client, t.landings, t.lostCreates, signal);
-          const at = new Date().toISOString();
-          recorder.inOneCommit(() => {
-            for (const conversation of found) recorder.unownedConversation(runId, t.name, conversation, at);
-            recorder.lostCreatesChecked(runId, t.name, at);
-          });
-          if (found.length > 0) {
-            log(
-              `target ${t.name}: ${found.length} conversation${found.length === 1 ? '' : 's'} asking this run's questions belong${found.length === 1 ? 's' : ''} to no item ` +
-                `(${found.map((c) => c.ref).join(', ')}): a create given up reached the server after all (its question was asked twice if its item asked it ` +
-                'again), or another client asked the same question meanwhile. Their credits are not in this run; a larger --request-timeout makes this rarer (docs/restarts.md).',
-            );
-          }
-        } catch (error) {
-          const why = error instanceof Error ? error.message : String(error);
-          log(`target ${t.name}: could not look for conversations no item owns: ${why}`);
-          // The report says so: without the check, a create given up that landed after all goes unseen.
-          recorder.lostCreatesChecked(runId, t.name, new Date().toISOString(), why);
-        }
-      }),
-  );
+  try {
+    const found = await findUnowned(t.client, t.landings, t.lostCreates, signal);
+    const at = new Date().toISOString();
+    recorder.inOneCommit(() => {
+      for (const conversation of found) recorder.unownedConversation(runId, t.name, conversation, at);
+      recorder.lostCreatesChecked(runId, t.name, at);
+    });
+    if (found.length > 0) {
+      log(
+        `target ${t.name}: ${found.length} conversation${found.length === 1 ? '' : 's'} asking this run's questions belong${found.length === 1 ? 's' : ''} to no item ` +
+          `(${found.map((c) => c.ref).join(', ')}): a create given up reached the server after all (its question was asked twice if its item asked it ` +
+          'again), or another client asked the same question meanwhile. Their credits are not in this run; a larger --request-timeout makes this rarer (docs/restarts.md).',
+      );
+    }
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    log(`target ${t.name}: could not look for conversations no item owns: ${why}`);
+    // The report says so: without the check, a create given up that landed after all goes unseen.
+    recorder.lostCreatesChecked(runId, t.name, new Date().toISOString(), why);
+  }
 }

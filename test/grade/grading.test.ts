@@ -9,7 +9,7 @@ import { comparePairwise, outcomeOf, suiteGuide } from '../../src/grade/pairwise
 import { RunGrading } from '../../src/grade/run-grading.js';
 import { UsageError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { executeRun } from '../../src/runner/run.js';
+import { executeRun, type RunOptions } from '../../src/runner/run.js';
 import { openStore, SqliteGradeStore, gradingSummary } from '../../src/store/index.js';
 import { CapturingReporter, CORPUS_SEARCH, cleanup, corpusDir, emulator, suite, target, tempDir } from '../runner/fixtures/harness.js';
 import { startServer } from '../helpers/server.js';
@@ -55,12 +55,11 @@ async function run(text: string, emulatorOptions?: EmulatorOptions, env: Record<
   const store = openStore(dbPath);
   const reporter = new CapturingReporter();
   try {
-    const result = await executeRun({
+    const result = await runGraded(
+      {
       suite: loaded,
       targets: [target({ name: 'emu', emulator: e })],
       recorder: store.recorder,
-      grades: new SqliteGradeStore(store.db),
-      env,
       reporter,
       onQuota: 'stop',
       maxQuotaWaitMs: 60_000,
@@ -68,10 +67,24 @@ async function run(text: string, emulatorOptions?: EmulatorOptions, env: Record<
       stop: new AbortController().signal,
       abort: new AbortController().signal,
       retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2 },
-    });
+      },
+      new SqliteGradeStore(store.db),
+      env,
+    );
     return { e, result, reporter, dbPath, loaded, grades: gradingSummary(store.db, result.runId) };
   } finally {
     store.close();
+  }
+}
+
+/** executeRun grading as the CLI does: the grade module's RunGrading is the run's live grader. */
+async function runGraded(options: Omit<RunOptions, 'grader'>, grades: SqliteGradeStore, env: Record<string, string>) {
+  const resolved = options.suite.resolved;
+  const grader = resolved.judge.during === 'run' ? RunGrading.create({ suite: resolved, store: grades, targets: options.targets, env, retry: options.retry, timeoutMs: options.requestTimeoutMs }) : undefined;
+  try {
+    return await executeRun({ ...options, grader });
+  } finally {
+    await grader?.close();
   }
 }
 
@@ -169,15 +182,15 @@ describe('judge failures', () => {
     const dbPath = path.join(tempDir(), 'runs.db');
     const store = openStore(dbPath);
     try {
-      const base = { suite: loaded, targets: [target({ name: 'emu', emulator: e })], recorder: store.recorder, grades: new SqliteGradeStore(store.db), reporter: new CapturingReporter(), onQuota: 'stop' as const, maxQuotaWaitMs: 1000, cleanup: false, stop: new AbortController().signal, abort: new AbortController().signal, retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 2 } };
-      const down = await executeRun({ ...base, env: {} });
+      const base = { suite: loaded, targets: [target({ name: 'emu', emulator: e })], recorder: store.recorder, reporter: new CapturingReporter(), onQuota: 'stop' as const, maxQuotaWaitMs: 1000, cleanup: false, stop: new AbortController().signal, abort: new AbortController().signal, retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 2 } };
+      const down = await runGraded(base, new SqliteGradeStore(store.db), {});
       expect(down.exitCode).toBe(ExitCode.expectationsFailed);
       const errors = store.db.prepare('SELECT error FROM grades').pluck().all() as string[];
       expect(errors).toHaveLength(2);
       for (const error of errors) expect(error).toMatch(/^judge at http:\/\/127\.0\.0\.1:\d+\/\.api\/llm: POST \/chat\/completions failed with HTTP 503.*after 2 attempts\); the judge failed; grade again later with dsbench grade RUN$/);
       expect(store.db.prepare("SELECT count(*) FROM turns WHERE state = 'completed'").pluck().get()).toBe(3);
 
-      const refused = await executeRun({ ...base, env: { DSBENCH_JUDGE_MODEL: 'nope::1::x' } });
+      const refused = await runGraded(base, new SqliteGradeStore(store.db), { DSBENCH_JUDGE_MODEL: 'nope::1::x' });
       const refusal = store.db.prepare('SELECT error FROM grades WHERE run_id = ?').pluck().all(refused.runId) as string[];
       // A well-formed model the instance does not serve is its handler's 500, named as it was sent.
       expect(refusal[0]).toMatch(/HTTP 500: failed to get a client for model "nope::1::x"/);

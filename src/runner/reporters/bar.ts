@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { ItemSummary } from '../question-runner.js';
+import type { ItemSummary } from '../item-summary.js';
 import { etaText, ProgressState, type ProgressOutput, type Reporter, type RunStart } from './reporter.js';
 
 /** DECAWM: the terminal wraps a line wider than itself (on), or writes its last column over (off). */

@@ -1,4 +1,4 @@
-import type { ItemSummary } from '../question-runner.js';
+import type { ItemSummary } from '../item-summary.js';
 import { etaText, ProgressState, type Reporter, type RunStart } from './reporter.js';
 import { StderrLines } from './stderr-lines.js';
 

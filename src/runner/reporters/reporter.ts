@@ -1,4 +1,4 @@
-import type { ItemSummary } from '../question-runner.js';
+import type { ItemSummary } from '../item-summary.js';
 import { failureClass } from '../../model/verdict.js';
 
 export interface RunStart {

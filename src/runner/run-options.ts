@@ -1,0 +1,73 @@
+import type { LoadedSuite } from '../config/load-suite.js';
+import type { ExitCode } from '../errors/exit-codes.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
+import type { RunStatus } from '../model/run.js';
+import type { TargetTally } from '../model/tally.js';
+import type { BudgetOptions } from './budget.js';
+import type { RunTarget } from './item-context.js';
+import type { LiveGrader, LiveGradingTotals } from './live-grading.js';
+import type { Subset } from './plan.js';
+import type { Recorder } from './recorder.js';
+import type { Reporter } from './reporters/index.js';
+import type { Shard } from './shard.js';
+import type { QuotaPolicy } from './target-gate.js';
+
+export interface RunOptions {
+  suite: LoadedSuite;
+  targets: RunTarget[];
+  recorder: Recorder;
+  reporter: Reporter;
+  label?: string | undefined;
+  api?: 'legacy' | 'versioned' | undefined;
+  concurrency?: number | undefined;
+  searchConcurrency?: number | undefined;
+  repeats?: number | undefined;
+  onQuota: QuotaPolicy;
+  maxQuotaWaitMs: number;
+  cleanup: boolean;
+  resumeRunId?: number | undefined;
+  /** Run only this shard of the plan (`--shard`); a resumed shard must give its own. */
+  shard?: Shard | undefined;
+  /** `--max-credits`: launch nothing that would take the run's credits past the cap. */
+  budget?: BudgetOptions | undefined;
+  /** Only these items of the plan (`--only`, `--rerun-failed`, or a resumed run of such a part). */
+  subset?: Subset | undefined;
+  /** `--group`: the label that, with the suite and targets, names the group the shards belong to. */
+  groupLabel?: string | undefined;
+  /** Told the run's id as soon as it is created or reopened (the CLI marks it aborted on a forced exit). */
+  onRunOpened?: ((runId: number) => void) | undefined;
+  /** First signal: launch nothing more. */
+  stop: AbortSignal;
+  /** After the grace period: cancel what is still running. */
+  abort: AbortSignal;
+  retry?: Partial<RetryPolicy> | undefined;
+  /** Timeout of one attempt of a request (ms). */
+  requestTimeoutMs?: number | undefined;
+  /** Largest reply body read (bytes). */
+  maxReplyBytes?: number | undefined;
+  /**
+   * Grades each question as it ends, when the suite asks (judge.during: run); made, and closed, by the
+   * caller, so that a judge that cannot be configured fails before the run is opened.
+   */
+  grader?: LiveGrader | undefined;
+  /** How often the run's lease is refreshed, and after how long a silent holder is presumed gone (ms). */
+  lease?: { heartbeatMs: number; staleMs: number } | undefined;
+}
+
+/** One target's share of the whole run (items finished before an interruption included), as recorded. */
+export interface TargetResult extends TargetTally {
+  stopped?: string | undefined;
+}
+
+export interface RunResult {
+  runId: number;
+  status: RunStatus;
+  exitCode: ExitCode;
+  targets: Record<string, TargetResult>;
+  expectations: { passed: number; failed: number };
+  wallMs: number;
+  /** Judge calls, cache hits and judge tokens of grading during the run, when the suite asked for it. */
+  grading?: LiveGradingTotals | undefined;
+  /** Why the run stopped launching on its own (`--max-credits`), with the figures. */
+  stoppedBy?: string | undefined;
+}
