@@ -1,3 +1,4 @@
+import type { StorageError } from '../errors/errors.js';
 import type { QuotaUsage } from '../model/conversation.js';
 import type { ExpectationResult, ItemOutcome, PlannedItem, SearchRecord, TurnRecord } from '../model/item.js';
 import type { RunLease } from '../model/lease.js';
@@ -81,10 +82,11 @@ export interface Recorder {
    */
   assertHeld(): void;
   /**
-   * `listener` hears at once of a commit that failed (a write that fails throws to its caller, but a commit
-   * runs after its writers returned): from then on every write and `committed()` fail with that error.
+   * `listener` hears at once of every storage failure (SQLite or the file system, exit code 6): a write's,
+   * which also throws to its caller, and a commit's, which runs after its writers returned. After a commit
+   * failed, every write and `committed()` fail with that error.
    */
-  onCommitFailure(listener: (error: unknown) => void): void;
+  onStorageFailure(listener: (error: StorageError) => void): void;
   /** What was recorded of the whole run, items finished before an interruption included. */
   tally(runId: number): RunTally;
   close(): void;

@@ -6,7 +6,6 @@ import { type Migration, MIGRATIONS, latestVersion, migrate, schemaVersion } fro
 import { SqliteRecorder } from './recorder.js';
 import { noteOpened, storageErrorFrom } from './storage-error.js';
 import { StorageError } from '../errors/errors.js';
-import { onMethodError } from '../method-errors.js';
 
 export interface StoreOptions {
   /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
@@ -154,7 +153,7 @@ class SqliteStore implements Store {
   ) {}
 
   get recorder(): SqliteRecorder {
-    this.recorderInstance ??= storageFaultsNamed(named(() => new SqliteRecorder(this.db, this.path), this.path), this.path);
+    this.recorderInstance ??= named(() => new SqliteRecorder(this.db, this.path), this.path);
     return this.recorderInstance;
   }
 
@@ -181,9 +180,3 @@ function named<T>(work: () => T, file: string): T {
   }
 }
 
-/** The recorder with every SQLite or file-system failure turned into a StorageError naming the database. */
-function storageFaultsNamed(recorder: SqliteRecorder, file: string): SqliteRecorder {
-  return onMethodError(recorder, (error) => {
-    throw storageErrorFrom(error, file) ?? error;
-  });
-}

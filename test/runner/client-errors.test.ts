@@ -2,6 +2,7 @@
 // and any 5xx of a poll, are retried transparently; a create whose outcome is unknown is looked for, never asked twice.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
+import { iterateSearches } from '../../src/store/queries.js';
 import { asked, cleanup, corpusDir, emulator, FAST, item, items, op, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);
@@ -157,8 +158,8 @@ searches:
     try {
       expect(run.result.exitCode).toBe(ExitCode.unreachable);
       expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['http_error', 'complete', 'complete']);
-      const row = run.db.prepare('SELECT verdict, http_status, error FROM searches WHERE item_key = ?').get('main/search/s1/0') as Record<string, unknown>;
-      expect(row).toMatchObject({ verdict: 'http_error', http_status: 500, error: expect.stringContaining('500') });
+      const row = [...iterateSearches(run.db, run.result.runId)].find((s) => s.itemKey === 'main/search/s1/0');
+      expect(row).toMatchObject({ verdict: 'http_error', httpStatus: 500, error: expect.stringContaining('500') });
     } finally {
       run.close();
     }

@@ -2,7 +2,7 @@
 // recorded with stable keys, the run completes and the result counts add up.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { iterateSearches } from '../../src/store/queries.js';
+import { iterateSearches, runTargets } from '../../src/store/queries.js';
 import {
   FAST,
   asked,
@@ -230,10 +230,10 @@ questions:
       });
       expect(asked(a, 'versioned')).toBe(3);
       expect(asked(b, 'versioned')).toBe(3);
-      const targets = run.db.prepare('SELECT name, url, api, emulated FROM targets WHERE run_id = ? ORDER BY rowid').all(run.result.runId);
+      const targets = runTargets(run.db, run.result.runId).map(({ name, url, api, emulated }) => ({ name, url, api, emulated }));
       expect(targets).toEqual([
-        { name: 'alpha', url: a.url, api: 'versioned', emulated: 0 },
-        { name: 'beta', url: b.url, api: 'versioned', emulated: 0 },
+        { name: 'alpha', url: a.url, api: 'versioned', emulated: false },
+        { name: 'beta', url: b.url, api: 'versioned', emulated: false },
       ]);
     } finally {
       run.close();

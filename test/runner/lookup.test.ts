@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { formatRunSummary } from '../../src/cli/run-summary.js';
 import { writeReport } from '../../src/report/report.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { openStore } from '../../src/store/index.js';
+import { openStore, unownedConversations } from '../../src/store/index.js';
 import { executeRun } from '../../src/runner/run.js';
 import { startFaultProxy, type FaultProxy, type ProxyAction, type ProxiedRequest } from '../helpers/fault-proxy.js';
 import { client, closeAll } from '../helpers/emulator.js';
@@ -121,7 +121,7 @@ describe.each(['legacy', 'versioned'] as const)('a create that lands after it wa
       expect(run.result.targets.main!.unownedConversations).toBe(1);
       expect(run.result.targets.main!.lostCreates).toEqual({ texts: 1, unchecked: 0, error: null });
       const owned = item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref;
-      const rows = run.db.prepare('SELECT target, conversation_ref AS ref, text FROM unowned_conversations WHERE run_id = ?').all(run.result.runId) as Array<{ target: string; ref: string; text: string }>;
+      const rows = unownedConversations(run.db, run.result.runId).map(({ target, conversationRef, text }) => ({ target, ref: conversationRef, text }));
       expect(rows).toEqual([{ target: 'main', ref: expect.any(String), text: 'Where is retryPolicy implemented?' }]);
       expect(rows[0]!.ref).not.toBe(owned);
       expect(logs).toMatch(/target main: 1 conversation asking this run's questions belongs to no item \(\S+\): a create given up reached the server after all/);
@@ -249,7 +249,7 @@ questions:
     try {
       const logs = run.reporter.logs.join('\n');
       expect(run.result.exitCode, logs).toBe(ExitCode.ok);
-      const rows = run.db.prepare('SELECT text FROM unowned_conversations WHERE run_id = ?').pluck().all(run.result.runId);
+      const rows = unownedConversations(run.db, run.result.runId).map((u) => u.text);
       expect(rows, logs).toEqual([long]);
       // Lookups during the run hold the one slot, one at a time: only the end-of-run walks overlap, and
       // one after another they could not start less than a held reply (300 ms) apart.
@@ -306,7 +306,7 @@ questions:
       expect(logs).not.toContain('asking it again');
       expect(run.result.targets.main!.unownedConversations, logs).toBe(1);
       expect(run.result.targets.main!.lostCreates).toEqual({ texts: 1, unchecked: 0, error: null });
-      const rows = run.db.prepare('SELECT text FROM unowned_conversations WHERE run_id = 1').pluck().all();
+      const rows = unownedConversations(run.db, 1).map((u) => u.text);
       expect(rows).toEqual([text]);
     } finally {
       run.close();

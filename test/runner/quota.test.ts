@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
+import { quotaSnapshots } from '../../src/store/queries.js';
 import { FAST, asked, cleanup, emulator, items, op, runRow, runSuite, suite, target, turns } from './fixtures/harness.js';
 
 afterEach(cleanup);
@@ -57,9 +58,9 @@ describe('--on-quota stop', () => {
       expect(items(db, result.runId).map((i) => i.outcome)).toEqual(['completed', 'error', 'skipped']);
       expect(turns(db, result.runId, 'main/question/q1/0')).toMatchObject([{ state: 'error', error_code: 'RATE_LIMITED' }]);
       expect(asked(e, 'legacy')).toBe(2);
-      const snapshots = db.prepare('SELECT target, total_quota, quota_limit, reset_time FROM quota_snapshots WHERE run_id = ? ORDER BY id').all(result.runId);
+      const snapshots = quotaSnapshots(db, result.runId);
       expect(snapshots.length).toBeGreaterThanOrEqual(2);
-      expect(snapshots[0]).toMatchObject({ target: 'main', quota_limit: 1, reset_time: expect.any(String) });
+      expect(snapshots[0]).toMatchObject({ target: 'main', quotaLimit: 1, resetTime: expect.any(String) });
     } finally {
       run.close();
     }

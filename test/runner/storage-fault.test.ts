@@ -8,7 +8,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { DsbenchError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { executeRun } from '../../src/runner/run.js';
-import { openStore } from '../../src/store/index.js';
+import { findRun, openStore } from '../../src/store/index.js';
 import { ALICE } from '../helpers/emulator.js';
 import { CapturingReporter, cleanup, emulator, op, runDefaults, runSuite, suite, target, tempDir } from './fixtures/harness.js';
 
@@ -58,7 +58,7 @@ describe('a database that fills up during a run', () => {
     expect(e.questionRecords().some((q) => q.outcome === 'cancelled')).toBe(true);
 
     const reader = new Database(dbPath, { readonly: true });
-    expect(['aborted', 'running']).toContain((reader.prepare('SELECT status FROM runs WHERE id = 1').get() as { status: string }).status);
+    expect(['aborted', 'running']).toContain(findRun(reader, 1)!.status);
     reader.close();
 
     // With room again (a new connection has no cap), the run resumes: the rest are asked, nothing twice. The

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StorageError } from '../../src/errors/errors.js';
 import type { PlannedItem } from '../../src/model/item.js';
 import type { ResumeItem } from '../../src/model/run.js';
 import { type Store, openStore } from '../../src/store/store.js';
@@ -74,6 +75,32 @@ describe('SqliteRecorder', () => {
     expect(store.db.prepare('SELECT status FROM items').pluck().get()).toBe('pending');
     expect(() => r.itemFinished(runId, item!.key, 'completed', new Date().toISOString())).toThrow(/FOREIGN KEY/);
     await expect(r.committed()).rejects.toThrow(/FOREIGN KEY/);
+  });
+
+  it('translates its own storage failures: a write that fails throws the StorageError naming the database, which onStorageFailure hears once', () => {
+    const r = store.recorder;
+    const heard: unknown[] = [];
+    r.onStorageFailure((error) => heard.push(error));
+    const items = questionItems(200);
+    const runId = r.createRun(runInfo(), TARGETS, items);
+    // The database full from now on: a write that needs a new page fails (SQLITE_FULL).
+    store.db.pragma(`max_page_count = ${store.db.pragma('page_count', { simple: true }) as number}`);
+    let thrown: unknown;
+    for (const [i, item] of items.entries()) {
+      try {
+        r.recordTurn(runId, item.key, 0, { ...completedTurn(i), answer: 'x'.repeat(4000) });
+      } catch (error) {
+        thrown = error;
+        break;
+      }
+    }
+    expect(thrown).toBeInstanceOf(StorageError);
+    expect((thrown as StorageError).message).toContain(`results database ${store.path}: the disk is full`);
+    expect(heard).toEqual([thrown]);
+    // A failure passed up again (inOneCommit around the write) is not told twice.
+    expect(() => r.inOneCommit(() => r.recordTurn(runId, items[0]!.key, 0, { ...completedTurn(0), answer: 'y'.repeat(40_000) }))).toThrow(StorageError);
+    expect(heard.length).toBe(2);
+    expect(heard[1]).not.toBe(heard[0]);
   });
 
   it('creates a run with its targets and planned items, and loads it back in plan order', () => {
