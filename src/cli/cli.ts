@@ -4,7 +4,7 @@
 import yargs, { type CommandModule } from 'yargs';
 import { DsbenchError, UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import { VERSION } from '../version.js';
 import { type CommandName, commandUsage } from './command-usage.js';
 import { suggestFlags } from './did-you-mean.js';

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors/errors.js';
-import { registerSecret, registerSecrets } from '../http/redact.js';
+import { registerSecret, registerSecrets } from '../redact.js';
 import { CLIENT_NAME, VERSION } from '../version.js';
 
 export type ApiFlavour = 'legacy' | 'versioned';

@@ -1,5 +1,5 @@
 import { ProtocolError, UsageError } from '../errors/errors.js';
-import { registerSecret } from '../http/redact.js';
+import { registerSecret } from '../redact.js';
 import type { RequestSpec, Transport } from '../http/transport.js';
 import { withoutIndex, type AddedQuestion, type CallOptions, type DeepSearchClient, type ListOptions, type ReadTokenReader } from './client.js';
 import {

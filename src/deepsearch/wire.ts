@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { EMULATOR_HEADER } from '../emulator-identity.js';
 import { ProtocolError, UsageError, type RequestContext } from '../errors/errors.js';
-import { excerpt } from '../http/redact.js';
+import { excerpt } from '../redact.js';
 import type { Reply } from '../http/transport.js';
 import { MAX_QUESTION_LENGTH } from './client.js';
 import type { Conversation, ErrorCode } from '../model/conversation.js';

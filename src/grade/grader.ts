@@ -3,7 +3,7 @@ import type { Judge, TurnExpect } from '../config/suite.js';
 import type { ResolvedQuestion } from '../config/resolve-suite.js';
 import type { Source } from '../model/conversation.js';
 import { DsbenchError } from '../errors/errors.js';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import { citesChecks, summarize, type CitationChecker } from './citations.js';
 import type { JudgeClient } from './judge-client.js';
 import { extractCitations, isCheckable } from './links.js';

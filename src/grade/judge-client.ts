@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { headersFor, normalizeEndpoint, type Connection, type Env } from '../config/credentials.js';
 import type { Judge } from '../config/suite.js';
 import { DsbenchError, HttpStatusError, JudgeError, ProtocolError, UsageError } from '../errors/errors.js';
-import { redact, registerSecret } from '../http/redact.js';
+import { redact, registerSecret } from '../redact.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
 import { CLIENT_NAME, VERSION } from '../version.js';

@@ -3,7 +3,7 @@ import { linkedAbort, linkedSignal, type AbortLink } from './linked-signal.js';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, ConnectionError, HttpStatusError, OutcomeUnknownError, ProtocolError, type RequestContext } from '../errors/errors.js';
-import { excerpt, redact } from './redact.js';
+import { excerpt, redact } from '../redact.js';
 import {
   RetryPolicySchema,
   backoffDelay,

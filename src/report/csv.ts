@@ -1,5 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 
 // CSV files of every report: UTF-8, comma-separated, a header row, records ended by \n, fields quoted
 // only when they must be (comma, quote, CR or LF inside; RFC 4180). Rows are handed over one by one (or

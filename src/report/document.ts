@@ -1,4 +1,4 @@
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import { type Table, mdCell, mdTable, plainCell, textTable } from './tables.js';
 
 // A summary for people as a list of blocks, rendered as Markdown (for $GITHUB_STEP_SUMMARY and report.md)

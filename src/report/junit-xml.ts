@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 
 // JUnit XML for CI systems (GitHub, GitLab, Jenkins read the same subset): <testsuites> of <testsuite>,
 // each <testcase> with at most one <failure> (a check failed, a gate failed) or <error> (the item did not

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import type { RunRecord } from '../store/queries.js';
 import { collectRunMetrics, type ScopeMetrics } from './run-metrics.js';
 import { mean, percentiles } from './percentiles.js';

@@ -1,4 +1,4 @@
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 
 // Tables for people: Markdown (CI job summaries, GitHub renders it) and aligned plain text (terminals).
 // A section is rendered either way from the same cells.

@@ -1,6 +1,6 @@
 import { AbortedError, HttpStatusError } from '../errors/errors.js';
 import { linkedSignal } from '../http/linked-signal.js';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import type { ItemOutcome, TurnRecord } from '../model/item.js';
 import type { ResumeItem, ResumeTurn } from '../model/run.js';
 import { send } from './ask-turn.js';

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import type { RunTally } from '../model/tally.js';
 import { CreditBudget } from './budget.js';
 import { deleteConversation } from './cleanup.js';

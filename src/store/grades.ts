@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import { GRADING_EXPECTATIONS, type GradeStore, type ItemGrading, type JudgeCacheKey, type JudgeReply } from '../model/grading.js';
 
 type Params = Record<string, string | number | null>;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import type { QuotaUsage } from '../model/conversation.js';
 import type { ExpectationResult, PlannedItem, SearchRecord, TurnRecord } from '../model/item.js';
 import type { RunInfo, TargetInfo, UnownedConversation } from '../model/run.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { excerpt, redact } from '../http/redact.js';
+import { excerpt, redact } from '../redact.js';
 import { MatchBatch } from './batch.js';
 import { countObjects } from './count-objects.js';
 import { AlertEvent, ErrorEvent, FiltersEvent, ProgressEvent } from './events.js';

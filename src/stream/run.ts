@@ -3,7 +3,7 @@ import { EMULATOR_HEADER } from '../emulator-identity.js';
 import { z } from 'zod';
 import { AbortedError, DsbenchError, HttpStatusError, UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import type { StreamReply, Transport } from '../http/transport.js';
 import { EventConsumer } from './consume.js';
 import { EventDecoder, MAX_EVENT_BYTES } from './decoder.js';

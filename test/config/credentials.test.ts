@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { connectionFromEnv, extraHeadersFromEnv, headersFor, normalizeEndpoint } from '../../src/config/credentials.js';
 import { UsageError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { redact } from '../../src/http/redact.js';
+import { redact } from '../../src/redact.js';
 import { VERSION } from '../../src/version.js';
 
 describe('credentials and headers', () => {

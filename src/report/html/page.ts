@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { redact } from '../../http/redact.js';
+import { redact } from '../../redact.js';
 import { clientScript } from './client-script.js';
 import { PAGE_STYLE } from './page-style.js';
 

@@ -1,7 +1,7 @@
 // redact() runs a pattern only when the text passes its gate (a word, and what follows the word): the gates
 // must never skip a pattern that would have matched. Checked against every pattern applied unconditionally.
 import { describe, expect, it } from 'vitest';
-import { PATTERNS, redact } from '../../src/http/redact.js';
+import { PATTERNS, redact } from '../src/redact.js';
 
 const ungated = (text: string): string => PATTERNS.reduce((out, p) => out.replace(p.re, p.replacement), text);
 
