@@ -1,7 +1,7 @@
 // Child process of the report benchmark: the cost of redaction alone. Reads every free-text cell that
 // questions.csv redacts into memory once, then times passes of redact() over them against passes that only
 // touch each string, alternating. Prints one JSON line. Run as plain JavaScript (see bench/lib/transpile.ts).
-import { redact } from '../../src/http/redact.js';
+import { redact } from '../../src/redact.js';
 import { openResults } from '../../src/report/open.js';
 import { iterateQuestionExport } from '../../src/store/queries.js';
 
