@@ -159,11 +159,9 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
   // What dsbench itself stopped on the interruption is run again; the stopped attempt stays on record, and
   // its conversation stays the run's own, so no lookup of a lost send ever takes it.
   const requeued = recorder.requeueStopped(state.runId, STOPPED_ON_INTERRUPT, new Date().toISOString());
-  for (const item of requeued) {
-    if (item.conversationRef === null) continue;
-    const claimed = resumed.claimed.get(item.target) ?? new Set<string>();
-    resumed.claimed.set(item.target, claimed.add(item.conversationRef));
-  }
+  // One set per target, by conversation key: a stored ref names its conversation whatever user segment it has.
+  const claim = (target: string, ref: string) => resumed.claimed.set(target, (resumed.claimed.get(target) ?? new ConversationSet()).add(ref));
+  for (const item of requeued) if (item.conversationRef !== null) claim(item.target, item.conversationRef);
   if (requeued.length > 0) {
     options.reporter.onLog?.(
       `run ${state.runId}: running again ${requeued.length} item${requeued.length === 1 ? '' : 's'} dsbench stopped when the run was interrupted ` +
@@ -171,11 +169,7 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
     );
   }
   recorder.resumeItems(state.runId, (item) => {
-    if (item.conversationRef !== undefined) {
-      const target = targetOf(item.key);
-      const claimed = resumed.claimed.get(target) ?? new ConversationSet();
-      resumed.claimed.set(target, claimed.add(item.conversationRef));
-    }
+    if (item.conversationRef !== undefined) claim(targetOf(item.key), item.conversationRef);
     if (item.status === 'done') {
       resumed.done.add(item.key);
       if (options.cleanup && isLeftToDelete(item)) resumed.toDelete.push(item);
