@@ -8,8 +8,8 @@ import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-// Static imports and re-exports, and dynamic `import('./x.js')` (the CLI loads each command that way).
-const IMPORT = /(?:(?:import|export)\s[^'"]*?from\s+|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+// Static imports (bare ones too), re-exports, and dynamic `import('./x.js')` (the CLI loads each command that way).
+const IMPORT = /(?:(?:import|export)\s[^'"]*?from\s+|\bimport\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
 
 /**
  * Transpiles the entries (paths below the project root) and their relative imports into

@@ -40,6 +40,7 @@ for (let round = 0; round < ROUNDS; round++) {
     if (round % 2 === 0) [b, d] = [await runBare(), await runDsbench()];
     else [d, b] = [await runDsbench(), await runBare()];
     if (b.code !== 0) throw new Error(`bare loop exited ${b.code}: ${b.stderr.slice(-500)}`);
+    if (d.stdout === "") throw new Error(`dsbench run printed nothing (exit ${d.code}): ${d.stderr.slice(-800)}`);
     const done = completed(d);
     if (done !== QUESTIONS) throw new Error(`dsbench run completed ${done} of ${QUESTIONS} (exit ${d.code}): ${d.stderr.slice(-500)}`);
     const row = { bareMs: b.cpuMs / QUESTIONS, dsbenchMs: d.cpuMs / QUESTIONS, ratio: d.cpuMs / b.cpuMs };
