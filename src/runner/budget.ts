@@ -44,11 +44,14 @@ export class CreditBudget {
     return true;
   }
 
-  /** The item ended (or never ran: `credits` null); what it cost replaces what it was expected to. */
-  settle(item: PlannedItem, credits: number | null): void {
+  /**
+   * The item ended (or never ran: `credits` null); what it cost replaces what it was expected to.
+   * `recordedBefore`: what its turns had cost before a resume picked it up, already in the credits recorded.
+   */
+  settle(item: PlannedItem, credits: number | null, recordedBefore = 0): void {
     if (!this.inFlight.delete(item.key)) return;
     if (credits === null) return;
-    this.spent += credits;
+    this.spent += credits - recordedBefore;
     this.ended.push(credits);
   }
 

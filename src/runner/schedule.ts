@@ -88,8 +88,13 @@ async function launchItem(item: WorkItem, r: TargetRuntime, ctx: Launching, slot
     summary = await runItem(item, r, ctx, slot);
     return summary?.turns;
   } finally {
-    spend.budget.settle(item, summary?.credits ?? null);
+    spend.budget.settle(item, summary?.credits ?? null, creditsBefore(ctx.resumeOf(item.key)));
   }
+}
+
+/** What the turns a resume restores had cost: a resumed item's credits count them again. */
+function creditsBefore(resumed: ResumeItem | undefined): number {
+  return (resumed?.turns ?? []).reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0);
 }
 
 /** Runs one item in its slot, once it may start; undefined when it did not run to its end (a stop, a skip). */

@@ -464,3 +464,23 @@ questions:
     }
   });
 });
+
+describe('a resumed run under --max-credits', () => {
+  it('counts the credits of the turns finished before the crash once: the budget adds only what the resumed item cost after', async () => {
+    const e = await emulator(NOW_FAST);
+    const crashed = await runUntilCrash(e, await suite(SUITE), { method: 'recordTurn', when: turnIs('main/question/q1/0', 1, 'processing'), at: 'before' }, { api: 'legacy' });
+    // Only the legacy API reports credits. q1 runs on within the cap; q2 is expected to cost more than any cap, so the budget stops there and
+    // says what it counted as recorded.
+    const budget = { maxCredits: 1e9, expected: (item: { key: string }) => (item.key === 'main/question/q2/0' ? 1e12 : undefined) };
+    const run = await runSuite(crashed.loaded, [target({ name: 'main', emulator: e })], { dbPath: crashed.dbPath, resumeRunId: crashed.runId, requestTimeoutMs: SEND_WINDOW_MS, budget });
+    try {
+      expect(run.result.exitCode).toBe(ExitCode.budgetExceeded);
+      const recorded = run.result.targets.main?.credits as number;
+      expect(recorded).toBeGreaterThan(0);
+      expect(turns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+      expect(run.result.stoppedBy).toContain(`stopped launching: ${Math.round(recorded * 100) / 100} credits recorded + 0 expected`);
+    } finally {
+      run.close();
+    }
+  });
+});
