@@ -4,7 +4,7 @@ import { connectionFor, type Connection } from '../config/credentials.js';
 import { loadSuite } from '../config/load-suite.js';
 import { targetsFrom } from '../config/targets.js';
 import type { RunningEmulator } from '../emulator/index.js';
-import { checkJudges, RunGrading } from '../grade/run-grading.js';
+import { RunGrading } from '../grade/run-grading.js';
 import { DsbenchError, UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
@@ -51,10 +51,10 @@ export const gradeCommand = (cli: CommandContext): CommandModule<GlobalArgs, Gra
         } else targets.push({ name: t.name, connection: targetsFrom([`${t.name}=${t.url}`], undefined, cli.env)![0]!.connection });
       }
       // A judge that cannot grade is said before anything is replaced: the run's earlier grades stay.
-      const judgeProblem = await checkJudges({ suite: suite.resolved, targets, env: cli.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
-      if (judgeProblem) throw new DsbenchError(`not grading run ${run.runId}: ${judgeProblem.message}`, judgeProblem.error.exitCode, { cause: judgeProblem.error });
       grading = RunGrading.create({ suite: suite.resolved, store: new SqliteGradeStore(store.db), targets, env: cli.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
       if (!grading) throw new UsageError(`${suite.path} asks for no grading: add a rubric, reference, cites, citesRecall or minCitationValidity to an expect, or a judge block`);
+      const judgeProblem = await grading.checkJudges();
+      if (judgeProblem) throw new DsbenchError(`not grading run ${run.runId}: ${judgeProblem.message}`, judgeProblem.error.exitCode, { cause: judgeProblem.error });
       const questions = new Map(suite.resolved.questions.map((q) => [q.id, q]));
       const limit = pLimit(ITEMS_AT_ONCE);
       let unknown = 0;

@@ -8,7 +8,7 @@ import { boundTargets } from '../config/resume-targets.js';
 import { targetsFrom } from '../config/targets.js';
 import type { ResolvedSuite } from '../config/resolve-suite.js';
 import type { RunningEmulator } from '../emulator/index.js';
-import { checkJudges, RunGrading } from '../grade/run-grading.js';
+import { RunGrading } from '../grade/run-grading.js';
 import { DsbenchError, UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
@@ -178,7 +178,6 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
         cli.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
       }
-      const judgeUnavailable = await checkJudgeFirst(cli, suite.resolved, targets, argv.ifJudgeUnavailable, transport);
       let runId: number | undefined;
       // A second signal exits at once; the run is marked aborted first (one synchronous commit) so the
       // database does not claim a run is still running in a process that is gone.
@@ -192,8 +191,10 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       let result: RunResult;
       let grader: RunGrading | undefined;
       try {
-        // Before the run is opened: a judge that cannot be configured is a usage error, with nothing asked.
-        grader = liveGrader(suite.resolved, new SqliteGradeStore(store.db), targets, transport, judgeUnavailable, cli.env);
+        // Before the run is opened: a judge that cannot be configured is a usage error, and one that cannot
+        // grade stops the run (or is said once), with nothing asked.
+        grader = liveGrader(suite.resolved, new SqliteGradeStore(store.db), targets, transport, cli.env);
+        await checkJudgeFirst(cli, grader, argv.ifJudgeUnavailable);
         result = await executeRun({
           grader,
           retry: transport.retry,
@@ -257,9 +258,9 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
 });
 
 /** The grading of items as they end, when the suite asks for it (judge.during: run). */
-function liveGrader(suite: ResolvedSuite, store: GradeStore, targets: RunTarget[], transport: ReturnType<typeof transportSettings>, judgeUnavailable: string | undefined, env: NodeJS.ProcessEnv): RunGrading | undefined {
+function liveGrader(suite: ResolvedSuite, store: GradeStore, targets: RunTarget[], transport: ReturnType<typeof transportSettings>, env: NodeJS.ProcessEnv): RunGrading | undefined {
   if (suite.judge.during !== 'run') return undefined;
-  return RunGrading.create({ suite, store, targets, env, retry: transport.retry, timeoutMs: transport.timeoutMs, judgeUnavailable });
+  return RunGrading.create({ suite, store, targets, env, retry: transport.retry, timeoutMs: transport.timeoutMs });
 }
 
 /**
@@ -267,13 +268,12 @@ function liveGrader(suite: ResolvedSuite, store: GradeStore, targets: RunTarget[
  * cannot grade stops the run before it starts, or with `--if-judge-unavailable continue` is said once and
  * the run goes on, its judged checks recorded as not graded (never passed).
  */
-async function checkJudgeFirst(cli: CommandContext, suite: ResolvedSuite, targets: RunTarget[], policy: RunArgs['ifJudgeUnavailable'], transport: ReturnType<typeof transportSettings>): Promise<string | undefined> {
-  if (suite.judge.during !== 'run') return undefined;
-  const failed = await checkJudges({ suite, targets, env: cli.env, retry: transport.retry, timeoutMs: transport.timeoutMs });
-  if (!failed) return undefined;
+async function checkJudgeFirst(cli: CommandContext, grader: RunGrading | undefined, policy: RunArgs['ifJudgeUnavailable']): Promise<void> {
+  const failed = grader && (await grader.checkJudges());
+  if (!grader || !failed) return;
   if (policy === 'refuse') throw new DsbenchError(`not starting: ${failed.message} (or give --if-judge-unavailable continue to run without the judge)`, failed.error.exitCode, { cause: failed.error });
   cli.stderr.write(`dsbench: ${failed.message}; running without the judge (--if-judge-unavailable continue): its checks are recorded as not graded\n`);
-  return failed.message;
+  grader.withoutJudge(failed.message);
 }
 
 

@@ -117,6 +117,13 @@ export class JudgeClient {
    * JudgeError or UsageError saying what failed, where, and what to do.
    */
   async check(signal?: AbortSignal): Promise<string> {
+    const model = await this.checkedModel(signal);
+    // The model the check found is the one the grades use: the list is not asked for again.
+    this.modelChoice = Promise.resolve(model);
+    return model;
+  }
+
+  private async checkedModel(signal?: AbortSignal): Promise<string> {
     const configured = this.endpoint.model;
     let ids: string[];
     try {

@@ -25,11 +25,6 @@ export interface RunGradingOptions {
   env: Env;
   retry?: Partial<RetryPolicy> | undefined;
   timeoutMs?: number | undefined;
-  /**
-   * Why the judge cannot be used (its check before the run failed and the run went on): turns with a
-   * rubric or reference get an `error` grade saying so, no judge call; citations are still checked.
-   */
-  judgeUnavailable?: string | undefined;
 }
 
 interface PerTarget {
@@ -46,11 +41,16 @@ interface PerTarget {
 export class RunGrading {
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly perTarget = new Map<string, PerTarget>();
+  /**
+   * Why the judge cannot be used (its check before the run failed and the run went on): turns with a
+   * rubric or reference get an `error` grade saying so, no judge call; citations are still checked.
+   */
+  private judgeUnavailable: string | undefined;
   readonly totals: GradingTotals = { items: 0, judgeCalls: 0, cacheHits: 0, judgeTokens: 0, problems: 0 };
 
   private constructor(private readonly options: RunGradingOptions) {
     this.limit = pLimit(options.suite.judge.concurrency);
-    const judges = options.judgeUnavailable === undefined ? judgeClients(options) : new Map<string, JudgeClient>();
+    const judges = judgeClients(options);
     for (const t of options.targets) {
       const judge = judges.get(t.name);
       const raw = new Transport({ endpoint: t.connection.endpoint, headers: headersFor(t.connection, 'stream'), connections: options.suite.judge.citationConcurrency + 1, ...this.transportOptions() });
@@ -72,7 +72,7 @@ export class RunGrading {
   async grade(runId: number, key: string, target: string, question: ResolvedSuite['questions'][number], turns: readonly GradedTurn[], signal?: AbortSignal): Promise<GradeOutcome> {
     const t = this.perTarget.get(target);
     const outcome = await gradeItem(
-      { judge: this.options.suite.judge, client: t?.judge, judgeUnavailable: this.options.judgeUnavailable, store: this.options.store, limit: this.limit, citations: t?.citations, signal },
+      { judge: this.options.suite.judge, client: t?.judge, judgeUnavailable: this.judgeUnavailable, store: this.options.store, limit: this.limit, citations: t?.citations, signal },
       runId,
       key,
       question,
@@ -86,14 +86,40 @@ export class RunGrading {
     return outcome;
   }
 
+  /**
+   * Checks every judge this grading would call, once, before anything is asked (`GET /models` and the
+   * model): undefined when each can grade or none is needed, else one line saying what failed, on which
+   * endpoint, and what to do. Each judge grades with the model its check found.
+   */
+  async checkJudges(signal?: AbortSignal): Promise<{ message: string; error: DsbenchError } | undefined> {
+    for (const judge of this.judges()) {
+      try {
+        await judge.check(signal);
+      } catch (error) {
+        if (!(error instanceof DsbenchError)) throw error;
+        return { message: error.message, error };
+      }
+    }
+    return undefined;
+  }
+
+  /** After a failed check, when the run goes on: the judged checks are recorded as not graded, never passed. */
+  withoutJudge(reason: string): void {
+    this.judgeUnavailable = reason;
+  }
+
   /** Raw file fetches made by the citation checkers. */
   get citationFetches(): number {
     return [...this.perTarget.values()].reduce((n, t) => n + t.citations.fetches, 0);
   }
 
   async close(): Promise<void> {
-    const judges = new Set([...this.perTarget.values()].map((t) => t.judge).filter((j) => j !== undefined));
-    await Promise.all([...[...judges].map((j) => j.close()), ...[...this.perTarget.values()].map((t) => t.raw.close())]);
+    await Promise.all([...this.judges().map((j) => j.close()), ...[...this.perTarget.values()].map((t) => t.raw.close())]);
+  }
+
+  /** Each judge once: targets may share the external one. */
+  private judges(): JudgeClient[] {
+    return [...new Set([...this.perTarget.values()].flatMap((t) => (t.judge ? [t.judge] : [])))];
   }
 
   private transportOptions() {
@@ -121,26 +147,4 @@ function judgeClients(options: JudgeOptions): Map<string, JudgeClient> {
     judges.set(t.name, endpoint.kind === 'external' ? (external ??= new JudgeClient(endpoint, transportOptions(options))) : new JudgeClient(endpoint, transportOptions(options)));
   }
   return judges;
-}
-
-/**
- * Checks every judge the suite would grade with, once, before anything is asked (`GET /models` and the
- * model): undefined when each can grade or none is needed, else one line saying what failed, on which
- * endpoint, and what to do. A judge that cannot be configured at all is a UsageError, as in a run.
- */
-export async function checkJudges(options: JudgeOptions, signal?: AbortSignal): Promise<{ message: string; error: DsbenchError } | undefined> {
-  const clients = [...new Set(judgeClients(options).values())];
-  try {
-    for (const client of clients) {
-      try {
-        await client.check(signal);
-      } catch (error) {
-        if (!(error instanceof DsbenchError)) throw error;
-        return { message: error.message, error };
-      }
-    }
-    return undefined;
-  } finally {
-    await Promise.all(clients.map((c) => c.close()));
-  }
 }

@@ -155,6 +155,19 @@ describe('checking the judge before the run', () => {
     expect(grades(db)).toEqual([expect.objectContaining({ status: 'graded', passed: 1 })]);
   });
 
+  it('asks for the model list once per run and once per grade: the model the check found is the one it grades with', async () => {
+    const e = await emulator({ timeScale: 0.001, corpus: { dir: corpusDir(FILES) } }, CORPUS_SEARCH);
+    const db = path.join(tempDir(), 'runs.db');
+    const env = { DSBENCH_TOKEN_EMU: TOKEN };
+    const exit = await run([writeSuite(SUITE), '--target', `emu=${e.url}`, '--db', db, '--quiet'], env);
+    expect(exit.code, exit.stderr).toBe(ExitCode.ok);
+    expect(e.counters()['llm.chat']).toBe(1);
+    expect(e.counters()['llm.models']).toBe(1);
+    const graded = await grade(['1', '--db', db, '--target', `emu=${e.url}`], env);
+    expect(graded.code, graded.stderr).toBe(ExitCode.ok);
+    expect(e.counters()['llm.models']).toBe(2);
+  });
+
   it('names a model the judge does not serve, and a token it refuses', async () => {
     const e = await emulator({ timeScale: 0.001, corpus: { dir: corpusDir(FILES) } }, CORPUS_SEARCH);
     const db = path.join(tempDir(), 'runs.db');
