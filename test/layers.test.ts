@@ -20,6 +20,7 @@ const LAYER: Record<string, number> = {
   'answer-links.ts': 0,
   'emulator-identity.ts': 0,
   model: 1,
+  stats: 1,
   config: 2,
   http: 3,
   deepsearch: 4,

@@ -2,7 +2,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { NothingToCompareError, UsageError } from '../errors/errors.js';
 import type { Env } from '../config/credentials.js';
 import { ExitCode } from '../errors/exit-codes.js';
-import { DEFAULT_BOOTSTRAP } from '../report/compare/bootstrap.js';
+import { DEFAULT_BOOTSTRAP } from '../stats/bootstrap.js';
 import { compareRuns } from '../report/compare/compare.js';
 import { compareJson } from '../report/compare/compare-json.js';
 import { DEFAULT_THRESHOLDS, FAIL_ON, type Thresholds, parseFailOn, parsePercent } from '../report/compare/gates.js';

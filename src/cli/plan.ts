@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { UsageError } from '../errors/errors.js';
-import { DEFAULT_BOOTSTRAP } from '../report/compare/bootstrap.js';
+import { DEFAULT_BOOTSTRAP } from '../stats/bootstrap.js';
 import { DEFAULT_THRESHOLDS, parsePercent } from '../report/compare/gates.js';
 import { DEFAULT_DB, inSnapshot, openResults, resolveRun } from '../report/open.js';
 import { detectableAt, estimateNoise, questionsForLatency, questionsForPassRate } from '../report/plan.js';

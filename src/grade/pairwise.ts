@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
 import type pLimit from 'p-limit';
 import { DsbenchError } from '../errors/errors.js';
-import { mulberry32 } from '../random.js';
 import type { ResolvedSuite } from '../config/resolve-suite.js';
 import type { JudgeClient } from './judge-client.js';
 import { inputsHash, PAIRWISE_PROMPT_HASH, pairwisePrompt, type PairwiseInputs } from './prompt.js';
 import type { GradeStore, JudgeReply } from '../model/grading.js';
 import { PairwiseVerdictSchema, parseVerdict } from './judge-verdict.js';
+import { clusteredRate, type RateEstimate } from '../stats/cluster-rate.js';
 
 /** One side of a pairwise comparison: a run of a database, one of its targets or all of them. */
 export interface PairwiseSide {
@@ -24,7 +24,9 @@ export interface PairwiseResult {
   ties: number;
   /** Pairs without two verdicts (judge failed or replied something else); left out of the rates. */
   undecided: number;
-  /** The candidate's rates among decided pairs, each with a bootstrap interval. */
+  /** Questions (per target when both sides span targets) the decided pairs belong to: what the intervals resample. */
+  questions: number;
+  /** The candidate's rates among decided pairs, each with a bootstrap interval over questions. */
   winRate: Rate | undefined;
   lossRate: Rate | undefined;
   tieRate: Rate | undefined;
@@ -41,6 +43,7 @@ export interface Rate {
   value: number;
   low: number;
   high: number;
+  method: RateEstimate['method'];
 }
 
 export interface Guide {
@@ -104,12 +107,12 @@ export async function comparePairwise(o: PairwiseOptions): Promise<PairwiseResul
   const base = answers(o.baseline, byTarget);
   const cand = answers(o.candidate, byTarget);
   const result: PairwiseResult = {
-    pairs: 0, wins: 0, losses: 0, ties: 0, undecided: 0, winRate: undefined, lossRate: undefined, tieRate: undefined,
+    pairs: 0, wins: 0, losses: 0, ties: 0, undecided: 0, questions: 0, winRate: undefined, lossRate: undefined, tieRate: undefined,
     scoreDelta: scoreDelta(o.baseline, o.candidate, byTarget),
     citationValidity: validityDelta(o.baseline, o.candidate),
     judgeCalls: 0, cacheHits: 0, problems: [],
   };
-  const outcomes: PairOutcome[] = [];
+  const outcomes: Judged[] = [];
   await Promise.all(
     [...base].map(async ([key, b]) => {
       const c = cand.get(key);
@@ -140,22 +143,50 @@ export async function comparePairwise(o: PairwiseOptions): Promise<PairwiseResul
       };
       const common = { question: c.text, preamble: o.preamble, ...o.guide?.(c.suiteItemId, c.turn) };
       const [first, second] = await Promise.all([ask({ ...common, answerA: b.answer, answerB: c.answer }), ask({ ...common, answerA: c.answer, answerB: b.answer })]);
-      outcomes.push(outcomeOf(first, second));
+      // The key's target and question id: repeats and turns of one question are resampled together.
+      outcomes.push({ question: key.split('\u0000', 2).join('\u0000'), outcome: outcomeOf(first, second) });
     }),
   );
-  for (const outcome of outcomes) {
+  for (const { outcome } of outcomes) {
     if (outcome === 'win') result.wins++;
     else if (outcome === 'loss') result.losses++;
     else if (outcome === 'tie') result.ties++;
     else result.undecided++;
   }
-  const decided = outcomes.filter((x) => x !== 'undecided');
-  if (decided.length > 0) {
-    result.winRate = rate(decided, 'win', o.bootstrap);
-    result.lossRate = rate(decided, 'loss', o.bootstrap);
-    result.tieRate = rate(decided, 'tie', o.bootstrap);
-  }
+  const rates = decidedRates(outcomes, o.bootstrap);
+  if (rates) Object.assign(result, rates);
   return result;
+}
+
+interface Judged {
+  question: string;
+  outcome: PairOutcome;
+}
+
+const DECIDED = ['win', 'loss', 'tie'] as const;
+
+/**
+ * The shares of wins, losses and ties among decided pairs, each with its interval over questions: a
+ * question's repeats and turns are correlated, so whole questions are resampled (the run report's
+ * clustered rate, in its key order so the same outcomes and seed give the same intervals).
+ */
+function decidedRates(judged: readonly Judged[], b: { resamples: number; confidence: number; seed: number }): Pick<PairwiseResult, 'questions' | 'winRate' | 'lossRate' | 'tieRate'> | undefined {
+  const byQuestion = new Map<string, number[]>();
+  for (const { question, outcome } of judged) {
+    const at = DECIDED.indexOf(outcome as (typeof DECIDED)[number]);
+    if (at < 0) continue;
+    const counts = byQuestion.get(question) ?? [0, 0, 0];
+    counts[at]!++;
+    byQuestion.set(question, counts);
+  }
+  const counts = [...byQuestion.keys()].sort().map((q) => byQuestion.get(q)!);
+  if (counts.length === 0) return undefined;
+  const trials = counts.map((c) => c[0]! + c[1]! + c[2]!);
+  const rate = (at: number): Rate => {
+    const r = clusteredRate(counts.map((c) => c[at]!), trials, b);
+    return { value: r.value!, low: r.low!, high: r.high!, method: r.method };
+  };
+  return { questions: counts.length, winRate: rate(0), lossRate: rate(1), tieRate: rate(2) };
 }
 
 /** `first` has the baseline as A, `second` the candidate as A. */
@@ -164,24 +195,6 @@ export function outcomeOf(first: 'A' | 'B' | 'tie' | undefined, second: 'A' | 'B
   const candidateFirst = first === 'B' ? 'win' : first === 'A' ? 'loss' : 'tie';
   const candidateSecond = second === 'A' ? 'win' : second === 'B' ? 'loss' : 'tie';
   return candidateFirst === candidateSecond ? candidateFirst : 'tie';
-}
-
-/** Percentile bootstrap of a share, seeded: the same outcomes and seed give the same interval. */
-function rate(outcomes: readonly PairOutcome[], which: PairOutcome, b: { resamples: number; confidence: number; seed: number }): Rate {
-  const hits = outcomes.map((x) => (x === which ? 1 : 0));
-  const n = hits.length;
-  const value = hits.reduce((s: number, x) => s + x, 0) / n;
-  const random = mulberry32(b.seed);
-  const samples = new Float64Array(b.resamples);
-  for (let r = 0; r < b.resamples; r++) {
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += hits[Math.floor(random() * n)]!;
-    samples[r] = sum / n;
-  }
-  samples.sort();
-  const tail = (1 - b.confidence) / 2;
-  const at = (q: number) => samples[Math.min(b.resamples - 1, Math.max(0, Math.floor(q * b.resamples)))]!;
-  return { value, low: at(tail), high: at(1 - tail) };
 }
 
 function scoreDelta(b: PairwiseSide, c: PairwiseSide, byTarget: boolean): PairwiseResult['scoreDelta'] {
@@ -224,10 +237,15 @@ export function formatPairwise(r: PairwiseResult, confidence: number): string {
   const rateText = (name: string, x: Rate | undefined) => (x ? `${name} ${pct(x.value)} [${pct(x.low)}, ${pct(x.high)}]` : `${name} n/a`);
   const lines = [
     `\nPairwise (judge, both orders): ${r.pairs} paired answers, candidate ${r.wins} wins, ${r.losses} losses, ${r.ties} ties${r.undecided > 0 ? `, ${r.undecided} undecided` : ''}`,
-    `  ${rateText('win', r.winRate)}, ${rateText('loss', r.lossRate)}, ${rateText('tie', r.tieRate)} (${Math.round(confidence * 100)}% bootstrap intervals)`,
+    `  ${rateText('win', r.winRate)}, ${rateText('loss', r.lossRate)}, ${rateText('tie', r.tieRate)} (${Math.round(confidence * 100)}% intervals over ${r.questions} question${r.questions === 1 ? '' : 's'}: ${methods(r)})`,
     `  score delta: ${r.scoreDelta ? `${r.scoreDelta.mean >= 0 ? '+' : ''}${r.scoreDelta.mean.toFixed(3)} over ${r.scoreDelta.pairs} graded turns` : 'n/a (grade both runs with dsbench grade)'}`,
     `  citation validity: ${r.citationValidity.baseline === undefined ? 'n/a' : pct(r.citationValidity.baseline)} -> ${r.citationValidity.candidate === undefined ? 'n/a' : pct(r.citationValidity.candidate)}`,
     `  judge: ${r.judgeCalls} calls, ${r.cacheHits} from cache`,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** How the rates' intervals were made, each way once. */
+function methods(r: PairwiseResult): string {
+  return [...new Set([r.winRate, r.lossRate, r.tieRate].flatMap((x) => (x ? [x.method] : [])))].join(', ') || 'none';
 }

@@ -1,6 +1,6 @@
 import type { QuotaSnapshotRow, TurnMetricRow } from '../store/queries.js';
 import type { Column } from './csv.js';
-import { RunningSum } from './percentiles.js';
+import { RunningSum } from '../stats/percentiles.js';
 import type { QuestionSummaryRow } from './summary.js';
 
 // costs.csv: what the run cost and how long the quota lasts. One file, rows of five sections

@@ -1,4 +1,4 @@
-import { selectPercentiles } from './percentiles.js';
+import { selectPercentiles } from '../stats/percentiles.js';
 
 // Summaries are per target (scope `target`, all of its items) and per target and tag (scope `tag`).
 // An item belongs to its target's group and to one group per tag it has. Rows are grouped through a

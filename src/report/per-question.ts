@@ -1,6 +1,6 @@
 import type { ItemVerdictRow, TurnMetricRow } from '../store/queries.js';
 import { countItem, itemCounts, type ItemCounts } from './summary.js';
-import { percentile } from './percentiles.js';
+import { percentile } from '../stats/percentiles.js';
 
 // The per-question table of report.md (a CI job summary): one line per target and question id, over its
 // repeats. Suites have tens to thousands of questions; past MAX_QUESTIONS the table is left out (the

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { itemLatencies, itemQuality } from '../store/quality-queries.js';
 import { gateAlpha } from './compare/aggregate.js';
-import { normalQuantile } from './stats/sign-flip.js';
+import { normalQuantile } from '../stats/sign-flip.js';
 
 // How big a suite must be to detect a change, from the noise of two earlier runs of it (docs/statistics.md,
 // "Planning a suite"). Two models, each fitted on the runs given:

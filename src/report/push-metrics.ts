@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { redact } from '../redact.js';
 import type { RunRecord } from '../store/queries.js';
 import { collectRunMetrics, type ScopeMetrics } from './run-metrics.js';
-import { mean, percentiles } from './percentiles.js';
+import { mean, percentiles } from '../stats/percentiles.js';
 import { evaluateThresholds, runThresholds, type ThresholdResult } from './thresholds.js';
 
 /*

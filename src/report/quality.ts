@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import { itemQuality, type ItemQualityRow } from '../store/quality-queries.js';
-import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from './compare/bootstrap.js';
+import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from '../stats/bootstrap.js';
 import { QUARANTINE_TAG } from './compare/quarantine.js';
-import { NO_RATE, type RateEstimate, clusteredRate } from './stats/cluster-rate.js';
-import { type QuestionConsistency, consistency, defaultK } from './stats/pass-k.js';
+import { NO_RATE, type RateEstimate, clusteredRate } from '../stats/cluster-rate.js';
+import { type QuestionConsistency, consistency, defaultK } from '../stats/pass-k.js';
 
 // A run's answer quality, per target, with intervals that resample questions (a question with all its
 // repeats is one cluster): the pass rate, pass@k and pass^k over questions, the judge's mean score, the

@@ -1,4 +1,4 @@
-import { round } from './percentiles.js';
+import { round } from '../stats/percentiles.js';
 import type { SearchExportRow } from '../store/queries.js';
 import { type Column, text } from './csv.js';
 import { reasons, verdictOf } from './expectations.js';

@@ -3,7 +3,7 @@ import { failureClass, type VerdictOutcome } from '../model/verdict.js';
 import type { ItemVerdictRow, SearchRow, TurnMetricRow } from '../store/queries.js';
 import type { Column } from './csv.js';
 import { type GroupKey, Grouping, MetricColumns } from './grouping.js';
-import { RunningSum, round } from './percentiles.js';
+import { RunningSum, round } from '../stats/percentiles.js';
 
 // summary.csv (questions) and search-summary.csv (searches): one row per target and per target and tag.
 

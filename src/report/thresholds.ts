@@ -3,7 +3,7 @@ import { compare, parseThreshold, THRESHOLD_METRICS, type ThresholdExpression, t
 import { ExitCode } from '../errors/exit-codes.js';
 import type { RunRecord } from '../store/queries.js';
 import { collectRunMetrics, type ScopeMetrics } from './run-metrics.js';
-import { mean, median, percentile, sum } from './percentiles.js';
+import { mean, median, percentile, sum } from '../stats/percentiles.js';
 
 // A suite's thresholds judged on a run's aggregate metrics (run-metrics.ts), per target and for the whole run.
 

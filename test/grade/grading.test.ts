@@ -11,7 +11,7 @@ import { UsageError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { executeRun, type RunOptions } from '../../src/runner/run.js';
 import { openStore, SqliteGradeStore, gradingSummary } from '../../src/store/index.js';
-import { CapturingReporter, CORPUS_SEARCH, cleanup, corpusDir, emulator, suite, target, tempDir } from '../runner/fixtures/harness.js';
+import { CapturingReporter, CORPUS_SEARCH, cleanup, corpusDir, emulator, runSuite, suite, target, tempDir } from '../runner/fixtures/harness.js';
 import { startServer } from '../helpers/server.js';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
 
@@ -253,6 +253,47 @@ describe('pairwise comparison', () => {
       await judge.close();
       bStore.close();
       cStore.close();
+    }
+  });
+
+  it('gives each rate an interval over questions: the repeats of one question are resampled together', async () => {
+    // Two questions asked four times each; the judge prefers the candidate on one question and the baseline
+    // on the other, telling the answers apart by the host their links name. Over pairs, 4 wins in 8 would
+    // give an interval well inside (0, 1); over two questions it spans 0 to 1.
+    const text = 'name: repeated\ndefaults: { api: legacy, timeout: 10m }\nquestions:\n  - id: retry\n    question: Where is RetryHandler implemented in undici?\n  - id: agent\n    question: How does undici\'s Agent keep connections alive per origin?\n';
+    const sideOn = async (publicUrl: string) => {
+      const e = await emulator({ ...OPTIONS, publicUrl }, CORPUS_SEARCH);
+      const ran = await runSuite(await suite(text), [target({ name: 'emu', emulator: e })], { repeats: 4 });
+      ran.close();
+      return { store: openStore(ran.dbPath), runId: ran.result.runId };
+    };
+    const [base, cand] = await Promise.all([sideOn('https://base.example'), sideOn('https://cand.example')]);
+    const judge = await startServer((req, res, body) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url!.endsWith('/models')) return res.end(JSON.stringify({ data: [{ id: 'm' }] }));
+      const prompt = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0]!.content;
+      const candidateIsA = prompt.slice(prompt.indexOf('<answer_a>'), prompt.indexOf('<answer_b>')).includes('cand.example');
+      const preferCandidate = prompt.includes('RetryHandler');
+      const winner = candidateIsA === preferCandidate ? 'A' : 'B';
+      res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ winner, reasons: [] }) } }] }));
+    });
+    const client = new JudgeClient(resolveJudgeEndpoint(JudgeSchema.parse({}), undefined, { DSBENCH_JUDGE_ENDPOINT: judge.url }));
+    try {
+      const r = await comparePairwise({
+        baseline: { db: base.store.db, runId: base.runId, target: 'emu' },
+        candidate: { db: cand.store.db, runId: cand.runId, target: 'emu' },
+        judge: client,
+        cache: new SqliteGradeStore(cand.store.db),
+        limit: pLimit(4),
+        bootstrap: { resamples: 2000, confidence: 0.95, seed: 1 },
+      });
+      expect(r).toMatchObject({ pairs: 8, wins: 4, losses: 4, questions: 2 });
+      expect(r.winRate).toEqual({ value: 0.5, low: 0, high: 1, method: 'cluster bootstrap' });
+    } finally {
+      await client.close();
+      await judge.close();
+      base.store.close();
+      cand.store.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PairedChange } from '../../src/report/compare/bootstrap.js';
+import type { PairedChange } from '../../src/stats/bootstrap.js';
 import { judge, parseFailOn, parsePercent } from '../../src/report/compare/gates.js';
 import { UsageError } from '../../src/errors/errors.js';
 

@@ -1,10 +1,10 @@
-import { NumberColumn, mean, sortedMedian } from '../percentiles.js';
-import { type BootstrapOptions, type PairedChange, pairedMedianChange } from './bootstrap.js';
+import { NumberColumn, mean, sortedMedian } from '../../stats/percentiles.js';
+import { type BootstrapOptions, type PairedChange, pairedMedianChange } from '../../stats/bootstrap.js';
 import { type FailOn, type GateResult, type Judgement, type Thresholds, judge } from './gates.js';
 import { type OutcomeSummary, OutcomeTally } from './outcomes.js';
 import type { CompareRow } from './pairs.js';
-import { detectableRateDrop, type RateChange } from '../stats/cluster-rate.js';
-import { normalQuantile } from '../stats/sign-flip.js';
+import { detectableRateDrop, type RateChange } from '../../stats/cluster-rate.js';
+import { normalQuantile } from '../../stats/sign-flip.js';
 
 // Everything compare.md and compare.json say, gathered while compare.csv streams: numbers per metric
 // (8 bytes a pair and side), counts, and short lists (capped) of the rows people need to look at.

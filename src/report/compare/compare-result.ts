@@ -2,7 +2,7 @@ import type { PairwiseResult } from '../../grade/pairwise.js';
 import type { QuestionExportRow, RunRecord, SearchExportRow } from '../../store/queries.js';
 import type { ReportSink } from '../sink.js';
 import type { CompareSummary } from './aggregate.js';
-import type { BootstrapOptions } from './bootstrap.js';
+import type { BootstrapOptions } from '../../stats/bootstrap.js';
 import type { Thresholds } from './gates.js';
 import type { Paired } from './pairing.js';
 import type { CompareRow } from './pairs.js';

@@ -7,7 +7,7 @@ import { renderMarkdown, renderText } from '../document.js';
 import { inSnapshot, openResults, outputDir, resolveRun } from '../open.js';
 import { abandonSinks, endSinks, openSinks, rowsTo } from '../sink.js';
 import { type CompareSummary, CompareAccumulator } from './aggregate.js';
-import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from './bootstrap.js';
+import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from '../../stats/bootstrap.js';
 import { compareDocument } from './compare-document.js';
 import type { CompareResult, ExportRow, PairwiseView, Side } from './compare-result.js';
 import { COMPARE_SINKS, type CompareOutput } from './compare-sinks.js';

@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors/errors.js';
-import type { PairedChange } from './bootstrap.js';
+import type { PairedChange } from '../../stats/bootstrap.js';
 
 // What fails a comparison (exit code 1). Two kinds of gate:
 // - metric thresholds: a metric regressed when the lower bound of its confidence interval for the relative

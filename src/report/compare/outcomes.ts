@@ -1,9 +1,9 @@
-import type { BootstrapOptions } from './bootstrap.js';
+import type { BootstrapOptions } from '../../stats/bootstrap.js';
 import type { CompareRow } from './pairs.js';
 import { QUESTION_FAILED, SEARCH_FAILED } from './pairs.js';
-import { type RateChange, pairedRateChange } from '../stats/cluster-rate.js';
-import { defaultK, passHatK } from '../stats/pass-k.js';
-import { signFlipTest, type SignFlipResult } from '../stats/sign-flip.js';
+import { type RateChange, pairedRateChange } from '../../stats/cluster-rate.js';
+import { defaultK, passHatK } from '../../stats/pass-k.js';
+import { signFlipTest, type SignFlipResult } from '../../stats/sign-flip.js';
 
 // Outcomes of the paired items (a question with one repeat and its turns, or a search), gathered per
 // cluster (a question or search id with all its repeats) as compare.csv streams in key order, so that

@@ -93,7 +93,7 @@ function pairwiseSection(pw: Pairwise, failedGates: string[]): void {
   const rate = (r: Rate | undefined) => (r ? fmtPct(r.value) + ' (' + fmtPct(r.low) + ' … ' + fmtPct(r.high) + ')' : 'no decided pair');
   const cv = pw.citationValidity;
   const pwTable = staticTable(['measure', 'value'], [
-    ['pairs judged', pw.pairs + ' (' + pw.undecided + ' undecided)'],
+    ['pairs judged', pw.pairs + ' (' + pw.undecided + ' undecided), of ' + pw.questions + ' question' + (pw.questions === 1 ? '' : 's') + ' (the intervals are over questions)'],
     ['candidate wins', pw.wins + ', ' + rate(pw.winRate)],
     ['ties', pw.ties + ', ' + rate(pw.tieRate)],
     ['candidate loses', pw.losses + ', ' + rate(pw.lossRate)],

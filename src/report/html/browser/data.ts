@@ -160,6 +160,8 @@ export interface Pairwise {
   ties: number;
   losses: number;
   undecided: number;
+  /** Questions the decided pairs belong to: what the rates' intervals resample. */
+  questions: number;
   winRate?: Rate;
   tieRate?: Rate;
   lossRate?: Rate;

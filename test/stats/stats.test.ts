@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { RankCounts, pairedMedianChange } from '../../../src/report/compare/bootstrap.js';
-import { mulberry32 } from '../../../src/random.js';
-import { median } from '../../../src/report/percentiles.js';
-import { clusteredRate, detectableRateDrop, pairedRateChange, wilson } from '../../../src/report/stats/cluster-rate.js';
-import { binomial, consistency, defaultK, passAtK, passHatK } from '../../../src/report/stats/pass-k.js';
-import { normalCdf, normalQuantile, signFlipTest } from '../../../src/report/stats/sign-flip.js';
+import { RankCounts, pairedMedianChange } from '../../src/stats/bootstrap.js';
+import { mulberry32 } from '../../src/random.js';
+import { median } from '../../src/stats/percentiles.js';
+import { clusteredRate, detectableRateDrop, pairedRateChange, wilson } from '../../src/stats/cluster-rate.js';
+import { binomial, consistency, defaultK, passAtK, passHatK } from '../../src/stats/pass-k.js';
+import { normalCdf, normalQuantile, signFlipTest } from '../../src/stats/sign-flip.js';
 
 const B = { resamples: 2000, confidence: 0.95, seed: 1 };
 

@@ -1,4 +1,4 @@
-import { mulberry32 } from '../../random.js';
+import { mulberry32 } from '../random.js';
 
 // Paired sign-flip (randomization) test on per-cluster differences d_i = candidate_i - baseline_i. Under the
 // null hypothesis that nothing changed, baseline and candidate are exchangeable within a cluster, so each

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RankCounts, pairedMedianChange } from '../../src/report/compare/bootstrap.js';
+import { RankCounts, pairedMedianChange } from '../../src/stats/bootstrap.js';
 import { mulberry32 } from '../../src/random.js';
-import { median, nearestRank } from '../../src/report/percentiles.js';
+import { median, nearestRank } from '../../src/stats/percentiles.js';
 
 describe('seeded generator', () => {
   it('repeats with the same seed and differs with another', () => {

@@ -1,6 +1,6 @@
-import { mulberry32 } from '../../random.js';
-import { nearestRank } from '../percentiles.js';
-import type { BootstrapOptions } from '../compare/bootstrap.js';
+import { mulberry32 } from '../random.js';
+import { nearestRank } from './percentiles.js';
+import type { BootstrapOptions } from './bootstrap.js';
 import { LARGE, type SignFlipResult, normalQuantile, signFlipTest } from './sign-flip.js';
 
 // Rates over clusters (a question with all its repeats and turns, or a search): a rate is

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NumberColumn, RunningSum, mean, median, nearestRank, percentile, percentiles, selectPercentiles, sortedMedian, sum } from '../../src/report/percentiles.js';
+import { NumberColumn, RunningSum, mean, median, nearestRank, percentile, percentiles, selectPercentiles, sortedMedian, sum } from '../../src/stats/percentiles.js';
 
 describe('nearest-rank percentiles', () => {
   it('picks the value at rank ceil(p/100 * n)', () => {

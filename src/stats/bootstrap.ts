@@ -1,5 +1,5 @@
-import { mulberry32 } from '../../random.js';
-import { nearestRank, sortedMedian } from '../percentiles.js';
+import { mulberry32 } from '../random.js';
+import { nearestRank, sortedMedian } from './percentiles.js';
 
 // Clustered paired bootstrap of a median change. For n pairs (b_i, c_i), grouped into clusters (a question
 // with all its repeats and turns), the statistics are
