@@ -68,7 +68,7 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     const markdown = renderMarkdown(blocks);
     if (mdFile) writeFileSync(mdFile, markdown);
     if (jsonFile) writeFileSync(jsonFile, safeJson({ db: options.db, suite, rows, nothingAsked, questions: grid, files }));
-    if (htmlFile) writeFileSync(htmlFile, historyHtml(options.db, suite, rows, new Date().toISOString(), grid));
+    if (htmlFile) writeFileSync(htmlFile, historyHtml(options.db, suite, rows, nothingAsked, new Date().toISOString(), grid));
     return { suite, rows, nothingAsked, out, files, markdown, text: renderText(blocks) };
   } finally {
     store.close();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCompare } from '../../src/cli/compare.js';
 import { writeHistory } from '../../src/report/history-report.js';
 import { writeReport } from '../../src/report/report.js';
-import { type ItemScript, completed, failed, question, recordRun, search, searchRecord, tempDir } from './fixtures.js';
+import { type ItemScript, completed, failed, info, question, recordRun, search, searchRecord, tempDir } from './fixtures.js';
 import { openStore } from '../../src/store/store.js';
 import { SqliteGradeStore } from '../../src/store/grades.js';
 import type { ItemGrading } from '../../src/model/grading.js';
@@ -94,6 +94,13 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     // The files hold the judge's section too, as stdout does.
     expect(fs.readFileSync(path.join(dir, 'compare', 'compare.md'), 'utf8')).toContain('Pairwise (judge, both orders): 114 paired answers, candidate 0 wins, 0 losses, 114 ties');
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'compare', 'compare.json'), 'utf8'))).toMatchObject({ pairwise: { pairs: 114, ties: 114, failedGates: [] } });
+    // A night whose token was refused: every item skipped, nothing asked. The history lists it apart from the trend.
+    const later = openStore(db);
+    const refused = later.recorder.createRun(info({ startedAt: '2025-03-03T00:00:00.000Z', label: 'refused' }), one, items(baseline, 1).map((s) => s.item));
+    for (const s of items(baseline, 1)) later.recorder.itemSkipped(refused, s.item.key, 'HTTP 401: the token was refused', '2025-03-03T00:00:01.000Z');
+    later.recorder.setRunStatus(refused, 'failed', '2025-03-03T00:00:02.000Z');
+    later.recorder.commit();
+    later.close();
     files.history = (await writeHistory({ db, limit: 10, out: path.join(dir, 'history'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
     context = await launchChromium(executable!);
     fs.mkdirSync(SHOTS, { recursive: true });
@@ -211,6 +218,7 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     // Each question night by night: one row per question of the suite, a column per run.
     expect(await page.locator('#question-grid tbody tr').count()).toBeGreaterThan(100);
     expect(await page.innerText('#question-grid thead')).toMatch(/question\tmark\trun 1\trun 2/);
+    expect(await page.innerText('#nothing-asked')).toBe('Left out of the trend, 1 run that asked nothing (every item skipped before it was sent, e.g. a refused token): 3 (refused) 2025-03-03T00:00:00.000Z');
     await screenshot(page, 'html-history.png');
     await page.close();
   });

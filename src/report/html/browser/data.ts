@@ -177,6 +177,8 @@ export interface HistoryPage {
   db: string;
   suite: string;
   rows: readonly HistoryRow[];
+  /** Runs left out of the trend: they asked nothing (every item skipped before it was sent). */
+  nothingAsked: ReadonlyArray<{ id: number; label: string | null; startedAt: string }>;
   generatedAt: string;
   grid?: {
     runs: Array<{ id: number; startedAt: string }>;

@@ -30,6 +30,10 @@ export function renderHistory(d: HistoryPage): void {
   heading('Runs');
   app.appendChild(staticTable(['run', 'label', 'started', 'status', 'target', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50', 'server p90', 'credits'],
     d.rows.map((r) => [r.runId, r.label, r.startedAt, r.status, r.target, r.items, r.completed, r.failed + (r.expectedErrors > 0 ? ' (+' + r.expectedErrors + ' expected)' : ''), r.questions, fmtPct(r.passRate), fmtMs(r.serverMsP50), fmtMs(r.serverMsP90), fmtCredits(r.creditsSum)]), [1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]));
+  if (d.nothingAsked.length > 0) {
+    const listed = d.nothingAsked.map((r) => r.id + (r.label ? ' (' + r.label + ')' : '') + ' ' + r.startedAt).join(', ');
+    app.appendChild(el('p', { id: 'nothing-asked', className: 'bad', text: 'Left out of the trend, ' + d.nothingAsked.length + ' run' + (d.nothingAsked.length === 1 ? '' : 's') + ' that asked nothing (every item skipped before it was sent, e.g. a refused token): ' + listed }));
+  }
   questionGrid(d);
 }
 
