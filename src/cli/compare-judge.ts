@@ -13,7 +13,10 @@ import type { Side } from '../report/compare/compare-result.js';
 import { openStore, runTargets, SqliteGradeStore } from '../store/index.js';
 
 export interface PairwiseGates {
-  /** Largest share of decided pairs the candidate may lose; null: off. */
+  /**
+   * Largest share of decided pairs the candidate may lose: the gate fails when the loss rate's interval
+   * (over questions) lies above it, as the metric gates do, so a few lost pairs of noise do not fail it. Null: off.
+   */
   maxLossRate: number | null;
   /** Largest drop of the mean judge score (candidate minus baseline); null: off. */
   maxScoreDrop: number | null;
@@ -92,8 +95,10 @@ export async function judgePairs(
       );
     }
     const failedGates: string[] = [];
-    if (gates.maxLossRate !== null && result.lossRate && result.lossRate.value > gates.maxLossRate) {
-      failedGates.push(`pairwise loss rate ${(result.lossRate.value * 100).toFixed(1)}% exceeds ${(gates.maxLossRate * 100).toFixed(1)}%`);
+    const loss = result.lossRate;
+    if (gates.maxLossRate !== null && loss && loss.low > gates.maxLossRate) {
+      const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+      failedGates.push(`pairwise loss rate ${pct(loss.value)} [${pct(loss.low)}, ${pct(loss.high)}] is above ${pct(gates.maxLossRate)} (its whole ${Math.round(bootstrap.confidence * 100)}% interval over ${result.questions} questions)`);
     }
     if (gates.maxScoreDrop !== null && result.scoreDelta && -result.scoreDelta.mean > gates.maxScoreDrop) {
       failedGates.push(`mean judge score dropped by ${(-result.scoreDelta.mean).toFixed(3)} (more than ${gates.maxScoreDrop})`);

@@ -149,7 +149,7 @@ export const compareCommand = (cli: CommandContext): CommandModule<GlobalArgs, C
       .option('junit', { ...pathOption(cli), type: 'string', describe: 'Also write JUnit XML to FILE: a test case per gate and per pair, failing as the gates do' })
       .option('judge', { type: 'boolean', default: false, describe: 'Also ask the judge which answer of each pair is better, in both orders (docs/grading.md)' })
       .option('suite', { ...pathOption(cli), type: 'string', describe: "With --judge: the suite whose rubrics, reference answers and judge settings guide the judge (default: the candidate run's own file, if still there)" })
-      .option('max-loss-rate', { type: 'string', describe: 'With --judge: largest share of pairs the candidate may lose, e.g. 20%' })
+      .option('max-loss-rate', { type: 'string', describe: 'With --judge: largest share of pairs the candidate may lose, e.g. 20%; fails when the loss rate\'s interval (over questions) is above it' })
       .option('max-score-drop', { type: 'number', describe: 'With --judge: largest drop of the mean judge score (0 to 1) over turns graded in both runs' })
       .option('max-citation-validity-drop', { type: 'string', describe: 'With --judge: largest drop of the citation validity rate, in points, e.g. 5%' })
       .option('html', { type: 'boolean', default: false, describe: 'Also write compare.html: charts of the deltas with their intervals and the answers side by side, offline' }) as unknown as Argv<CompareArgs & GlobalArgs>,

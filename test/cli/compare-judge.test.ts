@@ -1,0 +1,73 @@
+// `compare --judge --max-loss-rate`: a gate, so a statistical test. It fails when the loss rate's interval
+// over questions lies above the limit, not when a few pairs were lost to noise.
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCompare } from '../../src/cli/compare.js';
+import { openStore } from '../../src/store/index.js';
+import { completed, question, recordRun, tempDir } from '../report/fixtures.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const QUESTIONS = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7'];
+const TARGET = [{ name: 'prod', url: 'https://sg.example.com', api: 'legacy' as const, emulated: false }];
+
+/** Two runs of the same questions; each answer names its run, so the judge can tell them apart. */
+function twoRuns(): string {
+  const db = path.join(tempDir(), 'runs.db');
+  const store = openStore(db);
+  for (const side of ['baseline', 'candidate']) {
+    const scripts = QUESTIONS.map((id) => ({ item: question(id), turns: [completed({ answer: `The ${side} answer to ${id}.` })] }));
+    recordRun(store, scripts, { targets: TARGET, info: { label: side } });
+  }
+  store.close();
+  return db;
+}
+
+/** A judge that prefers the baseline's answer to the questions in `lost`, and calls the rest a tie. */
+async function judgePreferringBaselineOn(lost: ReadonlySet<string>): Promise<string> {
+  const server = await startServer((req, res, body) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.url!.endsWith('/models')) return res.end(JSON.stringify({ data: [{ id: 'm' }] }));
+    const prompt = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0]!.content;
+    const id = /answer to (q\d+)/.exec(prompt)![1]!;
+    const baselineIsA = prompt.slice(prompt.indexOf('<answer_a>'), prompt.indexOf('<answer_b>')).includes('baseline');
+    const winner = lost.has(id) ? (baselineIsA ? 'A' : 'B') : 'tie';
+    res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ winner, reasons: [] }) } }] }));
+  });
+  servers.push(server);
+  return server.url;
+}
+
+async function compare(lost: string[], maxLossRate: string) {
+  const db = twoRuns();
+  const judge = await judgePreferringBaselineOn(new Set(lost));
+  let out = '';
+  const code = await runCompare(
+    { baseline: 'baseline', candidate: 'candidate', db, judge: true, maxLossRate, out: path.join(tempDir(), 'out') },
+    { write: (text: string) => (out += text) },
+    { DSBENCH_JUDGE_ENDPOINT: judge },
+  );
+  return { code, out };
+}
+
+describe('compare --judge --max-loss-rate', () => {
+  it('fails when the candidate loses on most questions: the whole interval is above the limit', async () => {
+    const { code, out } = await compare(['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q6'], '10%');
+    expect(out).toContain('candidate 0 wins, 7 losses, 1 ties');
+    expect(out).toMatch(/GATE FAILED: pairwise loss rate 87\.5% \[\d+\.\d%, \d+\.\d%\] is above 10\.0% \(its whole 95% interval over 8 questions\)/);
+    expect(code).toBe(1);
+  });
+
+  it('passes when one question of eight was lost: 12.5% is over the limit, but noise explains it', async () => {
+    const { code, out } = await compare(['q3'], '10%');
+    expect(out).toContain('candidate 0 wins, 1 losses, 7 ties');
+    expect(out).toMatch(/loss 12\.5% \[0\.0%, \d+\.\d%\]/);
+    expect(out).toContain('(95% intervals over 8 questions: wilson, cluster bootstrap)');
+    expect(out).not.toContain('GATE FAILED');
+    expect(code).toBe(0);
+  });
+});
