@@ -5,7 +5,8 @@ import { isPartialAnswer } from '../model/partial.js';
 import type { ResumeItem, ResumeState, ResumeTurn, TargetInfo } from '../model/run.js';
 import { decoder, pick, selectList } from './columns.js';
 import { type StoredTurn, type TurnsOf, prepareItemRows } from './item-rows.js';
-import { ITEMS, RUNS, TARGETS, storedStats } from './tables.js';
+import { runRow } from './run-lookup.js';
+import { ITEMS, TARGETS, storedStats } from './tables.js';
 
 // What a resumed run reads back of itself: the run, its targets, its items and (of the items still to run,
 // or of all) their turns.
@@ -13,7 +14,6 @@ import { ITEMS, RUNS, TARGETS, storedStats } from './tables.js';
 const TARGET_READ = pick(TARGETS, 'name', 'url', 'api', 'emulated');
 const ITEM_READ = pick(ITEMS, 'itemKey', 'itemStatus', 'outcome', 'conversationRef', 'deletedAt');
 
-const readRunRow = decoder(RUNS);
 const readTarget = decoder(TARGET_READ);
 
 export type RunHeaderState = Omit<ResumeState, 'items'>;
@@ -21,15 +21,13 @@ export type RunHeaderState = Omit<ResumeState, 'items'>;
 /** Prepared once with the recorder: a resume reads with no SQL parsing. */
 export function prepareResumeReader(db: Database.Database) {
   const s = (sql: string) => db.prepare<[{ runId: number }]>(sql);
-  const selectRun = s(`SELECT ${selectList(RUNS)} FROM runs WHERE id = @runId`);
   const selectTargets = s(`SELECT ${selectList(TARGET_READ)} FROM targets WHERE run_id = @runId ORDER BY rowid`);
   const itemRows = prepareItemRows(db, ITEM_READ);
 
   return {
     header(runId: number): RunHeaderState | undefined {
-      const row = selectRun.get({ runId });
-      if (row === undefined) return undefined;
-      const run = readRunRow(row);
+      const run = runRow(db, runId);
+      if (run === undefined) return undefined;
       const targets = selectTargets.all({ runId }).map((t): TargetInfo => readTarget(t));
       return {
         runId,
