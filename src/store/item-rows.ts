@@ -52,11 +52,14 @@ export function prepareItemRows<C extends Columns>(db: Database.Database, column
     const followups = groupByTurn(statements.followups.all({ runId }).map(readFollowup), (r) => r.text);
     const turnsByItem = new Map<string, StoredTurn[]>();
     for (const row of statements.turns.all({ runId })) {
-      const turn = readTurn(row);
+      // The decoded row itself, its sources and follow-ups added: no copy of every turn of a run.
+      const turn = readTurn(row) as StoredTurn;
+      const key = turnKey(turn);
+      turn.sources = sources.get(key) ?? [];
+      turn.suggestedFollowups = followups.get(key) ?? [];
       let list = turnsByItem.get(turn.itemKey);
       if (!list) turnsByItem.set(turn.itemKey, (list = []));
-      const key = turnKey(turn);
-      list.push({ ...turn, sources: sources.get(key) ?? [], suggestedFollowups: followups.get(key) ?? [] });
+      list.push(turn);
     }
     for (const row of selectItems.iterate({ runId })) {
       const item = readItem(row);
