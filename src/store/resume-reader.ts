@@ -18,7 +18,7 @@ const readTarget = decoder(TARGET_READ);
 
 export type RunHeaderState = Omit<ResumeState, 'items'>;
 
-/** Prepared once with the recorder: a resume reads with no SQL parsing. */
+/** Prepared once with the recorder: a resume reads its items with no SQL parsing. */
 export function prepareResumeReader(db: Database.Database) {
   const s = (sql: string) => db.prepare<[{ runId: number }]>(sql);
   const selectTargets = s(`SELECT ${selectList(TARGET_READ)} FROM targets WHERE run_id = @runId ORDER BY rowid`);

@@ -54,7 +54,9 @@ const readRunRow = decoder(RUNS);
 const RUN_ROW_SQL = `SELECT ${selectList(RUNS)} FROM runs WHERE id = ?`;
 
 /** A run's row as stored, every column (a RunRecord leaves some out and gathers the split ones). */
-export function runRow(db: Database.Database, runId: number): RunColumns | undefined {
+export type RunRow = RunColumns;
+
+export function runRow(db: Database.Database, runId: number): RunRow | undefined {
   const row = db.prepare(RUN_ROW_SQL).get(runId);
   return row === undefined ? undefined : readRunRow(row);
 }
