@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { findRun, requeuedAttemptRows, storedItems } from '../../src/store/index.js';
-import { peek, runCli, startCli, until } from '../runner/fixtures/cli.js';
+import { peek, runCli, startCli, turnsProcessing, until } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
@@ -17,8 +17,7 @@ defaults:
 questions:
 ${Array.from({ length: n }, (_, i) => `  - id: q${i}\n    question: Where is handler${i} implemented?\n    expect: { state: completed }\n`).join('')}`;
 
-const processing = (dbPath: string, n: number) =>
-  peek(dbPath, (db) => storedItems(db, 1).flatMap((i) => i.turns).filter((t) => t.state === 'processing').length >= n);
+const processing = (dbPath: string, n: number) => peek(dbPath, (db) => turnsProcessing(db) >= n);
 
 describe.concurrent('interrupt and resume, green', () => {
   it('a resume asks again the questions dsbench cancelled on the interruption, keeps their attempts, and exits 0', async ({ expect }) => {
