@@ -35,6 +35,14 @@ function holderOf(row: LeaseRow): LeaseHolder {
   return { pid: row.pid, host: row.host, acquiredAt: row.acquired_at, heartbeatAt: row.heartbeat_at };
 }
 
+const SELECT_LEASE = 'SELECT holder, pid, host, acquired_at, heartbeat_at FROM run_leases WHERE run_id = ?';
+
+/** Who holds a run now; undefined when no process does. */
+export function leaseHolder(db: Database.Database, runId: number): LeaseHolder | undefined {
+  const row = db.prepare<[number], LeaseRow>(SELECT_LEASE).get(runId);
+  return row && holderOf(row);
+}
+
 /**
  * Takes the lease of a run for this process in one write transaction: free, or held by a process that is
  * provably gone (same host, pid not running) or silent for `staleMs`, it is ours (a takeover is reported
@@ -43,7 +51,7 @@ function holderOf(row: LeaseRow): LeaseHolder {
 export function acquireLease(db: Database.Database, runId: number, options: LeaseOptions): RunLease {
   const isAlive = options.isAlive ?? processAlive;
   const me = { holder: randomUUID(), pid: process.pid, host: hostname() };
-  const select = db.prepare<[number], LeaseRow>('SELECT holder, pid, host, acquired_at, heartbeat_at FROM run_leases WHERE run_id = ?');
+  const select = db.prepare<[number], LeaseRow>(SELECT_LEASE);
   const take = db.prepare(`INSERT INTO run_leases (run_id, holder, pid, host, acquired_at, heartbeat_at) VALUES (@runId, @holder, @pid, @host, @at, @at)
     ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host,
       acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`);

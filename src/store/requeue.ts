@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { RequeuedItem, StoppedMarker } from '../model/run.js';
+import { type RowOf, decoder, selectList } from './columns.js';
+import { REQUEUED_ATTEMPTS } from './tables.js';
 
 /**
  * Moves every item of the run that dsbench stopped on an interruption (`markers`) back to `pending`: its
@@ -44,4 +46,16 @@ export function requeuedAttempts(db: Database.Database, runId: number): Record<s
     .prepare('SELECT target, count(*) AS attempts, sum(credits) AS credits FROM requeued_attempts WHERE run_id = ? GROUP BY target')
     .all(runId) as Array<{ target: string; attempts: number; credits: number | null }>;
   return Object.fromEntries(rows.map((r) => [r.target, { attempts: r.attempts, credits: r.credits }]));
+}
+
+export type RequeuedAttemptRow = RowOf<typeof REQUEUED_ATTEMPTS>;
+
+const readAttempt = decoder(REQUEUED_ATTEMPTS);
+
+/** The attempts kept of a run's items run again, as they ended, by item and attempt. */
+export function requeuedAttemptRows(db: Database.Database, runId: number): RequeuedAttemptRow[] {
+  return db
+    .prepare(`SELECT ${selectList(REQUEUED_ATTEMPTS)} FROM requeued_attempts WHERE run_id = ? ORDER BY item_key, attempt`)
+    .all(runId)
+    .map(readAttempt);
 }

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ExitCode } from '../errors/exit-codes.js';
 import type { RunStatus } from '../model/run.js';
 import { type RowOf, decoder, omit, pick, qualified, selectList } from './columns.js';
-import { RUNS, TARGETS } from './tables.js';
+import { RUNS, type RunColumns, TARGETS } from './tables.js';
 import { runTally, storedRunExitCode } from './tallies.js';
 
 // Finding runs: by id, label or place among the runs, and the list of runs with their verdicts.
@@ -48,6 +48,17 @@ function withSplit<T extends SplitColumns & { id: number }>(db: Database.Databas
 
 function runRecord(db: Database.Database, row: unknown): RunRecord {
   return withSplit(db, readRunRecord(row));
+}
+
+const readRunRow = decoder(RUNS);
+const RUN_ROW_SQL = `SELECT ${selectList(RUNS)} FROM runs WHERE id = ?`;
+
+/** A run's row as stored, every column (a RunRecord leaves some out and gathers the split ones). */
+export type RunRow = RunColumns;
+
+export function runRow(db: Database.Database, runId: number): RunRow | undefined {
+  const row = db.prepare(RUN_ROW_SQL).get(runId);
+  return row === undefined ? undefined : readRunRow(row);
 }
 
 /** `12` selects run 12, `latest` the newest run, anything else the newest run with that label. */

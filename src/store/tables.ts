@@ -51,7 +51,11 @@ export const ITEMS = [
   column('tags_json', 'tags', json<string[]>()),
   column('status', 'itemStatus', textOf<ItemStatus>()),
   column('outcome', 'outcome', maybeText),
+  column('message', 'message', maybeText),
   column('conversation_ref', 'conversationRef', maybeText),
+  column('conversation_created_at', 'conversationCreatedAt', maybeText),
+  column('started_at', 'startedAt', maybeText),
+  column('ended_at', 'endedAt', maybeText),
   column('deleted_at', 'deletedAt', maybeText),
 ] as const;
 
@@ -196,4 +200,22 @@ export const LOST_CREATES = [
   column('target', 'target', text),
   column('text', 'text', text),
   column('sent_at', 'sentAt', text),
+] as const;
+
+/** An attempt dsbench stopped on an interruption, kept as it ended when a resume ran its item again. */
+export const REQUEUED_ATTEMPTS = [
+  column('run_id', 'runId', num),
+  column('item_key', 'itemKey', text),
+  column('attempt', 'attempt', num),
+  column('target', 'target', text),
+  column('kind', 'kind', textOf<ItemKind>()),
+  column('outcome', 'outcome', text),
+  column('message', 'message', maybeText),
+  column('conversation_ref', 'conversationRef', maybeText),
+  column('turns', 'turns', num),
+  column('texts_json', 'texts', json<string[]>()),
+  column('credits', 'credits', nullable(num)),
+  column('started_at', 'startedAt', maybeText),
+  column('ended_at', 'endedAt', maybeText),
+  column('requeued_at', 'requeuedAt', text),
 ] as const;

@@ -11,7 +11,8 @@ import { fixedSchedule, waitForQuestion } from '../../src/deepsearch/wait.js';
 import { HttpStatusError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { cleanup, items, runSuite, suite, target, turns } from '../runner/fixtures/harness.js';
+import { storedItems } from '../../src/store/index.js';
+import { cleanup, runSuite, storedTurns, suite, target } from '../runner/fixtures/harness.js';
 
 const REAL = new URL('../fixtures/real/', import.meta.url);
 const real = (file: string): string => readFileSync(new URL(file, REAL), 'utf8');
@@ -135,8 +136,8 @@ questions:
     const run = await runSuite(loaded, [target({ name: 'main', emulator: server.url })], { onQuota: 'stop' });
     try {
       const { db, result } = run;
-      expect(turns(db, result.runId, 'main/question/q0/0')).toMatchObject([{ state: 'error', error_code: 'QUOTA_EXCEEDED', polls: 1 }]);
-      expect(items(db, result.runId).map((i) => i.outcome)).toEqual(['error', 'skipped']);
+      expect(storedTurns(db, result.runId, 'main/question/q0/0')).toMatchObject([{ state: 'error', errorCode: 'QUOTA_EXCEEDED', polls: 1 }]);
+      expect(storedItems(db, result.runId).map((i) => i.outcome)).toEqual(['error', 'skipped']);
       expect(server.received.filter((r) => r.url.endsWith('/CreateConversation'))).toHaveLength(1);
     } finally {
       run.close();

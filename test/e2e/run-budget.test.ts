@@ -4,7 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import type Database from 'better-sqlite3';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { listRuns, runRow, storedItems } from '../../src/store/index.js';
 import { prepareCli } from '../helpers/cli.js';
 import { peek } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
@@ -22,6 +24,12 @@ questions:
 ${ids.map((id) => `  - id: ${id}\n    question: Where is ${id} implemented?\n`).join('')}`;
 const IDS = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5'];
 
+/** A run's status and why it stopped. */
+const stopOf = (db: Database.Database, runId: number) => {
+  const row = runRow(db, runId);
+  return row && { status: row.status, stopReason: row.stopReason };
+};
+
 const run = (args: string[], on = e) => cli.run(['run', ...args, '--reporter', 'lines'], { SRC_ACCESS_TOKEN: on.adminToken });
 
 describe.concurrent('budgets and estimates', () => {
@@ -29,7 +37,7 @@ describe.concurrent('budgets and estimates', () => {
     const dbPath = path.join(tempDir(), 'budget.db');
     const suiteFile = writeSuite(suiteOf('legacy', IDS));
     expect((await run([suiteFile, '--endpoint', e.url, '--db', dbPath])).code).toBe(0);
-    const spent = peek(dbPath, (db) => db.prepare('SELECT sum(credits) FROM turns WHERE run_id = 1').pluck().get() as number)!;
+    const spent = peek(dbPath, (db) => listRuns(db).find((r) => r.id === 1)?.credits)!;
     expect(spent).toBeGreaterThan(0);
     const cap = Math.round(spent / 2);
 
@@ -39,9 +47,8 @@ describe.concurrent('budgets and estimates', () => {
     expect(capped.stdout).toMatch(new RegExp(`Stopped by its budget: --max-credits ${cap}: stopped launching`));
     expect(capped.stdout).toContain(`Continue later, with a higher cap (here twice this one), with:\n  npx dsbench run --resume 2 --db ${dbPath} --max-credits ${2 * cap}\n`);
     const at = peek(dbPath, (db) => ({
-      run: db.prepare('SELECT status, stop_reason AS stopReason FROM runs WHERE id = 2').get(),
-      spent: db.prepare('SELECT sum(credits) FROM turns WHERE run_id = 2').pluck().get() as number,
-      pending: db.prepare(`SELECT count(*) FROM items WHERE run_id = 2 AND status = 'pending'`).pluck().get() as number,
+      run: stopOf(db, 2),
+      pending: storedItems(db, 2).filter((i) => i.itemStatus === 'pending').length,
     }))!;
     expect(at.run).toEqual({ status: 'aborted', stopReason: 'budget' });
     expect(at.pending).toBeGreaterThan(0);
@@ -51,7 +58,7 @@ describe.concurrent('budgets and estimates', () => {
 
     const resumed = await run(['--resume', '2', '--db', dbPath, '--max-credits', String(spent * 3)]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(peek(dbPath, (db) => db.prepare('SELECT status, stop_reason AS stopReason FROM runs WHERE id = 2').get())).toEqual({ status: 'completed', stopReason: null });
+    expect(peek(dbPath, (db) => stopOf(db, 2))).toEqual({ status: 'completed', stopReason: null });
   }, 60_000);
 
   it('--max-credits is refused on the versioned API, which reports no credits, and no database is made', async ({ expect }) => {
@@ -82,7 +89,7 @@ describe.concurrent('budgets and estimates', () => {
     const json = await run([suiteFile, '--endpoint', own.url, '--db', dbPath, '--dry-run', '--json', '--only', 'fresh']);
     expect(JSON.parse(json.stdout)).toMatchObject({ dryRun: true, targets: [{ name: 'default', questions: 1, withoutHistory: 1 }] });
     expect(askedOnServer()).toBe(asked);
-    expect(peek(dbPath, (db) => db.prepare('SELECT count(*) FROM runs').pluck().get())).toBe(1);
+    expect(peek(dbPath, (db) => listRuns(db).length)).toBe(1);
     // No database yet: an estimate of nothing, and no file made.
     const none = path.join(tempDir(), 'none.db');
     const fresh = await run([suiteFile, '--endpoint', own.url, '--db', none, '--dry-run']);

@@ -6,8 +6,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { listRuns, runTargets } from '../../src/store/index.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
-import { runCli } from '../runner/fixtures/cli.js';
+import { peek, runCli } from '../runner/fixtures/cli.js';
 import { FAST, cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const SUITE = `name: cli
@@ -83,9 +84,10 @@ describe('--json', () => {
     expect(result.targets.default.credits).toBeGreaterThan(0);
     const check = new Database(db, { readonly: true });
     try {
-      expect(check.prepare('SELECT id, label, suite_name, status FROM runs').all()).toEqual([{ id: 1, label: 'nightly-1', suite_name: 'cli', status: 'completed' }]);
-      expect(check.prepare('SELECT sum(credits) FROM turns').pluck().get()).toBe(result.targets.default.credits);
-      expect(check.prepare('SELECT emulated, emulator FROM targets').all()).toEqual([{ emulated: 0, emulator: 1 }]);
+      const runs = listRuns(check);
+      expect(runs.map(({ id, label, suiteName, status }) => ({ id, label, suiteName, status }))).toEqual([{ id: 1, label: 'nightly-1', suiteName: 'cli', status: 'completed' }]);
+      expect(runs[0]!.credits).toBe(result.targets.default.credits);
+      expect(runTargets(check, 1).map(({ emulated, servedByEmulator }) => ({ emulated, servedByEmulator }))).toEqual([{ emulated: false, servedByEmulator: true }]);
     } finally {
       check.close();
     }
@@ -105,7 +107,7 @@ describe('--json', () => {
     expect(JSON.parse(exit.stdout)).toMatchObject({ status: 'completed', emulated: true });
     const check = new Database(db, { readonly: true });
     try {
-      expect(check.prepare('SELECT emulated, emulator FROM targets').all()).toEqual([{ emulated: 0, emulator: 1 }]);
+      expect(runTargets(check, 1).map(({ emulated, servedByEmulator }) => ({ emulated, servedByEmulator }))).toEqual([{ emulated: false, servedByEmulator: true }]);
     } finally {
       check.close();
     }
@@ -135,7 +137,7 @@ describe('--api', () => {
     const result = JSON.parse(exit.stdout) as { runId: number; db: string };
     const check = new Database(result.db, { readonly: true });
     try {
-      expect(check.prepare('SELECT api FROM targets').pluck().all()).toEqual(['legacy']);
+      expect(runTargets(check, result.runId).map((t) => t.api)).toEqual(['legacy']);
     } finally {
       check.close();
     }
@@ -206,6 +208,7 @@ describe('resume guards', () => {
     expect(completed.code).toBe(2);
     expect(completed.stderr).toContain('dsbench: run 1 completed; there is nothing to resume');
 
+    // A completed run made resumable again, as no command does: the raw file.
     const writable = new Database(db);
     writable.prepare("UPDATE runs SET status = 'aborted'").run();
     writable.close();
@@ -223,8 +226,9 @@ describe('resume guards', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain('running on the embedded emulator');
     expect(first.stdout).toContain('(emulated instance)');
+    expect(peek(db, (check) => runTargets(check, 1)[0]?.emulated)).toBe(true);
+    // The run made resumable, as no command does with a completed one: the raw file.
     const writable = new Database(db);
-    expect(writable.prepare('SELECT emulated FROM targets').pluck().get()).toBe(1);
     writable.prepare("UPDATE runs SET status = 'aborted'").run();
     writable.close();
     const again = await here(['run', '--resume', '1', '--db', db]);

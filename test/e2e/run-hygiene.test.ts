@@ -3,6 +3,7 @@
 // it recorded, only with --yes, and never a run another live process is running.
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
+import { leaseHolder } from '../../src/store/index.js';
 import { prepareCli } from '../helpers/cli.js';
 import { peek, startCli, until } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
@@ -24,6 +25,7 @@ questions:
 /** Row counts of every table that holds a run's records, for run `runId`. */
 function recorded(dbPath: string, runId: number): Record<string, number> {
   return peek(dbPath, (db) => {
+    // Found in the schema itself, on purpose: a table added later, that no reader knows yet, is counted too.
     const tables = db.prepare(`SELECT m.name FROM sqlite_schema m WHERE m.type = 'table' AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'run_id')`).pluck().all() as string[];
     return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT count(*) FROM ${t} WHERE run_id = ?`).pluck().get(runId) as number]));
   })!;
@@ -94,7 +96,7 @@ describe.concurrent('run hygiene', () => {
     const dbPath = path.join(tempDir(), 'held.db');
     const child = startCli(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', dbPath, '--reporter', 'quiet'], { SRC_ACCESS_TOKEN: e.adminToken });
     try {
-      await until('the run to hold its lease', () => peek(dbPath, (db) => db.prepare('SELECT pid FROM run_leases').pluck().get() === child.process.pid), 30_000);
+      await until('the run to hold its lease', () => peek(dbPath, (db) => leaseHolder(db, 1)?.pid === child.process.pid), 30_000);
       const refused = await runCli(['runs', 'delete', '1', '--db', dbPath, '--yes']);
       expect(refused.code, refused.stderr).toBe(7);
       expect(refused.stderr).toContain(`run 1 is being run by another dsbench (pid ${child.process.pid} on host `);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
+import { findRun, leaseHolder } from '../../src/store/index.js';
 import { peek, runCli, startCli, until } from '../runner/fixtures/cli.js';
 import { asked, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
@@ -31,7 +32,11 @@ describe('dsbench run --resume on a run another process holds, from another shel
     const suiteFile = writeSuite(SUITE);
     const env = { SRC_ACCESS_TOKEN: e.adminToken, SRC_ENDPOINT: e.url };
     const holder = startCli(['run', suiteFile, '--db', dbPath, '--reporter', 'lines', '--request-timeout', '2s'], env);
-    const runId = await until('the run holds its lease', () => peek(dbPath, (db) => db.prepare('SELECT run_id FROM run_leases').pluck().get() as number | undefined), 20_000);
+    const held = (db: Parameters<typeof findRun>[0]) => {
+      const run = findRun(db, 'latest');
+      return run && leaseHolder(db, run.id) ? run.id : undefined;
+    };
+    const runId = await until('the run holds its lease', () => peek(dbPath, held), 20_000);
 
     const second = await runCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines'], env);
     expect(second.code, second.stderr).toBe(ExitCode.runHeld);
@@ -48,6 +53,6 @@ describe('dsbench run --resume on a run another process holds, from another shel
     expect(resumed.stderr).toContain(`SRC_ENDPOINT (${elsewhere.url}) is ignored: run ${runId} is bound to default=${e.url}`);
     expect(asked(e, 'versioned')).toBe(QUESTIONS.length);
     expect(Object.values(elsewhere.counters()).reduce((n, c) => n + c, 0)).toBe(0);
-    expect(peek(dbPath, (db) => db.prepare('SELECT count(*) FROM run_leases').pluck().get())).toBe(0);
+    expect(peek(dbPath, (db) => leaseHolder(db, runId) ?? null)).toBeNull();
   }, 60_000);
 });

@@ -4,7 +4,8 @@
 // run on the embedded emulator is never offered a resume.
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { peek, runCli, startCli, until } from '../runner/fixtures/cli.js';
+import { findRun, requeuedAttemptRows, storedItems } from '../../src/store/index.js';
+import { peek, runCli, startCli, turnsProcessing, until } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
@@ -16,7 +17,7 @@ defaults:
 questions:
 ${Array.from({ length: n }, (_, i) => `  - id: q${i}\n    question: Where is handler${i} implemented?\n    expect: { state: completed }\n`).join('')}`;
 
-const processing = (dbPath: string, n: number) => peek(dbPath, (db) => (db.prepare(`SELECT count(*) FROM turns WHERE state = 'processing'`).pluck().get() as number) >= n);
+const processing = (dbPath: string, n: number) => peek(dbPath, (db) => turnsProcessing(db) >= n);
 
 describe.concurrent('interrupt and resume, green', () => {
   it('a resume asks again the questions dsbench cancelled on the interruption, keeps their attempts, and exits 0', async ({ expect }) => {
@@ -42,28 +43,23 @@ describe.concurrent('interrupt and resume, green', () => {
     expect(resumed.stdout).not.toContain('Continue later');
 
     const at = peek(dbPath, (db) => ({
-      run: db.prepare('SELECT status FROM runs').pluck().get(),
-      items: db.prepare('SELECT status, outcome FROM items').all(),
-      attempts: db.prepare('SELECT item_key AS key, attempt, outcome, message, conversation_ref AS ref, turns, texts_json AS texts FROM requeued_attempts ORDER BY item_key').all() as Array<{
-        key: string;
-        ref: string | null;
-        texts: string;
-      }>,
-      refs: db.prepare('SELECT key, conversation_ref AS ref FROM items').all() as Array<{ key: string; ref: string }>,
+      run: findRun(db, 1)?.status,
+      items: storedItems(db, 1),
+      attempts: requeuedAttemptRows(db, 1),
     }))!;
     expect(at.run).toBe('completed');
-    expect(at.items).toEqual(Array.from({ length: 4 }, () => ({ status: 'done', outcome: 'completed' })));
+    expect(at.items.map(({ itemStatus, outcome }) => ({ itemStatus, outcome }))).toEqual(Array.from({ length: 4 }, () => ({ itemStatus: 'done', outcome: 'completed' })));
     expect(at.attempts).toHaveLength(2);
     for (const a of at.attempts) {
-      expect(a).toMatchObject({ attempt: 0, outcome: 'canceled', message: 'cancelled by dsbench: the run was aborted', turns: 1, ref: expect.any(String) });
+      expect(a).toMatchObject({ attempt: 0, outcome: 'canceled', message: 'cancelled by dsbench: the run was aborted', turns: 1, conversationRef: expect.any(String) });
       // The item asked again in a new conversation; the cancelled one stays the attempt's.
-      expect(at.refs.find((r) => r.key === a.key)?.ref).not.toBe(a.ref);
+      expect(at.items.find((i) => i.itemKey === a.itemKey)?.conversationRef).not.toBe(a.conversationRef);
     }
     // On the server: 4 questions completed, 2 cancelled attempts of 2 of them, nothing else.
     const records = e.questionRecords();
     expect(records.map((r) => r.outcome).sort()).toEqual(['cancelled', 'cancelled', 'completed', 'completed', 'completed', 'completed']);
     const cancelledTexts = records.filter((r) => r.outcome === 'cancelled').map((r) => r.text);
-    expect(at.attempts.map((a) => JSON.parse(a.texts) as string[]).flat().sort()).toEqual(cancelledTexts.sort());
+    expect(at.attempts.flatMap((a) => a.texts).sort()).toEqual(cancelledTexts.sort());
 
     // `runs` agrees: passed.
     const runs = await runCli(['runs', '--db', dbPath, '--json'], env);

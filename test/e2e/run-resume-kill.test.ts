@@ -5,6 +5,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { type StoredItem, type StoredTurn, listRuns, storedItems } from '../../src/store/index.js';
 import { peek, startCli, runCli, until } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
@@ -24,15 +25,14 @@ questions:
 ${QUESTIONS.map((q) => `  - id: ${q.id}\n    question: ${q.text}\n${q.followups.length ? `    followups: [${q.followups.join(', ')}]\n` : ''}`).join('')}`;
 
 interface Snapshot {
-  items: Array<Record<string, unknown>>;
-  turns: Array<Record<string, unknown>>;
+  items: StoredItem[];
+  turns: StoredTurn[];
 }
 
+/** The items of the one run with their turns, and the turns apart. */
 function snapshot(db: Database.Database): Snapshot {
-  return {
-    items: db.prepare('SELECT * FROM items ORDER BY position').all() as Array<Record<string, unknown>>,
-    turns: db.prepare('SELECT * FROM turns ORDER BY item_key, turn').all() as Array<Record<string, unknown>>,
-  };
+  const items = storedItems(db, 1);
+  return { items, turns: items.flatMap((i) => i.turns) };
 }
 
 const TERMINAL = new Set(['completed', 'error', 'canceled', 'timeout', 'client_error']);
@@ -58,10 +58,10 @@ describe('dsbench run, SIGKILL, then --resume', () => {
       'some items done and some processing',
       () =>
         peek(dbPath, (db) => {
-          const counts = db
-            .prepare("SELECT sum(status = 'done') AS done, (SELECT count(*) FROM turns WHERE state = 'processing') AS processing FROM items")
-            .get() as { done: number | null; processing: number };
-          return (counts.done ?? 0) >= 3 && counts.processing >= 2 ? snapshot(db) : undefined;
+          const seen = snapshot(db);
+          const done = seen.items.filter((i) => i.itemStatus === 'done').length;
+          const processing = seen.turns.filter((t) => t.state === 'processing').length;
+          return done >= 3 && processing >= 2 ? seen : undefined;
         }),
       20_000,
     );
@@ -70,9 +70,9 @@ describe('dsbench run, SIGKILL, then --resume', () => {
     expect(killed.signal).toBe('SIGKILL');
 
     const atKill = peek(dbPath, snapshot)!;
-    const runId = peek(dbPath, (db) => db.prepare('SELECT id, status FROM runs').get()) as { id: number; status: string };
+    const runId = peek(dbPath, (db) => listRuns(db).map(({ id, status }) => ({ id, status }))[0])!;
     expect(runId.status).toBe('running');
-    const unfinished = atKill.items.filter((i) => i.status !== 'done').length;
+    const unfinished = atKill.items.filter((i) => i.itemStatus !== 'done').length;
     expect(unfinished).toBeGreaterThan(0);
 
     const resumed = await runCli(['run', '--resume', String(runId.id), '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines', '--request-timeout', '2s'], env);
@@ -96,33 +96,33 @@ describe('dsbench run, SIGKILL, then --resume', () => {
     // The database: one run, completed, every item done once, nothing observed before the kill lost.
     const after = peek(dbPath, (db) => ({
       ...snapshot(db),
-      runs: db.prepare('SELECT id, status, ended_at FROM runs').all() as Array<{ id: number; status: string; ended_at: string | null }>,
+      runs: listRuns(db).map(({ id, status, endedAt }) => ({ id, status, endedAt })),
     }))!;
-    expect(after.runs).toEqual([{ id: runId.id, status: 'completed', ended_at: expect.any(String) }]);
-    expect(after.items.map((i) => [i.status, i.outcome])).toEqual(QUESTIONS.map(() => ['done', 'completed']));
+    expect(after.runs).toEqual([{ id: runId.id, status: 'completed', endedAt: expect.any(String) }]);
+    expect(after.items.map((i) => [i.itemStatus, i.outcome])).toEqual(QUESTIONS.map(() => ['done', 'completed']));
     expect(after.turns).toHaveLength(PLANNED_TURNS);
-    expect(new Set(after.items.map((i) => i.conversation_ref)).size).toBe(QUESTIONS.length);
+    expect(new Set(after.items.map((i) => i.conversationRef)).size).toBe(QUESTIONS.length);
 
     for (const observed of [before, atKill]) {
       // Items done before the kill, and their turns, are unchanged.
-      for (const item of observed.items.filter((i) => i.status === 'done')) {
-        expect(after.items.find((i) => i.key === item.key)).toEqual(item);
+      for (const item of observed.items.filter((i) => i.itemStatus === 'done')) {
+        expect(after.items.find((i) => i.itemKey === item.itemKey)).toEqual(item);
       }
       // Every turn seen is still there: finished turns unchanged, the others with their text, send time
       // and conversation, now finished.
       for (const turn of observed.turns) {
-        const now = after.turns.find((t) => t.item_key === turn.item_key && t.turn === turn.turn);
-        expect(now, `${String(turn.item_key)} turn ${String(turn.turn)}`).toBeDefined();
-        if (TERMINAL.has(turn.state as string)) {
+        const now = after.turns.find((t) => t.itemKey === turn.itemKey && t.turn === turn.turn);
+        expect(now, `${turn.itemKey} turn ${turn.turn}`).toBeDefined();
+        if (TERMINAL.has(turn.state)) {
           expect(now).toEqual(turn);
         } else {
           expect(now).toMatchObject({ text: turn.text, state: 'completed' });
-          if (turn.state === 'processing') expect(now!.sent_at).toBe(turn.sent_at);
+          if (turn.state === 'processing') expect(now!.sentAt).toBe(turn.sentAt);
         }
       }
       // A conversation recorded before the kill is the one the item ends with (re-polled, not replaced).
-      for (const item of observed.items.filter((i) => i.conversation_ref !== null)) {
-        expect(after.items.find((i) => i.key === item.key)?.conversation_ref).toBe(item.conversation_ref);
+      for (const item of observed.items.filter((i) => i.conversationRef !== null)) {
+        expect(after.items.find((i) => i.itemKey === item.itemKey)?.conversationRef).toBe(item.conversationRef);
       }
     }
   }, 60_000);

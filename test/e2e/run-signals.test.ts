@@ -5,6 +5,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, describe, it } from 'vitest';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { findRun, storedItems } from '../../src/store/index.js';
 import { peek, runCli, startCli, until, type Child } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
@@ -38,17 +39,17 @@ async function start(options: EmulatorOptions, suite: string, extra: string[] = 
 
 /** Items by status, and how many have a conversation whose current turn is processing on the server. */
 function progress(db: Database.Database) {
-  const row = db
-    .prepare(
-      `SELECT sum(status = 'done') AS done, sum(status = 'running') AS running,
-        (SELECT count(*) FROM turns WHERE state = 'processing') AS processing FROM items`,
-    )
-    .get() as { done: number | null; running: number | null; processing: number };
-  return { done: row.done ?? 0, running: row.running ?? 0, processing: row.processing };
+  const items = storedItems(db, 1);
+  const count = (status: string) => items.filter((i) => i.itemStatus === status).length;
+  return { done: count('done'), running: count('running'), processing: items.flatMap((i) => i.turns).filter((t) => t.state === 'processing').length };
 }
 
-const itemsOf = (db: Database.Database) =>
-  db.prepare('SELECT key, status, outcome, message FROM items ORDER BY position').all() as Array<{ key: string; status: string; outcome: string | null; message: string | null }>;
+const itemsOf = (db: Database.Database) => storedItems(db, 1);
+
+const runOf = (db: Database.Database) => {
+  const run = findRun(db, 1);
+  return run && { status: run.status, endedAt: run.endedAt };
+};
 
 /** Answers in about 0.5 s of real time. */
 const QUICK: EmulatorOptions = { timeScale: 0.015, medianMs: 30_000, sigma: 0.3 };
@@ -65,12 +66,12 @@ describe.concurrent('signals', () => {
     expect(exit.stderr).toContain('dsbench: SIGINT: launching nothing more; running questions have 30 s to finish');
     expect(exit.stdout).toMatch(/Run 1 aborted in/);
 
-    const at = peek(dbPath, (db) => ({ run: db.prepare('SELECT status, ended_at FROM runs').get(), items: itemsOf(db) }))!;
-    expect(at.run).toEqual({ status: 'aborted', ended_at: expect.any(String) });
+    const at = peek(dbPath, (db) => ({ run: runOf(db), items: itemsOf(db) }))!;
+    expect(at.run).toEqual({ status: 'aborted', endedAt: expect.any(String) });
     // Nothing left running: each started question finished (none cancelled), the rest never started.
-    expect(at.items.every((i) => (i.status === 'done' && i.outcome === 'completed') || (i.status === 'pending' && i.outcome === null))).toBe(true);
-    const done = at.items.filter((i) => i.status === 'done').length;
-    const pending = at.items.filter((i) => i.status === 'pending').map((i) => i.key);
+    expect(at.items.every((i) => (i.itemStatus === 'done' && i.outcome === 'completed') || (i.itemStatus === 'pending' && i.outcome === null))).toBe(true);
+    const done = at.items.filter((i) => i.itemStatus === 'done').length;
+    const pending = at.items.filter((i) => i.itemStatus === 'pending').map((i) => i.itemKey);
     expect(done).toBeGreaterThanOrEqual(3);
     expect(pending.length).toBeGreaterThan(0);
     expect(e.counters()[op('versioned', 'cancel')]).toBe(0);
@@ -85,9 +86,9 @@ describe.concurrent('signals', () => {
     expect(e.counters()[op('versioned', 'create')]).toBe(9);
     expect(e.counters()[op('versioned', 'create')]! + e.counters()[op('versioned', 'addQuestion')]!).toBe(turnsOf(9));
     expect(e.questionRecords()).toHaveLength(turnsOf(9));
-    const end = peek(dbPath, (db) => ({ run: db.prepare('SELECT status FROM runs').get(), items: itemsOf(db) }))!;
-    expect(end.run).toEqual({ status: 'completed' });
-    expect(end.items.every((i) => i.status === 'done' && i.outcome === 'completed')).toBe(true);
+    const end = peek(dbPath, (db) => ({ run: runOf(db), items: itemsOf(db) }))!;
+    expect(end.run?.status).toBe('completed');
+    expect(end.items.every((i) => i.itemStatus === 'done' && i.outcome === 'completed')).toBe(true);
   }, 60_000);
 
   it.for(['SIGINT', 'SIGTERM'] as const)('first %s with --grace 200ms: running questions are cancelled on the server and recorded canceled', { timeout: 30_000 }, async (signal, { expect }) => {
@@ -101,16 +102,16 @@ describe.concurrent('signals', () => {
     expect(exit.stderr).toContain(`dsbench: ${signal}: launching nothing more; running questions have 200 ms to finish`);
 
     const at = peek(dbPath, (db) => ({
-      run: db.prepare('SELECT status FROM runs').get(),
+      run: runOf(db),
       items: itemsOf(db),
-      turns: db.prepare('SELECT item_key, state, client_error FROM turns ORDER BY item_key, turn').all(),
     }))!;
-    expect(at.run).toEqual({ status: 'aborted' });
-    const canceled = at.items.filter((i) => i.status === 'done');
+    expect(at.run?.status).toBe('aborted');
+    const canceled = at.items.filter((i) => i.itemStatus === 'done');
     expect(canceled.map((i) => i.outcome)).toEqual(['canceled', 'canceled']);
     expect(canceled.every((i) => i.message === 'cancelled by dsbench: the run was aborted')).toBe(true);
-    expect(at.turns).toEqual(canceled.map((i) => ({ item_key: i.key, state: 'canceled', client_error: 'cancelled by dsbench: the run was aborted' })));
-    expect(at.items.filter((i) => i.status === 'pending')).toHaveLength(4);
+    const turns = at.items.flatMap((i) => i.turns.map(({ itemKey, state, clientError }) => ({ itemKey, state, clientError })));
+    expect(turns).toEqual(canceled.map((i) => ({ itemKey: i.itemKey, state: 'canceled', clientError: 'cancelled by dsbench: the run was aborted' })));
+    expect(at.items.filter((i) => i.itemStatus === 'pending')).toHaveLength(4);
     expect(e.counters()[op('versioned', 'cancel')]).toBe(2);
     expect(e.questionRecords().map((q) => q.outcome)).toEqual(['cancelled', 'cancelled']);
   });
@@ -130,14 +131,15 @@ describe.concurrent('signals', () => {
     expect(exit.stderr).toContain(`dsbench: second SIGINT: exiting now. Continue later with:\n  npx dsbench run --resume 1 --db ${dbPath}\n`);
 
     const at = peek(dbPath, (db) => ({
+      // The file itself is what a kill could damage: SQLite's own check of it.
       integrity: db.pragma('integrity_check', { simple: true }),
-      run: db.prepare('SELECT status, ended_at FROM runs').get(),
+      run: runOf(db),
       items: itemsOf(db),
     }))!;
     expect(at.integrity).toBe('ok');
-    expect(at.run).toEqual({ status: 'aborted', ended_at: expect.any(String) });
+    expect(at.run).toEqual({ status: 'aborted', endedAt: expect.any(String) });
     // The two questions were left processing on the server: a resume re-polls them.
-    expect(at.items.filter((i) => i.status === 'running')).toHaveLength(2);
+    expect(at.items.filter((i) => i.itemStatus === 'running')).toHaveLength(2);
     expect(e.counters()[op('versioned', 'cancel')]).toBe(0);
   }, 30_000);
 });

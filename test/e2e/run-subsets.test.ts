@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { findRun, listRuns, storedItems } from '../../src/store/index.js';
 import { prepareCli } from '../helpers/cli.js';
 import { peek } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
@@ -37,7 +38,7 @@ searches:
 `;
 
 const keysOf = (dbPath: string, runId: number) =>
-  peek(dbPath, (db) => db.prepare('SELECT key FROM items WHERE run_id = ? ORDER BY position').pluck().all(runId) as string[])!;
+  peek(dbPath, (db) => storedItems(db, runId).map((i) => i.itemKey))!;
 
 const run = (args: string[]) => cli.run(['run', ...args, '--reporter', 'quiet'], { SRC_ACCESS_TOKEN: e.adminToken });
 
@@ -80,7 +81,7 @@ describe.concurrent('subsets', () => {
     expect(rerun.code, rerun.stderr).toBe(1);
     expect(JSON.parse(rerun.stdout).runId).toBe(2);
     expect(keysOf(dbPath, 2)).toEqual(['default/question/wrong/0', 'default/question/broken/0']);
-    expect(peek(dbPath, (db) => db.prepare('SELECT rerun_of AS rerunOf, suite_hash FROM runs WHERE id = 2').get())).toMatchObject({ rerunOf: 1 });
+    expect(peek(dbPath, (db) => findRun(db, 2))).toMatchObject({ rerunOf: 1 });
 
     const runs = await cli.run(['runs', '--db', dbPath]);
     expect(runs.stdout).toMatch(/rerun of\n/);
@@ -98,7 +99,7 @@ describe.concurrent('subsets', () => {
     const nothing = await run(['--rerun-failed', '4', '--db', dbPath]);
     expect(nothing.code, nothing.stderr).toBe(0);
     expect(nothing.stdout).toBe('Run 4 has no item that failed, erred or did not end: nothing to rerun.\n');
-    expect(peek(dbPath, (db) => db.prepare('SELECT count(*) FROM runs').pluck().get())).toBe(4);
+    expect(peek(dbPath, (db) => listRuns(db).length)).toBe(4);
 
     // Another instance, or a changed suite, is refused.
     const elsewhere = await run(['--rerun-failed', '1', '--db', dbPath, '--endpoint', 'http://127.0.0.1:9']);

@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { peek, ROOT, until } from '../runner/fixtures/cli.js';
+import { peek, ROOT, turnsProcessing, until } from '../runner/fixtures/cli.js';
 import { CORPUS_SEARCH, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -38,7 +38,7 @@ describe.skipIf(!hasTmux).concurrent('the resume command on a terminal', () => {
     );
     const session = `c${columns}`;
     tmux('new-session', '-d', '-s', session, '-x', String(columns), '-y', '50', `sh ${script}`);
-    await until('a question processing', () => peek(dbPath, (db) => (db.prepare(`SELECT count(*) FROM turns WHERE state = 'processing'`).pluck().get() as number) > 0), 30_000);
+    await until('a question processing', () => peek(dbPath, (db) => turnsProcessing(db) > 0), 30_000);
     tmux('send-keys', '-t', session, 'C-c');
     // -J joins the lines the terminal wrapped: what a user copies.
     const screen = await until('dsbench to exit', () => {

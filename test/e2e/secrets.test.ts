@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedItems } from '../../src/store/index.js';
 import { openStore } from '../../src/store/store.js';
 import { prepareCli, type Cli, type Run } from '../helpers/cli.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -151,10 +152,12 @@ searches:
 
     const handle = new Database(db, { readonly: true });
     try {
+      // Every row of every table, whatever reads it or not: SQL over the whole file, on purpose.
       const tables = handle.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>;
       for (const { name } of tables) scan(`table ${name}`, JSON.stringify(handle.prepare(`SELECT * FROM "${name}"`).all()));
       // The echoed text did reach the tables (redacted), so the scan looked at the right place.
-      expect(JSON.stringify(handle.prepare('SELECT answer, error_message FROM turns').all())).toContain('[REDACTED]');
+      const turns = storedItems(handle, (JSON.parse(run.stdout) as { runId: number }).runId).flatMap((i) => i.turns);
+      expect(JSON.stringify(turns.map(({ answer, errorMessage }) => ({ answer, errorMessage })))).toContain('[REDACTED]');
     } finally {
       handle.close();
     }

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { peek, startCli, until } from '../runner/fixtures/cli.js';
+import { findRun } from '../../src/store/index.js';
+import { peek, startCli, turnsProcessing, until } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
@@ -53,13 +54,13 @@ defaults: { concurrency: 2, poll: { strategy: fixed, interval: 50ms, min: 20ms }
 questions:
 ${Array.from({ length: 5 }, (_, i) => `  - id: q${i}\n    question: Where is handler${i} implemented?\n`).join('')}`);
     const child = startCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines', '--grace', '100ms'], { SRC_ACCESS_TOKEN: e.adminToken });
-    await until('two questions processing', () => (peek(dbPath, (db) => db.prepare("SELECT count(*) FROM turns WHERE state = 'processing'").pluck().get() as number) ?? 0) >= 2);
+    await until('two questions processing', () => (peek(dbPath, turnsProcessing) ?? 0) >= 2);
     child.process.kill('SIGHUP');
     const exit = await child.exited;
     expect(exit.signal, exit.stderr).toBeNull();
     expect(exit.code, exit.stderr).toBe(ExitCode.aborted);
     expect(exit.stderr).toContain('SIGHUP: launching nothing more');
-    const status = peek(dbPath, (db) => db.prepare('SELECT status FROM runs').pluck().get() as string);
+    const status = peek(dbPath, (db) => findRun(db, 1)?.status);
     expect(status).toBe('aborted');
     // Nothing left processing on the server: the run's conversations were cancelled, as for SIGINT.
     expect(e.questionRecords().filter((q) => q.outcome === 'processing')).toEqual([]);

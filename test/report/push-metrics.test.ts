@@ -11,6 +11,7 @@ import { runReport } from '../../src/cli/report.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { PUSHED_METRICS } from '../../src/report/push-metrics.js';
+import { findRun, listRuns, storedItems } from '../../src/store/index.js';
 import { startServer } from '../helpers/server.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
 import { FAST, cleanup, corpusDir, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
@@ -70,7 +71,7 @@ describe('a push that fails', () => {
       ]);
       expect(exit.stderr).not.toContain('s3cret');
       const check = new Database(exit.db, { readonly: true });
-      expect(check.prepare('SELECT status FROM runs').pluck().get()).toBe('completed');
+      expect(findRun(check, 1)?.status).toBe('completed');
       check.close();
     } finally {
       await gateway.close();
@@ -162,8 +163,10 @@ describe.skipIf(missing.length > 0)(title, () => {
 
     const credits = await until('dsbench_credits scraped', () => query('dsbench_credits{job="dsbench",suite="pushed",label="nightly",target="all"}'));
     const check = new Database(exit.db, { readonly: true });
-    const recorded = check.prepare('SELECT sum(credits) FROM turns').pluck().get() as number;
-    const wall = check.prepare('SELECT wall_ms FROM turns ORDER BY wall_ms').pluck().all() as number[];
+    const recorded = listRuns(check)[0]!.credits;
+    const wall = storedItems(check, 1)
+      .flatMap((i) => i.turns.map((t) => t.wallMs!))
+      .sort((a, b) => a - b);
     check.close();
     expect(credits).toEqual([{ metric: expect.objectContaining({ run: '1', target: 'all' }), value: [expect.any(Number), String(recorded)] }]);
     // Nearest rank over the two turns: p50 is the faster one, p95 the slower.

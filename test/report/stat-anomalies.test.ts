@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeReport } from '../../src/report/report.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { cleanup, runSuite, suite, target, tempDir, turns } from '../runner/fixtures/harness.js';
+import { cleanup, runSuite, storedTurns, suite, target, tempDir } from '../runner/fixtures/harness.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -44,12 +44,12 @@ questions:
     try {
       const { db, result } = run;
       dbPath = run.dbPath;
-      expect(turns(db, result.runId, 'main/question/bad/0')).toMatchObject([
+      expect(storedTurns(db, result.runId, 'main/question/bad/0')).toMatchObject([
         {
           state: 'completed',
           credits: null,
-          time_millis: null,
-          tool_calls: null,
+          timeMillis: null,
+          toolCalls: null,
           anomalies: JSON.stringify([
             'stats.time_millis 1e+308 is larger than any answer can take (2592000000)',
             'stats.tool_calls Infinity is not finite',
@@ -57,7 +57,7 @@ questions:
           ]),
         },
       ]);
-      expect(turns(db, result.runId, 'main/question/good/0')).toMatchObject([{ credits: 2, time_millis: 2000, anomalies: null }]);
+      expect(storedTurns(db, result.runId, 'main/question/good/0')).toMatchObject([{ credits: 2, timeMillis: 2000, anomalies: null }]);
       expect(run.reporter.logs).toContain(
         'main/question/bad/0 turn 1: stats that cannot be true, left out of sums: stats.time_millis 1e+308 is larger than any answer can take (2592000000), stats.tool_calls Infinity is not finite, stats.credits -3 is negative',
       );

@@ -2,7 +2,7 @@
 // conversation is recorded and cancelled on the server instead of left running there unseen.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { CapturingReporter, CORPUS_SEARCH, cleanup, emulator, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
+import { CapturingReporter, CORPUS_SEARCH, cleanup, emulator, op, runSuite, storedItem, storedTurns, suite, target } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -53,10 +53,10 @@ describe.each(['legacy', 'versioned'] as const)('abort during a create (%s)', (a
     e.injectFault({ operation: op(api, 'create'), kind: 'slow', delayMs: 300 });
     const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], abortOnCreate(e, api));
     try {
-      const row = item(run.db, run.result.runId, 'main/question/q1/0');
-      expect(row.conversation_ref).not.toBeNull();
+      const row = storedItem(run.db, run.result.runId, 'main/question/q1/0');
+      expect(row.conversationRef).not.toBeNull();
       expect(row.outcome).toBe('canceled');
-      expect(turns(run.db, run.result.runId, row.key).map((t) => t.state)).toEqual(['canceled']);
+      expect(storedTurns(run.db, run.result.runId, row.itemKey).map((t) => t.state)).toEqual(['canceled']);
       const records = e.questionRecords();
       expect(records).toHaveLength(1);
       expect(records[0]!.outcome).toBe('cancelled');
@@ -73,7 +73,7 @@ describe.each(['legacy', 'versioned'] as const)('abort during a create (%s)', (a
     const { reporter, ...signals } = abortOnUnknownOutcome();
     const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], { ...signals, reporter });
     try {
-      expect(item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref).not.toBeNull();
+      expect(storedItem(run.db, run.result.runId, 'main/question/q1/0').conversationRef).not.toBeNull();
       expect(e.questionRecords().map((r) => r.outcome)).toEqual(['cancelled']);
       expect(reporter.logs.some((l) => l.includes('sent before the interruption; following it instead of asking again'))).toBe(true);
     } finally {
@@ -88,8 +88,8 @@ describe.each(['legacy', 'versioned'] as const)('abort during a create (%s)', (a
     const { reporter, ...signals } = abortOnUnknownOutcome();
     const run = await runSuite(await suite(SUITE(api)), [target({ name: 'main', emulator: e })], { ...signals, reporter });
     try {
-      const row = item(run.db, run.result.runId, 'main/question/q1/0');
-      expect(row.conversation_ref).toBeNull();
+      const row = storedItem(run.db, run.result.runId, 'main/question/q1/0');
+      expect(row.conversationRef).toBeNull();
       expect(row.outcome).toBe('canceled');
       expect(e.questionRecords()).toEqual([]);
       expect(reporter.logs).toContain('main/question/q1/0: no conversation was found for it; if one was created it may still be running: see dsbench conversations list');

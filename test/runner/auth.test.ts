@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { closedPort } from '../helpers/server.js';
-import { asked, cleanup, corpusDir, emulator, FAST, items, op, runRow, runSuite, suite, target } from './fixtures/harness.js';
+import { storedItems } from '../../src/store/index.js';
+import { asked, cleanup, corpusDir, emulator, FAST, op, runSuite, storedRun, suite, target } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -32,12 +33,12 @@ describe('a bad token', () => {
       const { db, result } = run;
       expect(result.exitCode).toBe(ExitCode.unreachable);
       expect(result.status).toBe('failed');
-      expect(runRow(db, result.runId).status).toBe('failed');
+      expect(storedRun(db, result.runId).status).toBe('failed');
       expect(asked(e, api)).toBe(0);
       expect(e.counters()[op(api, 'list')]).toBe(1);
       expect(e.counters()['stream.search']).toBe(0);
-      const all = items(db, result.runId);
-      expect(all.every((i) => i.status === 'skipped' && i.outcome === 'skipped')).toBe(true);
+      const all = storedItems(db, result.runId);
+      expect(all.every((i) => i.itemStatus === 'skipped' && i.outcome === 'skipped')).toBe(true);
       const message = all[0]!.message!;
       expect(message).toContain(`target prod (${e.url})`);
       expect(message).toContain('HTTP 401');
@@ -72,7 +73,7 @@ describe('a bad token', () => {
       expect(result.targets.bad?.counts).toEqual({ skipped: 4 });
       expect(asked(good, 'versioned')).toBe(4);
       expect(asked(bad, 'versioned')).toBe(0);
-      expect(items(db, result.runId).filter((i) => i.target === 'good').every((i) => i.status === 'done')).toBe(true);
+      expect(storedItems(db, result.runId).filter((i) => i.target === 'good').every((i) => i.itemStatus === 'done')).toBe(true);
     } finally {
       run.close();
     }
@@ -101,7 +102,7 @@ describe('a token without write scope (403 on the first create)', () => {
       const { db, result } = run;
       expect(result.exitCode).toBe(ExitCode.unreachable);
       expect(e.counters()[op('versioned', 'create')]).toBe(1);
-      const questions = items(db, result.runId).filter((i) => i.kind === 'question');
+      const questions = storedItems(db, result.runId).filter((i) => i.kind === 'question');
       expect(questions.map((i) => i.outcome)).toEqual(['client_error', 'skipped', 'skipped']);
       expect(questions[0]!.message).toContain('HTTP 403');
       expect(questions[1]!.message).toContain('HTTP 403');

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectionFor } from '../../src/config/credentials.js';
 import { createClient } from '../../src/deepsearch/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { ADMIN, FAST, cleanup, emulator, items, op, runSuite, suite, target, turns } from './fixtures/harness.js';
+import { storedItems } from '../../src/store/index.js';
+import { ADMIN, FAST, cleanup, emulator, op, runSuite, storedTurns, suite, target } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -28,10 +29,10 @@ questions:
       expect(result.exitCode).toBe(ExitCode.ok);
       expect(e.counters()[op(api, 'delete')]).toBe(3);
       // The results were recorded before the deletes.
-      expect(turns(db, result.runId).filter((t) => t.state === 'completed')).toHaveLength(4);
-      const all = items(db, result.runId);
-      expect(all.every((i) => i.deleted_at !== null && i.conversation_ref !== null)).toBe(true);
-      expect(all.every((i) => i.deleted_at! >= i.ended_at!)).toBe(true);
+      expect(storedTurns(db, result.runId).filter((t) => t.state === 'completed')).toHaveLength(4);
+      const all = storedItems(db, result.runId);
+      expect(all.every((i) => i.deletedAt !== null && i.conversationRef !== null)).toBe(true);
+      expect(all.every((i) => i.deletedAt! >= i.endedAt!)).toBe(true);
       const left = [];
       for await (const c of client.list()) left.push(c);
       expect(left).toEqual([]);
@@ -47,7 +48,7 @@ it('without --cleanup nothing is deleted', async () => {
   const run = await runSuite(await suite('name: keep\nquestions:\n  - id: q\n    question: Where is retryPolicy?\n'), [target({ name: 'main', emulator: e })]);
   try {
     expect(e.counters()[op('versioned', 'delete')]).toBe(0);
-    expect(items(run.db, run.result.runId)[0]!.deleted_at).toBeNull();
+    expect(storedItems(run.db, run.result.runId)[0]!.deletedAt).toBeNull();
   } finally {
     run.close();
   }

@@ -2,8 +2,8 @@
 // and any 5xx of a poll, are retried transparently; a create whose outcome is unknown is looked for, never asked twice.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { iterateSearches } from '../../src/store/queries.js';
-import { asked, cleanup, corpusDir, emulator, FAST, item, items, op, runSuite, suite, target, turns } from './fixtures/harness.js';
+import { iterateSearches, storedItems } from '../../src/store/queries.js';
+import { asked, cleanup, corpusDir, emulator, FAST, op, runSuite, storedItem, storedTurns, suite, target } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -26,7 +26,7 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
       const { db, result } = run;
       const logs = run.reporter.logs.join('\n');
       expect(result.exitCode, logs).toBe(ExitCode.ok);
-      expect(items(db, result.runId).map((i) => [i.key, i.outcome])).toEqual([
+      expect(storedItems(db, result.runId).map((i) => [i.itemKey, i.outcome])).toEqual([
         ['main/question/q1/0', 'completed'],
         ['main/question/q2/0', 'completed'],
       ]);
@@ -51,7 +51,7 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
     const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: e })]);
     try {
       expect(run.result.exitCode, JSON.stringify(run.reporter.logs)).toBe(ExitCode.ok);
-      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['completed', 'completed']);
+      expect(storedItems(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['completed', 'completed']);
       expect(e.faultCounters()[`${op(api, 'get')}.500`]).toBe(8);
       expect(asked(e, api)).toBe(2);
     } finally {
@@ -68,8 +68,8 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
     const run = await runSuite(await suite(ONE(api, '    followups: [Who calls it?]\n')), [target({ name: 'main', emulator: e })]);
     try {
       expect(run.result.exitCode).toBe(ExitCode.ok);
-      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['completed', 'completed']);
-      expect(turns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+      expect(storedItems(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['completed', 'completed']);
+      expect(storedTurns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
       expect(e.faultCounters()).toMatchObject({ [`${op(api, 'create')}.429`]: 1, [`${op(api, 'create')}.503`]: 1 });
       // Two refused attempts, then the two real creates: nothing was created twice.
       expect(e.counters()[op(api, 'create')]).toBe(4);
@@ -92,10 +92,10 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
       expect(e.counters()[op(api, 'create')]).toBe(2);
       expect(e.questionRecords().map((q) => q.text)).toEqual(['Where is retryPolicy implemented?', 'Who calls it?', 'Where is backoffDelay implemented?']);
       expect(e.counters()[op(api, 'list')]).toBeGreaterThanOrEqual(2); // the preflight, then the search for the lost create
-      const q1 = item(db, result.runId, 'main/question/q1/0');
+      const q1 = storedItem(db, result.runId, 'main/question/q1/0');
       expect(q1.outcome).toBe('completed');
-      expect(q1.conversation_ref).toBe(api === 'legacy' ? String(e.questionRecords()[0]!.conversationId) : `users/1/conversations/${e.questionRecords()[0]!.conversationId}`);
-      expect(turns(db, result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+      expect(q1.conversationRef).toBe(api === 'legacy' ? String(e.questionRecords()[0]!.conversationId) : `users/1/conversations/${e.questionRecords()[0]!.conversationId}`);
+      expect(storedTurns(db, result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
       expect(run.reporter.logs.some((l) => l.includes('following it instead of asking again'))).toBe(true);
     } finally {
       run.close();
@@ -109,7 +109,7 @@ describe.each(['legacy', 'versioned'] as const)('client errors (%s)', (api) => {
     try {
       expect(run.result.exitCode, JSON.stringify(run.reporter.logs)).toBe(ExitCode.ok);
       expect(e.counters()[op(api, 'addQuestion')]).toBe(1);
-      expect(turns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+      expect(storedTurns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
     } finally {
       run.close();
     }
@@ -126,7 +126,7 @@ describe('a lost create that never reached the server', () => {
       const logs = run.reporter.logs.join('\n');
       expect(run.result.exitCode, logs).toBe(ExitCode.ok);
       expect(e.questionRecords()).toHaveLength(2);
-      expect(item(run.db, run.result.runId, 'main/question/q1/0').outcome).toBe('completed');
+      expect(storedItem(run.db, run.result.runId, 'main/question/q1/0').outcome).toBe('completed');
       expect(logs).toContain('the outcome is unknown');
       // What the first look saw and the wait, in one line.
       expect(logs).toMatch(/q1\/0: looked at 0 conversations .*: none is this question; turn 0 is not on the server yet, but its send could still be landing: looking again in 0\.\d s/);
@@ -157,7 +157,7 @@ searches:
     const run = await runSuite(await suite(SEARCHES), [target({ name: 'main', emulator: e })]);
     try {
       expect(run.result.exitCode).toBe(ExitCode.unreachable);
-      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['http_error', 'complete', 'complete']);
+      expect(storedItems(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['http_error', 'complete', 'complete']);
       const row = [...iterateSearches(run.db, run.result.runId)].find((s) => s.itemKey === 'main/search/s1/0');
       expect(row).toMatchObject({ verdict: 'http_error', httpStatus: 500, error: expect.stringContaining('500') });
     } finally {
@@ -170,7 +170,7 @@ searches:
     e.streamFaults.enqueue('cutBeforeDone', 'cutBeforeDone');
     const run = await runSuite(await suite(SEARCHES), [target({ name: 'main', emulator: e })]);
     try {
-      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['truncated', 'truncated', 'complete']);
+      expect(storedItems(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['truncated', 'truncated', 'complete']);
       expect(run.result.expectations.failed).toBeGreaterThan(0);
       expect(run.result.exitCode).toBe(ExitCode.unreachable);
     } finally {
@@ -184,7 +184,7 @@ searches:
     const run = await runSuite(await suite(SEARCHES), [target({ name: 'main', emulator: e })]);
     try {
       expect(run.result.exitCode).toBe(ExitCode.unreachable);
-      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['http_error', 'skipped', 'skipped']);
+      expect(storedItems(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['http_error', 'skipped', 'skipped']);
       expect(e.counters()['stream.search']).toBe(1);
     } finally {
       run.close();

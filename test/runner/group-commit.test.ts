@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Recorder } from '../../src/runner/recorder.js';
 import { executeRun } from '../../src/runner/run.js';
-import { openStore } from '../../src/store/index.js';
-import { CapturingReporter, asked, cleanup, emulator, runDefaults, suite, target, tempDir } from './fixtures/harness.js';
+import { openStore, storedItems } from '../../src/store/index.js';
+import { CapturingReporter, asked, cleanup, emulator, runDefaults, storedTurns, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -53,18 +53,27 @@ describe('group commit in a run', () => {
       },
     }) as Recorder;
     try {
-      const run = executeRun({ ...runDefaults(), maxQuotaWaitMs: 1000, suite: loaded, targets: [target({ name: 'main', emulator: e })], recorder, reporter: new CapturingReporter() });
+      let runId = 0;
+      const run = executeRun({
+        ...runDefaults(),
+        maxQuotaWaitMs: 1000,
+        suite: loaded,
+        targets: [target({ name: 'main', emulator: e })],
+        recorder,
+        reporter: new CapturingReporter(),
+        onRunOpened: (id) => (runId = id),
+      });
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(sent).toBe(true);
       // The sends are recorded and committed (the end of the event loop's turn), and not one went out.
-      expect(reader.prepare("SELECT count(*) FROM turns WHERE state = 'sending'").pluck().get()).toBeGreaterThan(0);
+      expect(storedTurns(reader, runId).filter((t) => t.state === 'sending').length).toBeGreaterThan(0);
       expect(asked(e, 'versioned')).toBe(0);
       holding = false;
       release();
       const result = await run;
       expect(result.targets.main?.counts).toEqual({ completed: 3 });
       expect(asked(e, 'versioned')).toBe(3);
-      expect(reader.prepare("SELECT count(*) FROM items WHERE status = 'done'").pluck().get()).toBe(3);
+      expect(storedItems(reader, runId).filter((i) => i.itemStatus === 'done').length).toBe(3);
     } finally {
       reader.close();
       store.close();

@@ -2,23 +2,8 @@
 // recorded with stable keys, the run completes and the result counts add up.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { iterateSearches, runTargets } from '../../src/store/queries.js';
-import {
-  FAST,
-  asked,
-  cleanup,
-  corpusDir,
-  emulator,
-  expectations,
-  item,
-  items,
-  op,
-  runRow,
-  runSuite,
-  suite,
-  target,
-  turns,
-} from './fixtures/harness.js';
+import { iterateSearches, runTargets, storedItems } from '../../src/store/queries.js';
+import { FAST, asked, cleanup, corpusDir, emulator, op, runSuite, storedItem, storedRun, storedTurns, suite, target } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -71,22 +56,22 @@ describe.each(['legacy', 'versioned'] as const)('a suite with follow-ups, tags, 
       const { result, db } = run;
       expect(result.exitCode, JSON.stringify(result)).toBe(ExitCode.ok);
       expect(result.status).toBe('completed');
-      expect(runRow(db, result.runId).status).toBe('completed');
-      expect(runRow(db, result.runId).ended_at).not.toBeNull();
+      expect(storedRun(db, result.runId).status).toBe('completed');
+      expect(storedRun(db, result.runId).endedAt).not.toBeNull();
 
       // Plan: repeat 0 of everything, then repeat 1 of the question that repeats; stable keys.
-      const all = items(db, result.runId);
-      expect(all.map((i) => i.key)).toEqual([
+      const all = storedItems(db, result.runId);
+      expect(all.map((i) => i.itemKey)).toEqual([
         'main/question/retry-policy/0',
         'main/question/plain/0',
         'main/question/token-limit/0',
         'main/search/retry-count/0',
         'main/question/retry-policy/1',
       ]);
-      expect(all.every((i) => i.status === 'done' && i.started_at !== null && i.ended_at !== null)).toBe(true);
-      expect(JSON.parse(item(db, result.runId, 'main/question/retry-policy/0').tags_json)).toEqual(['nightly', 'http']);
-      expect(JSON.parse(item(db, result.runId, 'main/search/retry-count/0').tags_json)).toEqual(['nightly', 'search']);
-      expect(Object.fromEntries(all.map((i) => [i.key, i.outcome]))).toEqual({
+      expect(all.every((i) => i.itemStatus === 'done' && i.startedAt !== null && i.endedAt !== null)).toBe(true);
+      expect(storedItem(db, result.runId, 'main/question/retry-policy/0').tags).toEqual(['nightly', 'http']);
+      expect(storedItem(db, result.runId, 'main/search/retry-count/0').tags).toEqual(['nightly', 'search']);
+      expect(Object.fromEntries(all.map((i) => [i.itemKey, i.outcome]))).toEqual({
         'main/question/retry-policy/0': 'completed',
         'main/question/plain/0': 'completed',
         'main/question/token-limit/0': 'error',
@@ -102,7 +87,7 @@ describe.each(['legacy', 'versioned'] as const)('a suite with follow-ups, tags, 
       // Turns: three per repeat of the conversation with follow-ups, in order, all with their server latency.
       for (const repeat of [0, 1]) {
         const key = `main/question/retry-policy/${repeat}`;
-        const rows = turns(db, result.runId, key);
+        const rows = storedTurns(db, result.runId, key);
         expect(rows.map((t) => [t.turn, t.state])).toEqual([
           [0, 'completed'],
           [1, 'completed'],
@@ -117,69 +102,68 @@ describe.each(['legacy', 'versioned'] as const)('a suite with follow-ups, tags, 
           expect(t.answer).toEqual(expect.stringContaining('github.com/org/repo'));
           // The versioned API titles the conversation, so only a lone answered question gets it.
           if (api === 'legacy' || t.turn === 0) expect(t.title).toEqual(expect.any(String));
-          expect(t.sent_at).toEqual(expect.any(String));
-          expect(t.observed_end_at).toEqual(expect.any(String));
-          expect(t.wall_ms).toEqual(expect.any(Number));
-          expect(t.server_ms).toBeGreaterThan(0);
+          expect(t.sentAt).toEqual(expect.any(String));
+          expect(t.observedEndAt).toEqual(expect.any(String));
+          expect(t.wallMs).toEqual(expect.any(Number));
+          expect(t.serverMs).toBeGreaterThan(0);
           expect(t.polls).toBeGreaterThanOrEqual(1);
         }
-        const ref = item(db, result.runId, key).conversation_ref;
+        const ref = storedItem(db, result.runId, key).conversationRef;
         expect(ref).toEqual(expect.any(String));
       }
       // Each repeat is its own conversation.
-      expect(item(db, result.runId, 'main/question/retry-policy/0').conversation_ref).not.toBe(
-        item(db, result.runId, 'main/question/retry-policy/1').conversation_ref,
+      expect(storedItem(db, result.runId, 'main/question/retry-policy/0').conversationRef).not.toBe(
+        storedItem(db, result.runId, 'main/question/retry-policy/1').conversationRef,
       );
 
-      const first = turns(db, result.runId, 'main/question/retry-policy/0')[0]!;
-      const sources = db.prepare('SELECT label, link FROM sources WHERE run_id = ? AND item_key = ? AND turn = 0').all(result.runId, 'main/question/retry-policy/0');
-      const followups = db.prepare('SELECT text FROM suggested_followups WHERE run_id = ? AND item_key = ? AND turn = 0').all(result.runId, 'main/question/retry-policy/0');
+      const first = storedTurns(db, result.runId, 'main/question/retry-policy/0')[0]!;
+      const { sources, suggestedFollowups: followups } = first;
       if (api === 'legacy') {
         expect(followups.length).toBeGreaterThan(0);
         // Legacy: sources and every stats field; latency from stats.time_millis.
         expect(sources.length).toBeGreaterThan(0);
         expect(sources).toContainEqual(expect.objectContaining({ label: 'github.com/org/repo' }));
-        for (const column of ['time_millis', 'tool_calls', 'total_input_tokens', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'credits']) {
+        for (const column of ['timeMillis', 'toolCalls', 'totalInputTokens', 'promptTokens', 'completionTokens', 'totalTokens', 'credits'] as const) {
           expect(first[column], column).toEqual(expect.any(Number));
         }
-        expect(first.server_ms_source).toBe('stats.time_millis');
-        expect(first.question_id).toEqual(expect.any(String));
+        expect(first.serverMsSource).toBe('stats.time_millis');
+        expect(first.questionId).toEqual(expect.any(String));
         expect(result.targets.main?.credits).toBeGreaterThan(0);
       } else {
         // Versioned: no sources and no stats (NULL, never 0); latency from the timestamps.
         expect(sources).toEqual([]);
         expect(followups).toEqual([]);
-        for (const column of ['time_millis', 'tool_calls', 'total_input_tokens', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'credits']) {
+        for (const column of ['timeMillis', 'toolCalls', 'totalInputTokens', 'promptTokens', 'completionTokens', 'totalTokens', 'credits'] as const) {
           expect(first[column], column).toBeNull();
         }
-        expect(first.server_ms_source).toBe('timestamps');
+        expect(first.serverMsSource).toBe('timestamps');
         // Not measured, not zero: the versioned API reports no credits.
         expect(result.targets.main?.credits).toBeNull();
       }
 
       // The expected error is recorded with its normalized and raw codes.
-      const [failed] = turns(db, result.runId, 'main/question/token-limit/0');
-      expect(failed).toMatchObject({ state: 'error', error_code: 'TOKEN_LIMIT_EXCEEDED' });
-      expect(failed!.error_raw_code).toEqual(expect.any(String));
+      const [failed] = storedTurns(db, result.runId, 'main/question/token-limit/0');
+      expect(failed).toMatchObject({ state: 'error', errorCode: 'TOKEN_LIMIT_EXCEEDED' });
+      expect(failed!.errorRawCode).toEqual(expect.any(String));
 
       // Expectations with their reasons, per turn.
-      const checks = expectations(db, result.runId, 'main/question/retry-policy/0');
+      const checks = storedItem(db, result.runId, 'main/question/retry-policy/0').expectations;
       expect(checks.map((c) => [c.name, c.passed, c.turn])).toEqual([
-        ['contains', 1, 2], // the follow-up's own check
-        ['contains', 1, 2],
-        ['notContains', 1, 2],
-        ['matches', 1, 2],
-        ['sourcesInclude', 1, 2],
-        ['state', 1, 2],
+        ['contains', true, 2], // the follow-up's own check
+        ['contains', true, 2],
+        ['notContains', true, 2],
+        ['matches', true, 2],
+        ['sourcesInclude', true, 2],
+        ['state', true, 2],
       ]);
       expect(checks.every((c) => c.reason.length > 0)).toBe(true);
       expect(checks.find((c) => c.name === 'state')?.reason).toBe('expected state completed, got completed');
-      expect(expectations(db, result.runId, 'main/question/token-limit/0').map((c) => [c.name, c.passed, c.reason])).toEqual([
-        ['state', 1, 'expected state error, got error'],
-        ['errorCode', 1, expect.stringMatching(/^expected error TOKEN_LIMIT_EXCEEDED, got TOKEN_LIMIT_EXCEEDED/)],
+      expect(storedItem(db, result.runId, 'main/question/token-limit/0').expectations.map((c) => [c.name, c.passed, c.reason])).toEqual([
+        ['state', true, 'expected state error, got error'],
+        ['errorCode', true, expect.stringMatching(/^expected error TOKEN_LIMIT_EXCEEDED, got TOKEN_LIMIT_EXCEEDED/)],
       ]);
       // No expectations: nothing recorded.
-      expect(expectations(db, result.runId, 'main/question/plain/0')).toEqual([]);
+      expect(storedItem(db, result.runId, 'main/question/plain/0').expectations).toEqual([]);
 
       // The search: verdict, the server's and the client's counts, repositories and files.
       const [search] = [...iterateSearches(db, result.runId)];
@@ -187,9 +171,9 @@ describe.each(['legacy', 'versioned'] as const)('a suite with follow-ups, tags, 
       expect(search!.matchCount).toBe(search!.counted);
       expect(search!.counted).toBeGreaterThan(0);
       expect(search!.wallMs).toBeGreaterThanOrEqual(0);
-      expect(expectations(db, result.runId, 'main/search/retry-count/0').map((c) => [c.name, c.passed])).toEqual([
-        ['exhaustive', 1],
-        ['minCount', 1],
+      expect(storedItem(db, result.runId, 'main/search/retry-count/0').expectations.map((c) => [c.name, c.passed])).toEqual([
+        ['exhaustive', true],
+        ['minCount', true],
       ]);
 
       // The emulator was asked exactly the planned turns: 2 x 3 + 1 + 1.
@@ -218,7 +202,7 @@ questions:
     const run = await runSuite(loaded, [target({ name: 'alpha', emulator: a }), target({ name: 'beta', emulator: b })]);
     try {
       expect(run.result.exitCode).toBe(ExitCode.ok);
-      expect(items(run.db, run.result.runId).map((i) => i.key)).toEqual([
+      expect(storedItems(run.db, run.result.runId).map((i) => i.itemKey)).toEqual([
         'alpha/question/q1/0',
         'alpha/question/q2/0',
         'beta/question/q1/0',

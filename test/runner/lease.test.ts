@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { RunHeldError } from '../../src/errors/errors.js';
-import { listRuns, openStore } from '../../src/store/index.js';
+import { findRun, leaseHolder, listRuns, openStore } from '../../src/store/index.js';
 import { PACED, SLOW } from '../helpers/emulator.js';
-import { asked, CapturingReporter, cleanup, deadPid, emulator, op, runSuite, setLease, suite, target, tempDir } from './fixtures/harness.js';
+import { asked, CapturingReporter, cleanup, deadPid, emulator, op, runSuite, setLease, storedTurns, suite, target, tempDir } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -64,7 +64,7 @@ describe('the lease of a run', () => {
       expect(run.result.exitCode).toBe(ExitCode.ok);
       expect(asked(e, 'versioned')).toBe(4);
       // Released at the end: a later resume is told the run is complete, not that it is held.
-      expect(run.db.prepare('SELECT count(*) FROM run_leases').pluck().get()).toBe(0);
+      expect(leaseHolder(run.db, run.result.runId)).toBeUndefined();
     } finally {
       run.close();
     }
@@ -177,7 +177,7 @@ describe('the lease of a run', () => {
     const recorded = () => {
       const db = new Database(dbPath, { readonly: true });
       try {
-        return db.prepare('SELECT COUNT(*) FROM turns WHERE run_id = ?').pluck().get(runId) as number;
+        return storedTurns(db, runId).length;
       } finally {
         db.close();
       }
@@ -190,8 +190,8 @@ describe('the lease of a run', () => {
     expect(recorded()).toBe(turnsAtTakeover);
     const db = new Database(dbPath, { readonly: true });
     try {
-      expect(db.prepare('SELECT pid FROM run_leases WHERE run_id = ?').pluck().get(runId)).toBe(1);
-      expect(db.prepare('SELECT status FROM runs WHERE id = ?').pluck().get(runId)).toBe('running');
+      expect(leaseHolder(db, runId)?.pid).toBe(1);
+      expect(findRun(db, runId)?.status).toBe('running');
     } finally {
       db.close();
     }

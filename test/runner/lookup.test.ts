@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { formatRunSummary } from '../../src/cli/run-summary.js';
 import { writeReport } from '../../src/report/report.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { openStore, unownedConversations } from '../../src/store/index.js';
+import { openStore, storedItems, unownedConversations } from '../../src/store/index.js';
 import { executeRun } from '../../src/runner/run.js';
 import { startFaultProxy, type FaultProxy, type ProxyAction, type ProxiedRequest } from '../helpers/fault-proxy.js';
 import { client, closeAll } from '../helpers/emulator.js';
@@ -436,7 +436,7 @@ questions:
       const logs = run.reporter.logs.join('\n');
       expect(run.result.exitCode, logs).toBe(ExitCode.ok);
       expect(proxy.counts.reset).toBe(1);
-      const refs = run.db.prepare('SELECT conversation_ref FROM items WHERE run_id = ?').pluck().all(run.result.runId);
+      const refs = storedItems(run.db, run.result.runId).map((i) => i.conversationRef);
       expect(new Set(refs).size, logs).toBe(2);
       expect(e.questionRecords()).toHaveLength(2);
     } finally {

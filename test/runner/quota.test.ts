@@ -2,8 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { quotaSnapshots } from '../../src/store/queries.js';
-import { FAST, asked, cleanup, emulator, items, op, runRow, runSuite, suite, target, turns } from './fixtures/harness.js';
+import { quotaSnapshots, storedItems } from '../../src/store/queries.js';
+import { FAST, asked, cleanup, emulator, op, runSuite, storedRun, storedTurns, suite, target } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -33,15 +33,15 @@ describe('--on-quota stop', () => {
       const { db, result } = run;
       expect(result.exitCode).toBe(ExitCode.aborted);
       expect(result.status).toBe('aborted');
-      expect(runRow(db, result.runId).status).toBe('aborted');
+      expect(storedRun(db, result.runId).status).toBe('aborted');
       expect(asked(e, api)).toBe(1);
       const reason = `${code} on target main: stopped launching (--on-quota stop)`;
-      expect(items(db, result.runId).map((i) => [i.key, i.status, i.outcome, i.message])).toEqual([
+      expect(storedItems(db, result.runId).map((i) => [i.itemKey, i.itemStatus, i.outcome, i.message])).toEqual([
         ['main/question/q0/0', 'done', 'error', null],
         ['main/question/q1/0', 'skipped', 'skipped', reason],
         ['main/question/q2/0', 'skipped', 'skipped', reason],
       ]);
-      expect(turns(db, result.runId, 'main/question/q0/0')[0]).toMatchObject({ state: 'error', error_code: code });
+      expect(storedTurns(db, result.runId, 'main/question/q0/0')[0]).toMatchObject({ state: 'error', errorCode: code });
       expect(result.targets.main).toMatchObject({ counts: { error: 1, skipped: 2 }, stopped: reason });
       expect(run.reporter.logs).toContain(reason);
     } finally {
@@ -55,8 +55,8 @@ describe('--on-quota stop', () => {
     try {
       const { db, result } = run;
       expect(result.exitCode).toBe(ExitCode.aborted);
-      expect(items(db, result.runId).map((i) => i.outcome)).toEqual(['completed', 'error', 'skipped']);
-      expect(turns(db, result.runId, 'main/question/q1/0')).toMatchObject([{ state: 'error', error_code: 'RATE_LIMITED' }]);
+      expect(storedItems(db, result.runId).map((i) => i.outcome)).toEqual(['completed', 'error', 'skipped']);
+      expect(storedTurns(db, result.runId, 'main/question/q1/0')).toMatchObject([{ state: 'error', errorCode: 'RATE_LIMITED' }]);
       expect(asked(e, 'legacy')).toBe(2);
       const snapshots = quotaSnapshots(db, result.runId);
       expect(snapshots.length).toBeGreaterThanOrEqual(2);
@@ -92,7 +92,7 @@ describe('--on-quota continue', () => {
     try {
       expect(run.result.exitCode).toBe(ExitCode.ok);
       expect(run.result.status).toBe('completed');
-      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['error', 'completed', 'completed']);
+      expect(storedItems(run.db, run.result.runId).map((i) => i.outcome)).toEqual(['error', 'completed', 'completed']);
       expect(asked(e, 'versioned')).toBe(4);
       expect(run.result.targets.main?.stopped).toBeUndefined();
     } finally {
@@ -124,11 +124,11 @@ describe('--on-quota wait', () => {
     try {
       const { db, result } = run;
       expect(result.exitCode).toBe(ExitCode.ok);
-      const all = items(db, result.runId);
+      const all = storedItems(db, result.runId);
       // q0 used the quota, q1 was refused, q2 waited for the reset and was answered.
       expect(all.map((i) => i.outcome)).toEqual(['completed', 'error', 'completed']);
-      expect(Date.parse(all[2]!.started_at!)).toBeGreaterThanOrEqual(reset);
-      expect(Date.parse(all[1]!.ended_at!)).toBeLessThan(reset);
+      expect(Date.parse(all[2]!.startedAt!)).toBeGreaterThanOrEqual(reset);
+      expect(Date.parse(all[1]!.endedAt!)).toBeLessThan(reset);
       expect(run.reporter.logs.some((l) => l.startsWith('QUOTA_EXCEEDED on target main: waiting until'))).toBe(true);
       expect(e.counters()[op('versioned', 'create')]).toBe(3);
     } finally {
@@ -143,9 +143,9 @@ describe('--on-quota wait', () => {
     const run = await runWaiting(e, 10_000);
     try {
       expect(run.result.exitCode).toBe(ExitCode.ok);
-      const all = items(run.db, run.result.runId);
+      const all = storedItems(run.db, run.result.runId);
       expect(all.map((i) => i.outcome)).toEqual(['completed', 'error', 'completed']);
-      expect(Date.parse(all[2]!.started_at!)).toBeGreaterThanOrEqual(t0 + 1_000);
+      expect(Date.parse(all[2]!.startedAt!)).toBeGreaterThanOrEqual(t0 + 1_000);
       expect(run.reporter.logs.some((l) => /waiting until .+ \(server time, \d+(\.\d)? s of real time at time scale 0\.01\)/.test(l))).toBe(true);
     } finally {
       run.close();
@@ -157,7 +157,7 @@ describe('--on-quota wait', () => {
     const run = await runWaiting(e, 100);
     try {
       expect(run.result.exitCode).toBe(ExitCode.aborted);
-      const all = items(run.db, run.result.runId);
+      const all = storedItems(run.db, run.result.runId);
       expect(all.map((i) => i.outcome)).toEqual(['completed', 'error', 'skipped']);
       expect(all[2]!.message).toMatch(
         /^QUOTA_EXCEEDED on target main: the quota resets at .+ \(server time\), later than --max-quota-wait allows; stopped launching \(raise --max-quota-wait, or --resume this run after the reset\)$/,

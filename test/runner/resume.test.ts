@@ -11,25 +11,23 @@ import { UsageError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { TurnRecord } from '../../src/model/item.js';
 import { executeRun } from '../../src/runner/run.js';
-import { openStore } from '../../src/store/index.js';
+import { findRun, openStore, storedItems } from '../../src/store/index.js';
 import { CrashError, crashingRecorder, type CrashPoint } from './fixtures/crash.js';
 import {
   CapturingReporter,
   deadPid,
-  expectations,
   asked,
   cleanup,
   emulator,
-  item,
-  items,
   op,
-  runRow,
   runSuite,
   setLease,
+  storedItem,
+  storedRun,
+  storedTurns,
   suite,
   target,
   tempDir,
-  turns,
   writeSuite,
 } from './fixtures/harness.js';
 import { loadSuite } from '../../src/config/load-suite.js';
@@ -90,8 +88,8 @@ async function runUntilCrash(e: RunningEmulator, loaded: LoadedSuite, point: Cra
   }
   expect(recorder.crashed).toBe(true);
   const check = openStore(dbPath);
-  const runId = check.db.prepare('SELECT max(id) FROM runs').pluck().get() as number;
-  expect(runRow(check.db, runId).status).toBe('running');
+  const runId = findRun(check.db, 'latest')!.id;
+  expect(storedRun(check.db, runId).status).toBe('running');
   check.close();
   return { dbPath, runId, loaded };
 }
@@ -112,9 +110,9 @@ describe('resume after a crash at a given point', () => {
       expect(run.result.runId).toBe(crashed.runId);
       expect(e.counters()[op('versioned', 'create')]).toBe(2);
       expect(e.counters()[op('versioned', 'addQuestion')]).toBe(1);
-      expect(turns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
-      expect(items(run.db, run.result.runId).every((i) => i.status === 'done')).toBe(true);
-      expect(runRow(run.db, run.result.runId).status).toBe('completed');
+      expect(storedTurns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+      expect(storedItems(run.db, run.result.runId).every((i) => i.itemStatus === 'done')).toBe(true);
+      expect(storedRun(run.db, run.result.runId).status).toBe('completed');
     } finally {
       run.close();
     }
@@ -139,14 +137,14 @@ describe('resume after a crash at a given point', () => {
     const crashed = await runUntilCrash(e, await suite(SUITE), { method: 'conversationCreated', when: (_r, key) => key === 'main/question/q1/0', at: 'before' });
     expect(e.counters()[op('versioned', 'create')]).toBe(1);
     const db = openStore(crashed.dbPath);
-    expect(item(db.db, crashed.runId, 'main/question/q1/0').conversation_ref).toBeNull();
+    expect(storedItem(db.db, crashed.runId, 'main/question/q1/0').conversationRef).toBeNull();
     db.close();
     const run = await resume(e, crashed);
     try {
       expect(run.result.exitCode, JSON.stringify(run.reporter.logs)).toBe(ExitCode.ok);
       expect(e.counters()[op('versioned', 'create')]).toBe(2);
       expect(asked(e, 'versioned')).toBe(3);
-      expect(item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref).toBe(`users/1/conversations/${e.questionRecords()[0]!.conversationId}`);
+      expect(storedItem(run.db, run.result.runId, 'main/question/q1/0').conversationRef).toBe(`users/1/conversations/${e.questionRecords()[0]!.conversationId}`);
     } finally {
       run.close();
     }
@@ -161,7 +159,7 @@ describe('resume after a crash at a given point', () => {
       expect(run.result.exitCode).toBe(ExitCode.ok);
       expect(e.counters()[op(api, 'addQuestion')]).toBe(1);
       expect(e.counters()[op(api, 'create')]).toBe(2);
-      expect(turns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+      expect(storedTurns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
     } finally {
       run.close();
     }
@@ -207,7 +205,7 @@ questions:
       expect(run.result.exitCode).toBe(ExitCode.ok);
       // Repeat 1 is asked: two conversations, one per repeat.
       expect(e.counters()[op('versioned', 'create')]).toBe(2);
-      const refs = items(run.db, run.result.runId).map((i) => i.conversation_ref);
+      const refs = storedItems(run.db, run.result.runId).map((i) => i.conversationRef);
       expect(new Set(refs).size).toBe(2);
     } finally {
       run.close();
@@ -221,13 +219,14 @@ questions:
     const crashed = await crashedBeforeSecondRepeat(e);
     const first = e.questionRecords()[0]!.conversationId;
     const stored = openStore(crashed.dbPath);
+    // The store never writes these forms itself: the raw file stands in for such a record.
     stored.db.prepare('UPDATE items SET conversation_ref = ? WHERE run_id = ? AND key = ?').run(`${form}${first}`, crashed.runId, 'main/question/q/0');
     stored.close();
     const run = await resume(e, crashed);
     try {
       expect(run.result.exitCode).toBe(ExitCode.ok);
       expect(e.counters()[op('versioned', 'create')]).toBe(2);
-      const ids = items(run.db, run.result.runId).map((i) => i.conversation_ref?.split('/').pop());
+      const ids = storedItems(run.db, run.result.runId).map((i) => i.conversationRef?.split('/').pop());
       expect(new Set(ids).size).toBe(2);
     } finally {
       run.close();
@@ -244,7 +243,7 @@ questions:
     try {
       expect(e.counters()[op('versioned', 'delete')]).toBe(2);
       expect(e.counters()[op('versioned', 'create')]).toBe(2);
-      expect(items(run.db, run.result.runId).map((i) => i.deleted_at !== null)).toEqual([true, true]);
+      expect(storedItems(run.db, run.result.runId).map((i) => i.deletedAt !== null)).toEqual([true, true]);
     } finally {
       run.close();
     }
@@ -255,12 +254,12 @@ questions:
     const finished = (_run: number, key: string) => key === 'main/question/q2/0';
     const crashed = await runUntilCrash(e, await suite(SUITE), { method: 'itemFinished', when: finished, at: 'after' }, { cleanup: true });
     const db = new Database(crashed.dbPath, { readonly: true });
-    const ref = item(db, crashed.runId, 'main/question/q2/0').conversation_ref!;
+    const ref = storedItem(db, crashed.runId, 'main/question/q2/0').conversationRef!;
     db.close();
     await client(e, 'versioned').delete(ref);
     const run = await resume(e, crashed, { cleanup: true });
     try {
-      expect(items(run.db, run.result.runId).map((i) => i.deleted_at !== null)).toEqual([true, true]);
+      expect(storedItems(run.db, run.result.runId).map((i) => i.deletedAt !== null)).toEqual([true, true]);
       expect(run.reporter.logs.filter((l) => l.includes('could not delete'))).toEqual([]);
     } finally {
       run.close();
@@ -271,13 +270,13 @@ questions:
     const e = await emulator(NOW_FAST);
     const crashed = await runUntilCrash(e, await suite(SUITE), { method: 'recordTurn', when: turnIs('main/question/q2/0', 0, 'processing'), at: 'next' });
     const before = openStore(crashed.dbPath);
-    const q1Before = { item: item(before.db, crashed.runId, 'main/question/q1/0'), turns: turns(before.db, crashed.runId, 'main/question/q1/0') };
+    const q1Before = { item: storedItem(before.db, crashed.runId, 'main/question/q1/0'), turns: storedTurns(before.db, crashed.runId, 'main/question/q1/0') };
     before.close();
-    expect(q1Before.item.status).toBe('done');
+    expect(q1Before.item.itemStatus).toBe('done');
     const run = await resume(e, crashed);
     try {
-      expect(item(run.db, run.result.runId, 'main/question/q1/0')).toEqual(q1Before.item);
-      expect(turns(run.db, run.result.runId, 'main/question/q1/0')).toEqual(q1Before.turns);
+      expect(storedItem(run.db, run.result.runId, 'main/question/q1/0')).toEqual(q1Before.item);
+      expect(storedTurns(run.db, run.result.runId, 'main/question/q1/0')).toEqual(q1Before.turns);
       expect(e.counters()[op('versioned', 'create')]).toBe(2);
       expect(run.result.targets.main?.counts).toEqual({ completed: 2 });
     } finally {
@@ -301,6 +300,7 @@ describe('how long a resume waits for a send of the process before it', () => {
     const e = await emulator(NOW_FAST);
     const crashed = await runUntilCrash(e, await suite(SUITE), crashAfterSending, {}, WINDOW_MS);
     leaveLease(crashed);
+    // The store records a send's time as it happens: dating it back takes the raw file.
     const db = new Database(crashed.dbPath);
     const moved = db.prepare("UPDATE turns SET sent_at = ? WHERE run_id = ? AND state = 'sending'").run(sendTimeKnown ? new Date(Date.now() - WINDOW_MS / 2).toISOString() : null, crashed.runId);
     db.close();
@@ -397,6 +397,7 @@ describe('resume guards', () => {
       expect(unknown).toBeInstanceOf(UsageError);
       expect(unknown?.message).toContain('there is no run 99');
 
+      // A completed run made resumable again, as no command does: the raw file.
       store.db.prepare("UPDATE runs SET status = 'aborted' WHERE id = ?").run(done.result.runId);
       const changed = await attempt(done.result.runId, await loadSuite(writeSuite(`${SUITE}\n# edited\n`, 'suite.yaml', path.dirname(file))));
       expect(changed).toBeInstanceOf(UsageError);
@@ -437,7 +438,7 @@ questions:
   }
 
   async function check(e: RunningEmulator, api: 'legacy' | 'versioned', run: Awaited<ReturnType<typeof runSuite>>) {
-    const checks = expectations(run.db, run.result.runId, 'main/question/q/0');
+    const checks = storedItem(run.db, run.result.runId, 'main/question/q/0').expectations;
     expect(run.result.exitCode, JSON.stringify(checks)).toBe(ExitCode.ok);
     expect(checks.map((c) => [c.name, c.turn])).toEqual([
       ['contains', 1],
@@ -448,7 +449,8 @@ questions:
     ]);
     expect(asked(e, api)).toBe(3);
     // Credits are summed over all three turns, not only the one finished after the resume.
-    const credits = run.db.prepare('SELECT sum(credits) FROM turns').pluck().get() as number | null;
+    const reported = storedTurns(run.db, run.result.runId).flatMap((t) => (t.credits === null ? [] : [t.credits]));
+    const credits = reported.length === 0 ? null : reported.reduce((sum, c) => sum + c, 0);
     // The versioned API reports no credits: not measured (null), not 0.
     expect(run.result.targets.main?.credits).toBe(credits);
     if (api === 'legacy') expect(credits).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { DsbenchError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { executeRun } from '../../src/runner/run.js';
-import { findRun, openStore } from '../../src/store/index.js';
+import { findRun, openStore, requeuedAttemptRows } from '../../src/store/index.js';
 import { ALICE } from '../helpers/emulator.js';
 import { CapturingReporter, cleanup, emulator, op, runDefaults, runSuite, suite, target, tempDir } from './fixtures/harness.js';
 
@@ -67,16 +67,16 @@ describe('a database that fills up during a run', () => {
     const again = await runSuite(loaded, [target({ name: 'main', emulator: e })], { dbPath, resumeRunId: 1 });
     try {
       expect(again.result.targets.main?.counts.pending ?? 0).toBe(0);
-      const requeued = again.db.prepare('SELECT texts_json AS texts, conversation_ref AS ref FROM requeued_attempts').all() as Array<{ texts: string; ref: string | null }>;
+      const requeued = requeuedAttemptRows(again.db, 1);
       expect(again.result.targets.main?.rerunAfterInterruption.attempts).toBe(requeued.length);
       // An attempt stopped before its create went out (the stop came between its commit and its send, as on
       // a loaded machine) has no conversation: it was never on the server, so running it again creates it once.
-      const onServer = requeued.filter((r) => r.ref !== null);
+      const onServer = requeued.filter((r) => r.conversationRef !== null);
       expect(e.counters()[op('versioned', 'create')]).toBe(8 + onServer.length);
       expect(new Set(e.questionRecords().map((q) => q.text)).size).toBe(8);
       const cancelled = e.questionRecords().filter((q) => q.outcome === 'cancelled').map((q) => q.text);
       // Each re-asked text was one dsbench cancelled; one it cancelled without recording it (the disk full) is not asked again.
-      for (const r of onServer) expect(cancelled).toContain((JSON.parse(r.texts) as string[])[0]);
+      for (const r of onServer) expect(cancelled).toContain(r.texts[0]);
     } finally {
       again.close();
     }

@@ -1,7 +1,7 @@
 // A question past its timeout is cancelled on the server and recorded as timed out, with its wall time.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { START, cleanup, emulator, expectations, item, op, runSuite, suite, target, turns } from './fixtures/harness.js';
+import { START, cleanup, emulator, op, runSuite, storedItem, storedTurns, suite, target } from './fixtures/harness.js';
 
 afterEach(cleanup);
 
@@ -30,21 +30,21 @@ questions:
       const { db, result } = run;
       // Well before the minute the answers take, however busy the machine.
       expect(performance.now() - started).toBeLessThan(30_000);
-      expect(item(db, result.runId, 'main/question/slow/0')).toMatchObject({ status: 'done', outcome: 'timeout' });
-      const [turn, ...rest] = turns(db, result.runId, 'main/question/slow/0');
+      expect(storedItem(db, result.runId, 'main/question/slow/0')).toMatchObject({ itemStatus: 'done', outcome: 'timeout' });
+      const [turn, ...rest] = storedTurns(db, result.runId, 'main/question/slow/0');
       expect(rest).toEqual([]); // the follow-up is never asked
-      expect(turn).toMatchObject({ turn: 0, state: 'timeout', client_error: 'no answer within 300 ms; cancelled on the server' });
+      expect(turn).toMatchObject({ turn: 0, state: 'timeout', clientError: 'no answer within 300 ms; cancelled on the server' });
       // The timeout counts from the item's start (the create's request included), not from the send: the
       // item's time to the observed end is at least 300 ms (less 1 ms of ISO truncation).
-      const startedAt = db.prepare('SELECT started_at FROM items WHERE run_id = ? AND key = ?').pluck().get(result.runId, 'main/question/slow/0') as string;
-      expect(Date.parse(turn!.observed_end_at as string) - Date.parse(startedAt)).toBeGreaterThanOrEqual(299);
-      expect(turn!.wall_ms).toBeLessThan(30_000);
+      const startedAt = storedItem(db, result.runId, 'main/question/slow/0').startedAt as string;
+      expect(Date.parse(turn!.observedEndAt as string) - Date.parse(startedAt)).toBeGreaterThanOrEqual(299);
+      expect(turn!.wallMs).toBeLessThan(30_000);
       // At real pace the timeout is the local clock's: on a busy machine the first poll may already be past it.
       expect(turn!.polls).toBeGreaterThanOrEqual(1);
-      expect(turn!.observed_end_at).toEqual(expect.any(String));
+      expect(turn!.observedEndAt).toEqual(expect.any(String));
       // The expected timeout passes and excuses the follow-up that was never asked.
-      expect(expectations(db, result.runId, 'main/question/slow/0').map((c) => [c.name, c.passed])).toEqual([['state', 1]]);
-      expect(item(db, result.runId, 'main/question/slow-unexpected/0').outcome).toBe('timeout');
+      expect(storedItem(db, result.runId, 'main/question/slow/0').expectations.map((c) => [c.name, c.passed])).toEqual([['state', true]]);
+      expect(storedItem(db, result.runId, 'main/question/slow-unexpected/0').outcome).toBe('timeout');
       expect(result.targets.main?.counts).toEqual({ timeout: 2 });
       expect(result.exitCode).toBe(ExitCode.ok);
 
@@ -74,7 +74,7 @@ questions:
     const run = await runSuite(loaded, [target({ name: 'main', emulator: e })]);
     try {
       expect(performance.now() - started).toBeGreaterThanOrEqual(1_200);
-      expect(turns(run.db, run.result.runId, 'main/question/slow/0')[0]).toMatchObject({ state: 'timeout', client_error: 'no answer within 120 s; cancelled on the server' });
+      expect(storedTurns(run.db, run.result.runId, 'main/question/slow/0')[0]).toMatchObject({ state: 'timeout', clientError: 'no answer within 120 s; cancelled on the server' });
       // Cancelled on the server once it had run 2 emulated minutes there, long before its answer was due.
       const [question] = e.questionRecords();
       expect(question?.outcome).toBe('cancelled');

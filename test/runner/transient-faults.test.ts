@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { createRng } from '../../src/emulator/random.js';
 import { startFaultProxy, type FaultProxy, type ProxyAction } from '../helpers/fault-proxy.js';
-import { asked, cleanup, emulator, FAST, item, items, runRow, runSuite, suite, target, tempDir, turns } from './fixtures/harness.js';
+import { storedItems } from '../../src/store/index.js';
+import { asked, cleanup, emulator, FAST, runSuite, storedItem, storedRun, storedTurns, suite, target, tempDir } from './fixtures/harness.js';
 import path from 'node:path';
 
 const proxies: FaultProxy[] = [];
@@ -47,7 +48,7 @@ describe.each(['legacy', 'versioned'] as const)('faults on polls (%s)', (api) =>
     const run = await runSuite(await suite(SUITE(api, n)), [target({ name: 'main', emulator: proxy.url, timeScale: 0.0005 })], { requestTimeoutMs: 600 });
     try {
       expect(run.result.exitCode, JSON.stringify(run.reporter.logs)).toBe(ExitCode.ok);
-      expect(items(run.db, run.result.runId).map((i) => i.outcome)).toEqual(Array.from({ length: n }, () => 'completed'));
+      expect(storedItems(run.db, run.result.runId).map((i) => i.outcome)).toEqual(Array.from({ length: n }, () => 'completed'));
       expect(asked(e, api)).toBe(2 * n);
       expect(e.questionRecords()).toHaveLength(2 * n);
       expect((proxy.counts.status ?? 0) + (proxy.counts.reset ?? 0)).toBeGreaterThan(0);
@@ -72,12 +73,12 @@ describe('a poll that fails for good', () => {
     try {
       // An item that never reached its end: the verdict's word for it (aborted), not a pass.
       expect(first.result.exitCode).toBe(ExitCode.aborted);
-      expect(runRow(first.db, runId).status).not.toBe('completed');
-      const q0 = item(first.db, runId, 'main/question/q0/0');
-      expect(q0.status).toBe('running');
-      expect(q0.conversation_ref).not.toBeNull();
+      expect(storedRun(first.db, runId).status).not.toBe('completed');
+      const q0 = storedItem(first.db, runId, 'main/question/q0/0');
+      expect(q0.itemStatus).toBe('running');
+      expect(q0.conversationRef).not.toBeNull();
       expect(q0.message).toContain('HTTP 501');
-      expect(turns(first.db, runId, 'main/question/q0/0').map((t) => t.state)).toEqual(['processing']);
+      expect(storedTurns(first.db, runId, 'main/question/q0/0').map((t) => t.state)).toEqual(['processing']);
       expect(first.reporter.logs.join('\n')).toContain(`is kept unfinished: dsbench run --resume ${runId} re-polls it`);
     } finally {
       first.close();
@@ -88,8 +89,8 @@ describe('a poll that fails for good', () => {
     const resumed = await runSuite(loaded, [target({ name: 'main', emulator: proxy.url, timeScale: FAST.timeScale })], { dbPath, resumeRunId: runId });
     try {
       expect(resumed.result.exitCode, JSON.stringify(resumed.reporter.logs)).toBe(ExitCode.ok);
-      expect(items(resumed.db, runId).map((i) => [i.status, i.outcome])).toEqual([['done', 'completed'], ['done', 'completed']]);
-      expect(runRow(resumed.db, runId).status).toBe('completed');
+      expect(storedItems(resumed.db, runId).map((i) => [i.itemStatus, i.outcome])).toEqual([['done', 'completed'], ['done', 'completed']]);
+      expect(storedRun(resumed.db, runId).status).toBe('completed');
       // The two first questions once, and their follow-ups once.
       expect(asked(e, api)).toBe(4);
     } finally {
