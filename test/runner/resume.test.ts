@@ -479,7 +479,7 @@ describe('a resumed run under --max-credits', () => {
       expect(run.result.exitCode).toBe(ExitCode.budgetExceeded);
       const recorded = run.result.targets.main?.credits as number;
       expect(recorded).toBeGreaterThan(0);
-      expect(turns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
+      expect(storedTurns(run.db, run.result.runId, 'main/question/q1/0').map((t) => t.state)).toEqual(['completed', 'completed']);
       expect(run.result.stoppedBy).toContain(`stopped launching: ${Math.round(recorded * 100) / 100} credits recorded + 0 expected`);
     } finally {
       run.close();
