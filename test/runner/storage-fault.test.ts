@@ -55,7 +55,6 @@ describe('a database that fills up during a run', () => {
     const created = e.counters()[op('versioned', 'create')] ?? 0;
     expect(created).toBeLessThan(8);
     expect(e.questionRecords().filter((q) => q.outcome === 'processing')).toEqual([]);
-    expect(e.questionRecords().some((q) => q.outcome === 'cancelled')).toBe(true);
 
     const reader = new Database(dbPath, { readonly: true });
     expect(['aborted', 'running']).toContain(findRun(reader, 1)!.status);
@@ -72,6 +71,10 @@ describe('a database that fills up during a run', () => {
       // An attempt stopped before its create went out (the stop came between its commit and its send, as on
       // a loaded machine) has no conversation: it was never on the server, so running it again creates it once.
       const onServer = requeued.filter((r) => r.conversationRef !== null);
+      // Each one it stopped on the server it cancelled there, once (a loaded machine may have stopped every
+      // one before its send; one may have ended on the server before its cancel came).
+      expect(requeued.length).toBeGreaterThan(0);
+      expect(e.counters()[op('versioned', 'cancel')] ?? 0).toBe(onServer.length);
       expect(e.counters()[op('versioned', 'create')]).toBe(8 + onServer.length);
       expect(new Set(e.questionRecords().map((q) => q.text)).size).toBe(8);
       const cancelled = e.questionRecords().filter((q) => q.outcome === 'cancelled').map((q) => q.text);
