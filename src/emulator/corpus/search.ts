@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import type { Corpus, Repository } from './corpus.js';
 import { languageOf } from './languages.js';
 import type { Pattern, Query } from './query.js';
 import { findRanges, lineStarts, splitByLine, type Range } from './ranges.js';
 import { skippedList, type Skipped } from './skipped.js';
-import { symbolsOf, type SymbolDefinition } from './symbols.js';
+import { fileSymbols } from './symbol-cache.js';
+import type { SymbolDefinition } from './symbols.js';
 import type { CorpusFile } from './walk.js';
 
 export interface ContentHit {
@@ -190,7 +192,7 @@ export class SearchRun {
 
   private symbolHit(repo: Repository, file: CorpusFile, text: string): SymbolHit | undefined {
     const pattern = this.query.pattern;
-    const symbols = symbolsOf(file.path, text).filter((s) => !pattern || findRanges(pattern, s.name));
+    const symbols = fileSymbols(join(repo.dir, file.path), file.path, text).filter((s) => !pattern || findRanges(pattern, s.name));
     return symbols.length > 0 ? { type: 'symbol', repo, path: file.path, language: languageOf(file.path), symbols } : undefined;
   }
 

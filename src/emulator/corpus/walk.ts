@@ -1,4 +1,4 @@
-import { open, readdir } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -12,26 +12,77 @@ export interface CorpusFile {
   size: number;
 }
 
+/** A folder's entries as a walk needs them, sorted by name. */
+interface Listing {
+  dirs: Set<string>;
+  names: string[];
+}
+
+/**
+ * What walks learnt, by absolute path, kept while the path's stat is unchanged: each emulator a process starts
+ * (a test file starts dozens) lists the same folders and sniffs the same files otherwise. A changed stat
+ * (modification or change time, size, inode) makes the entry stale, so a walk sees what a fresh one would.
+ */
+const listings = new Map<string, { key: string; listing: Listing }>();
+const sizes = new Map<string, { key: string; size: number | undefined }>();
+
+function statKey(s: { mtimeMs: number; ctimeMs: number; size: number; ino: number }): string {
+  return `${s.mtimeMs}:${s.ctimeMs}:${s.size}:${s.ino}`;
+}
+
 /**
  * Searchable files of one repository, in a stable (sorted) order: regular files of at most 1 MB whose
  * first 8 KB hold no NUL byte. Symbolic links are not followed, so a walk cannot loop.
  */
 export async function* walkFiles(root: string, rel = ''): AsyncGenerator<CorpusFile> {
-  const entries = await readdir(path.join(root, rel), { withFileTypes: true }).catch(() => []);
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-    if (entry.isDirectory()) {
-      if (!SKIPPED_DIRS.has(entry.name)) yield* walkFiles(root, child);
-    } else if (entry.isFile()) {
-      const size = await textFileSize(path.join(root, child));
+  const dir = path.join(root, rel);
+  const { dirs, names } = await listing(dir);
+  for (const name of names) {
+    const child = rel === '' ? name : `${rel}/${name}`;
+    if (dirs.has(name)) {
+      if (!SKIPPED_DIRS.has(name)) yield* walkFiles(root, child);
+    } else {
+      const size = await textFileSize(path.join(dir, name));
       if (size !== undefined) yield { path: child, size };
     }
   }
 }
 
+/** A folder's sub-folders and regular files (links and other kinds left out); none when unreadable. */
+async function listing(dir: string): Promise<Listing> {
+  const s = await stat(dir).catch(() => undefined);
+  const key = s ? statKey(s) : '';
+  const cached = listings.get(dir);
+  if (s && cached?.key === key) return cached.listing;
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const found: Listing = { dirs: new Set(), names: [] };
+  for (const entry of entries) {
+    if (entry.isDirectory()) found.dirs.add(entry.name);
+    else if (!entry.isFile()) continue;
+    found.names.push(entry.name);
+  }
+  if (s) listings.set(dir, { key, listing: found });
+  else listings.delete(dir);
+  return found;
+}
+
 /** Size of a text file small enough to search; undefined for binary, oversized or unreadable files. */
 async function textFileSize(file: string): Promise<number | undefined> {
+  const s = await stat(file).catch(() => undefined);
+  if (!s) {
+    sizes.delete(file);
+    return undefined;
+  }
+  const key = statKey(s);
+  const cached = sizes.get(file);
+  if (cached?.key === key) return cached.size;
+  const size = await sniff(file);
+  sizes.set(file, { key, size });
+  return size;
+}
+
+async function sniff(file: string): Promise<number | undefined> {
   const handle = await open(file, 'r').catch(() => undefined);
   if (!handle) return undefined;
   try {
