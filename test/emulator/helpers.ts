@@ -89,17 +89,22 @@ export async function rpc(
   return toReply(res);
 }
 
+/** The longest pause between polls: a poll is a request the emulator answers on the cores its agent searches on. */
+const MAX_POLL_GAP_MS = 16;
+
 /**
- * Polls (1 ms apart) until `done`; the deadline is a safety net, not a wait: the emulator's clock waits
- * for the agent's searches (a second or more for the first ones over a cold corpus on a busy machine).
+ * Polls until `done`, 1 ms apart at first, then twice as far apart each time up to MAX_POLL_GAP_MS: answers
+ * that come at once are seen at once, and an answer waiting on the agent's searches (a second or more for
+ * the first ones over a cold corpus on a busy machine) is not slowed by hundreds of polls. The deadline is a
+ * safety net, not a wait.
  */
 export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, deadlineMs = 30_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;
-  for (;;) {
+  for (let gap = 1; ; gap = Math.min(2 * gap, MAX_POLL_GAP_MS)) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline) throw new Error(`not done in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setTimeout(resolve, gap));
   }
 }
 
