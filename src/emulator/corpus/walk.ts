@@ -26,7 +26,8 @@ interface Listing {
 const listings = new Map<string, { key: string; listing: Listing }>();
 const sizes = new Map<string, { key: string; size: number | undefined }>();
 
-function statKey(s: { mtimeMs: number; ctimeMs: number; size: number; ino: number }): string {
+/** What identifies a version of a file or folder: a change to it changes one of these. */
+export function statKey(s: { mtimeMs: number; ctimeMs: number; size: number; ino: number }): string {
   return `${s.mtimeMs}:${s.ctimeMs}:${s.size}:${s.ino}`;
 }
 
