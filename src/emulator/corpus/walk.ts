@@ -1,5 +1,6 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { StatCache, statKey } from './stat-cache.js';
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const SNIFF_BYTES = 8 * 1024;
@@ -19,17 +20,12 @@ interface Listing {
 }
 
 /**
- * What walks learnt, by absolute path, kept while the path's stat is unchanged: each emulator a process starts
- * (a test file starts dozens) lists the same folders and sniffs the same files otherwise. A changed stat
- * (modification or change time, size, inode) makes the entry stale, so a walk sees what a fresh one would.
+ * What walks found, by absolute path: a folder's entries and a file's searchable size. A changed stat
+ * (modification or change time, size, inode) makes an entry stale, so a walk sees what a fresh one would.
+ * Bounded well above the default corpus (about 500 folders and 4,000 files).
  */
-const listings = new Map<string, { key: string; listing: Listing }>();
-const sizes = new Map<string, { key: string; size: number | undefined }>();
-
-/** What identifies a version of a file or folder: a change to it changes one of these. */
-export function statKey(s: { mtimeMs: number; ctimeMs: number; size: number; ino: number }): string {
-  return `${s.mtimeMs}:${s.ctimeMs}:${s.size}:${s.ino}`;
-}
+const listings = new StatCache<Listing>(50_000);
+const sizes = new StatCache<{ size: number | undefined }>(500_000);
 
 /**
  * Searchable files of one repository, in a stable (sorted) order: regular files of at most 1 MB whose
@@ -53,8 +49,8 @@ export async function* walkFiles(root: string, rel = ''): AsyncGenerator<CorpusF
 async function listing(dir: string): Promise<Listing> {
   const s = await stat(dir).catch(() => undefined);
   const key = s ? statKey(s) : '';
-  const cached = listings.get(dir);
-  if (s && cached?.key === key) return cached.listing;
+  const cached = s && listings.get(dir, key);
+  if (cached) return cached;
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const found: Listing = { dirs: new Set(), names: [] };
@@ -63,7 +59,7 @@ async function listing(dir: string): Promise<Listing> {
     else if (!entry.isFile()) continue;
     found.names.push(entry.name);
   }
-  if (s) listings.set(dir, { key, listing: found });
+  if (s) listings.set(dir, key, found);
   else listings.delete(dir);
   return found;
 }
@@ -76,10 +72,10 @@ async function textFileSize(file: string): Promise<number | undefined> {
     return undefined;
   }
   const key = statKey(s);
-  const cached = sizes.get(file);
-  if (cached?.key === key) return cached.size;
+  const cached = sizes.get(file, key);
+  if (cached) return cached.size;
   const size = await sniff(file);
-  sizes.set(file, { key, size });
+  sizes.set(file, key, { size });
   return size;
 }
 
