@@ -1,8 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-/** Test files that need modules of their own: what importing one does is what they check. */
-const ISOLATED = ['test/cli/run-cli.test.ts'];
+/**
+ * Test files that need modules of their own: what importing the CLI does, and redact() with no secrets
+ * registered (other files' clients register their tokens in the process-wide list).
+ */
+const ISOLATED = ['test/cli/run-cli.test.ts', 'test/redact.test.ts'];
 
 export default defineConfig({
   test: {
@@ -21,8 +24,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ISOLATED,
           // A worker keeps the modules it imported for the next test file: importing the sources, zod and
-          // undici again for each of 130 files was a quarter of the suite's CPU. No test changes what a
-          // module holds for another (each cleans up its emulators, servers and folders).
+          // undici again for each of 130 files was a quarter of the suite's CPU. Each file stops the
+          // emulators and servers it started; what modules hold for the whole process (registered secrets,
+          // the emulator corpus's caches by path and stat) changes no other file's results.
           isolate: false,
           // Builds the CLI once for the test files that run it as a child process.
           globalSetup: ['test/global-setup.ts'],
