@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { startEmulator, type EmulatorHooks, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import type { SearchHit } from '../../src/emulator/index.js';
 
@@ -21,8 +22,17 @@ export const tinySearch = async (query: string): Promise<SearchHit[]> =>
 
 const running: RunningEmulator[] = [];
 
+/**
+ * Four files in two repositories (`test/emulator/fixtures/corpus`): what the agent cites when a test needs an
+ * answer, any answer. Searching dsbench's node_modules, 4,000 files, took seconds of CPU per question.
+ */
+export const SMALL_CORPUS = { dir: fileURLToPath(new URL('./fixtures/corpus', import.meta.url)), archived: [], forks: [] };
+/** dsbench's node_modules, the emulator's default corpus: for tests of what the agent finds in real code. */
+export const NODE_MODULES = {};
+
+/** An emulator stopped by stopAll(); its corpus is SMALL_CORPUS unless `options.corpus` says otherwise. */
 export async function emulator(options: EmulatorOptions = FAST, hooks: EmulatorHooks = {}): Promise<RunningEmulator> {
-  const e = await startEmulator(options, hooks);
+  const e = await startEmulator({ corpus: SMALL_CORPUS, ...options }, hooks);
   running.push(e);
   return e;
 }
