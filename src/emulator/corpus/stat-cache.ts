@@ -22,6 +22,11 @@ export class StatCache<T> {
     return entry.value;
   }
 
+  /** Whether a value is kept for `path`, under any key. */
+  has(path: string): boolean {
+    return this.entries.has(path);
+  }
+
   set(path: string, key: string, value: T): void {
     this.entries.delete(path);
     this.entries.set(path, { key, value });

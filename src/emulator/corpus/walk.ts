@@ -66,28 +66,30 @@ async function listing(dir: string): Promise<Listing> {
 
 /** Size of a text file small enough to search; undefined for binary, oversized or unreadable files. */
 async function textFileSize(file: string): Promise<number | undefined> {
-  const s = await stat(file).catch(() => undefined);
-  if (!s) {
-    sizes.delete(file);
-    return undefined;
+  // A file this process never walked is read at once (its key comes from the open file): a stat first would
+  // only cost an extra call for each file of a process's first walk.
+  if (sizes.has(file)) {
+    const s = await stat(file).catch(() => undefined);
+    const cached = s && sizes.get(file, statKey(s));
+    if (cached) return cached.size;
   }
-  const key = statKey(s);
-  const cached = sizes.get(file, key);
-  if (cached) return cached.size;
-  const size = await sniff(file);
-  sizes.set(file, key, { size });
-  return size;
+  const sniffed = await sniff(file);
+  if (sniffed) sizes.set(file, sniffed.key, { size: sniffed.size });
+  else sizes.delete(file);
+  return sniffed?.size;
 }
 
-async function sniff(file: string): Promise<number | undefined> {
+/** The file's stat key, and its size if it is a text file small enough to search; undefined when unreadable. */
+async function sniff(file: string): Promise<{ key: string; size: number | undefined } | undefined> {
   const handle = await open(file, 'r').catch(() => undefined);
   if (!handle) return undefined;
   try {
-    const { size } = await handle.stat();
-    if (size > MAX_FILE_BYTES) return undefined;
-    const buffer = Buffer.alloc(Math.min(size, SNIFF_BYTES));
+    const s = await handle.stat();
+    const key = statKey(s);
+    if (s.size > MAX_FILE_BYTES) return { key, size: undefined };
+    const buffer = Buffer.alloc(Math.min(s.size, SNIFF_BYTES));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).includes(0) ? undefined : size;
+    return { key, size: buffer.subarray(0, bytesRead).includes(0) ? undefined : s.size };
   } catch {
     return undefined;
   } finally {
