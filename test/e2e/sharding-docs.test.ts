@@ -23,9 +23,10 @@ const workflow = parse(/```yaml\n(# \.github\/workflows\/nightly-bench-sharded\.
 
 // A small suite in place of suites/nightly.yaml: a few questions, one with follow-ups and repeats, one
 // failing check, one search (in one repository: the whole corpus costs seconds of CPU), so the shards are
-// uneven and the report and gate have something to judge.
+// uneven and the report and gate have something to judge. Polls 10 s apart in the emulator's time (100 ms
+// of real time at the pace below): each poll is a request the emulator answers on the cores its searches need.
 const SUITE = `name: nightly
-defaults: { api: legacy, concurrency: 2, timeout: 1h, poll: { strategy: fixed, interval: 1s } }
+defaults: { api: legacy, concurrency: 2, timeout: 1h, poll: { strategy: fixed, interval: 10s } }
 questions:
   - id: retry
     question: Where is RetryHandler implemented in undici?

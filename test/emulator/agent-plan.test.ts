@@ -112,6 +112,11 @@ describe('choosing what to cite', () => {
     ['async function retryPolicy(opts) {', 3],
     ['export const retryPolicy = () => {}', 3],
     ['type RetryHandler = {', 3],
+    ['export interface RetryHandler {', 3],
+    ['export function* retryPolicy() {', 3],
+    // A keyword must stand alone: not the end of a longer name, nor a property.
+    ['Xinterface RetryHandler = 1', 0],
+    ['opts.namespace RetryHandler', 0],
     ['  retryPolicy: defaults.retryPolicy,', 2],
     ['module.exports.RetryHandler = RetryHandler', 2],
     ['  RetryHandler (opts, handler) {', 2],

@@ -9,7 +9,7 @@ import type { AgentSearch } from '../../src/emulator/agent-search.js';
 import { Corpus, createAgentSearch } from '../../src/emulator/corpus/index.js';
 import { AgentOptionsSchema } from '../../src/emulator/options.js';
 import type { Outcome } from '../../src/emulator/outcome.js';
-import { ask, emulator, FAST, legacy, legacySettled, stopAll } from './helpers.js';
+import { ask, emulator, FAST, legacy, legacySettled, NODE_MODULES, stopAll } from './helpers.js';
 
 const LINK_BASE = 'https://sourcegraph.test';
 const UNDICI = 'github.com/npm/undici';
@@ -171,7 +171,7 @@ describe('a question naming no repository', () => {
 
 describe('stats', () => {
   it('keep no sum the platform does not keep, with one tool call per search, on the HTTP API with the default search', async () => {
-    const e = await emulator(FAST);
+    const e = await emulator({ ...FAST, corpus: NODE_MODULES });
     for (const question of [ASK, 'Where is nothingLikeThisExists defined in undici?', 'How are slow questions retried?']) {
       const { id } = await ask(e, question);
       const q = (await legacySettled(e, id)).json.questions[0];

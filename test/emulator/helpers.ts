@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { startEmulator, type EmulatorHooks, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import type { SearchHit } from '../../src/emulator/index.js';
 
@@ -21,8 +22,17 @@ export const tinySearch = async (query: string): Promise<SearchHit[]> =>
 
 const running: RunningEmulator[] = [];
 
+/**
+ * Four files in two repositories (`test/emulator/fixtures/corpus`): what the agent cites when a test needs an
+ * answer, any answer. Searching dsbench's node_modules, 4,000 files, took seconds of CPU per question.
+ */
+export const SMALL_CORPUS = { dir: fileURLToPath(new URL('./fixtures/corpus', import.meta.url)), archived: [], forks: [] };
+/** dsbench's node_modules, the emulator's default corpus: for tests of what the agent finds in real code. */
+export const NODE_MODULES = {};
+
+/** An emulator stopped by stopAll(); its corpus is SMALL_CORPUS unless `options.corpus` says otherwise. */
 export async function emulator(options: EmulatorOptions = FAST, hooks: EmulatorHooks = {}): Promise<RunningEmulator> {
-  const e = await startEmulator(options, hooks);
+  const e = await startEmulator({ corpus: SMALL_CORPUS, ...options }, hooks);
   running.push(e);
   return e;
 }
@@ -89,17 +99,22 @@ export async function rpc(
   return toReply(res);
 }
 
+/** The longest pause between polls: a poll is a request the emulator answers on the cores its agent searches on. */
+const MAX_POLL_GAP_MS = 16;
+
 /**
- * Polls (1 ms apart) until `done`; the deadline is a safety net, not a wait: the emulator's clock waits
- * for the agent's searches (a second or more for the first ones over a cold corpus on a busy machine).
+ * Polls until `done`, 1 ms apart at first, then twice as far apart each time up to MAX_POLL_GAP_MS: answers
+ * that come at once are seen at once, and an answer waiting on the agent's searches (a second or more for
+ * the first ones over a cold corpus on a busy machine) is not slowed by hundreds of polls. The deadline is a
+ * safety net, not a wait.
  */
 export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, deadlineMs = 30_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;
-  for (;;) {
+  for (let gap = 1; ; gap = Math.min(2 * gap, MAX_POLL_GAP_MS)) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline) throw new Error(`not done in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setTimeout(resolve, gap));
   }
 }
 

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Corpus } from '../../src/emulator/corpus/index.js';
 import { extractCitations } from '../../src/grade/links.js';
-import { ADMIN, FAST, ask, emulator, legacySettled, stopAll } from './helpers.js';
+import { ADMIN, FAST, NODE_MODULES, ask, emulator, legacySettled, stopAll } from './helpers.js';
+
+/** Answers in a few real ms, from dsbench's node_modules: the raw files and the judged citations are its. */
+const REAL = { ...FAST, corpus: NODE_MODULES };
 
 afterEach(stopAll);
 
@@ -27,7 +30,7 @@ const accepted = (content: string) => ({ model: MODEL, messages: [user(content)]
 
 describe('LLM API', () => {
   it('lists its models and needs a token and X-Requested-With', async () => {
-    const e = await emulator(FAST);
+    const e = await emulator(REAL);
     const res = await fetch(`${e.url}/.api/llm/models`, { headers: { Authorization: `Bearer ${ADMIN}`, 'X-Requested-With': 'dsbench 0.1.0' } });
     const body = (await res.json()) as { data: Array<{ id: string }> };
     expect(body.data.map((m) => m.id)).toContain(MODEL);
@@ -37,7 +40,7 @@ describe('LLM API', () => {
   });
 
   it('refuses, in plain text, everything the platform handler refuses', async () => {
-    const e = await emulator(FAST);
+    const e = await emulator(REAL);
     const refusals: Array<[string, Record<string, unknown>, number, RegExp]> = [
       ['seed', { seed: 1 }, 400, /^seed is not supported$/],
       ['response_format', { response_format: { type: 'json_object' } }, 400, /^response_format is not supported$/],
@@ -64,7 +67,7 @@ describe('LLM API', () => {
   });
 
   it('grants 16 tokens to a request without max_tokens: the verdict is cut short', async () => {
-    const e = await emulator(FAST);
+    const e = await emulator(REAL);
     const { max_tokens: _, ...body } = accepted('<rubric>\n`RetryHandler`\n</rubric>\n<answer>\nRetryHandler\n</answer>');
     const reply = await chat(e.url, body);
     expect(reply.status).toBe(200);
@@ -78,7 +81,7 @@ describe('LLM API', () => {
 
   it('answers 404 on every route when gated, and the admin interface switches the gate', async () => {
     const token = 'an-admin-token-of-16-chars';
-    const e = await emulator({ ...FAST, llmGated: true, admin: { token } });
+    const e = await emulator({ ...REAL, llmGated: true, admin: { token } });
     const models = () => fetch(`${e.url}/.api/llm/models`, { headers: { Authorization: `token ${ADMIN}`, 'X-Requested-With': 'dsbench 0.1.0' } });
     expect((await models()).status).toBe(404);
     expect((await chat(e.url, accepted('hi'))).status).toBe(404);
@@ -89,7 +92,7 @@ describe('LLM API', () => {
   });
 
   it('scores by the terms the rubric names and by citations that resolve', async () => {
-    const e = await emulator(FAST);
+    const e = await emulator(REAL);
     const prompt = (answer: string) => `<rubric>\nNames \`RetryHandler\` and retryAfter.\n</rubric>\n<answer>\n${answer}\n</answer>`;
     const good = await chat(e.url, accepted(prompt(`RetryHandler honours retryAfter, see ${link(e.url, 10)}`)));
     expect(good.status).toBe(200);
@@ -105,14 +108,14 @@ describe('LLM API', () => {
   });
 
   it('answers a pairwise prompt with the better answer', async () => {
-    const e = await emulator(FAST);
+    const e = await emulator(REAL);
     const content = '<rubric>`RetryHandler`</rubric>\n<answer_a>\nnothing\n</answer_a>\n<answer_b>\nRetryHandler\n</answer_b>';
     const reply = await chat(e.url, accepted(content));
     expect(JSON.parse(reply.json.choices[0].message.content).winner).toBe('B');
   });
 
   it('suffers injected faults like every route', async () => {
-    const e = await emulator(FAST);
+    const e = await emulator(REAL);
     e.injectFault({ operation: 'llm.chat', kind: '429', retryAfterSeconds: 3 });
     const limited = await chat(e.url, accepted('a'));
     expect(limited.status).toBe(429);
@@ -124,7 +127,7 @@ describe('raw files', () => {
   const raw = (url: string, path: string) => fetch(`${url}${path}`, { headers: { Authorization: `token ${ADMIN}` } });
 
   it('serves a file, a folder and the root, and 404 for what does not exist', async () => {
-    const e = await emulator(FAST);
+    const e = await emulator(REAL);
     const file = await raw(e.url, '/github.com/npm/undici/-/raw/lib/handler/retry-handler.js');
     expect(file.status).toBe(200);
     expect(await file.text()).toMatch(/class RetryHandler/);
@@ -137,7 +140,7 @@ describe('raw files', () => {
   });
 
   it('serves a repository at its one commit (or a 7-digit prefix, or HEAD) and 404s any other revision', async () => {
-    const e = await emulator(FAST);
+    const e = await emulator(REAL);
     const { commit } = (await (await Corpus.open()).repositories()).find((r) => r.name === 'github.com/npm/undici')!;
     expect(commit).toMatch(/^[0-9a-f]{40}$/);
     for (const revision of [commit, commit.slice(0, 7), 'HEAD']) {

@@ -198,12 +198,17 @@ function literalTerms(query: string): Set<string> {
 /** The line of a content hit that best shows what was searched for. */
 function bestLine(hit: ContentHit, terms: Set<string>): { line: number; text: string; score: number } {
   let best: { line: number; text: string; score: number } | undefined;
+  // Ranges come in order, many on one line of minified code: each line is cut out and checked for imports once.
+  let current = { line: -1, text: '', imports: false };
   for (const [start, end] of hit.ranges.slice(0, MAX_RANGES_PER_FILE) as Range[]) {
     const line = lineOf(hit.lineStarts, start);
+    if (line !== current.line) {
+      const text = hit.text.slice(hit.lineStarts[line], lineEnd(hit.text, hit.lineStarts, line));
+      current = { line, text, imports: importsOrRequires(text) };
+    }
     const lineStart = hit.lineStarts[line]!;
-    const text = hit.text.slice(lineStart, lineEnd(hit.text, hit.lineStarts, line));
-    const score = occurrenceScore(text, start - lineStart, end - lineStart, terms);
-    if (!best || score > best.score) best = { line, text, score };
+    const score = occurrenceScore(current.text, start - lineStart, end - lineStart, terms, current.imports);
+    if (!best || score > best.score) best = { line, text: current.text, score };
   }
   return best ?? { line: 0, text: '', score: 0 };
 }
@@ -211,33 +216,52 @@ function bestLine(hit: ContentHit, terms: Set<string>): { line: number; text: st
 const WORD_CHAR = /[\w$]/;
 
 /** 0–5: how well an occurrence at [start, end) of a line answers a search for it. */
-function occurrenceScore(line: string, start: number, end: number, terms: Set<string>): number {
+function occurrenceScore(line: string, start: number, end: number, terms: Set<string>, imports: boolean): number {
   let from = start;
   let to = end;
   while (from > 0 && WORD_CHAR.test(line[from - 1]!)) from--;
   while (to < line.length && WORD_CHAR.test(line[to]!)) to++;
-  const definition = definitionScore(line, from, to);
+  const definition = definitionScore(line, from, to, imports);
   // Part of a longer name (`kRetryHandlerDefaultRetry` for `RetryHandler`) counts less than the name itself.
   if (from !== start || to !== end) return Math.max(0, definition - 1);
   return definition + 1 + (terms.has(line.slice(start, end)) ? 1 : 0);
 }
 
-const DECLARATION = /(?:^|[^\w$.])(?:class|interface|type|enum|struct|trait|function\*?|def|func|fn|namespace|const|let|var|val)\s+$/;
+/** A declaring keyword that ends where the text does; 10 characters hold the longest keyword and the one before it. */
+const DECLARATION = /(?:^|[^\w$.])(?:class|interface|type|enum|struct|trait|function\*?|def|func|fn|namespace|const|let|var|val)$/;
+const DECLARATION_WINDOW = 10;
+const SPACE = /\s/;
 const MODIFIERS = /^\s*(?:(?:export|default|declare|public|private|protected|static|readonly|async|get|set|override|abstract)\s+)*/;
 const ASSIGNED = /^\s*(?:=(?![=>])|\??:(?!:)|\([^)]*\)\s*(?::[^{]*)?\{)/;
+
+/** Whether a line is an import or a `require(` call, whose names are never definitions. */
+function importsOrRequires(line: string): boolean {
+  return /^\s*import\b/.test(line) || /\brequire\s*\(/.test(line);
+}
+
+/**
+ * Whether `line` before `start` ends in a declaring keyword and white space (`const `, `function* `). Only the
+ * end of it is matched: a minified line is up to a megabyte long, with up to 200 occurrences weighed on it.
+ */
+function declares(line: string, start: number): boolean {
+  let end = start;
+  while (end > 0 && SPACE.test(line[end - 1]!)) end--;
+  // A window that does not reach the line's start holds more than any keyword, so its `^` never matches alone.
+  return end < start && DECLARATION.test(line.slice(Math.max(0, end - DECLARATION_WINDOW), end));
+}
 
 /**
  * How strongly a line defines the identifier at [start, end): 3 for a declaration (`class X`,
  * `function X`, `const X =`, `type X`), 2 for an assignment, property or method (`X = …`, `X: …`,
  * `X (a) {`), 1 for an export (`export { X }`, `module.exports = X`), 0 for a mere mention or an import.
+ * `imports` is `importsOrRequires(line)`, for a caller that weighs many occurrences on one line.
  */
-export function definitionScore(line: string, start: number, end: number): number {
+export function definitionScore(line: string, start: number, end: number, imports = importsOrRequires(line)): number {
+  if (imports) return 0;
+  if (declares(line, start)) return 3;
   const before = line.slice(0, start);
-  const after = line.slice(end);
-  if (/^\s*import\b/.test(line) || /\brequire\s*\(/.test(line)) return 0;
-  if (DECLARATION.test(before)) return 3;
   const head = before.replace(MODIFIERS, '');
-  if (/^(?:(?:module\.)?exports\.|this\.|self\.|[\w$]+\.prototype\.)?$/.test(head) && ASSIGNED.test(after)) return 2;
+  if (/^(?:(?:module\.)?exports\.|this\.|self\.|[\w$]+\.prototype\.)?$/.test(head) && ASSIGNED.test(line.slice(end))) return 2;
   if (/\bexport\b/.test(before) || /\bmodule\.exports\b/.test(before)) return 1;
   return 0;
 }

@@ -3,6 +3,8 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { discoverNodeModules, discoverTree, findPackageRoot } from './discover.js';
+import { fileSymbols } from './symbol-cache.js';
+import type { SymbolDefinition } from './symbols.js';
 import { walkFiles, type CorpusFile } from './walk.js';
 
 /** Packages that always exist in dsbench's node_modules, so the default corpus has an archived repo and a fork. */
@@ -37,7 +39,8 @@ export class CorpusError extends Error {
 
 /**
  * A read-only set of repositories on disk. Repositories are discovered once; each repository's file
- * list is cached after its first complete walk; file contents are never cached.
+ * list is cached after its first complete walk; file contents are never cached. What walks and symbol
+ * lookups found is also remembered for the whole process, by path and stat (see walk.ts, symbol-cache.ts).
  */
 export class Corpus {
   readonly root: string;
@@ -86,6 +89,11 @@ export class Corpus {
   /** A file's text, or undefined when it vanished since the walk. */
   async readText(repo: Repository, file: CorpusFile): Promise<string | undefined> {
     return readFile(path.join(repo.dir, file.path), 'utf8').catch(() => undefined);
+  }
+
+  /** A file's symbols (none when it vanished since the walk), read from its text unless its stat is unchanged since they were. */
+  symbols(repo: Repository, file: CorpusFile): Promise<readonly SymbolDefinition[]> {
+    return fileSymbols(path.join(repo.dir, file.path), file.path, () => this.readText(repo, file));
   }
 
   private async discover(): Promise<Repository[]> {

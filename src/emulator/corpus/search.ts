@@ -3,7 +3,7 @@ import { languageOf } from './languages.js';
 import type { Pattern, Query } from './query.js';
 import { findRanges, lineStarts, splitByLine, type Range } from './ranges.js';
 import { skippedList, type Skipped } from './skipped.js';
-import { symbolsOf, type SymbolDefinition } from './symbols.js';
+import type { SymbolDefinition } from './symbols.js';
 import type { CorpusFile } from './walk.js';
 
 export interface ContentHit {
@@ -109,10 +109,14 @@ export class SearchRun {
         if ((nameRanges || !this.query.pattern) && this.admit(hit)) yield hit;
         continue;
       }
-      for await (const [file, text] of this.candidates(repo, mode !== 'path')) {
+      for await (const [file, loaded] of this.candidates(repo, mode)) {
         if (this.stopped(unsearched)) return;
         const hit =
-          text === undefined ? this.pathHit(repo, file) : mode === 'symbol' ? this.symbolHit(repo, file, text) : this.contentHit(repo, file, text, mode);
+          loaded === undefined
+            ? this.pathHit(repo, file)
+            : typeof loaded === 'string'
+              ? this.contentHit(repo, file, loaded, mode)
+              : this.symbolHit(repo, file, loaded);
         if (hit && this.admit(hit)) yield hit;
       }
     }
@@ -143,17 +147,26 @@ export class SearchRun {
     return selected;
   }
 
-  /** Files passing the file and language filters, with their text when wanted, read a few ahead. */
-  private async *candidates(repo: Repository, withText: boolean): AsyncGenerator<[CorpusFile, string | undefined]> {
+  /**
+   * Files passing the file and language filters, with what the mode needs of them, loaded a few ahead: the
+   * text for contents, the symbols for definitions, nothing for paths.
+   */
+  private async *candidates(repo: Repository, mode: Mode): AsyncGenerator<[CorpusFile, string | readonly SymbolDefinition[] | undefined]> {
     const source = this.filtered(repo);
-    const pending: Promise<[CorpusFile, string | undefined]>[] = [];
+    const load = (file: CorpusFile): Promise<string | readonly SymbolDefinition[] | undefined> =>
+      mode === 'path'
+        ? Promise.resolve(undefined)
+        : mode === 'symbol'
+          ? this.corpus.symbols(repo, file)
+          : this.corpus.readText(repo, file).then((text) => text ?? '');
+    const pending: Promise<[CorpusFile, string | readonly SymbolDefinition[] | undefined]>[] = [];
     try {
       for (;;) {
-        while (pending.length < (withText ? READ_AHEAD : 1)) {
+        while (pending.length < (mode === 'path' ? 1 : READ_AHEAD)) {
           const next = await source.next();
           if (next.done) break;
           const file = next.value;
-          pending.push(withText ? this.corpus.readText(repo, file).then((text) => [file, text ?? '']) : Promise.resolve([file, undefined]));
+          pending.push(load(file).then((loaded) => [file, loaded]));
         }
         const head = pending.shift();
         if (!head) return;
@@ -188,9 +201,9 @@ export class SearchRun {
     return ranges.length > 0 ? ranges.sort((a, b) => a[0] - b[0] || a[1] - b[1]) : null;
   }
 
-  private symbolHit(repo: Repository, file: CorpusFile, text: string): SymbolHit | undefined {
+  private symbolHit(repo: Repository, file: CorpusFile, all: readonly SymbolDefinition[]): SymbolHit | undefined {
     const pattern = this.query.pattern;
-    const symbols = symbolsOf(file.path, text).filter((s) => !pattern || findRanges(pattern, s.name));
+    const symbols = all.filter((s) => !pattern || findRanges(pattern, s.name));
     return symbols.length > 0 ? { type: 'symbol', repo, path: file.path, language: languageOf(file.path), symbols } : undefined;
   }
 

@@ -1,5 +1,6 @@
-import { open, readdir } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { StatCache, statKey } from './stat-cache.js';
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const SNIFF_BYTES = 8 * 1024;
@@ -12,34 +13,83 @@ export interface CorpusFile {
   size: number;
 }
 
+/** A folder's entries as a walk needs them, sorted by name. */
+interface Listing {
+  dirs: Set<string>;
+  names: string[];
+}
+
+/**
+ * What walks found, by absolute path: a folder's entries and a file's searchable size. A changed stat
+ * (modification or change time, size, inode) makes an entry stale, so a walk sees what a fresh one would.
+ * Bounded well above the default corpus (about 500 folders and 4,000 files).
+ */
+const listings = new StatCache<Listing>(50_000);
+const sizes = new StatCache<{ size: number | undefined }>(500_000);
+
 /**
  * Searchable files of one repository, in a stable (sorted) order: regular files of at most 1 MB whose
  * first 8 KB hold no NUL byte. Symbolic links are not followed, so a walk cannot loop.
  */
 export async function* walkFiles(root: string, rel = ''): AsyncGenerator<CorpusFile> {
-  const entries = await readdir(path.join(root, rel), { withFileTypes: true }).catch(() => []);
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-    if (entry.isDirectory()) {
-      if (!SKIPPED_DIRS.has(entry.name)) yield* walkFiles(root, child);
-    } else if (entry.isFile()) {
-      const size = await textFileSize(path.join(root, child));
+  const dir = path.join(root, rel);
+  const { dirs, names } = await listing(dir);
+  for (const name of names) {
+    const child = rel === '' ? name : `${rel}/${name}`;
+    if (dirs.has(name)) {
+      if (!SKIPPED_DIRS.has(name)) yield* walkFiles(root, child);
+    } else {
+      const size = await textFileSize(path.join(dir, name));
       if (size !== undefined) yield { path: child, size };
     }
   }
 }
 
+/** A folder's sub-folders and regular files (links and other kinds left out); none when unreadable. */
+async function listing(dir: string): Promise<Listing> {
+  const s = await stat(dir).catch(() => undefined);
+  const key = s ? statKey(s) : '';
+  const cached = s && listings.get(dir, key);
+  if (cached) return cached;
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const found: Listing = { dirs: new Set(), names: [] };
+  for (const entry of entries) {
+    if (entry.isDirectory()) found.dirs.add(entry.name);
+    else if (!entry.isFile()) continue;
+    found.names.push(entry.name);
+  }
+  if (s) listings.set(dir, key, found);
+  else listings.delete(dir);
+  return found;
+}
+
 /** Size of a text file small enough to search; undefined for binary, oversized or unreadable files. */
 async function textFileSize(file: string): Promise<number | undefined> {
+  // A file this process never walked is read at once (its key comes from the open file): a stat first would
+  // only cost an extra call for each file of a process's first walk.
+  if (sizes.has(file)) {
+    const s = await stat(file).catch(() => undefined);
+    const cached = s && sizes.get(file, statKey(s));
+    if (cached) return cached.size;
+  }
+  const sniffed = await sniff(file);
+  if (sniffed) sizes.set(file, sniffed.key, { size: sniffed.size });
+  else sizes.delete(file);
+  return sniffed?.size;
+}
+
+/** The file's stat key, and its size if it is a text file small enough to search; undefined when unreadable. */
+async function sniff(file: string): Promise<{ key: string; size: number | undefined } | undefined> {
   const handle = await open(file, 'r').catch(() => undefined);
   if (!handle) return undefined;
   try {
-    const { size } = await handle.stat();
-    if (size > MAX_FILE_BYTES) return undefined;
-    const buffer = Buffer.alloc(Math.min(size, SNIFF_BYTES));
+    const s = await handle.stat();
+    const key = statKey(s);
+    if (s.size > MAX_FILE_BYTES) return { key, size: undefined };
+    const buffer = Buffer.alloc(Math.min(s.size, SNIFF_BYTES));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).includes(0) ? undefined : size;
+    return { key, size: buffer.subarray(0, bytesRead).includes(0) ? undefined : s.size };
   } catch {
     return undefined;
   } finally {

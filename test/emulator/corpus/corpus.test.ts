@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Corpus, CorpusError, createAgentSearch, QuerySyntaxError } from '../../../src/emulator/corpus/index.js';
@@ -47,6 +47,43 @@ describe('a corpus folder', () => {
 
   it('fails clearly when the folder is missing', async () => {
     await expect(Corpus.open({ dir: path.join(dir, 'missing') })).rejects.toThrow(CorpusError);
+  });
+});
+
+describe('corpora opened one after another over one folder', () => {
+  // A process remembers what walks and symbol lookups found; each corpus must still see the folder as it is.
+  it('see files added, removed, turned binary and rewritten since an earlier one was searched', async () => {
+    const local = makeCorpusDir({
+      'github.com/a/r/gone.ts': 'export function gone() {}\n',
+      'github.com/a/r/text.ts': 'export const y = 1;\n',
+      'github.com/a/r/lib/old.ts': 'export class Old {}\n',
+    });
+    const file = (name: string) => path.join(local, 'github.com/a/r', name);
+    const files = async () => {
+      const fresh = await openCorpus(local);
+      const found: string[] = [];
+      for await (const f of fresh.files((await fresh.repositories())[0]!)) found.push(f.path);
+      return found;
+    };
+    const definitions = async (name: string) =>
+      (await createAgentSearch(await openCorpus(local)).definitions(name, ['github.com/a/r'])).map((c) => `${c.path}:${c.lineNumber}`);
+    try {
+      expect(await files()).toEqual(['gone.ts', 'lib/old.ts', 'text.ts']);
+      expect(await definitions('Old')).toEqual(['lib/old.ts:1']);
+      rmSync(file('gone.ts'));
+      writeFileSync(file('lib/added.ts'), 'export class Added {}\n');
+      // Same sizes as before: a NUL byte makes text.ts binary, and old.ts defines another class.
+      writeFileSync(file('text.ts'), 'export const y = 1;\0');
+      writeFileSync(file('lib/old.ts'), 'export class New {}\n');
+      // Another modification time than the first write's, however coarse the file system's clock.
+      for (const name of ['text.ts', 'lib/old.ts']) utimesSync(file(name), new Date('2001-01-01'), new Date('2001-01-01'));
+      expect(await files()).toEqual(['lib/added.ts', 'lib/old.ts']);
+      expect(await definitions('Old')).toEqual([]);
+      expect(await definitions('New')).toEqual(['lib/old.ts:1']);
+      expect(await definitions('Added')).toEqual(['lib/added.ts:1']);
+    } finally {
+      removeDir(local);
+    }
   });
 });
 
