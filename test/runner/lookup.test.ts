@@ -12,7 +12,7 @@ import { executeRun } from '../../src/runner/run.js';
 import { startFaultProxy, type FaultProxy, type ProxyAction, type ProxiedRequest } from '../helpers/fault-proxy.js';
 import { client, closeAll } from '../helpers/emulator.js';
 import { CrashError, crashingRecorder } from './fixtures/crash.js';
-import { asked, CapturingReporter, cleanup, runDefaults, emulator, item, op, runSuite, suite, target, tempDir, turns } from './fixtures/harness.js';
+import { asked, CapturingReporter, cleanup, runDefaults, emulator, op, runSuite, storedItem, storedTurns, suite, target, tempDir } from './fixtures/harness.js';
 
 const proxies: FaultProxy[] = [];
 afterEach(async () => {
@@ -120,7 +120,7 @@ describe.each(['legacy', 'versioned'] as const)('a create that lands after it wa
       expect(e.questionRecords().filter((q) => q.text === 'Where is retryPolicy implemented?')).toHaveLength(2);
       expect(run.result.targets.main!.unownedConversations).toBe(1);
       expect(run.result.targets.main!.lostCreates).toEqual({ texts: 1, unchecked: 0, error: null });
-      const owned = item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref;
+      const owned = storedItem(run.db, run.result.runId, 'main/question/q1/0').conversationRef;
       const rows = unownedConversations(run.db, run.result.runId).map(({ target, conversationRef, text }) => ({ target, ref: conversationRef, text }));
       expect(rows).toEqual([{ target: 'main', ref: expect.any(String), text: 'Where is retryPolicy implemented?' }]);
       expect(rows[0]!.ref).not.toBe(owned);
@@ -156,7 +156,7 @@ describe.each(['legacy', 'versioned'] as const)('the end-of-run check when the s
       expect(logs).toContain('it did not act; asking it again');
       expect(logs).toMatch(/target main: could not look for conversations no item owns: .*HTTP 400/);
       expect(run.result.targets.main!.unownedConversations).toBe(0);
-      expect(item(run.db, run.result.runId, 'main/question/q1/0').outcome).toBe('completed');
+      expect(storedItem(run.db, run.result.runId, 'main/question/q1/0').outcome).toBe('completed');
       // The run does not claim what it could not check: the summary and the report name the unchecked text.
       const lost = run.result.targets.main!.lostCreates;
       expect(lost).toEqual({ texts: 1, unchecked: 1, error: expect.stringMatching(/HTTP 400/) });
@@ -200,8 +200,8 @@ questions:
     const run = await runSuite(loaded, [target({ name: 'main', emulator: proxy.url })], { requestTimeoutMs: 1000 });
     try {
       const logs = run.reporter.logs.join('\n');
-      expect(item(run.db, run.result.runId, 'main/question/q2/0').outcome, logs).toBe('completed');
-      expect(item(run.db, run.result.runId, 'main/question/q1/0').conversation_ref, logs).toBeNull();
+      expect(storedItem(run.db, run.result.runId, 'main/question/q2/0').outcome, logs).toBe('completed');
+      expect(storedItem(run.db, run.result.runId, 'main/question/q1/0').conversationRef, logs).toBeNull();
       expect(logs).not.toContain('asking it again');
       expect(e.questionRecords().filter((q) => q.text === 'Where is retryPolicy implemented?')).toHaveLength(1);
       expect(run.result.targets.main!.unownedConversations, logs).toBe(1);
@@ -301,8 +301,8 @@ questions:
     try {
       const logs = run.reporter.logs.join('\n');
       expect(run.result.exitCode, logs).toBe(ExitCode.ok);
-      expect(item(run.db, 1, 'main/question/q1/0').outcome, logs).toBe('completed');
-      expect(item(run.db, 1, 'main/question/q2/0').outcome, logs).toBe('completed');
+      expect(storedItem(run.db, 1, 'main/question/q1/0').outcome, logs).toBe('completed');
+      expect(storedItem(run.db, 1, 'main/question/q2/0').outcome, logs).toBe('completed');
       expect(logs).not.toContain('asking it again');
       expect(run.result.targets.main!.unownedConversations, logs).toBe(1);
       expect(run.result.targets.main!.lostCreates).toEqual({ texts: 1, unchecked: 0, error: null });
@@ -346,7 +346,7 @@ describe('on resume, a create that acted before the process died', () => {
       const logs = run.reporter.logs.join('\n');
       expect(run.result.exitCode, logs).toBe(ExitCode.ok);
       expect(logs).toContain('following it instead of asking again');
-      expect(item(run.db, 1, 'main/question/q1/0').conversation_ref).toBe(String(e.questionRecords()[0]!.conversationId));
+      expect(storedItem(run.db, 1, 'main/question/q1/0').conversationRef).toBe(String(e.questionRecords()[0]!.conversationId));
       // q1 once, its follow-up once, and the 60 others.
       expect(e.questionRecords()).toHaveLength(62);
     } finally {
@@ -386,7 +386,7 @@ questions:
     try {
       const logs = run.reporter.logs.join('\n');
       expect(run.result.exitCode, logs).toBe(ExitCode.ok);
-      expect(item(run.db, 1, 'main/question/q1/0').conversation_ref, logs).not.toBe(earlier.ref);
+      expect(storedItem(run.db, 1, 'main/question/q1/0').conversationRef, logs).not.toBe(earlier.ref);
       expect(logs).not.toContain('through every page');
       expect(e.questionRecords().filter((q) => q.text === text)).toHaveLength(2);
       expect(run.result.targets.main!.unownedConversations, logs).toBe(0);
@@ -403,10 +403,10 @@ describe.each(['legacy', 'versioned'] as const)('the send time of a turn (%s)', 
     e.injectFault({ operation: op(api, 'create'), kind: '429', retryAfterSeconds: 1 });
     const run = await runSuite(await suite(ONE(api)), [target({ name: 'main', emulator: e })], { retry: { baseDelayMs: 1, maxDelayMs: 5_000 } });
     try {
-      const started = Date.parse(item(run.db, run.result.runId, 'main/question/q1/0').started_at!);
-      const [first] = turns(run.db, run.result.runId, 'main/question/q1/0');
+      const started = Date.parse(storedItem(run.db, run.result.runId, 'main/question/q1/0').startedAt!);
+      const [first] = storedTurns(run.db, run.result.runId, 'main/question/q1/0');
       expect(first).toMatchObject({ state: 'completed' });
-      expect(Date.parse(first!.sent_at as string) - started).toBeGreaterThanOrEqual(1_000);
+      expect(Date.parse(first!.sentAt as string) - started).toBeGreaterThanOrEqual(1_000);
       expect(asked(e, api)).toBe(3); // the refused create, the create, the follow-up
     } finally {
       run.close();

@@ -6,7 +6,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import type { RunTarget } from '../../src/runner/run.js';
-import { CORPUS_SEARCH, START, cleanup, emulator, item, runSuite, suite, target, turns, type Row } from './fixtures/harness.js';
+import type { StoredTurn } from '../../src/store/index.js';
+import { CORPUS_SEARCH, START, cleanup, emulator, runSuite, storedItem, storedTurns, suite, target } from './fixtures/harness.js';
 
 // Each test has emulators of its own; the timeout tests run at the same time, so all are stopped at the end.
 afterAll(cleanup);
@@ -32,13 +33,13 @@ questions:
 `;
 
 /** What must not change from one rehearsal to the next: per item, its outcome and each turn's answer, state, stats and server time. */
-function recorded(db: Parameters<typeof turns>[0], runId: number): Record<string, unknown> {
-  const byItem: Record<string, unknown[]> = {};
-  for (const t of turns(db, runId)) {
-    const { item_key, turn, state, answer, title, error_code, server_ms, time_millis, tool_calls, total_tokens, completion_tokens, credits } = t as Row;
-    (byItem[item_key as string] ??= []).push({ turn, state, answer, title, error_code, server_ms, time_millis, tool_calls, total_tokens, completion_tokens, credits });
+function recorded(db: Parameters<typeof storedTurns>[0], runId: number): Record<string, unknown> {
+  const byItem: Record<string, Array<Partial<StoredTurn>>> = {};
+  for (const t of storedTurns(db, runId)) {
+    const { itemKey, turn, state, answer, title, errorCode, serverMs, timeMillis, toolCalls, totalTokens, completionTokens, credits } = t;
+    (byItem[itemKey] ??= []).push({ turn, state, answer, title, errorCode, serverMs, timeMillis, toolCalls, totalTokens, completionTokens, credits });
   }
-  return Object.fromEntries(Object.entries(byItem).map(([key, t]) => [key, { outcome: item(db, runId, key).outcome, turns: t }]));
+  return Object.fromEntries(Object.entries(byItem).map(([key, t]) => [key, { outcome: storedItem(db, runId, key).outcome, turns: t }]));
 }
 
 // The default corpus (dsbench's node_modules), so the agent's searches do real work; some answers fail
@@ -62,18 +63,18 @@ describe.each(['legacy', 'versioned'] as const)('a rehearsal (%s)', (api) => {
       const second = recorded(busy.db, busy.result.runId);
       expect(Object.keys(first)).toHaveLength(8);
       // Something to compare: answers, more than one state, repeats that differ from each other.
-      const all = Object.values(first).flatMap((i) => (i as { turns: Row[] }).turns);
+      const all = Object.values(first).flatMap((i) => (i as { turns: Array<Partial<StoredTurn>> }).turns);
       expect(all.some((t) => typeof t.answer === 'string' && t.answer.length > 0)).toBe(true);
       expect(new Set(all.map((t) => t.state)).size).toBeGreaterThan(1);
-      expect(new Set(all.map((t) => t.server_ms)).size).toBeGreaterThan(4);
+      expect(new Set(all.map((t) => t.serverMs)).size).toBeGreaterThan(4);
       if (api === 'legacy') expect(second).toEqual(first);
       else {
         // Versioned server times come from whole-second timestamps (as real servers send them): a question
         // created at another moment of the second may measure a second more or less.
-        const serverMs = (r: Record<string, unknown>) => Object.values(r).flatMap((i) => (i as { turns: Row[] }).turns.map((t) => Number(t.server_ms)));
+        const serverMs = (r: Record<string, unknown>) => Object.values(r).flatMap((i) => (i as { turns: Array<Partial<StoredTurn>> }).turns.map((t) => Number(t.serverMs)));
         const [a, b] = [serverMs(first), serverMs(second)];
         b.forEach((ms, i) => expect(Math.abs(ms - a[i]!)).toBeLessThanOrEqual(1000));
-        const withoutServerMs = (r: Record<string, unknown>) => JSON.parse(JSON.stringify(r, (key, value) => (key === 'server_ms' ? undefined : value)));
+        const withoutServerMs = (r: Record<string, unknown>) => JSON.parse(JSON.stringify(r, (key, value) => (key === 'serverMs' ? undefined : value)));
         expect(withoutServerMs(second)).toEqual(withoutServerMs(first));
       }
     } finally {
@@ -113,8 +114,8 @@ describe.concurrent.each(['legacy', 'versioned'] as const)('timeouts on a time-s
     const e = await emulator(slowReplies(800_000, 200));
     const run = await runSuite(await suite(timed(api).replace('timeout: 60s', 'timeout: 30m')), [rehearsal(e)]);
     try {
-      expect(item(run.db, run.result.runId, 'emulator/question/q/0').outcome).toBe('completed');
-      expect(turns(run.db, run.result.runId).map((t) => [t.state, t.server_ms])).toEqual([
+      expect(storedItem(run.db, run.result.runId, 'emulator/question/q/0').outcome).toBe('completed');
+      expect(storedTurns(run.db, run.result.runId).map((t) => [t.state, t.serverMs])).toEqual([
         ['completed', 800_000],
         ['completed', 800_000],
       ]);
@@ -129,9 +130,9 @@ describe.concurrent.each(['legacy', 'versioned'] as const)('timeouts on a time-s
     const e = await emulator(slowReplies(600_000, 20));
     const run = await runSuite(await suite(timed(api)), [rehearsal(e)]);
     try {
-      const [turn, ...rest] = turns(run.db, run.result.runId);
+      const [turn, ...rest] = storedTurns(run.db, run.result.runId);
       expect(rest).toEqual([]);
-      expect(turn).toMatchObject({ state: 'timeout', client_error: 'no answer within 60 s; cancelled on the server' });
+      expect(turn).toMatchObject({ state: 'timeout', clientError: 'no answer within 60 s; cancelled on the server' });
       const [question] = e.questionRecords();
       expect(question?.outcome).toBe('cancelled');
       // Cancelled once it had run 60 s on the server's clock, not before.
@@ -145,8 +146,8 @@ describe.concurrent.each(['legacy', 'versioned'] as const)('timeouts on a time-s
     const e = await emulator(slowReplies(35_000));
     const run = await runSuite(await suite(timed(api)), [rehearsal(e)]);
     try {
-      expect(turns(run.db, run.result.runId).map((t) => t.state)).toEqual(['completed', 'timeout']);
-      expect(item(run.db, run.result.runId, 'emulator/question/q/0').outcome).toBe('timeout');
+      expect(storedTurns(run.db, run.result.runId).map((t) => t.state)).toEqual(['completed', 'timeout']);
+      expect(storedItem(run.db, run.result.runId, 'emulator/question/q/0').outcome).toBe('timeout');
     } finally {
       run.close();
     }
@@ -159,7 +160,7 @@ describe.concurrent.each(['legacy', 'versioned'] as const)('timeouts on a time-s
     const started = performance.now();
     const run = await runSuite(loaded, [rehearsal(e)]);
     try {
-      expect(turns(run.db, run.result.runId)[0]).toMatchObject({ state: 'timeout' });
+      expect(storedTurns(run.db, run.result.runId)[0]).toMatchObject({ state: 'timeout' });
       // Two real seconds and the requests' grace, far from the two minutes the hung poll would take.
       expect(performance.now() - started).toBeLessThan(60_000);
     } finally {
