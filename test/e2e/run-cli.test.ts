@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { listRuns, runTargets } from '../../src/store/index.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
-import { peek, runCli } from '../runner/fixtures/cli.js';
+import { peek, runChildCli } from '../runner/fixtures/cli.js';
 import { FAST, cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const SUITE = `name: cli
@@ -32,7 +32,7 @@ const dbFiles: string[] = [];
 
 /** Runs dsbench as a child process and keeps what it printed, for the secrets check at the end. */
 async function dsbench(args: string[], env: Record<string, string> = {}) {
-  const exit = await runCli(args, env);
+  const exit = await runChildCli(args, env);
   outputs.push(exit);
   return exit;
 }

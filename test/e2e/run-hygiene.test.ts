@@ -10,7 +10,7 @@ import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures
 
 afterAll(cleanup);
 // The built CLI: it starts faster than the sources through tsx, and this file starts it 17 times.
-const runCli = prepareCli().run;
+const runChildCli = prepareCli().run;
 
 const SUITE = `name: hygiene
 defaults:
@@ -36,29 +36,29 @@ describe.concurrent('run hygiene', () => {
     const e = await emulator({ ...FAST });
     const dbPath = path.join(tempDir(), 'hygiene.db');
     const suiteFile = writeSuite(SUITE);
-    const run = (token: string) => runCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--label', 'nightly', '--reporter', 'quiet'], { SRC_ACCESS_TOKEN: token });
+    const run = (token: string) => runChildCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--label', 'nightly', '--reporter', 'quiet'], { SRC_ACCESS_TOKEN: token });
     expect((await run(e.adminToken)).code).toBe(0);
     const refused = await run('not-a-token');
     expect(refused.code, refused.stderr).toBe(3);
 
-    const runs = JSON.parse((await runCli(['runs', '--db', dbPath, '--json'])).stdout) as Array<{ id: number; nothingAsked: boolean }>;
+    const runs = JSON.parse((await runChildCli(['runs', '--db', dbPath, '--json'])).stdout) as Array<{ id: number; nothingAsked: boolean }>;
     expect(runs.map((r) => [r.id, r.nothingAsked])).toEqual([
       [2, true],
       [1, false],
     ]);
-    expect((await runCli(['runs', '--db', dbPath])).stdout).toMatch(/\n\s*2 +nightly .*NOTHING ASKED: unreachable \(exit 3\)/);
+    expect((await runChildCli(['runs', '--db', dbPath])).stdout).toMatch(/\n\s*2 +nightly .*NOTHING ASKED: unreachable \(exit 3\)/);
     // `nightly` and `latest` name the night that asked; run 2 is still there by its id.
     for (const name of ['nightly', 'latest']) {
-      const report = await runCli(['report', name, '--db', dbPath, '--format', 'json', '--out', path.join(tempDir(), 'r')]);
+      const report = await runChildCli(['report', name, '--db', dbPath, '--format', 'json', '--out', path.join(tempDir(), 'r')]);
       expect(report.code, report.stderr).toBe(0);
       expect(JSON.parse(report.stdout)).toMatchObject({ run: { id: 1 } });
     }
-    const history = await runCli(['report', '--history', '5', '--db', dbPath, '--format', 'json', '--out', path.join(tempDir(), 'h')]);
+    const history = await runChildCli(['report', '--history', '5', '--db', dbPath, '--format', 'json', '--out', path.join(tempDir(), 'h')]);
     expect(history.code, history.stderr).toBe(0);
     const trend = JSON.parse(history.stdout) as { rows: Array<{ runId: number }>; nothingAsked: Array<{ id: number }> };
     expect(trend.rows.map((r) => r.runId)).toEqual([1]);
     expect(trend.nothingAsked.map((r) => r.id)).toEqual([2]);
-    const text = await runCli(['report', '--history', '5', '--db', dbPath, '--out', path.join(tempDir(), 'h2')]);
+    const text = await runChildCli(['report', '--history', '5', '--db', dbPath, '--out', path.join(tempDir(), 'h2')]);
     expect(text.stdout).toContain('Left out of the trend, 1 run that asked nothing (every item skipped before it was sent, e.g. a refused token): 2 (nightly)');
   }, 60_000);
 
@@ -67,25 +67,25 @@ describe.concurrent('run hygiene', () => {
     const dbPath = path.join(tempDir(), 'delete.db');
     const suiteFile = writeSuite(SUITE);
     for (let i = 0; i < 2; i++) {
-      expect((await runCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--reporter', 'quiet'], { SRC_ACCESS_TOKEN: e.adminToken })).code).toBe(0);
+      expect((await runChildCli(['run', suiteFile, '--endpoint', e.url, '--db', dbPath, '--reporter', 'quiet'], { SRC_ACCESS_TOKEN: e.adminToken })).code).toBe(0);
     }
     const before = recorded(dbPath, 1);
     expect(before).toMatchObject({ items: 2, turns: 2, targets: 1 });
 
-    const unsure = await runCli(['runs', 'delete', '1', '--db', dbPath]);
+    const unsure = await runChildCli(['runs', 'delete', '1', '--db', dbPath]);
     expect(unsure.code).toBe(2);
     expect(unsure.stderr).toContain(`dsbench runs delete removes run 1 of suite hygiene, started `);
     expect(unsure.stderr).toContain(`and everything it recorded from ${dbPath}, for good; add --yes to do it`);
     expect(recorded(dbPath, 1)).toEqual(before);
 
-    const deleted = await runCli(['runs', 'delete', '1', '--db', dbPath, '--yes']);
+    const deleted = await runChildCli(['runs', 'delete', '1', '--db', dbPath, '--yes']);
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(deleted.stdout).toMatch(/^Deleted run 1 of suite hygiene, started \S+: 2 items and everything recorded of them, from /);
     expect(Object.values(recorded(dbPath, 1)).every((n) => n === 0)).toBe(true);
     expect(recorded(dbPath, 2)).toMatchObject({ items: 2, turns: 2 });
-    const runs = JSON.parse((await runCli(['runs', '--db', dbPath, '--json'])).stdout) as Array<{ id: number }>;
+    const runs = JSON.parse((await runChildCli(['runs', '--db', dbPath, '--json'])).stdout) as Array<{ id: number }>;
     expect(runs.map((r) => r.id)).toEqual([2]);
-    const again = await runCli(['runs', 'delete', '1', '--db', dbPath, '--yes']);
+    const again = await runChildCli(['runs', 'delete', '1', '--db', dbPath, '--yes']);
     expect(again.code).toBe(8);
     expect(again.stderr).toContain('no run 1 in');
   }, 60_000);
@@ -97,7 +97,7 @@ describe.concurrent('run hygiene', () => {
     const child = startCli(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', dbPath, '--reporter', 'quiet'], { SRC_ACCESS_TOKEN: e.adminToken });
     try {
       await until('the run to hold its lease', () => peek(dbPath, (db) => leaseHolder(db, 1)?.pid === child.process.pid), 30_000);
-      const refused = await runCli(['runs', 'delete', '1', '--db', dbPath, '--yes']);
+      const refused = await runChildCli(['runs', 'delete', '1', '--db', dbPath, '--yes']);
       expect(refused.code, refused.stderr).toBe(7);
       expect(refused.stderr).toContain(`run 1 is being run by another dsbench (pid ${child.process.pid} on host `);
       expect(recorded(dbPath, 1)).toMatchObject({ items: 2, run_leases: 1 });
@@ -106,7 +106,7 @@ describe.concurrent('run hygiene', () => {
       await child.exited;
     }
     // Its process gone, the run can be deleted.
-    const deleted = await runCli(['runs', 'delete', '1', '--db', dbPath, '--yes']);
+    const deleted = await runChildCli(['runs', 'delete', '1', '--db', dbPath, '--yes']);
     expect(deleted.code, deleted.stderr).toBe(0);
   }, 60_000);
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { findRun, leaseHolder } from '../../src/store/index.js';
-import { peek, runCli, startCli, until } from '../runner/fixtures/cli.js';
+import { peek, runChildCli, startCli, until } from '../runner/fixtures/cli.js';
 import { asked, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const QUESTIONS = Array.from({ length: 4 }, (_, i) => `Where is function${i} of module${i % 3} implemented?`);
@@ -38,7 +38,7 @@ describe('dsbench run --resume on a run another process holds, from another shel
     };
     const runId = await until('the run holds its lease', () => peek(dbPath, held), 20_000);
 
-    const second = await runCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines'], env);
+    const second = await runChildCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines'], env);
     expect(second.code, second.stderr).toBe(ExitCode.runHeld);
     expect(second.stderr).toContain(`run ${runId} is held by another dsbench (pid ${holder.process.pid} on host `);
     expect(second.stderr).toMatch(/\) since \d{4}-\d\d-\d\dT[\d:.]+Z, last heartbeat \d+ s ago/);
@@ -46,7 +46,7 @@ describe('dsbench run --resume on a run another process holds, from another shel
     holder.process.kill('SIGKILL');
     await holder.exited;
     // Within a second of the kill, from a shell whose SRC_ENDPOINT now names another instance.
-    const resumed = await runCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines', '--concurrency', '4', '--request-timeout', '2s'], { ...env, SRC_ENDPOINT: elsewhere.url });
+    const resumed = await runChildCli(['run', '--resume', String(runId), '--db', dbPath, '--reporter', 'lines', '--concurrency', '4', '--request-timeout', '2s'], { ...env, SRC_ENDPOINT: elsewhere.url });
     expect(resumed.code, resumed.stderr).toBe(ExitCode.ok);
     expect(resumed.stderr).toContain(`took over run ${runId} from pid ${holder.process.pid} on host `);
     expect(resumed.stderr).toContain(`process ${holder.process.pid} is gone`);

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { findRun, requeuedAttemptRows, storedItems } from '../../src/store/index.js';
-import { peek, runCli, startCli, turnsProcessing, until } from '../runner/fixtures/cli.js';
+import { peek, runChildCli, startCli, turnsProcessing, until } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
@@ -36,7 +36,7 @@ describe.concurrent('interrupt and resume, green', () => {
     expect(first.stdout).toMatch(new RegExp(`Exit code 4\\.\\n[^]*Continue later with:${command.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`));
     expect(e.counters()[op('versioned', 'cancel')]).toBe(2);
 
-    const resumed = await runCli(['run', '--resume', '1', '--db', dbPath, '--reporter', 'lines'], env);
+    const resumed = await runChildCli(['run', '--resume', '1', '--db', dbPath, '--reporter', 'lines'], env);
     expect(resumed.code, resumed.stderr + resumed.stdout).toBe(0);
     expect(resumed.stderr).toMatch(/run 1: running again 2 items dsbench stopped when the run was interrupted \(default\/question\/q\d\/0, default\/question\/q\d\/0\)/);
     expect(resumed.stdout).toContain('Run again after dsbench stopped them on an interruption (asked again after our own cancel, not asked twice; docs/restarts.md):\n  default: 2 attempts stopped by dsbench, run again\n');
@@ -62,7 +62,7 @@ describe.concurrent('interrupt and resume, green', () => {
     expect(at.attempts.flatMap((a) => a.texts).sort()).toEqual(cancelledTexts.sort());
 
     // `runs` agrees: passed.
-    const runs = await runCli(['runs', '--db', dbPath, '--json'], env);
+    const runs = await runChildCli(['runs', '--db', dbPath, '--json'], env);
     expect(JSON.parse(runs.stdout)[0]).toMatchObject({ id: 1, status: 'completed', exitCode: 0 });
   }, 60_000);
 

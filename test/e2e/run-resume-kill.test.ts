@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { type StoredItem, type StoredTurn, listRuns, storedItems } from '../../src/store/index.js';
-import { peek, startCli, runCli, until } from '../runner/fixtures/cli.js';
+import { peek, startCli, runChildCli, until } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 /** Twenty conversations, every third with follow-ups: 20 + 7 x 2 = 34 turns. */
@@ -75,7 +75,7 @@ describe('dsbench run, SIGKILL, then --resume', () => {
     const unfinished = atKill.items.filter((i) => i.itemStatus !== 'done').length;
     expect(unfinished).toBeGreaterThan(0);
 
-    const resumed = await runCli(['run', '--resume', String(runId.id), '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines', '--request-timeout', '2s'], env);
+    const resumed = await runChildCli(['run', '--resume', String(runId.id), '--endpoint', e.url, '--db', dbPath, '--reporter', 'lines', '--request-timeout', '2s'], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`dsbench: run ${runId.id}: 20 items on default (`);
 

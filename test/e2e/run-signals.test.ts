@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { afterAll, describe, it } from 'vitest';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { findRun, storedItems } from '../../src/store/index.js';
-import { peek, runCli, startCli, until, type Child } from '../runner/fixtures/cli.js';
+import { peek, runChildCli, startCli, until, type Child } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
@@ -80,7 +80,7 @@ describe.concurrent('signals', () => {
 
     // Resume, with neither suite nor endpoint (both are the run's own): the pending items run, the done
     // ones are not asked again.
-    const resumed = await runCli(['run', '--resume', '1', '--db', dbPath, '--reporter', 'lines'], env);
+    const resumed = await runChildCli(['run', '--resume', '1', '--db', dbPath, '--reporter', 'lines'], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`(${done} already done)`);
     expect(e.counters()[op('versioned', 'create')]).toBe(9);
