@@ -180,9 +180,8 @@ function followupsFor(subject: { text: string; repository: string } | undefined,
 function links(linkBase: string, revisions: ReadonlyMap<string, string>) {
   const at = (name: string) => (revisions.has(name) ? `${name}@${revisions.get(name)}` : name);
   const blob = (h: SearchHit, prefix = '/r') => `${linkBase}${prefix}/${at(h.repository)}/-/blob/${h.path}`;
-  const lines = (h: SearchHit) => (h.endLine !== undefined && h.endLine > h.lineNumber ? `?L${h.lineNumber}-L${h.endLine}` : `?L${h.lineNumber}`);
   const repo = (name: string) => `[${name}](${linkBase}/r/${at(name)})`;
-  const file = (h: SearchHit, prefix?: string) => `[${h.path}:${h.lineNumber}](${blob(h, prefix)}${lines(h)})`;
+  const file = (h: SearchHit, prefix?: string) => `[${h.path}:${h.lineNumber}](${blob(h, prefix)}${lineRange(h)})`;
   return {
     repo,
     file,
@@ -194,6 +193,16 @@ function links(linkBase: string, revisions: ReadonlyMap<string, string>) {
       return revision === undefined ? undefined : `[${name}@${revision.slice(0, 7)}](${linkBase}/${name}/-/commit/${revision})`;
     },
   };
+}
+
+/** A hit's lines as real answer links give them: `?L10` or `?L10-L13`. */
+function lineRange(h: SearchHit): string {
+  return h.endLine !== undefined && h.endLine > h.lineNumber ? `?L${h.lineNumber}-L${h.endLine}` : `?L${h.lineNumber}`;
+}
+
+/** A hit's link in the form of real answers: `/r/<repo>[@<rev>]/-/blob/<path>?L10`. */
+export function hitLink(linkBase: string, h: SearchHit): string {
+  return `${linkBase}/r/${h.revision === undefined ? h.repository : `${h.repository}@${h.revision}`}/-/blob/${h.path}${lineRange(h)}`;
 }
 
 /** Each repository's commit, from the hits that name one. */

@@ -1,4 +1,5 @@
-import type { AgentSearch, SearchHit } from './agent-search.js';
+import type { AgentSearch } from './agent-search.js';
+import { hitLink } from './answer.js';
 import type { ResearchPlan } from './research-plan.js';
 
 /*
@@ -37,11 +38,7 @@ export async function indexParagraph(kind: IndexQuestion, name: string, plan: Re
   const count = `${atLeast}${files.length} ${files.length === 1 ? 'file' : 'files'}`;
   if (kind === 'count') return `\`${name}\` appears in ${count} of ${where} (as a whole word, case-sensitive).`;
   if (files.length === 0) return `No file of ${where} has \`${name}\`.`;
-  const listed = files.slice(0, MAX_LISTED).map((f, i) => `${i + 1}. [${f.path}:${f.lineNumber}](${fileLink(linkBase, f)}) \`${name}\``);
+  const listed = files.slice(0, MAX_LISTED).map((f, i) => `${i + 1}. [${f.path}:${f.lineNumber}](${hitLink(linkBase, f)}) \`${name}\``);
   const more = files.length > MAX_LISTED ? [`… and ${files.length - MAX_LISTED} more.`] : [];
   return [`\`${name}\` is used in ${count} of ${where}:`, '', ...listed, ...more].join('\n');
-}
-
-function fileLink(linkBase: string, hit: SearchHit): string {
-  return `${linkBase}/${hit.repository}/-/blob/${hit.path}#L${hit.lineNumber}`;
 }

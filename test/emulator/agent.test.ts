@@ -9,7 +9,7 @@ import type { AgentSearch } from '../../src/emulator/agent-search.js';
 import { Corpus, createAgentSearch } from '../../src/emulator/corpus/index.js';
 import { AgentOptionsSchema } from '../../src/emulator/options.js';
 import type { Outcome } from '../../src/emulator/outcome.js';
-import { ask, emulator, FAST, legacy, legacySettled, NODE_MODULES, stopAll } from './helpers.js';
+import { ask, emulator, FAST, legacy, legacySettled, NODE_MODULES, SMALL_CORPUS, stopAll } from './helpers.js';
 
 const LINK_BASE = 'https://sourcegraph.test';
 const UNDICI = 'github.com/npm/undici';
@@ -191,4 +191,19 @@ describe('stats', () => {
     }
     // Three answers over the real corpus, each searched to its work budget: slow on a busy machine.
   }, 60_000);
+});
+
+describe('a question asking which files use an identifier', () => {
+  it('lists the files the index finds, each linked at its first use as real answers link: /r/<repo>@<rev>/-/blob/<path>?L<line>', async () => {
+    const small = await Corpus.open(SMALL_CORPUS);
+    const { answer } = completed(await agent(createAgentSearch(small)).start('Which files use retryPolicy in github.com/acme/app?', [], false).outcome);
+    expect(answer.markdown).toContain('`retryPolicy` is used in 3 files of github.com/acme/app:');
+    const paragraph = answer.markdown.slice(answer.markdown.indexOf('`retryPolicy` is used in')).split('\n\n').slice(0, 2).join('\n');
+    const listed = paragraph.match(/^\d+\. \[[^\]]+\]\([^)]+\)/gm) ?? [];
+    expect(listed).toHaveLength(3);
+    for (const line of listed) expect(line).toMatch(new RegExp(`\\(${LINK_BASE}/r/github\\.com/acme/app@[0-9a-f]{40}/-/blob/[\\w/]+\\.\\w+\\?L\\d+\\)$`));
+    // The product's own link parser reads them as file citations at the line of the first use.
+    const cited = fileLinks(listed.join('\n')).map((l) => `${l.repository}/${l.path}:${l.line}`);
+    expect(cited.sort()).toEqual(['github.com/acme/app/README.md:3', 'github.com/acme/app/src/client.js:1', 'github.com/acme/app/src/retry.js:2']);
+  });
 });
