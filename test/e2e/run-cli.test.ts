@@ -9,7 +9,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { listRuns, runTargets } from '../../src/store/index.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
 import { peek, runChildCli } from '../runner/fixtures/cli.js';
-import { FAST, cleanup, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { FAST, cleanup, corpusDir, emulator, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const SUITE = `name: cli
 defaults: { api: legacy, poll: { strategy: fixed, interval: 1s } }
@@ -53,6 +53,8 @@ function dbPath(name = 'runs.db'): string {
 beforeAll(async () => {
   e = await emulator({
     ...FAST,
+    // Searches count over a few files, not all of node_modules (seconds of CPU each).
+    corpus: { dir: corpusDir() },
     users: [{ id: 1, username: 'admin', tokens: [{ token: SECRET, scopes: ['externalapi:read', 'externalapi:write'] }] }],
   });
 });

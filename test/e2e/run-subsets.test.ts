@@ -7,12 +7,13 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { findRun, listRuns, storedItems } from '../../src/store/index.js';
 import { prepareCli } from '../helpers/cli.js';
 import { peek } from '../runner/fixtures/cli.js';
-import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { cleanup, corpusDir, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const cli = prepareCli();
 let e: RunningEmulator;
 beforeAll(async () => {
-  e = await emulator(FAST);
+  // Searches count over a few files, not all of node_modules (seconds of CPU each).
+  e = await emulator({ ...FAST, corpus: { dir: corpusDir() } });
 });
 afterAll(cleanup);
 
