@@ -19,6 +19,9 @@ function endpointOf(api: Api, name: 'create' | 'get'): string {
   return `POST /api/deepsearch.v1.Service/${name === 'create' ? 'CreateConversation' : 'GetConversation'}`;
 }
 
+/** A reply slower than this times out: long enough that a loaded machine answers a fast one within it, short of the faults' 2 s. */
+const SLOW_REPLY_MS = 300;
+
 describe.each(APIS)('%s client: faults', (api) => {
   it('retries a create answered 429, honouring Retry-After: one conversation', async () => {
     const e = await emulator(FAST);
@@ -173,18 +176,18 @@ describe.each(APIS)('%s client: faults', (api) => {
 
   it('times out a slow reply per attempt, retrying a read until the attempts are spent', async () => {
     const e = await emulator(FAST);
-    const c = client(e, api, undefined, { timeoutMs: 50, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 } });
+    const c = client(e, api, undefined, { timeoutMs: SLOW_REPLY_MS, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 } });
     e.injectFault({ operation: op(api, 'get'), kind: 'slow', delayMs: 2_000, times: 2 });
     const error = await failure(c.get('140'));
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ code: 'TIMEOUT', attempts: 2, exitCode: ExitCode.unreachable });
-    expect(error.message).toContain('no complete reply within 50 ms');
+    expect(error.message).toContain(`no complete reply within ${SLOW_REPLY_MS} ms`);
     expect(e.counters()[op(api, 'get')]).toBe(2);
   });
 
   it('succeeds when only the first attempt was slow', async () => {
     const e = await emulator(FAST);
-    const c = client(e, api, undefined, { timeoutMs: 50, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+    const c = client(e, api, undefined, { timeoutMs: SLOW_REPLY_MS, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
     const { created } = await askAndSettle(c, 'Where is retryPolicy defined?');
     e.injectFault({ operation: op(api, 'get'), kind: 'slow', delayMs: 2_000 });
     expect((await c.get(created.ref)).ref).toBe(created.ref);
@@ -192,7 +195,7 @@ describe.each(APIS)('%s client: faults', (api) => {
 
   it('reports a slow create as of unknown outcome (it may have been acted on)', async () => {
     const e = await emulator(FAST);
-    const c = client(e, api, undefined, { timeoutMs: 50, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+    const c = client(e, api, undefined, { timeoutMs: SLOW_REPLY_MS, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
     e.injectFault({ operation: op(api, 'create'), kind: 'slow', delayMs: 2_000 });
     const error = await failure(c.create('Where is retryPolicy defined?'));
     expect(error).toBeInstanceOf(OutcomeUnknownError);

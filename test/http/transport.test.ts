@@ -223,7 +223,8 @@ describe('Transport', () => {
       else res.end('{"ok":true}');
     });
     const retries: RetryInfo[] = [];
-    const { json } = await make(server.url, { timeoutMs: 50 }, retries).requestJson({ operation: 'op', method: 'GET', path: '/' });
+    // Long enough that only the stall times out, even on a loaded machine.
+    const { json } = await make(server.url, { timeoutMs: 500 }, retries).requestJson({ operation: 'op', method: 'GET', path: '/' });
     expect(json).toEqual({ ok: true });
     expect(retries.map((r) => r.reason)).toEqual(['TIMEOUT']);
   });
