@@ -10,6 +10,8 @@ import { JudgeClient, resolveJudgeEndpoint } from '../grade/judge-client.js';
 import { comparePairwise, formatPairwise, suiteGuide, type PairwiseResult } from '../grade/pairwise.js';
 import { NothingToCompareError } from '../errors/errors.js';
 import type { Side } from '../report/compare/compare-result.js';
+import { gateAlpha, pValue } from '../report/compare/aggregate.js';
+import type { RateChange } from '../stats/cluster-rate.js';
 import { openStore, runTargets, SqliteGradeStore } from '../store/index.js';
 
 export interface PairwiseGates {
@@ -18,10 +20,19 @@ export interface PairwiseGates {
    * (over questions) lies above it, as the metric gates do, so a few lost pairs of noise do not fail it. Null: off.
    */
   maxLossRate: number | null;
-  /** Largest drop of the mean judge score (candidate minus baseline); null: off. */
+  /**
+   * Largest drop of the mean judge score (candidate minus baseline), and of the citation validity rate
+   * (points as a fraction): each fails as the pass-rate gate does, when a one-sided sign-flip test over
+   * questions says the drop is beyond noise and it is larger than the limit. Null: off.
+   */
   maxScoreDrop: number | null;
-  /** Largest drop of the citation validity rate (percentage points as a fraction); null: off. */
   maxCitationValidityDrop: number | null;
+}
+
+/** The comparison's paired changes over questions (graded turns on both sides) that those two gates test. */
+export interface GradedChanges {
+  judgeScore: RateChange;
+  citationValidity: RateChange;
 }
 
 export interface PairwiseOutcome {
@@ -60,6 +71,7 @@ export async function judgePairs(
   bootstrap: { resamples: number; confidence: number; seed: number },
   guiding: { suite?: ResolvedSuite; note?: string } = {},
   env: Env,
+  graded: GradedChanges,
 ): Promise<PairwiseOutcome> {
   const sameDb = baseline.db === candidate.db;
   const cStore = openStore(candidate.db);
@@ -100,12 +112,16 @@ export async function judgePairs(
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
       failedGates.push(`pairwise loss rate ${pct(loss.value)} [${pct(loss.low)}, ${pct(loss.high)}] is above ${pct(gates.maxLossRate)} (its whole ${Math.round(bootstrap.confidence * 100)}% interval over ${result.questions} questions)`);
     }
-    if (gates.maxScoreDrop !== null && result.scoreDelta && -result.scoreDelta.mean > gates.maxScoreDrop) {
-      failedGates.push(`mean judge score dropped by ${(-result.scoreDelta.mean).toFixed(3)} (more than ${gates.maxScoreDrop})`);
+    const alpha = gateAlpha(bootstrap.confidence);
+    const dropped = (c: RateChange, limit: number | null): c is RateChange & { change: number } =>
+      limit !== null && c.change !== null && c.test.pLower < alpha && -c.change > limit + 1e-12;
+    const score = graded.judgeScore;
+    if (dropped(score, gates.maxScoreDrop)) {
+      failedGates.push(`mean judge score dropped by ${(-score.change).toFixed(3)} (more than ${gates.maxScoreDrop}; p = ${pValue(score.test.pLower)} over ${score.clusters} questions)`);
     }
-    const vd = result.citationValidity.delta;
-    if (gates.maxCitationValidityDrop !== null && vd !== undefined && -vd > gates.maxCitationValidityDrop) {
-      failedGates.push(`citation validity dropped by ${(-vd * 100).toFixed(1)} points (more than ${(gates.maxCitationValidityDrop * 100).toFixed(1)})`);
+    const validity = graded.citationValidity;
+    if (dropped(validity, gates.maxCitationValidityDrop)) {
+      failedGates.push(`citation validity dropped by ${(-validity.change * 100).toFixed(1)} points (more than ${(gates.maxCitationValidityDrop! * 100).toFixed(1)}; p = ${pValue(validity.test.pLower)} over ${validity.clusters} questions)`);
     }
     const problems = result.problems.slice(0, 5).map((p) => `  judge problem: ${p}\n`).join('');
     const note = guiding.note ? `  note: ${guiding.note}\n` : '';

@@ -112,6 +112,7 @@ export async function runCompare(args: CompareArgs, stdout: CliOutput = process.
         bootstrapFrom(args),
         await judging.guidingSuite(args.suite, result.candidate),
         env,
+        result.summary.outcomes,
       )
     : undefined;
   if (pairwise) result.addPairwise({ result: pairwise.result, failedGates: pairwise.failedGates }, pairwise.text);
@@ -150,8 +151,8 @@ export const compareCommand = (cli: CommandContext): CommandModule<GlobalArgs, C
       .option('judge', { type: 'boolean', default: false, describe: 'Also ask the judge which answer of each pair is better, in both orders (docs/grading.md)' })
       .option('suite', { ...pathOption(cli), type: 'string', describe: "With --judge: the suite whose rubrics, reference answers and judge settings guide the judge (default: the candidate run's own file, if still there)" })
       .option('max-loss-rate', { type: 'string', describe: 'With --judge: largest share of pairs the candidate may lose, e.g. 20%; fails when the loss rate\'s interval (over questions) is above it' })
-      .option('max-score-drop', { type: 'number', describe: 'With --judge: largest drop of the mean judge score (0 to 1) over turns graded in both runs' })
-      .option('max-citation-validity-drop', { type: 'string', describe: 'With --judge: largest drop of the citation validity rate, in points, e.g. 5%' })
+      .option('max-score-drop', { type: 'number', describe: 'With --judge: largest drop of the mean judge score (0 to 1) over turns graded in both runs; fails when a test over questions says the drop is beyond noise and above it' })
+      .option('max-citation-validity-drop', { type: 'string', describe: 'With --judge: largest drop of the citation validity rate, in points, e.g. 5%; fails when a test over questions says the drop is beyond noise and above it' })
       .option('html', { type: 'boolean', default: false, describe: 'Also write compare.html: charts of the deltas with their intervals and the answers side by side, offline' }) as unknown as Argv<CompareArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<CompareArgs & GlobalArgs>) => {
     const code = await runCompare(argv, cli.stdout, cli.env);

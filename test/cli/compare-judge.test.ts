@@ -2,8 +2,9 @@
 // over questions lies above the limit, not when a few pairs were lost to noise.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCompare } from '../../src/cli/compare.js';
-import { openStore } from '../../src/store/index.js';
+import { runCompare, type CompareArgs } from '../../src/cli/compare.js';
+import type { ItemGrading } from '../../src/model/grading.js';
+import { openStore, SqliteGradeStore } from '../../src/store/index.js';
 import { completed, question, recordRun, tempDir } from '../report/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -15,16 +16,26 @@ afterEach(async () => {
 const QUESTIONS = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7'];
 const TARGET = [{ name: 'prod', url: 'https://sg.example.com', api: 'legacy' as const, emulated: false }];
 
-/** Two runs of the same questions; each answer names its run, so the judge can tell them apart. */
-function twoRuns(): string {
+/**
+ * Two runs of the same questions; each answer names its run, so the judge can tell them apart. `scores`:
+ * each question's judge score in the baseline and the candidate, graded as `dsbench grade` records them.
+ */
+function twoRuns(scores?: (id: string) => [number, number]): string {
   const db = path.join(tempDir(), 'runs.db');
   const store = openStore(db);
-  for (const side of ['baseline', 'candidate']) {
+  const grades = new SqliteGradeStore(store.db);
+  for (const [side, at] of [['baseline', 0], ['candidate', 1]] as const) {
     const scripts = QUESTIONS.map((id) => ({ item: question(id), turns: [completed({ answer: `The ${side} answer to ${id}.` })] }));
-    recordRun(store, scripts, { targets: TARGET, info: { label: side } });
+    const runId = recordRun(store, scripts, { targets: TARGET, info: { label: side } });
+    for (const id of scores ? QUESTIONS : []) grades.recordGrading(runId, `prod/question/${id}/0`, graded(scores!(id)[at]));
   }
   store.close();
   return db;
+}
+
+function graded(score: number): ItemGrading {
+  const grade = { turn: 0, spec: 'question' as const, status: 'graded' as const, score, minScore: 0, passed: true, model: 'm', promptVersion: 'grade-v1', promptHash: 'p', inputsHash: `i-${score}`, cached: false, gradedAt: '2025-03-01T00:00:06.000Z', reasons: [] };
+  return { grades: [grade], citations: [], expectations: [] };
 }
 
 /** A judge that prefers the baseline's answer to the questions in `lost`, and calls the rest a tie. */
@@ -42,12 +53,12 @@ async function judgePreferringBaselineOn(lost: ReadonlySet<string>): Promise<str
   return server.url;
 }
 
-async function compare(lost: string[], maxLossRate: string) {
-  const db = twoRuns();
+async function compare(lost: string[], gates: Pick<CompareArgs, 'maxLossRate' | 'maxScoreDrop'>, scores?: (id: string) => [number, number]) {
+  const db = twoRuns(scores);
   const judge = await judgePreferringBaselineOn(new Set(lost));
   let out = '';
   const code = await runCompare(
-    { baseline: 'baseline', candidate: 'candidate', db, judge: true, maxLossRate, out: path.join(tempDir(), 'out') },
+    { baseline: 'baseline', candidate: 'candidate', db, judge: true, ...gates, out: path.join(tempDir(), 'out') },
     { write: (text: string) => (out += text) },
     { DSBENCH_JUDGE_ENDPOINT: judge },
   );
@@ -56,17 +67,32 @@ async function compare(lost: string[], maxLossRate: string) {
 
 describe('compare --judge --max-loss-rate', () => {
   it('fails when the candidate loses on most questions: the whole interval is above the limit', async () => {
-    const { code, out } = await compare(['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q6'], '10%');
+    const { code, out } = await compare(['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q6'], { maxLossRate: '10%' });
     expect(out).toContain('candidate 0 wins, 7 losses, 1 ties');
     expect(out).toMatch(/GATE FAILED: pairwise loss rate 87\.5% \[\d+\.\d%, \d+\.\d%\] is above 10\.0% \(its whole 95% interval over 8 questions\)/);
     expect(code).toBe(1);
   });
 
   it('passes when one question of eight was lost: 12.5% is over the limit, but noise explains it', async () => {
-    const { code, out } = await compare(['q3'], '10%');
+    const { code, out } = await compare(['q3'], { maxLossRate: '10%' });
     expect(out).toContain('candidate 0 wins, 1 losses, 7 ties');
     expect(out).toMatch(/loss 12\.5% \[0\.0%, \d+\.\d%\]/);
     expect(out).toContain('(95% intervals over 8 questions: wilson, cluster bootstrap)');
+    expect(out).not.toContain('GATE FAILED');
+    expect(code).toBe(0);
+  });
+});
+
+describe('compare --judge --max-score-drop', () => {
+  it('fails when the judge scores drop on every question: beyond noise and beyond the limit', async () => {
+    const { code, out } = await compare([], { maxScoreDrop: 0.1 }, () => [0.9, 0.5]);
+    expect(out).toMatch(/GATE FAILED: mean judge score dropped by 0\.400 \(more than 0\.1; p = 0\.00\d+ over 8 questions\)/);
+    expect(code).toBe(1);
+  });
+
+  it('passes when one question of eight dropped: the mean drop is over the limit, but one question is noise', async () => {
+    const { code, out } = await compare([], { maxScoreDrop: 0.05 }, (id) => [0.9, id === 'q3' ? 0.1 : 0.9]);
+    expect(out).toContain('score delta: -0.100 over 8 graded turns');
     expect(out).not.toContain('GATE FAILED');
     expect(code).toBe(0);
   });
