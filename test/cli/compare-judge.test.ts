@@ -33,9 +33,12 @@ function twoRuns(scores?: (id: string) => [number, number]): string {
   return db;
 }
 
+/** A question's grade: its judge score, and one checked citation that resolves when the score is 0.5 or more. */
 function graded(score: number): ItemGrading {
   const grade = { turn: 0, spec: 'question' as const, status: 'graded' as const, score, minScore: 0, passed: true, model: 'm', promptVersion: 'grade-v1', promptHash: 'p', inputsHash: `i-${score}`, cached: false, gradedAt: '2025-03-01T00:00:06.000Z', reasons: [] };
-  return { grades: [grade], citations: [], expectations: [] };
+  const valid = score >= 0.5;
+  const citation = { origin: 'answer' as const, kind: 'file' as const, repository: 'github.com/acme/app', path: 'src/retry.ts', startLine: valid ? 3 : 900, link: 'https://sg.example.com/github.com/acme/app/-/blob/src/retry.ts', status: valid ? ('valid' as const) : ('invalid' as const), reason: valid ? 'line 3 exists' : 'line 900 is past the end' };
+  return { grades: [grade], citations: [{ turn: 0, checkedAt: '2025-03-01T00:00:06.000Z', citations: [citation] }], expectations: [] };
 }
 
 /** A judge that prefers the baseline's answer to the questions in `lost`, and calls the rest a tie. */
@@ -53,7 +56,7 @@ async function judgePreferringBaselineOn(lost: ReadonlySet<string>): Promise<str
   return server.url;
 }
 
-async function compare(lost: string[], gates: Pick<CompareArgs, 'maxLossRate' | 'maxScoreDrop'>, scores?: (id: string) => [number, number]) {
+async function compare(lost: string[], gates: Pick<CompareArgs, 'maxLossRate' | 'maxScoreDrop' | 'maxCitationValidityDrop'>, scores?: (id: string) => [number, number]) {
   const db = twoRuns(scores);
   const judge = await judgePreferringBaselineOn(new Set(lost));
   let out = '';
@@ -95,5 +98,17 @@ describe('compare --judge --max-score-drop', () => {
     expect(out).toContain('score delta: -0.100 over 8 graded turns');
     expect(out).not.toContain('GATE FAILED');
     expect(code).toBe(0);
+  });
+});
+
+describe('compare --judge --max-citation-validity-drop', () => {
+  it('fails when every question\'s citations stopped resolving, passes when one question\'s did', async () => {
+    const all = await compare([], { maxCitationValidityDrop: '10%' }, () => [0.9, 0.2]);
+    expect(all.out).toMatch(/GATE FAILED: citation validity dropped by 100\.0 points \(more than 10\.0; p = 0\.00\d+ over 8 questions\)/);
+    expect(all.code).toBe(1);
+    const one = await compare([], { maxCitationValidityDrop: '10%' }, (id) => [0.9, id === 'q3' ? 0.2 : 0.9]);
+    expect(one.out).toContain('citation validity: 100.0% -> 87.5%');
+    expect(one.out).not.toContain('GATE FAILED');
+    expect(one.code).toBe(0);
   });
 });
