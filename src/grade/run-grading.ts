@@ -53,7 +53,7 @@ export class RunGrading {
     const judges = judgeClients(options);
     for (const t of options.targets) {
       const judge = judges.get(t.name);
-      const raw = new Transport({ endpoint: t.connection.endpoint, headers: headersFor(t.connection, 'stream'), connections: options.suite.judge.citationConcurrency + 1, ...this.transportOptions() });
+      const raw = new Transport({ endpoint: t.connection.endpoint, headers: headersFor(t.connection, 'stream'), connections: options.suite.judge.citationConcurrency + 1, ...transportOptions(options) });
       this.perTarget.set(t.name, { judge, raw, citations: new CitationChecker(raw, options.suite.judge.citationConcurrency) });
     }
   }
@@ -121,13 +121,7 @@ export class RunGrading {
   private judges(): JudgeClient[] {
     return [...new Set([...this.perTarget.values()].flatMap((t) => (t.judge ? [t.judge] : [])))];
   }
-
-  private transportOptions() {
-    return transportOptions(this.options);
-  }
 }
-
-type JudgeOptions = Pick<RunGradingOptions, 'suite' | 'targets' | 'env' | 'retry' | 'timeoutMs'>;
 
 function transportOptions(options: Pick<RunGradingOptions, 'retry' | 'timeoutMs'>) {
   return { ...(options.retry && { retry: options.retry }), ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) };
@@ -137,7 +131,7 @@ function transportOptions(options: Pick<RunGradingOptions, 'retry' | 'timeoutMs'
  * The judge of each target when the suite needs one (a rubric or reference anywhere): its own LLM API,
  * or the one external endpoint shared by every target. Throws UsageError for a judge that cannot be configured.
  */
-function judgeClients(options: JudgeOptions): Map<string, JudgeClient> {
+function judgeClients(options: RunGradingOptions): Map<string, JudgeClient> {
   const judges = new Map<string, JudgeClient>();
   const needsJudge = options.suite.questions.some((q) => [q.expect, ...q.followups.map((f) => f.expect)].some((e) => e.rubric !== undefined || e.reference !== undefined));
   if (!needsJudge) return judges;
