@@ -1,15 +1,19 @@
 import { mulberry32 } from '../random.js';
 import { nearestRank, sortedMedian } from './percentiles.js';
 
-// Clustered paired bootstrap of a median change. For n pairs (b_i, c_i), grouped into clusters (a question
-// with all its repeats and turns), the statistics are
-//   delta    = median(c_i - b_i)                       (median paired delta, in the metric's unit)
-//   relative = median(c_i - b_i) / median(b_i)         (that delta as a fraction of the baseline median)
+// Clustered paired bootstrap of the change of a median. For n pairs (b_i, c_i), grouped into clusters (a
+// question with all its repeats and turns), the statistics are
+//   delta    = median(c) - median(b)                    (in the metric's unit)
+//   relative = median(c) / median(b) - 1                (the ratio of medians, as a change)
+// The ratio of medians reads a true +20% as +20% whatever the spread: the older median(c - b) / median(b)
+// read +17.6% (the median of differences is not the difference of medians for skewed latencies).
 // Each of R resamples draws as many clusters as there are, with replacement, and takes every pair of each
 // drawn cluster (repeats and turns of one question are correlated, so they are resampled together: Miller
 // 2024, "Adding Error Bars to Evals"). The interval is the percentile interval: nearest-rank percentiles
-// (1-level)/2 and (1+level)/2 of the R values. With one pair per cluster this is the ordinary paired
-// bootstrap, draw for draw. The generator is seeded: the same data and seed give the same interval.
+// (1-level)/2 and (1+level)/2 of the R values; `relativeGateLow` is the percentile at the gate's own
+// one-sided level. The detectable change uses the standard deviation of the resampled log ratios (a
+// multiplicative change moves the log ratio and leaves its spread). The generator is seeded: the same data
+// and seed give the same interval.
 
 export interface BootstrapOptions {
   resamples: number;
@@ -29,66 +33,71 @@ export interface PairedChange {
   delta: number | null;
   deltaLow: number | null;
   deltaHigh: number | null;
-  /** Standard deviation of the resampled deltas: the standard error the detectable change is computed from. */
-  deltaSe: number | null;
+  /** The delta's percentile at the gate's one-sided level (the lower bound the gate judges). */
+  deltaGateLow: number | null;
   /** Null when the baseline median is 0 (a relative change is undefined). */
   relative: number | null;
   relativeLow: number | null;
   relativeHigh: number | null;
-  relativeSe: number | null;
+  relativeGateLow: number | null;
+  /** Standard deviation of the resampled log ratios of medians; null when a median is not positive. */
+  logRatioSe: number | null;
 }
 
 /**
  * `clusterStarts`: offsets of the first pair of each cluster, ascending from 0 (pairs of a cluster are
- * contiguous). Without it every pair is its own cluster.
+ * contiguous). Without it every pair is its own cluster. `gateAlpha`: the one-sided level of the gate's
+ * lower bound (default: the interval's own, (1 - confidence) / 2).
  */
 export function pairedMedianChange(
   baseline: ArrayLike<number>,
   candidate: ArrayLike<number>,
   options: BootstrapOptions = DEFAULT_BOOTSTRAP,
   clusterStarts?: ArrayLike<number>,
+  gateAlpha = (1 - options.confidence) / 2,
 ): PairedChange {
   const n = baseline.length;
   if (candidate.length !== n) throw new Error('paired samples must have the same length');
   const starts = clusterStarts ?? identity(n);
   const clusters = n === 0 ? 0 : starts.length;
   const empty: PairedChange = {
-    n, clusters, baselineMedian: null, candidateMedian: null, delta: null, deltaLow: null, deltaHigh: null, deltaSe: null, relative: null, relativeLow: null, relativeHigh: null, relativeSe: null,
+    n, clusters, baselineMedian: null, candidateMedian: null, delta: null, deltaLow: null, deltaHigh: null, deltaGateLow: null,
+    relative: null, relativeLow: null, relativeHigh: null, relativeGateLow: null, logRatioSe: null,
   };
   if (n === 0) return empty;
-  const deltas = new Float64Array(n);
-  for (let i = 0; i < n; i++) deltas[i] = candidate[i]! - baseline[i]!;
   const baselineMedian = sortedMedian(Float64Array.from(baseline).sort())!;
   const candidateMedian = sortedMedian(Float64Array.from(candidate).sort())!;
-  const delta = sortedMedian(Float64Array.from(deltas).sort())!;
+  const delta = candidateMedian - baselineMedian;
   const relative = baselineMedian === 0 ? null : delta / Math.abs(baselineMedian);
 
   const random = mulberry32(options.seed);
-  const byDelta = new RankCounts(deltas);
+  const byCandidate = new RankCounts(candidate);
   const byBase = new RankCounts(baseline);
   const deltaStats = new Float64Array(options.resamples);
   const relativeStats = new Float64Array(options.resamples);
+  const logStats = new Float64Array(options.resamples);
   let relativeCount = 0;
+  let logCount = 0;
   for (let r = 0; r < options.resamples; r++) {
     for (let k = 0; k < clusters; k++) {
       const c = Math.floor(random() * clusters);
       const end = c + 1 < clusters ? starts[c + 1]! : n;
       for (let j = starts[c]!; j < end; j++) {
-        byDelta.add(j);
+        byCandidate.add(j);
         byBase.add(j);
       }
     }
-    const d = byDelta.medianAndReset();
+    const mc = byCandidate.medianAndReset();
     const b = byBase.medianAndReset();
-    deltaStats[r] = d;
-    if (b !== 0) relativeStats[relativeCount++] = d / Math.abs(b);
+    deltaStats[r] = mc - b;
+    if (b !== 0) relativeStats[relativeCount++] = (mc - b) / Math.abs(b);
+    if (b > 0 && mc > 0) logStats[logCount++] = Math.log(mc / b);
   }
   const lowP = ((1 - options.confidence) / 2) * 100;
   const highP = ((1 + options.confidence) / 2) * 100;
   const rel = relativeStats.subarray(0, relativeCount);
   const withRelative = relative !== null && relativeCount > 0;
-  const deltaSe = standardDeviation(deltaStats);
-  const relativeSe = withRelative ? standardDeviation(rel) : null;
+  const logRatioSe = baselineMedian > 0 && candidateMedian > 0 && logCount > 1 ? standardDeviation(logStats.subarray(0, logCount)) : null;
   deltaStats.sort();
   rel.sort();
   return {
@@ -99,11 +108,12 @@ export function pairedMedianChange(
     delta,
     deltaLow: nearestRank(deltaStats, lowP),
     deltaHigh: nearestRank(deltaStats, highP),
-    deltaSe,
+    deltaGateLow: nearestRank(deltaStats, gateAlpha * 100),
     relative,
     relativeLow: withRelative ? nearestRank(rel, lowP) : null,
     relativeHigh: withRelative ? nearestRank(rel, highP) : null,
-    relativeSe,
+    relativeGateLow: withRelative ? nearestRank(rel, gateAlpha * 100) : null,
+    logRatioSe,
   };
 }
 

@@ -14,8 +14,9 @@ const change = (overrides: Partial<PairedChange>): PairedChange => ({
   relative: 0,
   relativeLow: -0.01,
   relativeHigh: 0.01,
-  deltaSe: 0.5,
-  relativeSe: 0.005,
+  deltaGateLow: -1,
+  relativeGateLow: -0.01,
+  logRatioSe: 0.005,
   ...overrides,
 });
 
@@ -37,10 +38,10 @@ describe('thresholds and --fail-on', () => {
 });
 
 describe('judging a metric', () => {
-  it('regressed only when the interval of the relative change lies above the threshold', () => {
-    expect(judge(change({ relativeLow: 0.21, relativeHigh: 0.5 }), 0.2, 5)).toBe('regressed');
-    expect(judge(change({ relativeLow: 0.19, relativeHigh: 0.5 }), 0.2, 5)).toBe('unchanged');
-    expect(judge(change({ relativeLow: 0.2, relativeHigh: 0.5 }), 0.2, 5)).toBe('unchanged');
+  it("regressed only when the relative change's lower bound at the gate's level lies above the threshold", () => {
+    expect(judge(change({ relativeGateLow: 0.21, relativeHigh: 0.5 }), 0.2, 5)).toBe('regressed');
+    expect(judge(change({ relativeGateLow: 0.19, relativeLow: 0.21, relativeHigh: 0.5 }), 0.2, 5)).toBe('unchanged');
+    expect(judge(change({ relativeGateLow: 0.2, relativeHigh: 0.5 }), 0.2, 5)).toBe('unchanged');
   });
 
   it('improved when the interval lies below minus the threshold', () => {
@@ -49,17 +50,17 @@ describe('judging a metric', () => {
   });
 
   it('a threshold that is off judges against 0', () => {
-    expect(judge(change({ relativeLow: 0.01, relativeHigh: 0.02 }), null, 5)).toBe('regressed');
+    expect(judge(change({ relativeGateLow: 0.01, relativeHigh: 0.02 }), null, 5)).toBe('regressed');
   });
 
   it('too few pairs is not judged', () => {
-    expect(judge(change({ n: 4, relativeLow: 0.9, relativeHigh: 1 }), 0.2, 5)).toBe('too few pairs');
+    expect(judge(change({ n: 4, relativeGateLow: 0.9, relativeHigh: 1 }), 0.2, 5)).toBe('too few pairs');
     expect(judge(change({ n: 0 }), 0.2, 1)).toBe('too few pairs');
   });
 
   it('without a relative change (baseline median 0) it judges the absolute interval against 0', () => {
-    const abs = { baselineMedian: 0, relative: null, relativeLow: null, relativeHigh: null };
-    expect(judge(change({ ...abs, deltaLow: 1, deltaHigh: 2 }), 0.2, 5)).toBe('regressed');
+    const abs = { baselineMedian: 0, relative: null, relativeLow: null, relativeHigh: null, relativeGateLow: null };
+    expect(judge(change({ ...abs, deltaGateLow: 1, deltaHigh: 2 }), 0.2, 5)).toBe('regressed');
     expect(judge(change({ ...abs, deltaLow: -2, deltaHigh: -1 }), 0.2, 5)).toBe('improved');
     expect(judge(change({ ...abs, deltaLow: -1, deltaHigh: 1 }), 0.2, 5)).toBe('unchanged');
   });

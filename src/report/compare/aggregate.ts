@@ -1,9 +1,9 @@
 import { NumberColumn, mean, sortedMedian } from '../../stats/percentiles.js';
 import { type BootstrapOptions, type PairedChange, pairedMedianChange } from '../../stats/bootstrap.js';
-import { type FailOn, type GateResult, type Judgement, type Thresholds, judge } from './gates.js';
+import { type FailOn, type GateResult, type Judgement, type Thresholds, gateLevels, judge } from './gates.js';
 import { type OutcomeSummary, OutcomeTally } from './outcomes.js';
 import type { CompareRow } from './pairs.js';
-import { detectableRateDrop, type RateChange } from '../../stats/cluster-rate.js';
+import { detectableRateDrop, type RateChange, worseThanAllowed } from '../../stats/cluster-rate.js';
 import { normalQuantile } from '../../stats/sign-flip.js';
 
 // Everything compare.md and compare.json say, gathered while compare.csv streams: numbers per metric
@@ -51,6 +51,8 @@ export interface CompareSummary {
   searchVerdictChanges: Listed;
   unpaired: Listed;
   gates: GateResult[];
+  /** One-sided level of each test gate: shares of the one false-alarm rate, 1 - confidence. */
+  levels: Record<string, number>;
   failed: boolean;
   /** Why a gate had too little to judge (no pairs at all, or a gated metric with fewer than --min-pairs); empty when every gate could judge. */
   starved: string[];
@@ -149,18 +151,21 @@ export class CompareAccumulator {
       tool_calls: thresholds.toolCalls,
       search_latency: thresholds.latency,
     };
+    const judged = METRICS.filter((m) => thresholdOf[m] !== null && this.pairs.get(m)!.b.length >= Math.max(1, thresholds.minPairs));
+    const levels = gateLevels(thresholds, bootstrap.confidence, judged);
     const metrics = METRICS.map((metric): MetricResult => {
       const { b, c, measured, starts } = this.pairs.get(metric)!;
-      const change = pairedMedianChange(b.values(), c.values(), bootstrap, starts.values());
+      const level = levels.get(`${metric} regression`) ?? (1 - bootstrap.confidence) / 2;
+      const change = pairedMedianChange(b.values(), c.values(), bootstrap, starts.values(), level);
       const threshold = thresholdOf[metric];
       const judgement = judge(change, threshold, thresholds.minPairs);
-      return { metric, unit: UNITS[metric], ...change, threshold, judgement, gated: threshold !== null, measured, detectable: detectableIncrease(change, threshold, bootstrap.confidence, judgement) };
+      return { metric, unit: UNITS[metric], ...change, threshold, judgement, gated: threshold !== null, measured, detectable: detectableIncrease(change, threshold, level, judgement) };
     });
     const outcomes = this.outcomes.finish(bootstrap);
     const rate = (n: number): number | null => (this.pass.items === 0 ? null : n / this.pass.items);
     const baselineRate = rate(this.pass.baselinePassed);
     const candidateRate = rate(this.pass.candidatePassed);
-    const summary: Omit<CompareSummary, 'gates' | 'failed' | 'starved'> = {
+    const summary: Omit<CompareSummary, 'gates' | 'failed' | 'starved' | 'levels'> = {
       questions: { ...this.questions },
       searches: { ...this.searches },
       stateChanges: { ...this.stateChanges },
@@ -183,8 +188,8 @@ export class CompareAccumulator {
       searchVerdictChanges: this.searchVerdictChanges.listed,
       unpaired: this.unpaired.listed,
     };
-    const gates = evaluateGates(summary, thresholds, bootstrap.confidence);
-    return { ...summary, gates, failed: gates.some((g) => g.enabled && g.failed), starved: starvedGates(summary, thresholds) };
+    const gates = evaluateGates(summary, thresholds, bootstrap.confidence, levels);
+    return { ...summary, gates, levels: Object.fromEntries(levels), failed: gates.some((g) => g.enabled && g.failed), starved: starvedGates(summary, thresholds) };
   }
 
   private addPair(metric: MetricName, cluster: string, b: number | null, c: number | null): void {
@@ -211,12 +216,13 @@ interface MetricPairs {
 }
 
 /**
- * The smallest true relative increase judged regressed 80% of the time: the threshold plus
- * (z((1+level)/2) + z(0.8)) standard errors of the relative change (the bootstrap's).
+ * The smallest true relative increase (every item slower by that factor) judged regressed 80% of the time,
+ * on the log scale where such a change shifts the ratio of medians and leaves its spread:
+ * (1 + threshold) exp((z(1 - level) + z(0.8)) se) - 1, se the bootstrap's standard deviation of the log ratio.
  */
-function detectableIncrease(change: PairedChange, threshold: number | null, confidence: number, judgement: Judgement): number | null {
-  if (judgement === 'too few pairs' || change.relativeSe === null) return null;
-  return (threshold ?? 0) + (normalQuantile((1 + confidence) / 2) + normalQuantile(0.8)) * change.relativeSe;
+function detectableIncrease(change: PairedChange, threshold: number | null, level: number, judgement: Judgement): number | null {
+  if (judgement === 'too few pairs' || change.logRatioSe === null) return null;
+  return (1 + (threshold ?? 0)) * Math.exp((normalQuantile(1 - level) + normalQuantile(0.8)) * change.logRatioSe) - 1;
 }
 
 function describe(column: NumberColumn): { n: number; median: number | null; mean: number | null } {
@@ -229,7 +235,7 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
  * A gate cannot pass on nothing: no pair at all, or a gated metric that was measured but on fewer pairs
  * than --min-pairs. A metric neither run reports (credits on the versioned API) is not held against it.
  */
-export function starvedGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starved'>, t: Thresholds): string[] {
+export function starvedGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starved' | 'levels'>, t: Thresholds): string[] {
   if (s.questions.paired + s.searches.paired === 0) return ['no question turn or search paired'];
   // One flag gates question and search latency: that gate judged something if either had enough pairs.
   const gates = new Map<string, MetricResult[]>();
@@ -242,8 +248,8 @@ export function starvedGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starv
     .map(([gate, metrics]) => `${gate} regression: ${metrics.map((m) => `${m.n} comparable ${m.metric === 'search_latency' ? 'search' : 'question'} pairs`).join(' and ')}, fewer than --min-pairs ${t.minPairs}`);
 }
 
-/** Every gate, enabled or not, with what it found. */
-export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starved'>, t: Thresholds, confidence: number): GateResult[] {
+/** Every gate, enabled or not, with what it found; the test gates at their `levels` (gateLevels). */
+export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'starved' | 'levels'>, t: Thresholds, confidence: number, levels: ReadonlyMap<string, number>): GateResult[] {
   const gates: GateResult[] = s.metrics.map((m) => ({
     name: `${m.metric} regression`,
     enabled: m.gated,
@@ -254,28 +260,36 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
         : `${m.judgement}${m.relative !== null ? ` (median ${m.relative >= 0 ? '+' : ''}${pct(m.relative)}, CI ${pct(m.relativeLow ?? 0)} to ${pct(m.relativeHigh ?? 0)})` : ''}` +
           (m.threshold === null ? ', threshold off' : `, threshold ${pct(m.threshold)}`) +
           (m.judgement === 'unchanged' && m.detectable !== null ? `; could have detected +${pct(m.detectable)} or more` : ''),
+    ...(levels.has(`${m.metric} regression`) ? { level: levels.get(`${m.metric} regression`)! } : {}),
   }));
   const on = (name: FailOn): boolean => t.failOn.has(name);
-  const alpha = gateAlpha(confidence);
   const o = s.outcomes;
-  const errorsRose = o.errorRate.change !== null && o.errorRate.test.pUpper < alpha && o.errorRate.change > t.errorRateRise + 1e-12;
-  const passDropped = o.passRate.change !== null && o.passRate.test.pLower < alpha && -o.passRate.change > t.passRateDrop + 1e-12;
+  const level = (g: string): number => levels.get(g) ?? 1 - confidence;
+  const errorsRose = worseThanAllowed(o.errorRate, 'rise', t.errorRateRise, level('new-errors'));
+  const passDropped = worseThanAllowed(o.passRate, 'drop', t.passRateDrop, level('pass-rate'));
   const k = o.passHatK;
-  const passKDropped = k.change !== null && k.test.pLower < alpha && -k.change > t.passRateDrop + 1e-12;
+  const passKDropped = k.change !== null && k.test.pLower < level('pass-k') && -k.change > t.passRateDrop + 1e-12;
+  const test = (name: FailOn, failed: boolean, p: number | null): Pick<GateResult, 'level' | 'p' | 'near'> => ({
+    level: level(name),
+    p,
+    near: !failed && p !== null && p < 2 * level(name),
+  });
   gates.push(
     {
       name: 'new-errors',
       enabled: on('new-errors'),
       failed: errorsRose,
       detail:
-        rateDetail('error rate', o.errorRate, confidence, 'rise', t.errorRateRise, errorsRose) +
+        rateDetail('error rate', o.errorRate, confidence, 'rise', t.errorRateRise, errorsRose, level('new-errors')) +
         `; ${s.newErrors.count} items newly erred, ${s.fixedErrors.count} fixed (listed below)`,
+      ...test('new-errors', errorsRose, o.errorRate.change === null ? null : o.errorRate.test.pUpper),
     },
     {
       name: 'pass-rate',
       enabled: on('pass-rate'),
       failed: passDropped,
-      detail: `${rateDetail('pass rate', o.passRate, confidence, 'drop', t.passRateDrop, passDropped)} over ${o.passRate.n} items answered in both runs`,
+      detail: `${rateDetail('pass rate', o.passRate, confidence, 'drop', t.passRateDrop, passDropped, level('pass-rate'))} over ${o.passRate.n} items answered in both runs`,
+      ...test('pass-rate', passDropped, o.passRate.change === null ? null : o.passRate.test.pLower),
     },
     {
       name: 'pass-k',
@@ -285,6 +299,7 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
         k.change === null
           ? `no question has ${k.k} repeats with checks on both sides`
           : `pass^${k.k} ${pct(k.baseline!)} → ${pct(k.candidate!)} over ${k.questions} questions, ${signedPoints(k.change)}, p = ${pValue(k.test.pLower)}`,
+      ...test('pass-k', passKDropped, k.change === null ? null : k.test.pLower),
     },
     { name: 'any-new-error', enabled: on('any-new-error'), failed: s.newErrors.count > 0, detail: `${s.newErrors.count} items ended well in the baseline and erred in the candidate` },
     { name: 'verdict-changes', enabled: on('verdict-changes'), failed: s.newFailures.count > 0, detail: `${s.newFailures.count} items went from pass to fail, ${s.fixedFailures.count} from fail to pass` },
@@ -301,10 +316,8 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
 }
 
 /**
- * A rate gate's one-sided level, 1 - confidence: it fails when we are that confident the rate got worse.
- * Halving it for the two default gates (Bonferroni) caught flaky questions that always fail in only 87 of
- * 100 simulated nights; at this level they caught 98, with 9 false alarms in 200 null nights (the nights
- * benchmark, bench/nights/RESULTS.md).
+ * The false-alarm rate of the tests together, 1 - confidence: what a command that judges one test (the
+ * judge's gates) uses whole; compare splits it over its test gates (gateLevels).
  */
 export function gateAlpha(confidence: number): number {
   return 1 - confidence;
@@ -319,13 +332,13 @@ export function pValue(p: number): string {
   return p < 0.001 ? '< 0.001' : p.toPrecision(2);
 }
 
-/** "pass rate 83.3% → 66.7%, −16.7 points (95% CI −27.0 to −6.0), p = 0.002; could have detected a drop of 9.0 points". */
-function rateDetail(name: string, r: RateChange, confidence: number, bad: 'drop' | 'rise', allowed: number, failed: boolean): string {
+/** "pass rate 83.3% → 66.7%, −16.7 points (95% CI −27.0 to −6.0), p = 0.002 (level 0.040); could have detected a drop of 9.0 points". */
+function rateDetail(name: string, r: RateChange, confidence: number, bad: 'drop' | 'rise', allowed: number, failed: boolean, level: number): string {
   if (r.change === null) return `${name}: no item ended on both sides`;
   const p = bad === 'drop' ? r.test.pLower : r.test.pUpper;
   const ci = `${Math.round(confidence * 100)}% CI ${signed(r.low!)} to ${signedPoints(r.high!)}`;
-  const head = `${name} ${pct(r.baseline!)} → ${pct(r.candidate!)}, ${signedPoints(r.change)} (${ci}), p = ${pValue(p)}${allowed > 0 ? `, allowed ${bad} ${pct(allowed)}` : ''}`;
+  const head = `${name} ${pct(r.baseline!)} → ${pct(r.candidate!)}, ${signedPoints(r.change)} (${ci}), p = ${pValue(p)} against a level of ${level.toPrecision(2)}${allowed > 0 ? `, allowed ${bad} ${pct(allowed)}` : ''}`;
   if (failed) return head;
-  const detectable = detectableRateDrop(r, gateAlpha(confidence), allowed);
+  const detectable = detectableRateDrop(r, level, allowed, bad);
   return `${head}; could have detected a ${bad} of ${detectable === null ? '–' : points(detectable)} or more`;
 }

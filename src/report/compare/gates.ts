@@ -2,13 +2,14 @@ import { UsageError } from '../../errors/errors.js';
 import type { PairedChange } from '../../stats/bootstrap.js';
 
 // What fails a comparison (exit code 1). Two kinds of gate:
-// - metric thresholds: a metric regressed when the lower bound of its confidence interval for the relative
-//   median change is above the threshold (we are confident it got worse by more than the threshold);
-//   improved when the upper bound is below minus the threshold; unchanged otherwise. With fewer pairs than
-//   --min-pairs it is not judged. A threshold of `off` still judges (against 0) but never fails.
+// - metric thresholds: a metric regressed when the lower bound of the change of its median (one-sided, at
+//   the gate's level) is above the threshold (we are confident it got worse by more than the threshold);
+//   improved when the upper bound of its interval is below minus the threshold; unchanged otherwise. With
+//   fewer pairs than --min-pairs it is not judged. A threshold of `off` still judges (against 0) but never fails.
 // - outcome gates, chosen with --fail-on: new-errors (the error rate rose), pass-rate and pass-k (dropped):
-//   each a one-sided sign-flip test over questions that fails only when the change is beyond what noise
-//   explains at the chosen confidence and larger than the allowed change (docs/statistics.md);
+//   each a one-sided test over questions that fails only when the change is beyond what noise explains and
+//   beyond the allowed change (docs/statistics.md);
+// The tests that can fail a comparison share one false-alarm rate, 1 - confidence (gateLevels).
 // - event gates, also chosen with --fail-on, that fail on any single event: any-new-error (what
 //   new-errors meant before it became a test), verdict-changes, count-changes, search-verdicts, unpaired.
 
@@ -71,12 +72,12 @@ export type Judgement = 'regressed' | 'improved' | 'unchanged' | 'too few pairs'
 export function judge(change: PairedChange, threshold: number | null, minPairs: number): Judgement {
   if (change.n === 0 || change.n < minPairs) return 'too few pairs';
   const t = threshold ?? 0;
-  if (change.relativeLow !== null && change.relativeHigh !== null) {
-    if (change.relativeLow > t) return 'regressed';
+  if (change.relativeGateLow !== null && change.relativeHigh !== null) {
+    if (change.relativeGateLow > t) return 'regressed';
     if (change.relativeHigh < -t) return 'improved';
     return 'unchanged';
   }
-  if (change.deltaLow !== null && change.deltaLow > 0) return 'regressed';
+  if (change.deltaGateLow !== null && change.deltaGateLow > 0) return 'regressed';
   if (change.deltaHigh !== null && change.deltaHigh < 0) return 'improved';
   return 'unchanged';
 }
@@ -87,4 +88,34 @@ export interface GateResult {
   enabled: boolean;
   failed: boolean;
   detail: string;
+  /** For a test: its one-sided level (its share of the false-alarm rate) and p-value; passed with p below twice its level is near the limit. */
+  level?: number;
+  p?: number | null;
+  near?: boolean;
+}
+
+/**
+ * Weights of the weighted Bonferroni split of the false-alarm rate over the enabled tests, fixed before any
+ * data: the pass rate carries most of it because its regressions are the hardest to see; an error surge or a
+ * latency step is seen at a small level too (the nights benchmark, bench/nights/RESULTS.md).
+ */
+const WEIGHTS = { 'pass-rate': 8, 'pass-k': 4, 'new-errors': 1, metric: 1 } as const;
+
+/**
+ * Each test gate's one-sided level: the family's rate 1 - confidence split by weight over the tests that
+ * can fail the comparison (weighted Bonferroni, Holm 1979: the chance that any of them fails on a night
+ * where nothing changed is at most 1 - confidence, whatever their dependence). `judgedMetrics`: metric
+ * gates with a threshold and enough pairs to be judged (known before any test is run). A test that cannot
+ * fail the comparison gets the level it would have if it could.
+ */
+export function gateLevels(t: Thresholds, confidence: number, judgedMetrics: readonly string[]): Map<string, number> {
+  const alpha = 1 - confidence;
+  const weights = new Map<string, number>();
+  for (const g of ['pass-rate', 'pass-k', 'new-errors'] as const) if (t.failOn.has(g)) weights.set(g, WEIGHTS[g]);
+  for (const m of judgedMetrics) weights.set(`${m} regression`, WEIGHTS.metric);
+  const total = [...weights.values()].reduce((a, w) => a + w, 0);
+  const levels = new Map<string, number>();
+  for (const g of ['pass-rate', 'pass-k', 'new-errors'] as const) levels.set(g, (alpha * WEIGHTS[g]) / (total + (weights.has(g) ? 0 : WEIGHTS[g])));
+  for (const m of judgedMetrics) levels.set(`${m} regression`, (alpha * WEIGHTS.metric) / total);
+  return levels;
 }
