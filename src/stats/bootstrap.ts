@@ -1,5 +1,6 @@
 import { mulberry32 } from '../random.js';
 import { nearestRank, sortedMedian } from './percentiles.js';
+import { normalQuantile } from './sign-flip.js';
 
 // Clustered paired bootstrap of the change of a median. For n pairs (b_i, c_i), grouped into clusters (a
 // question with all its repeats and turns), the statistics are
@@ -115,6 +116,20 @@ export function pairedMedianChange(
     relativeGateLow: withRelative ? nearestRank(rel, gateAlpha * 100) : null,
     logRatioSe,
   };
+}
+
+/**
+ * The smallest true relative increase (every item slower by that factor) the metric gate calls regressed
+ * 80% of the time, on the log scale where such a change shifts the ratio of medians and leaves its spread:
+ * beyond the threshold at the interval's level, and beyond 0 at the gate's `level`:
+ * max((1 + threshold) exp((z(1 - a) + z(0.8)) se), exp((z(1 - level) + z(0.8)) se)) - 1, a = (1 - confidence) / 2,
+ * se the resampled log ratios' standard deviation.
+ */
+export function detectableIncrease(change: PairedChange, threshold: number, level: number, confidence: number): number | null {
+  if (change.logRatioSe === null) return null;
+  const se = change.logRatioSe;
+  const z80 = normalQuantile(0.8);
+  return Math.max((1 + threshold) * Math.exp((normalQuantile((1 + confidence) / 2) + z80) * se), Math.exp((normalQuantile(1 - level) + z80) * se)) - 1;
 }
 
 function identity(n: number): Int32Array {

@@ -178,16 +178,24 @@ export function detectableRateDrop(r: RateChange, alpha: number, allowedDrop: nu
   const v = (r.n * (allowedDrop > 0 ? r.clusteredSe : r.se)) ** 2;
   const good = bad === 'drop' ? (r.baseline ?? 1) : 1 - (r.baseline ?? 0);
   const added = allowedDrop > 0 ? Math.min(1, Math.max(0, 2 * good - 1)) : 1;
-  const short = (d: number): boolean => r.n * (d - allowedDrop) < z * Math.sqrt(v + added * r.n * d);
-  let lo = allowedDrop;
+  return Math.max(drop80(r.n, v, added, z, allowedDrop), allowedDrop + fewest);
+}
+
+/**
+ * The drop d with n (d - allowed) = z sqrt(v + added n d): n items, v the null sum of squared cluster
+ * differences, `added` what each newly failing item adds to it, z the two quantiles summed. At most 1.
+ */
+export function drop80(n: number, v: number, added: number, z: number, allowed: number): number {
+  const short = (d: number): boolean => n * (d - allowed) < z * Math.sqrt(v + added * n * d);
+  if (short(1)) return 1;
+  let lo = allowed;
   let hi = 1;
-  if (short(hi)) return Math.max(1, allowedDrop + fewest);
   for (let i = 0; i < 50; i++) {
     const mid = (lo + hi) / 2;
     if (short(mid)) lo = mid;
     else hi = mid;
   }
-  return Math.max(hi, allowedDrop + fewest);
+  return hi;
 }
 
 /** R cluster resamples of sum(num) / sum(den), sorted ascending. */

@@ -16,6 +16,8 @@ export interface ItemQualityRow {
   scored: number;
   citationsValid: number;
   citationsChecked: number;
+  /** 1 when the item ended in an error (its checks then fail), else 0. */
+  errored: 0 | 1;
 }
 
 export function itemQuality(db: Database.Database, runId: number): ItemQualityRow[] {
@@ -26,7 +28,8 @@ export function itemQuality(db: Database.Database, runId: number): ItemQualityRo
         coalesce((SELECT sum(g.score) FROM grades g WHERE g.run_id = i.run_id AND g.item_key = i.key AND g.status = 'graded'), 0) AS scoreSum,
         (SELECT count(*) FROM grades g WHERE g.run_id = i.run_id AND g.item_key = i.key AND g.status = 'graded') AS scored,
         (SELECT count(*) FROM citations c WHERE c.run_id = i.run_id AND c.item_key = i.key AND c.status = 'valid') AS citationsValid,
-        (SELECT count(*) FROM citations c WHERE c.run_id = i.run_id AND c.item_key = i.key AND c.status IN ('valid', 'invalid')) AS citationsChecked
+        (SELECT count(*) FROM citations c WHERE c.run_id = i.run_id AND c.item_key = i.key AND c.status IN ('valid', 'invalid')) AS citationsChecked,
+        (i.outcome IN ('error', 'canceled', 'timeout', 'client_error', 'http_error', 'truncated')) AS errored
       FROM items i WHERE i.run_id = ? AND i.status NOT IN ('pending', 'running', 'skipped')
       ORDER BY i.target, i.kind, i.suite_item_id, i.repeat`,
     )

@@ -38,10 +38,11 @@ describe('thresholds and --fail-on', () => {
 });
 
 describe('judging a metric', () => {
-  it("regressed only when the relative change's lower bound at the gate's level lies above the threshold", () => {
-    expect(judge(change({ relativeGateLow: 0.21, relativeHigh: 0.5 }), 0.2, 5)).toBe('regressed');
-    expect(judge(change({ relativeGateLow: 0.19, relativeLow: 0.21, relativeHigh: 0.5 }), 0.2, 5)).toBe('unchanged');
-    expect(judge(change({ relativeGateLow: 0.2, relativeHigh: 0.5 }), 0.2, 5)).toBe('unchanged');
+  it("regressed only when the interval lies above the threshold and the bound at the gate's level above 0", () => {
+    expect(judge(change({ relativeLow: 0.21, relativeGateLow: 0.1, relativeHigh: 0.5 }), 0.2, 5)).toBe('regressed');
+    expect(judge(change({ relativeLow: 0.19, relativeGateLow: 0.1, relativeHigh: 0.5 }), 0.2, 5)).toBe('unchanged');
+    expect(judge(change({ relativeLow: 0.2, relativeGateLow: 0.1, relativeHigh: 0.5 }), 0.2, 5)).toBe('unchanged');
+    expect(judge(change({ relativeLow: 0.21, relativeGateLow: -0.01, relativeHigh: 0.5 }), 0.2, 5)).toBe('unchanged');
   });
 
   it('improved when the interval lies below minus the threshold', () => {
@@ -50,7 +51,7 @@ describe('judging a metric', () => {
   });
 
   it('a threshold that is off judges against 0', () => {
-    expect(judge(change({ relativeGateLow: 0.01, relativeHigh: 0.02 }), null, 5)).toBe('regressed');
+    expect(judge(change({ relativeLow: 0.01, relativeGateLow: 0.005, relativeHigh: 0.02 }), null, 5)).toBe('regressed');
   });
 
   it('too few pairs is not judged', () => {

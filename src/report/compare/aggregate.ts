@@ -1,10 +1,9 @@
 import { NumberColumn, mean, sortedMedian } from '../../stats/percentiles.js';
-import { type BootstrapOptions, type PairedChange, pairedMedianChange } from '../../stats/bootstrap.js';
+import { type BootstrapOptions, type PairedChange, detectableIncrease, pairedMedianChange } from '../../stats/bootstrap.js';
 import { type FailOn, type GateResult, type Judgement, type Thresholds, gateLevels, judge } from './gates.js';
 import { type OutcomeSummary, OutcomeTally } from './outcomes.js';
 import type { CompareRow } from './pairs.js';
 import { detectableRateDrop, type RateChange, worseThanAllowed } from '../../stats/cluster-rate.js';
-import { normalQuantile } from '../../stats/sign-flip.js';
 
 // Everything compare.md and compare.json say, gathered while compare.csv streams: numbers per metric
 // (8 bytes a pair and side), counts, and short lists (capped) of the rows people need to look at.
@@ -159,7 +158,7 @@ export class CompareAccumulator {
       const change = pairedMedianChange(b.values(), c.values(), bootstrap, starts.values(), level);
       const threshold = thresholdOf[metric];
       const judgement = judge(change, threshold, thresholds.minPairs);
-      return { metric, unit: UNITS[metric], ...change, threshold, judgement, gated: threshold !== null, measured, detectable: detectableIncrease(change, threshold, level, judgement) };
+      return { metric, unit: UNITS[metric], ...change, threshold, judgement, gated: threshold !== null, measured, detectable: judgement === 'too few pairs' ? null : detectableIncrease(change, threshold ?? 0, level, bootstrap.confidence) };
     });
     const outcomes = this.outcomes.finish(bootstrap);
     const rate = (n: number): number | null => (this.pass.items === 0 ? null : n / this.pass.items);
@@ -213,16 +212,6 @@ interface MetricPairs {
   /** Offset of the first pair of each cluster. */
   starts: NumberColumn;
   lastCluster: string;
-}
-
-/**
- * The smallest true relative increase (every item slower by that factor) judged regressed 80% of the time,
- * on the log scale where such a change shifts the ratio of medians and leaves its spread:
- * (1 + threshold) exp((z(1 - level) + z(0.8)) se) - 1, se the bootstrap's standard deviation of the log ratio.
- */
-function detectableIncrease(change: PairedChange, threshold: number | null, level: number, judgement: Judgement): number | null {
-  if (judgement === 'too few pairs' || change.logRatioSe === null) return null;
-  return (1 + (threshold ?? 0)) * Math.exp((normalQuantile(1 - level) + normalQuantile(0.8)) * change.logRatioSe) - 1;
 }
 
 function describe(column: NumberColumn): { n: number; median: number | null; mean: number | null } {
