@@ -2,12 +2,14 @@ import { mulberry32 } from '../random.js';
 import { nearestRank, sortedMedian } from './percentiles.js';
 import { normalQuantile } from './sign-flip.js';
 
-// Clustered paired bootstrap of the change of a median. For n pairs (b_i, c_i), grouped into clusters (a
-// question with all its repeats and turns), the statistics are
-//   delta    = median(c) - median(b)                    (in the metric's unit)
-//   relative = median(c) / median(b) - 1                (the ratio of medians, as a change)
-// The ratio of medians reads a true +20% as +20% whatever the spread: the older median(c - b) / median(b)
-// read +17.6% (the median of differences is not the difference of medians for skewed latencies).
+// Clustered paired bootstrap of a metric's change. For n pairs (b_i, c_i), grouped into clusters (a
+// question with all its repeats and turns), the statistics are, when every value is positive (latencies)
+//   delta    = median(c_i - b_i)                        (in the metric's unit)
+//   relative = exp(median(log(c_i / b_i))) - 1          (the median log ratio, as a change)
+// and otherwise (a metric with zeros) delta = median(c) - median(b), relative = median(c) / median(b) - 1.
+// Both read a true +20% as +20%: the older median(c_i - b_i) / median(b) read +17.6% (the median of the
+// differences is not the baseline median's share for skewed latencies). The median log ratio is paired, so
+// a question's own speed cancels out of it.
 // Each of R resamples draws as many clusters as there are, with replacement, and takes every pair of each
 // drawn cluster (repeats and turns of one question are correlated, so they are resampled together: Miller
 // 2024, "Adding Error Bars to Evals"). The interval is the percentile interval: nearest-rank percentiles
@@ -41,7 +43,7 @@ export interface PairedChange {
   relativeLow: number | null;
   relativeHigh: number | null;
   relativeGateLow: number | null;
-  /** Standard deviation of the resampled log ratios of medians; null when a median is not positive. */
+  /** Standard deviation of the resampled log ratios (median log ratio, or log of the ratio of medians); null without one. */
   logRatioSe: number | null;
 }
 
@@ -68,12 +70,21 @@ export function pairedMedianChange(
   if (n === 0) return empty;
   const baselineMedian = sortedMedian(Float64Array.from(baseline).sort())!;
   const candidateMedian = sortedMedian(Float64Array.from(candidate).sort())!;
-  const delta = candidateMedian - baselineMedian;
-  const relative = baselineMedian === 0 ? null : delta / Math.abs(baselineMedian);
+  // Every value positive (latencies): the paired path, median(c - b) and the median log ratio. Else the
+  // ratio of medians, whose resamples carry b and c.
+  const paired = allPositive(baseline) && allPositive(candidate);
+  const x = paired ? Float64Array.from(baseline, (b, i) => candidate[i]! - b) : Float64Array.from(baseline);
+  const y = paired ? Float64Array.from(baseline, (b, i) => Math.log(candidate[i]! / b)) : Float64Array.from(candidate);
+  const stat = (mx: number, my: number): { delta: number; relative: number | null; log: number | null } =>
+    paired
+      ? { delta: mx, relative: Math.exp(my) - 1, log: my }
+      : { delta: my - mx, relative: mx === 0 ? null : (my - mx) / Math.abs(mx), log: mx > 0 && my > 0 ? Math.log(my / mx) : null };
+  const point = stat(sortedMedian(Float64Array.from(x).sort())!, sortedMedian(Float64Array.from(y).sort())!);
+  const { delta, relative } = point;
 
   const random = mulberry32(options.seed);
-  const byCandidate = new RankCounts(candidate);
-  const byBase = new RankCounts(baseline);
+  const byX = new RankCounts(x);
+  const byY = new RankCounts(y);
   const deltaStats = new Float64Array(options.resamples);
   const relativeStats = new Float64Array(options.resamples);
   const logStats = new Float64Array(options.resamples);
@@ -84,21 +95,20 @@ export function pairedMedianChange(
       const c = Math.floor(random() * clusters);
       const end = c + 1 < clusters ? starts[c + 1]! : n;
       for (let j = starts[c]!; j < end; j++) {
-        byCandidate.add(j);
-        byBase.add(j);
+        byX.add(j);
+        byY.add(j);
       }
     }
-    const mc = byCandidate.medianAndReset();
-    const b = byBase.medianAndReset();
-    deltaStats[r] = mc - b;
-    if (b !== 0) relativeStats[relativeCount++] = (mc - b) / Math.abs(b);
-    if (b > 0 && mc > 0) logStats[logCount++] = Math.log(mc / b);
+    const one = stat(byX.medianAndReset(), byY.medianAndReset());
+    deltaStats[r] = one.delta;
+    if (one.relative !== null) relativeStats[relativeCount++] = one.relative;
+    if (one.log !== null) logStats[logCount++] = one.log;
   }
   const lowP = ((1 - options.confidence) / 2) * 100;
   const highP = ((1 + options.confidence) / 2) * 100;
   const rel = relativeStats.subarray(0, relativeCount);
   const withRelative = relative !== null && relativeCount > 0;
-  const logRatioSe = baselineMedian > 0 && candidateMedian > 0 && logCount > 1 ? standardDeviation(logStats.subarray(0, logCount)) : null;
+  const logRatioSe = point.log !== null && logCount > 1 ? standardDeviation(logStats.subarray(0, logCount)) : null;
   deltaStats.sort();
   rel.sort();
   return {
@@ -120,7 +130,7 @@ export function pairedMedianChange(
 
 /**
  * The smallest true relative increase (every item slower by that factor) the metric gate calls regressed
- * 80% of the time, on the log scale where such a change shifts the ratio of medians and leaves its spread:
+ * 80% of the time, on the log scale where such a change shifts the log ratio and leaves its spread:
  * beyond the threshold at the interval's level, and beyond 0 at the gate's `level`:
  * max((1 + threshold) exp((z(1 - a) + z(0.8)) se), exp((z(1 - level) + z(0.8)) se)) - 1, a = (1 - confidence) / 2,
  * se the resampled log ratios' standard deviation.
@@ -130,6 +140,11 @@ export function detectableIncrease(change: PairedChange, threshold: number, leve
   const se = change.logRatioSe;
   const z80 = normalQuantile(0.8);
   return Math.max((1 + threshold) * Math.exp((normalQuantile((1 + confidence) / 2) + z80) * se), Math.exp((normalQuantile(1 - level) + z80) * se)) - 1;
+}
+
+function allPositive(values: ArrayLike<number>): boolean {
+  for (let i = 0; i < values.length; i++) if (!(values[i]! > 0)) return false;
+  return true;
 }
 
 function identity(n: number): Int32Array {

@@ -1,18 +1,12 @@
 import type { Block, Inline } from '../document.js';
 import { fmtInt, fmtNum, fmtPct, fmtSigned, fmtSignedPct } from '../tables.js';
-import { type Listed, type MetricResult, pValue } from './aggregate.js';
+import { type MetricResult, pValue } from './aggregate.js';
 import type { CompareResult, Side } from './compare-result.js';
 import type { CompareRow } from './pairs.js';
-
-const SHOWN = 20;
+import { falseAlarmLine, gateOutcome, listByQuestion, nextStep } from './verdict.js';
 
 function sideName(s: Side): Inline[] {
   return [`run ${s.run.id}`, ...(s.run.label ? [' ', { code: s.run.label }] : []), ...(s.target ? [' target ', { code: s.target }] : []), ...(s.db ? [' in ', { code: s.db }] : [])];
-}
-
-function rowName(r: CompareRow, withTarget: boolean): string {
-  const target = withTarget ? (r.targetBaseline ?? r.targetCandidate) : null;
-  return `${r.kind === 'search' ? 'search ' : ''}${target ? `${target}/` : ''}${r.itemId}#${r.repeat}${r.turn === null ? '' : ` turn ${r.turn}`}`;
 }
 
 function metricValue(m: MetricResult, v: number | null): string {
@@ -21,16 +15,6 @@ function metricValue(m: MetricResult, v: number | null): string {
 
 function metricDelta(m: MetricResult, v: number | null): string {
   return m.unit === 'ms' ? (v === null ? '–' : `${v > 0 ? '+' : ''}${(v / 1000).toFixed(2)} s`) : fmtSigned(v, 2);
-}
-
-function listBlocks(title: string, listed: Listed, withTarget: boolean, describe: (r: CompareRow) => string): Block[] {
-  if (listed.count === 0) return [];
-  const shown = listed.rows.slice(0, SHOWN);
-  return [
-    { kind: 'heading', level: 3, text: [`${title} (${fmtInt(listed.count)})`] },
-    { kind: 'list', items: shown.map((r): Inline[] => [{ code: rowName(r, withTarget) }, ` ${describe(r)}`]) },
-    ...(listed.count > shown.length ? ([{ kind: 'para', text: [`… and ${fmtInt(listed.count - shown.length)} more in compare.csv.`] }] as Block[]) : []),
-  ];
 }
 
 /** Rates and scores, each with its interval over questions and its test (docs/statistics.md). */
@@ -95,6 +79,7 @@ export function compareDocument(r: CompareResult): Block[] {
   if (failedGates.length > 0) {
     blocks.push({ kind: 'callout', text: [`Failed: ${failedGates.map((g) => `${g.name} (${g.detail})`).join('; ')}.`] });
   }
+  blocks.push({ kind: 'para', text: [falseAlarmLine(r)] }, { kind: 'para', text: nextStep(r) });
   blocks.push({
     kind: 'para',
     text: [
@@ -108,7 +93,7 @@ export function compareDocument(r: CompareResult): Block[] {
   blocks.push({
     kind: 'para',
     text: [
-      `Median paired change (candidate − baseline) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval that resamples questions with all their repeats and turns (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold; "detectable" is the smallest increase it would call regressed 80% of the time.`,
+      `Change of the median (candidate − baseline; relative: the ratio of the medians) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval that resamples questions with all their repeats and turns (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold and its bound at the gate's level above 0; "detectable" is the smallest increase it would call regressed 80% of the time.`,
     ],
   });
   blocks.push({
@@ -152,20 +137,22 @@ export function compareDocument(r: CompareResult): Block[] {
   blocks.push({
     kind: 'table',
     table: {
-      headers: ['gate', 'on', 'result', 'detail'],
-      rows: s.gates.map((g) => [g.name, g.enabled ? 'yes' : 'no', g.failed ? (g.enabled ? 'FAILED' : 'would fail') : 'ok', g.detail]),
+      headers: ['gate', 'on', 'level', 'result'],
+      rows: s.gates.map((g) => [g.name, g.enabled ? 'yes' : 'no', g.level === undefined ? '–' : `${Number((g.level * 100).toPrecision(2))}%`, gateOutcome(g)]),
     },
   });
+  // Details in full, outside the table, whose cells a terminal would shorten.
+  blocks.push({ kind: 'list', items: s.gates.map((g): Inline[] => [{ code: g.name }, `: ${g.detail}`]) });
 
   const state = (r: CompareRow): string => `${r.stateBaseline}${r.errorCodeBaseline ? ` (${r.errorCodeBaseline})` : ''} → ${r.stateCandidate}${r.errorCodeCandidate ? ` (${r.errorCodeCandidate})` : ''}`;
   blocks.push(
-    ...listBlocks('New errors', s.newErrors, r.byTarget, state),
-    ...listBlocks('Fixed errors', s.fixedErrors, r.byTarget, state),
-    ...listBlocks('Other state changes', s.otherStateChanges, r.byTarget, state),
-    ...listBlocks('Expectations newly failing', s.newFailures, r.byTarget, () => 'pass → fail'),
-    ...listBlocks('Expectations fixed', s.fixedFailures, r.byTarget, () => 'fail → pass'),
-    ...listBlocks('Searches with a different match count', s.countChanges, r.byTarget, (r) => `${fmtInt(r.countBaseline)} → ${fmtInt(r.countCandidate)}`),
-    ...listBlocks('Unpaired items', s.unpaired, r.byTarget, (r) => (r.pairing === 'baseline_only' ? 'only in the baseline' : 'only in the candidate')),
+    ...listByQuestion('New errors', s.newErrors, r.byTarget, state),
+    ...listByQuestion('Fixed errors', s.fixedErrors, r.byTarget, state),
+    ...listByQuestion('Other state changes', s.otherStateChanges, r.byTarget, state),
+    ...listByQuestion('Expectations newly failing', s.newFailures, r.byTarget, () => 'pass → fail'),
+    ...listByQuestion('Expectations fixed', s.fixedFailures, r.byTarget, () => 'fail → pass'),
+    ...listByQuestion('Searches with a different match count', s.countChanges, r.byTarget, (r) => `${fmtInt(r.countBaseline)} → ${fmtInt(r.countCandidate)}`),
+    ...listByQuestion('Unpaired items', s.unpaired, r.byTarget, (r) => (r.pairing === 'baseline_only' ? 'only in the baseline' : 'only in the candidate')),
   );
   blocks.push({ kind: 'heading', level: 3, text: ['Files'] }, { kind: 'list', items: r.files.map((f): Inline[] => [{ code: f }]) });
   return blocks;
