@@ -113,8 +113,8 @@ describe('compare two runs', () => {
     expect(s.failed).toBe(false);
     const md = fs.readFileSync(path.join(dir, 'cmp', 'compare.md'), 'utf8');
     expect(md).toContain('## dsbench compare: passed');
-    expect(md).toContain('`q1#0 turn 0` completed → error (INTERNAL)');
-    expect(md).toContain('`gone#0 turn 0` only in the baseline');
+    expect(md).toContain('`q1` #0 turn 0: completed → error (INTERNAL)');
+    expect(md).toContain('`gone` #0 turn 0: only in the baseline');
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'cmp', 'compare.json'), 'utf8')) as { failed: boolean; pairedBy: string[] };
     expect(json.failed).toBe(false);
     expect(json.pairedBy).toEqual(['item_id', 'repeat', 'turn']);

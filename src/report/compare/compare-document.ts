@@ -93,7 +93,7 @@ export function compareDocument(r: CompareResult): Block[] {
   blocks.push({
     kind: 'para',
     text: [
-      `Change of the median (candidate − baseline; relative: the ratio of the medians) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval that resamples questions with all their repeats and turns (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold and its bound at the gate's level above 0; "detectable" is the smallest increase it would call regressed 80% of the time.`,
+      `Median change (candidate − baseline; relative: the median ratio of a pair's values, or the ratio of the medians when a value is 0) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval that resamples questions with all their repeats and turns (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold and its bound at the gate's level above 0; "detectable" is the smallest increase it would call regressed 80% of the time.`,
     ],
   });
   blocks.push({

@@ -12,7 +12,7 @@ const SHOWN = 20;
 /** "passed", "passed, near the limit (p = 0.061)", "FAILED" or, for a gate that cannot fail, "would fail". */
 export function gateOutcome(g: GateResult): string {
   if (g.failed) return g.enabled ? 'FAILED' : 'would fail';
-  if (g.near && g.p !== undefined && g.p !== null) return `passed, near the limit (p = ${pValue(g.p)})`;
+  if (g.enabled && g.near && g.p !== undefined && g.p !== null) return `passed, near the limit (p = ${pValue(g.p)})`;
   return 'passed';
 }
 
