@@ -290,8 +290,8 @@ describe('pairwise comparison', () => {
       expect(r).toMatchObject({ pairs: 8, wins: 4, losses: 4, questions: 2 });
       // Two questions: an effective sample size near 0 once t on 1 degree of freedom is paid, so about 0 to 1.
       expect(r.winRate).toMatchObject({ value: 0.5, method: 'wilson, effective sample size' });
-      expect(r.winRate.low).toBeLessThan(0.01);
-      expect(r.winRate.high).toBeGreaterThan(0.99);
+      expect(r.winRate!.low).toBeLessThan(0.01);
+      expect(r.winRate!.high).toBeGreaterThan(0.99);
     } finally {
       await client.close();
       await judge.close();
