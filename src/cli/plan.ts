@@ -70,7 +70,8 @@ export async function runPlan(args: PlanArgs, stdout: CliOutput = process.stdout
         noise.passRate
           ? `  pass rate: ${noise.passRate.questions} questions with two or more checked repeats; mean p(1-p) ${noise.passRate.variance.toFixed(3)}`
           : '  pass rate: no question with two checked repeats in a run (use --repeats 2 or more to measure it)',
-        `Now (${questions} questions x ${repeats} repeats, ${Math.round(confidence * 100)}% confidence, 80% power, latency threshold ${pct(threshold)}): detects latency +${pct(now.latency)} and a pass-rate drop of ${pct(now.passRate).replace('%', ' points')}.`,
+        `Now (${questions} questions x ${repeats} repeats, the default gates at ${Math.round(confidence * 100)}% together, 80% power, latency threshold ${pct(threshold)}): detects latency +${pct(now.latency)} and a pass-rate drop of ${pct(now.passRate).replace('%', ' points')}.`,
+        `  These figures are for a change that hits every question alike; a drop confined to a few questions is caught far less often (docs/statistics.md, "Planning a suite": at 30 x 2 a 50-point drop on a fifth of the questions is caught on about a quarter of nights).`,
         `To detect latency +${pct(latency)} and a pass-rate drop of ${pct(passRate).replace('%', ' points')}, questions needed:`,
         '  repeats  latency  pass rate  both',
         ...table.map((t) => `  ${String(t.repeats).padStart(7)}  ${String(t.latency ?? '–').padStart(7)}  ${String(t.passRate ?? '–').padStart(9)}  ${String(t.both ?? '–').padStart(4)}`),
