@@ -79,8 +79,8 @@ describe('compare --judge --max-loss-rate', () => {
   it('passes when one question of eight was lost: 12.5% is over the limit, but noise explains it', async () => {
     const { code, out } = await compare(['q3'], { maxLossRate: '10%' });
     expect(out).toContain('candidate 0 wins, 1 losses, 7 ties');
-    expect(out).toMatch(/loss 12\.5% \[0\.0%, \d+\.\d%\]/);
-    expect(out).toContain('(95% intervals over 8 questions: wilson, cluster bootstrap)');
+    expect(out).toMatch(/loss 12\.5% \[1\.5%, \d+\.\d%\]/);
+    expect(out).toContain('(95% intervals over 8 questions: wilson, effective sample size)');
     expect(out).not.toContain('GATE FAILED');
     expect(code).toBe(0);
   });
