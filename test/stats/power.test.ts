@@ -101,7 +101,7 @@ describe('the pass-rate gate with an allowance tests the allowance, not the poin
 
 describe('the default gates hold one false-alarm rate', () => {
   for (const repeats of [2, 3]) {
-    it(`new-errors and pass-rate together: at most 5% of null nights at 100 questions x ${repeats}, 10% errors (seed 61, 1,000 nights)`, () => {
+    it(`new-errors and pass-rate together: at most 5% of null nights at 100 questions x ${repeats}, 10% errors (seed 61 + repeats, 1,000 nights)`, () => {
       const random = mulberry32(61 + repeats);
       const levels = gateLevels(DEFAULT_THRESHOLDS, 0.95, ['latency', 'credits']);
       // The intervals play no part in the gates: few resamples.
