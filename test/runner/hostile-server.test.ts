@@ -41,9 +41,21 @@ async function brokenConversations(e: Awaited<ReturnType<typeof emulator>>, text
 describe('a hostile server', () => {
   it('an unrelated conversation that is not JSON or always 500 never decides the lookup of a reset create', async () => {
     const e = await emulator({ timeScale: 0.001 });
-    const [notJson, failing] = await brokenConversations(e, ['Some other question?', 'Yet another question?']);
+    // Asked by another client once the lost create landed: newer, so listed before it.
+    let notJson = '';
+    let failing = '';
     let creates = 0;
     const proxy = await proxied(e.url, (req) => {
+      if (req.operation === 'legacy.list' && notJson === '') {
+        return {
+          kind: 'reply',
+          status: 200,
+          body: async () => {
+            if (notJson === '') [notJson, failing] = (await brokenConversations(e, ['Some other question?', 'Yet another question?'])) as [string, string];
+            return (await raw(e, 'GET', `/.api/deepsearch/v1?${req.url.split('?')[1] ?? ''}`, { headers: { 'x-requested-with': 'test' } })).text;
+          },
+        };
+      }
       if (req.operation === 'legacy.get' && req.url.endsWith(`/${notJson}`)) return { kind: 'reply', status: 200, body: '<html>not json</html>' };
       if (req.operation === 'legacy.get' && req.url.endsWith(`/${failing}`)) return { kind: 'status', status: 500 };
       if (req.operation === 'legacy.create' && ++creates === 1) return { kind: 'resetThenDeliver', delayMs: 0 };
