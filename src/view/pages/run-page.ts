@@ -1,0 +1,88 @@
+import type Database from 'better-sqlite3';
+import { renderMarkdown as documentMarkdown } from '../../report/document.js';
+import { reportDocument } from '../../report/report-document.js';
+import { reportData } from '../../report/report.js';
+import type { RunRecord } from '../../store/queries.js';
+import { ITEM_SORTS, type ItemPageQuery, type ItemSort, itemFacets, itemPage } from '../../store/view-queries.js';
+import { type SafeHtml, fmtMs, html, queryString } from '../html.js';
+import { renderMarkdown } from '../markdown.js';
+
+// `/runs/<id>`: the run's summary (the same document as report.md) and its items, a page at a time, sorted
+// and filtered by the database.
+
+export const PAGE_SIZE = 50;
+
+export type RunPageParams = Record<string, string | undefined>;
+
+export function itemQueryOf(params: RunPageParams): ItemPageQuery {
+  const sort = (ITEM_SORTS as readonly string[]).includes(params['sort'] ?? '') ? (params['sort'] as ItemSort) : 'position';
+  const page = Math.max(1, Math.floor(Number(params['page'] ?? '1')) || 1);
+  const check = params['check'] === 'passed' || params['check'] === 'failed' ? params['check'] : undefined;
+  return {
+    sort,
+    descending: params['order'] === 'desc',
+    offset: (page - 1) * PAGE_SIZE,
+    limit: PAGE_SIZE,
+    state: params['state'] || undefined,
+    tag: params['tag'] || undefined,
+    check,
+    target: params['target'] || undefined,
+    text: params['q'] || undefined,
+  };
+}
+
+function summaryHtml(db: Database.Database, file: string, run: RunRecord): SafeHtml {
+  const data = reportData(db, file, run, new Date());
+  // The report's heading is the page's; its file list is empty here.
+  const markdown = documentMarkdown(reportDocument(data, [])).replace(/^# .*\n+/, '');
+  return renderMarkdown(markdown);
+}
+
+function filtersHtml(db: Database.Database, runId: number, params: RunPageParams): SafeHtml {
+  const facets = itemFacets(db, runId);
+  const option = (value: string, text: string, selected: string | undefined) => html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${text}</option>`;
+  const select = (name: string, label: string, options: Array<[string, string]>) =>
+    html`<label>${label} <select name="${name}">${option('', 'all', params[name])}${options.map(([v, t]) => option(v, t, params[name]))}</select></label>`;
+  return html`<form class="filters" method="get" action="/runs/${runId}" role="search" aria-label="Filter items">
+${select('state', 'State', facets.states.map(([s, n]): [string, string] => [s, `${s} (${n})`]))}
+${select('check', 'Checks', [['failed', 'some failed'], ['passed', 'all passed']])}
+${facets.tags.length > 0 ? select('tag', 'Tag', facets.tags.map((t): [string, string] => [t, t])) : ''}
+${facets.targets.length > 1 ? select('target', 'Target', facets.targets.map((t): [string, string] => [t, t])) : ''}
+<label>Text <input type="search" name="q" value="${params['q'] ?? ''}" placeholder="in questions and answers"></label>
+${select('sort', 'Sort', ITEM_SORTS.map((s): [string, string] => [s, s]))}
+${select('order', 'Order', [['asc', 'ascending'], ['desc', 'descending']])}
+<button type="submit">Apply</button> <a href="/runs/${runId}">clear</a>
+</form>`;
+}
+
+function itemsHtml(db: Database.Database, runId: number, params: RunPageParams): SafeHtml {
+  const query = itemQueryOf(params);
+  const { rows, total } = itemPage(db, runId, query);
+  const page = query.offset / PAGE_SIZE + 1;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const link = (p: number) => `/runs/${runId}${queryString({ ...params, page: p === 1 ? undefined : p })}#items`;
+  const nav = html`<nav class="pager" aria-label="Pages of items">${page > 1 ? html`<a href="${link(page - 1)}" rel="prev">← previous</a>` : ''}
+<span>page ${page} of ${pages} (${total.toLocaleString('en-US')} item${total === 1 ? '' : 's'})</span>
+${page < pages ? html`<a href="${link(page + 1)}" rel="next">next →</a>` : ''}</nav>`;
+  const body = rows.map(
+    (r) => html`<tr>
+<td><a href="/runs/${runId}/items/${encodeURIComponent(r.key)}">${r.id}</a>${r.repeat > 1 ? html` <span class="muted">#${r.repeat}</span>` : ''}</td>
+<td><span class="state ${r.state}">${r.state}</span></td>
+<td>${r.checks === 0 ? '' : r.checksFailed > 0 ? html`<span class="bad">${r.checksFailed} of ${r.checks} failed</span>` : html`<span class="good">${r.checks} passed</span>`}</td>
+<td class="num">${fmtMs(r.serverMs)}</td><td class="num">${r.credits ?? ''}</td>
+<td>${r.target}</td><td>${r.tags.join(', ')}</td><td class="text">${(r.question ?? '').slice(0, 160)}</td>
+</tr>`,
+  );
+  return html`<h2 id="items">Items</h2>${filtersHtml(db, runId, params)}${nav}
+<table class="list" id="items-table"><thead><tr><th scope="col">item</th><th scope="col">state</th><th scope="col">checks</th><th scope="col">server time</th><th scope="col">credits</th><th scope="col">target</th><th scope="col">tags</th><th scope="col">question or query</th></tr></thead>
+<tbody>${body.length === 0 ? html`<tr><td colspan="8">No item matches.</td></tr>` : body}</tbody></table>${nav}`;
+}
+
+export function runPage(db: Database.Database, file: string, run: RunRecord, params: RunPageParams): { title: string; body: SafeHtml } {
+  const name = `Run ${run.id}${run.label ? ` (${run.label})` : ''}`;
+  const body = html`<h1>${name} <span class="state ${run.status}" id="run-status">${run.status}</span></h1>
+<p class="meta">Suite ${run.suiteName}, started ${run.startedAt}${run.endedAt ? `, ended ${run.endedAt}` : ''}. <a href="/history${queryString({ suite: run.suiteName })}">History of the suite</a> · <a href="/compare${queryString({ candidate: run.id })}">Compare with…</a></p>
+<section class="summary" aria-label="Summary">${summaryHtml(db, file, run)}</section>
+${itemsHtml(db, run.id, params)}`;
+  return { title: name, body };
+}
