@@ -98,7 +98,7 @@ export function itemPage(db: Database.Database, runId: number, query: ItemPageQu
       (SELECT count(*) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key AND e.passed = 0) AS checksFailed,
       coalesce((SELECT sum(t.server_ms) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key), (SELECT s.duration_ms FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key)) AS server_ms,
       (SELECT sum(t.credits) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key) AS credits,
-      coalesce((SELECT t.text FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key AND t.turn = 1), (SELECT s.query FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key)) AS question
+      coalesce((SELECT t.text FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key ORDER BY t.turn LIMIT 1), (SELECT s.query FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key)) AS question
     FROM items i WHERE ${where} ORDER BY ${order} NULLS LAST, i.position LIMIT @limit OFFSET @offset`;
   const rows = db.prepare(sql).all({ ...used(sql), limit: query.limit, offset: query.offset }) as Array<Omit<ItemListRow, 'tags' | 'serverMs'> & { tags: string; server_ms: number | null }>;
   return {

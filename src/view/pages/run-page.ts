@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3';
 import { renderMarkdown as documentMarkdown } from '../../report/document.js';
 import { reportDocument } from '../../report/report-document.js';
 import { reportData } from '../../report/report.js';
+import { qualityLines } from '../../report/quality.js';
+import { itemErrorsText } from '../../report/tables.js';
 import type { RunRecord } from '../../store/queries.js';
 import { ITEM_SORTS, type ItemPageQuery, type ItemSort, itemFacets, itemPage } from '../../store/view-queries.js';
 import { type SafeHtml, fmtMs, html, queryString } from '../html.js';
@@ -31,26 +33,30 @@ export function itemQueryOf(params: RunPageParams): ItemPageQuery {
   };
 }
 
+/** The run's key figures, then the whole report (the document report.md is made of) folded. */
 function summaryHtml(db: Database.Database, file: string, run: RunRecord): SafeHtml {
   const data = reportData(db, file, run, new Date());
-  // The report's heading is the page's; its file list is empty here.
-  const markdown = documentMarkdown(reportDocument(data, [])).replace(/^# .*\n+/, '');
-  return renderMarkdown(markdown);
+  const markdown = documentMarkdown(reportDocument(data, [])).replace(/^#+ dsbench report.*\n+/, '');
+  const lines = qualityLines(data.quality);
+  const counts = data.summary.filter((s) => s.scope === 'target');
+  return html`<ul class="key">${counts.map((s) => html`<li><strong>${s.target}</strong>: ${s.itemsCompleted} of ${s.items} items completed, ${itemErrorsText(s)} errors, server time p50 ${fmtMs(s.serverMs.p50)}, p90 ${fmtMs(s.serverMs.p90)}${s.credits.sum === null ? '' : `, ${s.credits.sum} credits`}</li>`)}
+${lines.map((l) => html`<li>${l}</li>`)}</ul>
+<details><summary>The whole report (as report.md)</summary>${renderMarkdown(markdown)}</details>`;
 }
 
 function filtersHtml(db: Database.Database, runId: number, params: RunPageParams): SafeHtml {
   const facets = itemFacets(db, runId);
   const option = (value: string, text: string, selected: string | undefined) => html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${text}</option>`;
-  const select = (name: string, label: string, options: Array<[string, string]>) =>
-    html`<label>${label} <select name="${name}">${option('', 'all', params[name])}${options.map(([v, t]) => option(v, t, params[name]))}</select></label>`;
+  const select = (name: string, label: string, options: Array<[string, string]>, all = true) =>
+    html`<label>${label} <select name="${name}">${all ? option('', 'all', params[name]) : ''}${options.map(([v, t]) => option(v, t, params[name]))}</select></label>`;
   return html`<form class="filters" method="get" action="/runs/${runId}" role="search" aria-label="Filter items">
 ${select('state', 'State', facets.states.map(([s, n]): [string, string] => [s, `${s} (${n})`]))}
 ${select('check', 'Checks', [['failed', 'some failed'], ['passed', 'all passed']])}
 ${facets.tags.length > 0 ? select('tag', 'Tag', facets.tags.map((t): [string, string] => [t, t])) : ''}
 ${facets.targets.length > 1 ? select('target', 'Target', facets.targets.map((t): [string, string] => [t, t])) : ''}
 <label>Text <input type="search" name="q" value="${params['q'] ?? ''}" placeholder="in questions and answers"></label>
-${select('sort', 'Sort', ITEM_SORTS.map((s): [string, string] => [s, s]))}
-${select('order', 'Order', [['asc', 'ascending'], ['desc', 'descending']])}
+${select('sort', 'Sort', ITEM_SORTS.map((s): [string, string] => [s === 'position' ? '' : s, s === 'position' ? 'plan order' : s]), false)}
+${select('order', 'Order', [['', 'ascending'], ['desc', 'descending']], false)}
 <button type="submit">Apply</button> <a href="/runs/${runId}">clear</a>
 </form>`;
 }
