@@ -113,7 +113,9 @@ export function itemFacets(db: Database.Database, runId: number): { states: Arra
     .prepare('SELECT coalesce(outcome, status) AS k, count(*) AS n FROM items WHERE run_id = ? GROUP BY k ORDER BY n DESC, k')
     .raw()
     .all(runId) as Array<[string, number]>;
-  const tags = db.prepare('SELECT DISTINCT j.value FROM items i, json_each(i.tags_json) j WHERE i.run_id = ? ORDER BY 1').pluck().all(runId) as string[];
+  // The distinct tag lists are few however many items share them: parsed here, not per item in SQL.
+  const lists = db.prepare('SELECT DISTINCT tags_json FROM items WHERE run_id = ?').pluck().all(runId) as string[];
+  const tags = [...new Set(lists.flatMap((l) => JSON.parse(l) as string[]))].sort();
   const targets = db.prepare('SELECT name FROM targets WHERE run_id = ? ORDER BY rowid').pluck().all(runId) as string[];
   return { states, tags, targets };
 }
@@ -203,6 +205,56 @@ export function runProgress(db: Database.Database, runId: number): { items: numb
         r.status, r.ended_at AS endedAt FROM runs r WHERE r.id = ?`,
     )
     .get(runId) as { items: number; done: number; status: string; endedAt: string | null } | undefined;
+}
+
+/** Per question (target and suite id): its items whose checks all passed, and its items with checks. */
+export function checkedQuestions(db: Database.Database, runId: number): Array<{ target: string; passed: number; checked: number }> {
+  // Grouped first by the expectations' own key order, then joined to the items by their unique key.
+  return db
+    .prepare(
+      `SELECT i.target, sum(e.allPassed) AS passed, count(*) AS checked
+       FROM (SELECT item_key, min(passed) AS allPassed FROM expectations WHERE run_id = @runId GROUP BY item_key) e
+       JOIN items i ON i.run_id = @runId AND i.key = e.item_key
+       WHERE i.tags_json NOT LIKE '%"quarantine"%'
+       GROUP BY i.target, i.suite_item_id`,
+    )
+    .all({ runId }) as Array<{ target: string; passed: number; checked: number }>;
+}
+
+export interface KeyFigures {
+  target: string;
+  items: number;
+  done: number;
+  failed: number;
+  credits: number | null;
+  p50: number | null;
+  p90: number | null;
+}
+
+/** A run's items by target: how many, how many done, failed, credits, and the server time's p50 and p90 (nearest rank). */
+export function keyFigures(db: Database.Database, runId: number): KeyFigures[] {
+  const rows = db
+    .prepare(
+      `SELECT target, count(*) AS items, sum(status = 'done') AS done, sum(outcome IN ('error', 'client_error', 'timeout', 'http_error', 'truncated')) AS failed
+       FROM items WHERE run_id = ? GROUP BY target ORDER BY min(position)`,
+    )
+    .all(runId) as Array<Omit<KeyFigures, 'credits' | 'p50' | 'p90'>>;
+  const byTarget = new Map(rows.map((r) => [r.target, { times: [] as number[], credits: null as number | null }]));
+  // One pass over the turns, in their key order; an item key starts with its target (`<target>/<kind>/...`).
+  const turns = db.prepare('SELECT t.item_key, t.server_ms, t.credits FROM turns t WHERE t.run_id = ?').raw();
+  const targetOf = new Map(db.prepare('SELECT key, target FROM items WHERE run_id = ?').raw().all(runId) as Array<[string, string]>);
+  for (const [key, ms, credits] of turns.iterate(runId) as Iterable<[string, number | null, number | null]>) {
+    const t = byTarget.get(targetOf.get(key) ?? '');
+    if (!t) continue;
+    if (ms !== null) t.times.push(ms);
+    if (credits !== null) t.credits = (t.credits ?? 0) + credits;
+  }
+  return rows.map((r) => {
+    const t = byTarget.get(r.target)!;
+    const ms = Float64Array.from(t.times).sort();
+    const rank = (p: number) => (ms.length === 0 ? null : ms[Math.min(ms.length - 1, Math.ceil(p * ms.length) - 1)]!);
+    return { ...r, credits: t.credits, p50: rank(0.5), p90: rank(0.9) };
+  });
 }
 
 export type TurnRowOf = RowOf<typeof TURNS>;

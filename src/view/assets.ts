@@ -46,6 +46,17 @@ export const VIEW_JS = `
 (function () {
   var run = document.body.getAttribute('data-live-run');
   var live = document.getElementById('live');
+  // Parts of a page that take long to count arrive after its first paint.
+  function fill() {
+    var parts = document.querySelectorAll('[data-fragment]');
+    for (var i = 0; i < parts.length; i++) (function (part) {
+      fetch(part.getAttribute('data-fragment'), { headers: { 'x-dsbench-fragment': '1' }, credentials: 'same-origin' })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (text) { if (text !== null) { part.innerHTML = text; part.removeAttribute('aria-busy'); } })
+        .catch(function () {});
+    })(parts[i]);
+  }
+  fill();
   if (!window.EventSource) return;
   var source = new EventSource('/events' + (run ? '?run=' + encodeURIComponent(run) : ''));
   var busy = false, again = false;
@@ -65,7 +76,7 @@ export const VIEW_JS = `
     fetch(location.href, { headers: { 'x-dsbench-fragment': '1' }, credentials: 'same-origin' })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (text) {
-        if (text !== null) document.getElementById('app').innerHTML = text;
+        if (text !== null) { document.getElementById('app').innerHTML = text; fill(); }
         document.body.setAttribute('data-refreshed', String(Date.now()));
       })
       .catch(function () {})

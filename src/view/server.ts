@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DsbenchError, UsageError } from '../errors/errors.js';
 import { latestVersion, schemaVersion } from '../store/migrations.js';
-import { findRun } from '../store/queries.js';
+import { type RunRecord, findRun } from '../store/queries.js';
 import { type Store, openStore } from '../store/store.js';
 import { VIEW_CSS, VIEW_JS } from './assets.js';
 import { TOKEN_COOKIE, isLoopback, loopbackHostHeader, requestToken, sameToken } from './auth.js';
@@ -15,7 +15,7 @@ import { comparePage } from './pages/compare-page.js';
 import { GeneratedPages } from './pages/generated.js';
 import { HISTORY_NIGHTS, historyPage } from './pages/history-page.js';
 import { itemPage } from './pages/item-page.js';
-import { runPage } from './pages/run-page.js';
+import { figuresHtml, reportPage, runPage } from './pages/run-page.js';
 import { runsPage } from './pages/runs-page.js';
 
 // `dsbench view`: a read-only web app over the results database, on node's own HTTP server. Every page is
@@ -66,7 +66,10 @@ export async function startViewer(options: ViewOptions): Promise<ViewServer> {
   const created = [`${options.db}-wal`, `${options.db}-shm`].filter((f) => !existsSync(f));
   const store = openForViewing(options.db);
   const generated = new GeneratedPages(options.db);
-  const live = new LiveUpdates(store.db, () => generated.clear());
+  const live = new LiveUpdates(store.db, () => {
+    generated.clear();
+    figuresKept.clear();
+  });
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => fail(res, error));
   });
@@ -86,15 +89,25 @@ export async function startViewer(options: ViewOptions): Promise<ViewServer> {
     send(res, 200, 'text/html', fragment ? made.body.text : page({ ...made, live: made.live }));
   }
 
+  // Figures of a run read every turn: kept until the database changes.
+  const figuresKept = new Map<number, ReturnType<typeof html>>();
+  const figures = (run: RunRecord) => {
+    let made = figuresKept.get(run.id);
+    if (!made) figuresKept.set(run.id, (made = figuresHtml(store.db, run)));
+    return made;
+  };
+
   async function route(path: string, url: URL): Promise<Page> {
     const params = Object.fromEntries(url.searchParams);
     if (path === '/') return { ...runsPage(store.db, params), crumbs: [['runs']] };
-    const runMatch = /^\/runs\/(\d+)(?:\/items\/([^/]+))?\/?$/.exec(path);
+    const runMatch = /^\/runs\/(\d+)(?:\/items\/([^/]+)|\/(report|figures))?\/?$/.exec(path);
     if (runMatch) {
       const run = findRun(store.db, Number(runMatch[1]));
       if (!run) throw new NotFound(`There is no run ${runMatch[1]} in ${options.db}.`);
       const live = run.status === 'running' ? run.id : undefined;
-      if (runMatch[2] === undefined) return { ...runPage(store.db, options.db, run, params), live, crumbs: [['runs', '/'], [`run ${run.id}`]] };
+      if (runMatch[3] === 'figures') return { title: `Figures of run ${run.id}`, body: figures(run), live, crumbs: [['runs', '/'], [`run ${run.id}`, `/runs/${run.id}`], ['figures']] };
+      if (runMatch[3] !== undefined) return { ...reportPage(store.db, options.db, run), live, crumbs: [['runs', '/'], [`run ${run.id}`, `/runs/${run.id}`], ['report']] };
+      if (runMatch[2] === undefined) return { ...runPage(store.db, run, params), live, crumbs: [['runs', '/'], [`run ${run.id}`]] };
       const key = decodeURIComponent(runMatch[2]);
       const item = itemPage(store.db, run, key);
       if (!item) throw new NotFound(`Run ${run.id} has no item ${key}.`);

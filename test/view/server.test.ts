@@ -43,6 +43,12 @@ describe('dsbench view on loopback', () => {
   it('pages, filters and sorts a run\'s items in the database', async () => {
     const all = await get(viewer, '/runs/1');
     expect(all.text).toContain('13 items');
+    // Its figures come after the first paint: items by state, server time, pass rate over questions.
+    expect(all.text).toContain('data-fragment="/runs/1/figures"');
+    const figures = await get(viewer, '/runs/1/figures', { headers: { 'x-dsbench-fragment': '1' } });
+    expect(figures.text).toMatch(/13 of 13 items done, 2 failed, server time p50 [\d.]+ s/);
+    expect(figures.text).toMatch(/pass rate 83\.3% \(\d+\.\d%–\d+\.\d%\) \(95% interval over 12 questions/);
+    expect(figures.text).not.toContain('<html');
     const failing = await get(viewer, '/runs/1?check=failed');
     const ids = [...failing.text.matchAll(/items\/prod%2Fquestion%2F(q\d+)%2F0/g)].map((m) => m[1]);
     expect(new Set(ids)).toEqual(new Set(['q003', 'q010']));

@@ -2,10 +2,9 @@ import type Database from 'better-sqlite3';
 import { renderMarkdown as documentMarkdown } from '../../report/document.js';
 import { reportDocument } from '../../report/report-document.js';
 import { reportData } from '../../report/report.js';
-import { qualityLines } from '../../report/quality.js';
-import { itemErrorsText } from '../../report/tables.js';
+import { passRates, rateText } from '../figures.js';
 import type { RunRecord } from '../../store/queries.js';
-import { ITEM_SORTS, type ItemPageQuery, type ItemSort, itemFacets, itemPage } from '../../store/view-queries.js';
+import { ITEM_SORTS, type ItemPageQuery, type ItemSort, itemFacets, itemPage, keyFigures } from '../../store/view-queries.js';
 import { type SafeHtml, fmtMs, html, queryString } from '../html.js';
 import { renderMarkdown } from '../markdown.js';
 
@@ -33,15 +32,22 @@ export function itemQueryOf(params: RunPageParams): ItemPageQuery {
   };
 }
 
-/** The run's key figures, then the whole report (the document report.md is made of) folded. */
-function summaryHtml(db: Database.Database, file: string, run: RunRecord): SafeHtml {
-  const data = reportData(db, file, run, new Date());
-  const markdown = documentMarkdown(reportDocument(data, [])).replace(/^#+ dsbench report.*\n+/, '');
-  const lines = qualityLines(data.quality);
-  const counts = data.summary.filter((s) => s.scope === 'target');
-  return html`<ul class="key">${counts.map((s) => html`<li><strong>${s.target}</strong>: ${s.itemsCompleted} of ${s.items} items completed, ${itemErrorsText(s)} errors, server time p50 ${fmtMs(s.serverMs.p50)}, p90 ${fmtMs(s.serverMs.p90)}${s.credits.sum === null ? '' : `, ${s.credits.sum} credits`}</li>`)}
-${lines.map((l) => html`<li>${l}</li>`)}</ul>
-<details><summary>The whole report (as report.md)</summary>${renderMarkdown(markdown)}</details>`;
+/** The run's key figures, from grouped queries and one pass over its turns: fetched by the page after its first paint. */
+export function figuresHtml(db: Database.Database, run: RunRecord): SafeHtml {
+  const rates = new Map(passRates(db, run.id).map((r) => [r.target, r.rate]));
+  return html`<ul class="key">${keyFigures(db, run.id).map((t) => {
+    const rate = rates.get(t.target);
+    return html`<li><strong>${t.target}</strong>: ${t.done} of ${t.items} items done, ${t.failed} failed, server time p50 ${fmtMs(t.p50)}, p90 ${fmtMs(t.p90)}${t.credits === null ? ', credits not measured' : `, ${t.credits} credits`}${
+      rate && rate.value !== null ? `; pass rate ${rateText(rate)} (95% interval over ${rate.clusters} questions, ${rate.method})` : ''
+    }</li>`;
+  })}</ul>
+<p><a href="/runs/${run.id}/report">The whole report</a> (as report.md: errors, costs, quota, expectations, quality).</p>`;
+}
+
+/** The report of a run, made by the same code as report.md. */
+export function reportPage(db: Database.Database, file: string, run: RunRecord): { title: string; body: SafeHtml } {
+  const markdown = documentMarkdown(reportDocument(reportData(db, file, run, new Date()), []));
+  return { title: `Report of run ${run.id}`, body: html`<section class="summary">${renderMarkdown(markdown)}</section>` };
 }
 
 function filtersHtml(db: Database.Database, runId: number, params: RunPageParams): SafeHtml {
@@ -84,11 +90,11 @@ ${page < pages ? html`<a href="${link(page + 1)}" rel="next">next →</a>` : ''}
 <tbody>${body.length === 0 ? html`<tr><td colspan="8">No item matches.</td></tr>` : body}</tbody></table>${nav}`;
 }
 
-export function runPage(db: Database.Database, file: string, run: RunRecord, params: RunPageParams): { title: string; body: SafeHtml } {
+export function runPage(db: Database.Database, run: RunRecord, params: RunPageParams): { title: string; body: SafeHtml } {
   const name = `Run ${run.id}${run.label ? ` (${run.label})` : ''}`;
   const body = html`<h1>${name} <span class="state ${run.status}" id="run-status">${run.status}</span></h1>
 <p class="meta">Suite ${run.suiteName}, started ${run.startedAt}${run.endedAt ? `, ended ${run.endedAt}` : ''}. <a href="/history${queryString({ suite: run.suiteName })}">History of the suite</a> · <a href="/compare${queryString({ candidate: run.id })}">Compare with…</a></p>
-<section class="summary" aria-label="Summary">${summaryHtml(db, file, run)}</section>
+<section aria-label="Summary" data-fragment="/runs/${run.id}/figures" aria-busy="true"><p class="muted">Counting the run's figures… (<a href="/runs/${run.id}/figures">open them</a>)</p></section>
 ${itemsHtml(db, run.id, params)}`;
   return { title: name, body };
 }

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { verdictWord } from '../../model/verdict.js';
-import { type RunQuality, runQuality } from '../../report/quality.js';
+import { passRates, rateText } from '../figures.js';
 import { listRuns, runTargets } from '../../store/queries.js';
-import { type SafeHtml, fmtPct, html, queryString } from '../html.js';
+import { type SafeHtml, html, queryString } from '../html.js';
 
 // `/`: the runs, newest first, filtered by suite, label and state, each with its verdict and pass rate.
 
@@ -14,12 +14,9 @@ export interface RunsQuery {
 
 const LISTED = 200;
 
-function passRateText(quality: RunQuality): string {
-  const rates = quality.targets.filter((t) => t.passRate.value !== null);
-  if (rates.length === 0) return '';
-  return rates
-    .map((t) => `${rates.length > 1 ? `${t.target} ` : ''}${fmtPct(t.passRate.value)} (${fmtPct(t.passRate.low)}–${fmtPct(t.passRate.high)})`)
-    .join(', ');
+function passRateText(db: Database.Database, runId: number): string {
+  const rates = passRates(db, runId).filter((r) => r.rate.value !== null);
+  return rates.map((r) => `${rates.length > 1 ? `${r.target} ` : ''}${rateText(r.rate)}`).join(', ');
 }
 
 function durationText(startedAt: string, endedAt: string | null): string {
@@ -43,7 +40,7 @@ export function runsPage(db: Database.Database, query: RunsQuery): { title: stri
 <td>${targets.map((t) => t.name).join(', ')}${r.emulated ? ' (emulated)' : ''}</td>
 <td><span class="state ${r.status}">${r.status}</span></td>
 <td><span class="verdict v${r.status === 'running' ? 'running' : r.exitCode}">${verdict}</span></td>
-<td class="num">${passRateText(runQuality(db, r.id))}</td>
+<td class="num">${passRateText(db, r.id)}</td>
 <td class="num">${r.credits === null ? 'not measured' : r.credits.toLocaleString('en-US')}</td>
 <td class="num">${r.items}</td>
 <td>${r.startedAt.replace('T', ' ').slice(0, 19)}</td><td class="num">${durationText(r.startedAt, r.endedAt)}</td>
