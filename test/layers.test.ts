@@ -31,7 +31,8 @@ const LAYER: Record<string, number> = {
   report: 7,
   grade: 7,
   generate: 7,
-  cli: 8,
+  view: 8,
+  cli: 9,
 };
 const EMULATOR_MAY_IMPORT = new Set(['random.ts', 'version.ts', 'answer-links.ts', 'emulator-identity.ts']);
 

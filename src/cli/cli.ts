@@ -30,6 +30,7 @@ const commandModules: Record<CommandName, () => Promise<CommandFor>> = {
   merge: async () => (await import('./merge.js')).mergeCommand,
   grade: async () => (await import('./grade.js')).gradeCommand,
   suite: async () => (await import('./suite.js')).suiteCommand,
+  view: async () => (await import('./view.js')).viewCommand,
 };
 
 /** The words of a command line before `--` (after it, every word is a positional value). */

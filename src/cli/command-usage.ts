@@ -26,6 +26,7 @@ export const commandUsage = {
     command: 'suite',
     describe: 'Work with suite files: import questions from CSV or JSONL, generate a suite whose answers can be checked from the instance index, or verify a generated one still holds',
   },
+  view: { command: 'view', describe: 'Browse the results database in a web browser, read-only and live while a run records' },
   grade: {
     command: 'grade <run>',
     describe: 'Grade (or re-grade) a recorded run with the judge and check its citations, without asking the service again',

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import {
   errorBreakdown,
   expectationOverview,
@@ -7,6 +8,9 @@ import {
   iterateSearches,
   iterateTurnMetrics,
   lostCreateChecks,
+  type QuestionExportRow,
+  type RunRecord,
+  type SearchExportRow,
   runCounts,
   runTargets,
   unownedConversations,
@@ -60,49 +64,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
       const sinks = await openSinks(REPORT_SINKS, names, { db, run, out, bom: options.bom === true, junit: options.junit });
       let result: ReportResult;
       try {
-        const counts = runCounts(db, run.id);
-        const targets = runTargets(db, run.id);
-        // One pass over the turns and one over the searches feed the summaries: the sinks that take rows (the CSV
-        // exports) when there are any (the per-turn numbers, about 36 bytes a question, are then held while
-        // questions.csv streams; each turn also brings its item and its stat anomalies), else the light metrics queries.
-        const summaries = new RunSummaries(run.id, targets.map((t) => t.name), counts);
-        const toSinks = rowsTo(sinks);
-        if (toSinks) {
-          for (const t of iterateQuestionExport(db, run.id)) {
-            summaries.addQuestionRow(t);
-            toSinks(t);
-          }
-          for (const s of iterateSearchExport(db, run.id)) {
-            summaries.addSearchRow(s);
-            toSinks(s);
-          }
-        } else {
-          for (const t of iterateTurnMetrics(db, run.id)) summaries.addTurn(t);
-          for (const s of iterateSearches(db, run.id)) summaries.addSearch(s);
-        }
-        const { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now, perQuestion, anomalies } = summaries.finish(db, run, options.now ?? new Date());
-        const data: ReportData = {
-          db: options.db,
-          run,
-          targets,
-          counts,
-          inProgress,
-          itemsPending,
-          itemsRunning,
-          summary,
-          searchSummary,
-          costs: costRows,
-          quota,
-          errors: errorBreakdown(db, run.id),
-          anomalies,
-          unowned: unownedConversations(db, run.id),
-          unchecked: lostCreateChecks(db, run.id).filter((row) => row.unchecked > 0),
-          expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
-          perQuestion,
-          quality: runQuality(db, run.id),
-          thresholds: runThresholdResults(db, run),
-          generatedAt: now.toISOString(),
-        };
+        const data = reportData(db, options.db, run, options.now ?? new Date(), rowsTo(sinks), options.maxListed);
         const files = sinks.flatMap((s) => s.files);
         const blocks = reportDocument(data, files);
         result = { data, out, files, markdown: renderMarkdown(blocks), text: renderText(blocks) };
@@ -119,4 +81,53 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
   } finally {
     store.close();
   }
+}
+
+/**
+ * A run's report data from one pass over its turns and searches (call inside a snapshot): the rows go to
+ * `toSinks` as they are read when some sink takes rows (the CSV exports), else the light metrics queries
+ * feed the summaries. The files and the viewer (src/view) both build their summary from it.
+ */
+export function reportData(db: Database.Database, file: string, run: RunRecord, now: Date, toSinks?: ((row: QuestionExportRow | SearchExportRow) => void) | undefined, maxListed?: number): ReportData {
+  const counts = runCounts(db, run.id);
+  const targets = runTargets(db, run.id);
+  // The per-turn numbers, about 36 bytes a question, are held while questions.csv streams; each turn also
+  // brings its item and its stat anomalies.
+  const summaries = new RunSummaries(run.id, targets.map((t) => t.name), counts);
+  if (toSinks) {
+    for (const t of iterateQuestionExport(db, run.id)) {
+      summaries.addQuestionRow(t);
+      toSinks(t);
+    }
+    for (const s of iterateSearchExport(db, run.id)) {
+      summaries.addSearchRow(s);
+      toSinks(s);
+    }
+  } else {
+    for (const t of iterateTurnMetrics(db, run.id)) summaries.addTurn(t);
+    for (const s of iterateSearches(db, run.id)) summaries.addSearch(s);
+  }
+  const { summary, searchSummary, costRows, itemsPending, itemsRunning, quota, inProgress, now: at, perQuestion, anomalies } = summaries.finish(db, run, now);
+  return {
+    db: file,
+    run,
+    targets,
+    counts,
+    inProgress,
+    itemsPending,
+    itemsRunning,
+    summary,
+    searchSummary,
+    costs: costRows,
+    quota,
+    errors: errorBreakdown(db, run.id),
+    anomalies,
+    unowned: unownedConversations(db, run.id),
+    unchecked: lostCreateChecks(db, run.id).filter((row) => row.unchecked > 0),
+    expectations: expectationOverview(db, run.id, maxListed ?? 20),
+    perQuestion,
+    quality: runQuality(db, run.id),
+    thresholds: runThresholdResults(db, run),
+    generatedAt: at.toISOString(),
+  };
 }

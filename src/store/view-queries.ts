@@ -1,0 +1,260 @@
+import type Database from 'better-sqlite3';
+import { type RowOf, decoder, pick, selectList } from './columns.js';
+import { parseExpectations } from './item-readers.js';
+import { type StoredTurn } from './item-rows.js';
+import { FOLLOWUPS, SOURCES, TURNS } from './tables.js';
+
+// What the results viewer reads: one page of a run's items, filtered and sorted in SQL (a run of 100,000
+// items is never read whole to show 50 of them), an item with its turns, and the same question in other runs.
+
+export const ITEM_SORTS = ['position', 'id', 'latency', 'credits', 'state'] as const;
+export type ItemSort = (typeof ITEM_SORTS)[number];
+
+export interface ItemFilter {
+  /** An item's status or outcome (`completed`, `error`, `pending`, ...). */
+  state?: string | undefined;
+  tag?: string | undefined;
+  /** Items whose expectations all passed, or some failed. */
+  check?: 'passed' | 'failed' | undefined;
+  target?: string | undefined;
+  /** Text in a turn's question or answer (case-insensitive). */
+  text?: string | undefined;
+}
+
+export interface ItemPageQuery extends ItemFilter {
+  sort: ItemSort;
+  descending: boolean;
+  offset: number;
+  limit: number;
+}
+
+export interface ItemListRow {
+  key: string;
+  id: string;
+  repeat: number;
+  target: string;
+  kind: string;
+  state: string;
+  tags: string[];
+  checksFailed: number;
+  checks: number;
+  serverMs: number | null;
+  credits: number | null;
+  question: string | null;
+  endedAt: string | null;
+}
+
+const SORT_SQL: Record<ItemSort, string> = {
+  position: 'i.position',
+  id: 'i.suite_item_id, i.repeat',
+  latency: 'server_ms',
+  credits: 'credits',
+  state: 'state, i.position',
+};
+
+function whereOf(filter: ItemFilter): string {
+  const parts = ['i.run_id = @runId'];
+  if (filter.state) parts.push('coalesce(i.outcome, i.status) = @state');
+  if (filter.target) parts.push('i.target = @target');
+  if (filter.tag) parts.push('EXISTS (SELECT 1 FROM json_each(i.tags_json) WHERE value = @tag)');
+  if (filter.check === 'failed') parts.push('EXISTS (SELECT 1 FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key AND e.passed = 0)');
+  if (filter.check === 'passed') {
+    parts.push('EXISTS (SELECT 1 FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key)');
+    parts.push('NOT EXISTS (SELECT 1 FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key AND e.passed = 0)');
+  }
+  if (filter.text) {
+    parts.push(
+      `(i.suite_item_id LIKE @text ESCAPE '\\' OR EXISTS (SELECT 1 FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key AND (t.text LIKE @text ESCAPE '\\' OR t.answer LIKE @text ESCAPE '\\'))
+        OR EXISTS (SELECT 1 FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key AND s.query LIKE @text ESCAPE '\\'))`,
+    );
+  }
+  return parts.join(' AND ');
+}
+
+function paramsOf(runId: number, filter: ItemFilter): Record<string, unknown> {
+  return {
+    runId,
+    state: filter.state ?? null,
+    target: filter.target ?? null,
+    tag: filter.tag ?? null,
+    text: filter.text ? `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null,
+  };
+}
+
+/** One page of a run's items and how many match the filter. */
+export function itemPage(db: Database.Database, runId: number, query: ItemPageQuery): { rows: ItemListRow[]; total: number } {
+  const where = whereOf(query);
+  const params = paramsOf(runId, query);
+  const used = (sql: string) => Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes(`@${k}`)));
+  const countSql = `SELECT count(*) FROM items i WHERE ${where}`;
+  const total = db.prepare(countSql).pluck().get(used(countSql)) as number;
+  const direction = query.descending ? 'DESC' : 'ASC';
+  const order = SORT_SQL[query.sort]
+    .split(', ')
+    .map((c) => `${c} ${direction}`)
+    .join(', ');
+  const sql = `SELECT i.key, i.suite_item_id AS id, i.repeat, i.target, i.kind, coalesce(i.outcome, i.status) AS state, i.tags_json AS tags, i.ended_at AS endedAt,
+      (SELECT count(*) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS checks,
+      (SELECT count(*) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key AND e.passed = 0) AS checksFailed,
+      coalesce((SELECT sum(t.server_ms) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key), (SELECT s.duration_ms FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key)) AS server_ms,
+      (SELECT sum(t.credits) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key) AS credits,
+      coalesce((SELECT t.text FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key ORDER BY t.turn LIMIT 1), (SELECT s.query FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key)) AS question
+    FROM items i WHERE ${where} ORDER BY ${order} NULLS LAST, i.position LIMIT @limit OFFSET @offset`;
+  const rows = db.prepare(sql).all({ ...used(sql), limit: query.limit, offset: query.offset }) as Array<Omit<ItemListRow, 'tags' | 'serverMs'> & { tags: string; server_ms: number | null }>;
+  return {
+    total,
+    rows: rows.map(({ tags, server_ms, ...r }) => ({ ...r, tags: JSON.parse(tags) as string[], serverMs: server_ms })),
+  };
+}
+
+/** What the filters offer for a run: its states, tags and targets, with counts. */
+export function itemFacets(db: Database.Database, runId: number): { states: Array<[string, number]>; tags: string[]; targets: string[] } {
+  const states = db
+    .prepare('SELECT coalesce(outcome, status) AS k, count(*) AS n FROM items WHERE run_id = ? GROUP BY k ORDER BY n DESC, k')
+    .raw()
+    .all(runId) as Array<[string, number]>;
+  // The distinct tag lists are few however many items share them: parsed here, not per item in SQL.
+  const lists = db.prepare('SELECT DISTINCT tags_json FROM items WHERE run_id = ?').pluck().all(runId) as string[];
+  const tags = [...new Set(lists.flatMap((l) => JSON.parse(l) as string[]))].sort();
+  const targets = db.prepare('SELECT name FROM targets WHERE run_id = ? ORDER BY rowid').pluck().all(runId) as string[];
+  return { states, tags, targets };
+}
+
+const SOURCE_READ = pick(SOURCES, 'turn', 'type', 'link', 'label');
+const FOLLOWUP_READ = pick(FOLLOWUPS, 'turn', 'text');
+const readTurn = decoder(TURNS);
+const readSource = decoder(SOURCE_READ);
+const readFollowup = decoder(FOLLOWUP_READ);
+
+export interface ViewedItem {
+  key: string;
+  id: string;
+  repeat: number;
+  target: string;
+  kind: string;
+  status: string;
+  outcome: string | null;
+  message: string | null;
+  tags: string[];
+  startedAt: string | null;
+  endedAt: string | null;
+  conversationRef: string | null;
+  expectations: ReturnType<typeof parseExpectations>;
+  turns: StoredTurn[];
+  search: { query: string; verdict: string; matchCount: number | null; exhaustive: boolean | null; durationMs: number | null; alert: string | null; error: string | null } | null;
+}
+
+/** One item of a run with everything recorded of it; undefined when the run has no such item. */
+export function viewedItem(db: Database.Database, runId: number, key: string): ViewedItem | undefined {
+  const item = db
+    .prepare(
+      `SELECT key, suite_item_id AS id, repeat, target, kind, status, outcome, message, tags_json AS tags, started_at AS startedAt, ended_at AS endedAt,
+        conversation_ref AS conversationRef FROM items WHERE run_id = ? AND key = ?`,
+    )
+    .get(runId, key) as (Omit<ViewedItem, 'tags' | 'expectations' | 'turns' | 'search'> & { tags: string }) | undefined;
+  if (!item) return undefined;
+  const expectationRows = db.prepare('SELECT name, passed, reason, turn FROM expectations WHERE run_id = ? AND item_key = ? ORDER BY position').all(runId, key) as Array<{
+    name: string;
+    passed: number;
+    reason: string;
+    turn: number | null;
+  }>;
+  const sources = db.prepare(`SELECT ${selectList(SOURCE_READ)} FROM sources WHERE run_id = ? AND item_key = ? ORDER BY turn, position`).all(runId, key).map(readSource);
+  const followups = db.prepare(`SELECT ${selectList(FOLLOWUP_READ)} FROM suggested_followups WHERE run_id = ? AND item_key = ? ORDER BY turn, position`).all(runId, key).map(readFollowup);
+  const turns = db
+    .prepare(`SELECT ${selectList(TURNS)} FROM turns WHERE run_id = ? AND item_key = ? ORDER BY turn`)
+    .all(runId, key)
+    .map((row) => {
+      const turn = readTurn(row) as StoredTurn;
+      turn.sources = sources.filter((s) => s.turn === turn.turn).map(({ type, link, label }) => ({ type, link, label }));
+      turn.suggestedFollowups = followups.filter((f) => f.turn === turn.turn).map((f) => f.text);
+      return turn;
+    });
+  const search = db
+    .prepare('SELECT query, verdict, match_count AS matchCount, exhaustive, duration_ms AS durationMs, alert, error FROM searches WHERE run_id = ? AND item_key = ?')
+    .get(runId, key) as (Omit<NonNullable<ViewedItem['search']>, 'exhaustive'> & { exhaustive: number | null }) | undefined;
+  const { tags, ...rest } = item;
+  return {
+    ...rest,
+    tags: JSON.parse(tags) as string[],
+    expectations: expectationRows.map((e) => ({ name: e.name, passed: e.passed === 1, reason: e.reason, ...(e.turn === null ? {} : { turn: e.turn }) })) as ReturnType<typeof parseExpectations>,
+    turns,
+    search: search ? { ...search, exhaustive: search.exhaustive === null ? null : search.exhaustive === 1 } : null,
+  };
+}
+
+export type OtherRunRow = { runId: number; label: string | null; startedAt: string; key: string; state: string };
+
+/** The same question (suite id and target) in the other runs of the suite, newest first. */
+export function sameQuestionElsewhere(db: Database.Database, runId: number, id: string, target: string, limit = 30): OtherRunRow[] {
+  return db
+    .prepare(
+      `SELECT r.id AS runId, r.label, r.started_at AS startedAt, i.key, coalesce(i.outcome, i.status) AS state
+       FROM items i JOIN runs r ON r.id = i.run_id
+       WHERE r.suite_name = (SELECT suite_name FROM runs WHERE id = @runId) AND i.suite_item_id = @id AND i.target = @target AND i.run_id <> @runId
+       ORDER BY r.id DESC, i.repeat LIMIT @limit`,
+    )
+    .all({ runId, id, target, limit }) as OtherRunRow[];
+}
+
+/** Counts that change while a run records: items done and items in all, by status. */
+export function runProgress(db: Database.Database, runId: number): { items: number; done: number; status: string; endedAt: string | null } | undefined {
+  return db
+    .prepare(
+      `SELECT (SELECT count(*) FROM items WHERE run_id = r.id) AS items, (SELECT count(*) FROM items WHERE run_id = r.id AND status = 'done') AS done,
+        r.status, r.ended_at AS endedAt FROM runs r WHERE r.id = ?`,
+    )
+    .get(runId) as { items: number; done: number; status: string; endedAt: string | null } | undefined;
+}
+
+/** Per question (target and suite id): its items whose checks all passed, and its items with checks. */
+export function checkedQuestions(db: Database.Database, runId: number): Array<{ target: string; passed: number; checked: number }> {
+  // Grouped first by the expectations' own key order, then joined to the items by their unique key.
+  return db
+    .prepare(
+      `SELECT i.target, sum(e.allPassed) AS passed, count(*) AS checked
+       FROM (SELECT item_key, min(passed) AS allPassed FROM expectations WHERE run_id = @runId GROUP BY item_key) e
+       JOIN items i ON i.run_id = @runId AND i.key = e.item_key
+       WHERE i.tags_json NOT LIKE '%"quarantine"%'
+       GROUP BY i.target, i.suite_item_id`,
+    )
+    .all({ runId }) as Array<{ target: string; passed: number; checked: number }>;
+}
+
+export interface KeyFigures {
+  target: string;
+  items: number;
+  done: number;
+  failed: number;
+  credits: number | null;
+  p50: number | null;
+  p90: number | null;
+}
+
+/** A run's items by target: how many, how many done, failed, credits, and the server time's p50 and p90 (nearest rank). */
+export function keyFigures(db: Database.Database, runId: number): KeyFigures[] {
+  const rows = db
+    .prepare(
+      `SELECT target, count(*) AS items, sum(status = 'done') AS done, sum(outcome IN ('error', 'client_error', 'timeout', 'http_error', 'truncated')) AS failed
+       FROM items WHERE run_id = ? GROUP BY target ORDER BY min(position)`,
+    )
+    .all(runId) as Array<Omit<KeyFigures, 'credits' | 'p50' | 'p90'>>;
+  const byTarget = new Map(rows.map((r) => [r.target, { times: [] as number[], credits: null as number | null }]));
+  // One pass over the turns, in their key order; an item key starts with its target (`<target>/<kind>/...`).
+  const turns = db.prepare('SELECT t.item_key, t.server_ms, t.credits FROM turns t WHERE t.run_id = ?').raw();
+  const targetOf = new Map(db.prepare('SELECT key, target FROM items WHERE run_id = ?').raw().all(runId) as Array<[string, string]>);
+  for (const [key, ms, credits] of turns.iterate(runId) as Iterable<[string, number | null, number | null]>) {
+    const t = byTarget.get(targetOf.get(key) ?? '');
+    if (!t) continue;
+    if (ms !== null) t.times.push(ms);
+    if (credits !== null) t.credits = (t.credits ?? 0) + credits;
+  }
+  return rows.map((r) => {
+    const t = byTarget.get(r.target)!;
+    const ms = Float64Array.from(t.times).sort();
+    const rank = (p: number) => (ms.length === 0 ? null : ms[Math.min(ms.length - 1, Math.ceil(p * ms.length) - 1)]!);
+    return { ...r, credits: t.credits, p50: rank(0.5), p90: rank(0.9) };
+  });
+}
+
+export type TurnRowOf = RowOf<typeof TURNS>;

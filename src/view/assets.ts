@@ -1,0 +1,89 @@
+// The viewer's style sheet and script, served from /assets/ (the page's Content-Security-Policy allows no
+// inline script or style). The script only follows live changes; every page works without it.
+
+export const VIEW_CSS = `
+:root { color-scheme: light dark; --fg: #1f2328; --bg: #ffffff; --muted: #59636e; --line: #d1d9e0; --good: #1a7f37; --bad: #cf222e; --warn: #9a6700; --accent: #0969da; --panel: #f6f8fa; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1; --line: #3d444d; --good: #3fb950; --bad: #f85149; --warn: #d29922; --accent: #4493f8; --panel: #151b23; } }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
+header { display: flex; justify-content: space-between; align-items: center; gap: 1em; padding: .6em 1.5em; border-bottom: 1px solid var(--line); background: var(--panel); position: sticky; top: 0; z-index: 1; }
+header .brand { font-weight: 700; margin-right: .4em; }
+#live { color: var(--muted); font-size: .9em; }
+main { padding: 1em 1.5em 3em; max-width: 1400px; }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, select:focus-visible, input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.skip { position: absolute; left: -999px; } .skip:focus { left: 1em; top: .5em; z-index: 2; background: var(--bg); padding: .3em; }
+h1 { font-size: 1.5em; margin: .4em 0; } h2 { font-size: 1.2em; margin-top: 1.6em; } h3 { font-size: 1.05em; } h4 { margin: .8em 0 .2em; font-size: .95em; color: var(--muted); }
+.meta, .muted { color: var(--muted); }
+.good { color: var(--good); } .bad { color: var(--bad); }
+table { border-collapse: collapse; margin: .6em 0; font-size: .93em; }
+caption { text-align: left; color: var(--muted); padding: .2em 0; }
+th, td { border-bottom: 1px solid var(--line); padding: .35em .7em; text-align: left; vertical-align: top; }
+th { background: var(--panel); font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.text { max-width: 40em; }
+table.list tbody tr:hover { background: var(--panel); }
+.state, .verdict, .citation { display: inline-block; padding: 0 .5em; border-radius: 1em; font-size: .85em; border: 1px solid var(--line); white-space: nowrap; }
+.state.completed, .state.complete, .verdict.v0, .citation.valid { color: var(--good); border-color: var(--good); }
+.state.error, .state.failed, .state.client_error, .state.timeout, .state.http_error, .state.truncated, .verdict.v1, .verdict.v3, .citation.invalid { color: var(--bad); border-color: var(--bad); }
+.state.running, .state.pending, .verdict.vrunning { color: var(--warn); border-color: var(--warn); }
+form.filters { display: flex; flex-wrap: wrap; gap: .6em 1em; align-items: end; padding: .6em; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; }
+form.filters label { display: flex; flex-direction: column; font-size: .85em; color: var(--muted); }
+select, input, button { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 4px; padding: .2em .4em; }
+button { cursor: pointer; background: var(--accent); color: #fff; border-color: var(--accent); }
+.pager { display: flex; gap: 1em; margin: .5em 0; align-items: center; }
+.turn { border: 1px solid var(--line); border-radius: 6px; padding: .2em 1em .6em; margin: 1em 0; }
+.answer, .question { overflow-wrap: anywhere; }
+.answer pre, .summary pre, pre { background: var(--panel); padding: .6em; overflow-x: auto; border-radius: 4px; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .92em; }
+ul.key { padding-left: 1.2em; } details > summary { cursor: pointer; color: var(--accent); margin: .6em 0; }
+ul.sources li, ul.others li { margin: .15em 0; }
+.summary table { display: block; overflow-x: auto; }
+.align-right { text-align: right; font-variant-numeric: tabular-nums; } .align-center { text-align: center; }
+`;
+
+export const VIEW_JS = `
+(function () {
+  var run = document.body.getAttribute('data-live-run');
+  var live = document.getElementById('live');
+  // Parts of a page that take long to count arrive after its first paint.
+  function fill() {
+    var parts = document.querySelectorAll('[data-fragment]');
+    for (var i = 0; i < parts.length; i++) (function (part) {
+      fetch(part.getAttribute('data-fragment'), { headers: { 'x-dsbench-fragment': '1' }, credentials: 'same-origin' })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (text) { if (text !== null) { part.innerHTML = text; part.removeAttribute('aria-busy'); } })
+        .catch(function () {});
+    })(parts[i]);
+  }
+  fill();
+  if (!window.EventSource) return;
+  var source = new EventSource('/events' + (run ? '?run=' + encodeURIComponent(run) : ''));
+  var busy = false, again = false;
+  function say(data) {
+    var p = data && data.progress;
+    if (!live || !p) return;
+    live.textContent = p.status === 'running' ? 'live: ' + p.done + ' of ' + p.items + ' items done' : 'run ' + p.status;
+    var badge = document.getElementById('run-status');
+    if (badge) { badge.textContent = p.status; badge.className = 'state ' + p.status; }
+  }
+  function refresh() {
+    var active = document.activeElement;
+    // Never swap the page under someone typing in a filter.
+    if (active && (active.tagName === 'INPUT' || active.tagName === 'SELECT')) { again = true; return; }
+    if (busy) { again = true; return; }
+    busy = true;
+    fetch(location.href, { headers: { 'x-dsbench-fragment': '1' }, credentials: 'same-origin' })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (text) {
+        if (text !== null) { document.getElementById('app').innerHTML = text; fill(); }
+        document.body.setAttribute('data-refreshed', String(Date.now()));
+      })
+      .catch(function () {})
+      .then(function () { busy = false; if (again) { again = false; refresh(); } });
+  }
+  source.addEventListener('hello', function (e) { say(JSON.parse(e.data)); });
+  source.addEventListener('change', function (e) { say(JSON.parse(e.data)); refresh(); });
+  document.addEventListener('focusout', function () { if (again) { again = false; setTimeout(refresh, 0); } });
+})();
+`;

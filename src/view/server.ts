@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { DsbenchError, UsageError } from '../errors/errors.js';
+import { latestVersion, schemaVersion } from '../store/migrations.js';
+import { type RunRecord, findRun } from '../store/queries.js';
+import { type Store, openStore } from '../store/store.js';
+import { VIEW_CSS, VIEW_JS } from './assets.js';
+import { TOKEN_COOKIE, isLoopback, loopbackHostHeader, requestToken, sameToken } from './auth.js';
+import { html, page } from './html.js';
+import { LiveUpdates } from './live.js';
+import { comparePage } from './pages/compare-page.js';
+import { GeneratedPages } from './pages/generated.js';
+import { HISTORY_NIGHTS, historyPage } from './pages/history-page.js';
+import { itemPage } from './pages/item-page.js';
+import { figuresHtml, reportPage, runPage } from './pages/run-page.js';
+import { runsPage } from './pages/runs-page.js';
+
+// `dsbench view`: a read-only web app over the results database, on node's own HTTP server. Every page is
+// HTML made on the server from the store's readers (server text escaped), followed live by a small script.
+
+export interface ViewOptions {
+  db: string;
+  host: string;
+  port: number;
+  /** Required off loopback. */
+  token?: string | undefined;
+}
+
+export interface ViewServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' } as const;
+
+/** Opens the database for reading only: a missing file, another program's, a newer or an older schema are named. */
+export function openForViewing(file: string): Store {
+  if (!existsSync(file)) throw new UsageError(`no results database at ${file}: run a suite first (npx dsbench run), or pass --db with the database's path.`);
+  if (statSync(file).isDirectory()) throw new UsageError(`${file} is a folder, not a results database; pass --db with the database file.`);
+  const probe = new Database(file, { readonly: true, fileMustExist: true });
+  let version: number;
+  try {
+    version = schemaVersion(probe);
+  } finally {
+    probe.close();
+  }
+  if (version < latestVersion() && version > 0) {
+    throw new UsageError(`results database ${file} was written by an older dsbench (schema ${version}, this one reads ${latestVersion()}); view never writes, so upgrade it once with: npx dsbench runs --db ${file}`);
+  }
+  return openStore(file, { readOnly: true });
+}
+
+type Page = { title: string; body: ReturnType<typeof html>; live?: number; crumbs: Array<[string, string?]> };
+
+class NotFound extends Error {}
+
+export async function startViewer(options: ViewOptions): Promise<ViewServer> {
+  if (!isLoopback(options.host) && !options.token) {
+    throw new UsageError(`--host ${options.host} is not loopback: the viewer would be reachable by others, so it needs a token (--token or DSBENCH_VIEW_TOKEN)`);
+  }
+  const created = [`${options.db}-wal`, `${options.db}-shm`].filter((f) => !existsSync(f));
+  const store = openForViewing(options.db);
+  const generated = new GeneratedPages(options.db);
+  const live = new LiveUpdates(store.db, () => {
+    generated.clear();
+    figuresKept.clear();
+  });
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => fail(res, error));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://viewer.invalid');
+    if (!allowed(req, res, url)) return;
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'The viewer is read-only: GET only.\n', { allow: 'GET, HEAD' });
+    const path = url.pathname;
+    if (path === '/assets/view.css') return send(res, 200, 'text/css', VIEW_CSS);
+    if (path === '/assets/view.js') return send(res, 200, 'text/javascript', VIEW_JS);
+    if (path === '/favicon.ico') return send(res, 204, 'image/x-icon', '');
+    if (path === '/events') return live.subscribe(res, numberOrUndefined(url.searchParams.get('run')));
+    if (path === '/compare/page' || path === '/history/page') return staticPage(res, path, url);
+    const made = await route(path, url);
+    const fragment = req.headers['x-dsbench-fragment'] === '1';
+    send(res, 200, 'text/html', fragment ? made.body.text : page({ ...made, live: made.live }));
+  }
+
+  // Figures of a run read every turn: kept until the database changes.
+  const figuresKept = new Map<number, ReturnType<typeof html>>();
+  const figures = (run: RunRecord) => {
+    let made = figuresKept.get(run.id);
+    if (!made) figuresKept.set(run.id, (made = figuresHtml(store.db, run)));
+    return made;
+  };
+
+  async function route(path: string, url: URL): Promise<Page> {
+    const params = Object.fromEntries(url.searchParams);
+    if (path === '/') return { ...runsPage(store.db, params), crumbs: [['runs']] };
+    const runMatch = /^\/runs\/(\d+)(?:\/items\/([^/]+)|\/(report|figures))?\/?$/.exec(path);
+    if (runMatch) {
+      const run = findRun(store.db, Number(runMatch[1]));
+      if (!run) throw new NotFound(`There is no run ${runMatch[1]} in ${options.db}.`);
+      const live = run.status === 'running' ? run.id : undefined;
+      if (runMatch[3] === 'figures') return { title: `Figures of run ${run.id}`, body: figures(run), live, crumbs: [['runs', '/'], [`run ${run.id}`, `/runs/${run.id}`], ['figures']] };
+      if (runMatch[3] !== undefined) return { ...reportPage(store.db, options.db, run), live, crumbs: [['runs', '/'], [`run ${run.id}`, `/runs/${run.id}`], ['report']] };
+      if (runMatch[2] === undefined) return { ...runPage(store.db, run, params), live, crumbs: [['runs', '/'], [`run ${run.id}`]] };
+      const key = decodeURIComponent(runMatch[2]);
+      const item = itemPage(store.db, run, key);
+      if (!item) throw new NotFound(`Run ${run.id} has no item ${key}.`);
+      return { ...item, live, crumbs: [['runs', '/'], [`run ${run.id}`, `/runs/${run.id}`], [key]] };
+    }
+    if (path === '/compare') {
+      const { baseline, candidate } = params;
+      const made = baseline && candidate ? await generated.compare(baseline, candidate) : undefined;
+      return { ...comparePage(store.db, baseline, candidate, made), crumbs: [['runs', '/'], ['compare']] };
+    }
+    if (path === '/history') {
+      const suite = params['suite'] || findRun(store.db, 'latest')?.suiteName;
+      if (!suite) throw new NotFound(`There are no runs in ${options.db} yet, so no history.`);
+      const limit = historyLimit(params['n']);
+      return { ...historyPage(suite, limit, await generated.history(suite, limit)), crumbs: [['runs', '/'], [`history of ${suite}`]] };
+    }
+    throw new NotFound(`Nothing is at ${path}.`);
+  }
+
+  async function staticPage(res: ServerResponse, path: string, url: URL): Promise<void> {
+    const params = Object.fromEntries(url.searchParams);
+    const made =
+      path === '/compare/page'
+        ? await generated.compare(params['baseline'] ?? '', params['candidate'] ?? '')
+        : await generated.history(params['suite'] || findRun(store.db, 'latest')?.suiteName || '', historyLimit(params['n']));
+    const text = GeneratedPages.read(made);
+    if (text === undefined) throw new NotFound('That page was not made.');
+    send(res, 200, 'text/html', text, { 'content-security-policy': inlinePolicy(text) });
+  }
+
+  function allowed(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+    if (!options.token) {
+      if (loopbackHostHeader(req)) return true;
+      send(res, 403, 'text/plain', 'The viewer answers only requests addressed to loopback (127.0.0.1 or localhost).\n');
+      return false;
+    }
+    const { token, fromQuery } = requestToken(req, url);
+    if (token === undefined || !sameToken(token, options.token)) {
+      send(res, 401, 'text/plain', 'Unauthorized.\n', { 'www-authenticate': 'Bearer' });
+      return false;
+    }
+    if (!fromQuery) return true;
+    // The token leaves the address (and the history) for a cookie only this viewer reads.
+    url.searchParams.delete('token');
+    res.writeHead(303, { ...HEADERS, location: url.pathname + url.search, 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` });
+    res.end();
+    return false;
+  }
+
+  function fail(res: ServerResponse, error: unknown): void {
+    if (res.headersSent) return void res.end();
+    const known = error instanceof NotFound ? 404 : error instanceof DsbenchError ? 400 : 500;
+    const message = error instanceof Error ? error.message : String(error);
+    const text = known === 500 ? `internal error in dsbench: ${message}` : message;
+    const title = known === 404 ? 'Not found' : known === 400 ? 'Cannot show that' : 'Internal error';
+    send(res, known, 'text/html', page({ title, crumbs: [['runs', '/'], [title]], body: html`<h1>${title}</h1><p>${text}</p><p><a href="/">Back to the runs</a></p>` }));
+  }
+
+  await listen(server, options);
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    close: async () => {
+      live.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      generated.close();
+      store.close();
+      removeOwnWal(options.db, created);
+    },
+  };
+}
+
+/**
+ * A read-only connection makes the WAL's index (-shm) and an empty WAL that it cannot remove. When it made
+ * them and the WAL is still empty, a moment's read-write connection, closing as the last one, removes both;
+ * with nothing in the WAL there is nothing to copy into the database, so the file is not touched. While
+ * another process holds the database (a run), its connection keeps them, as it should.
+ */
+function removeOwnWal(db: string, created: readonly string[]): void {
+  const wal = `${db}-wal`;
+  if (created.length < 2 || !existsSync(wal) || statSync(wal).size > 0) return;
+  try {
+    const connection = new Database(db, { fileMustExist: true });
+    // SQLite opens the WAL at the first read; closing then, as the last connection, removes it.
+    connection.prepare('SELECT count(*) FROM sqlite_schema').get();
+    connection.close();
+  } catch {
+    // Another program holds it: the files are its.
+  }
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { ...HEADERS, 'content-security-policy': CSP, 'content-type': `${type}; charset=utf-8`, ...extra });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+/** The policy of a page with inline script and style: exactly those, by their hashes. */
+function inlinePolicy(text: string): string {
+  const hashes = (tag: string) =>
+    [...text.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`).join(' ');
+  return `default-src 'none'; script-src ${hashes('script')}; style-src ${hashes('style')}; img-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'none'`;
+}
+
+function numberOrUndefined(text: string | null): number | undefined {
+  return text !== null && /^\d+$/.test(text) ? Number(text) : undefined;
+}
+
+function historyLimit(text: string | undefined): number {
+  const n = Number(text);
+  return Number.isInteger(n) && n > 0 && n <= 1000 ? n : HISTORY_NIGHTS;
+}
+
+function listen(server: Server, options: ViewOptions): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new UsageError(`port ${options.port} on ${options.host} is in use by another program; pick another with --port (0 picks a free one)`));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new UsageError(`--host ${options.host} is not an address of this machine`));
+      else reject(error);
+    });
+    server.listen(options.port, options.host, () => resolve());
+  });
+}
+
