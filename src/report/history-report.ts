@@ -6,7 +6,7 @@ import { writeCsv } from './csv.js';
 import { type Block, renderMarkdown, renderText } from './document.js';
 import { type HistoryRow, HISTORY_COLUMNS, collectHistory } from './history.js';
 import { inSnapshot, openResults, outputDir } from './open.js';
-import { type QuestionGrid, cellText, questionGrid } from './question-grid.js';
+import { type QuestionGrid, cellText, gridMarks, questionGrid } from './question-grid.js';
 import type { ReportFormat } from './report-result.js';
 import { historyHtml } from './html/history-html.js';
 import { fmtInt, fmtNum, fmtPct, fmtSeconds, itemErrorsText, safeJson } from './tables.js';
@@ -122,17 +122,20 @@ function historyDocument(suite: string, db: string, rows: readonly HistoryRow[],
   ];
 }
 
-/** Questions x runs: passed/checked repeats per night, flaky and quarantined questions marked. */
+/** Questions x runs: passed/checked repeats per night, flaky, stepped and quarantined questions marked. */
 function gridBlocks(grid: QuestionGrid): Block[] {
   if (grid.rows.length === 0) return [];
   const flaky = grid.rows.filter((r) => r.flaky).length;
+  const steps = grid.rows.filter((r) => r.step !== null).length;
   const targets = new Set(grid.rows.map((r) => r.target)).size;
   return [
     { kind: 'heading', level: 2, text: ['Questions night by night'] },
     {
       kind: 'para',
       text: [
-        `Repeats whose checks passed, of those checked, per run (oldest first). ${fmtInt(flaky)} flaky: among repeats that did not end in an error, both a pass and a fail in these runs. Quarantined ones (tag `,
+        `Repeats whose checks passed, of those checked, per run (oldest first); repeats that ended in an error are left out of the marks. ` +
+          `${fmtInt(flaky)} flaky: both a pass and a fail on one night, or outcomes that flip between nights more than once (candidates for quarantine). ` +
+          `${fmtInt(steps)} with a step: every night passed up to one run and failed from it on (regressed), or the reverse (fixed); a step is a change to look into, not noise to quarantine. Quarantined ones (tag `,
         { code: 'quarantine' },
         ') are judged by no compare gate.',
       ],
@@ -145,7 +148,7 @@ function gridBlocks(grid: QuestionGrid): Block[] {
         rows: grid.rows.map((r) => [
           ...(targets > 1 ? [r.target] : []),
           `${r.kind === 'search' ? 'search ' : ''}${r.id}`,
-          [r.flaky ? 'flaky' : '', r.quarantined ? 'quarantined' : ''].filter(Boolean).join(', '),
+          gridMarks(r),
           ...r.cells.map(cellText),
         ]),
       },

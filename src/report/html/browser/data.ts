@@ -182,7 +182,7 @@ export interface HistoryPage {
   generatedAt: string;
   grid?: {
     runs: Array<{ id: number; startedAt: string }>;
-    rows: Array<{ target: string; id: string; cells: Array<{ checked: number; passed: number; errored: number } | null>; flaky: boolean; quarantined: boolean }>;
+    rows: Array<{ target: string; id: string; cells: Array<{ checked: number; passed: number; errored: number } | null>; flaky: boolean; step: { runId: number; direction: 'regressed' | 'fixed' } | null; quarantined: boolean }>;
   };
 }
 
