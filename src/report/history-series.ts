@@ -35,7 +35,7 @@ export function historyNights(_db: Database.Database, runs: ReadonlyArray<{ id: 
 }
 
 /** One night's items of one scope, summed. */
-class Tally {
+export class ScopeTally {
   done = 0;
   errored = 0;
   checked = 0;
@@ -81,17 +81,20 @@ class Tally {
 
 /** The series of every scope and metric over `nights` (oldest first). */
 export function collectSeries(db: Database.Database, nights: readonly Night[], options: { questions: boolean }): MetricSeries[] {
-  const scopes = new Map<string, { scope: SeriesScope; tallies: Array<Tally | undefined> }>();
-  const tally = (scope: SeriesScope, night: number): Tally => {
+  const scopes = new Map<string, { scope: SeriesScope; tallies: Array<ScopeTally | undefined> }>();
+  const tally = (scope: SeriesScope, night: number): ScopeTally => {
     const key = `${scope.target}\u0000${scope.kind}\u0000${scope.name ?? ''}`;
     let entry = scopes.get(key);
     if (!entry) scopes.set(key, (entry = { scope, tallies: [] }));
-    return (entry.tallies[night] ??= new Tally());
+    return (entry.tallies[night] ??= new ScopeTally());
   };
+  // Items share a few tag lists: each parsed once.
+  const tagLists = new Map<string, string[]>();
+  const tagsOf = (json: string) => tagLists.get(json) ?? tagLists.set(json, JSON.parse(json) as string[]).get(json)!;
   nights.forEach((night, i) => {
     for (const row of iterateNightItems(db, night.runId)) {
       tally({ target: row.target, kind: 'suite', name: null }, i).add(row);
-      for (const tag of JSON.parse(row.tagsJson) as string[]) tally({ target: row.target, kind: 'tag', name: tag }, i).add(row);
+      for (const tag of tagsOf(row.tagsJson)) tally({ target: row.target, kind: 'tag', name: tag }, i).add(row);
       if (options.questions) tally({ target: row.target, kind: 'question', name: `${row.kind === 'search' ? 'search ' : ''}${row.suiteItemId}` }, i).add(row);
     }
   });
