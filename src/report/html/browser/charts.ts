@@ -79,7 +79,7 @@ export function changeMarks(marks: Array<{ index: number; label: string }>): Plu
       if (!x) return;
       const ctx = c.ctx;
       ctx.save();
-      marks.forEach((m) => {
+      marks.forEach((m, i) => {
         const at = x.getPixelForValue(m.index);
         ctx.strokeStyle = '#dc2626';
         ctx.setLineDash([5, 3]);
@@ -90,7 +90,8 @@ export function changeMarks(marks: Array<{ index: number; label: string }>): Plu
         ctx.stroke();
         ctx.fillStyle = '#dc2626';
         ctx.font = '11px sans-serif';
-        ctx.fillText(m.label, Math.min(at + 3, area.right - ctx.measureText(m.label).width), area.top + 12);
+        // Labels stacked, so that two changes on one night stay readable.
+        ctx.fillText(m.label, Math.max(area.left, Math.min(at + 3, area.right - ctx.measureText(m.label).width)), area.top + 12 + 13 * i);
       });
       ctx.restore();
     },
