@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../../src/cli/cli.js';
+import { mulberry32 } from '../../src/random.js';
 import { openStore } from '../../src/store/store.js';
 
 const { values: args } = parseArgs({
@@ -25,11 +26,11 @@ const NIGHTS = Number(args.nights);
 const QUESTIONS = Number(args.questions);
 const REPEATS = Number(args.repeats);
 
-/** A hash of a few integers to [0, 1): the generated noise, the same on every run. */
+/** A few integers hashed to [0, 1): the generated noise, the same on every run. */
 function unit(...xs: number[]): number {
   let h = 2166136261;
-  for (const x of xs) h = Math.imul(h ^ x, 16777619) ^ (h >>> 13);
-  return ((Math.imul(h, 2654435761) >>> 0) % 1_000_003) / 1_000_003;
+  for (const x of xs) h = Math.imul(h ^ x, 16777619);
+  return mulberry32(h)();
 }
 
 function generateNights(file: string): void {

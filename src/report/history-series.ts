@@ -99,7 +99,10 @@ export function collectSeries(db: Database.Database, nights: readonly Night[], o
     }
   });
   const order = { suite: 0, tag: 1, question: 2 };
-  const sorted = [...scopes.values()].sort(
+  // A tag on every item of a target (every night) has the suite's series: searched once, as the suite.
+  const everywhere = (tallies: ReadonlyArray<ScopeTally | undefined>, target: string) =>
+    nights.every((_, i) => (tallies[i]?.done ?? 0) === (scopes.get(`${target}\u0000suite\u0000`)?.tallies[i]?.done ?? 0));
+  const sorted = [...scopes.values()].filter(({ scope, tallies }) => scope.kind !== 'tag' || !everywhere(tallies, scope.target)).sort(
     (a, b) => a.scope.target.localeCompare(b.scope.target) || order[a.scope.kind] - order[b.scope.kind] || (a.scope.name ?? '').localeCompare(b.scope.name ?? ''),
   );
   return sorted.flatMap(({ scope, tallies }) => {
