@@ -79,21 +79,26 @@ async function main(): Promise<void> {
     else process.stderr.write(`timing on ${db} as it is\n`);
     process.stderr.write(`generated ${NIGHTS} nights x ${QUESTIONS} questions x ${REPEATS} repeats in ${((performance.now() - genStart) / 1000).toFixed(1)} s\n`);
     const times: number[] = [];
+    const cpuTimes: number[] = [];
     let found = '';
     for (let round = 0; round < Number(args.rounds); round++) {
       let stdout = '';
       const load = os.loadavg()[0]!.toFixed(1);
+      const cpu = process.cpuUsage();
       const started = performance.now();
       const argv = ['report', '--db', db, '--history', String(NIGHTS), args.questionsToo ? '--detect-questions' : '--detect', '--out', path.join(dir, `out-${round}`)];
       const code = await runCli(argv, { stdout: { write: (s: string) => ((stdout += s), true) }, stderr: { write: (s: string) => (process.stderr.write(s), true) }, env: {}, cwd: dir });
       const ms = performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      const cpuMs = (used.user + used.system) / 1000;
       if (code !== 0) throw new Error(`report exited with ${code}`);
       times.push(ms);
+      cpuTimes.push(cpuMs);
       found = stdout.match(/\d+ change points? in \d+ series over \d+ nights/)?.[0] ?? '';
-      process.stdout.write(`round ${round + 1}: ${(ms / 1000).toFixed(2)} s (1-minute load ${load} at its start); ${found}\n`);
+      process.stdout.write(`round ${round + 1}: ${(ms / 1000).toFixed(2)} s wall, ${(cpuMs / 1000).toFixed(2)} s CPU (1-minute load ${load} at its start); ${found}\n`);
     }
-    const sorted = [...times].sort((a, b) => a - b);
-    process.stdout.write(`median ${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(2)} s over ${times.length} rounds, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end\n`);
+    const median = (xs: number[]) => ([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! / 1000).toFixed(2);
+    if (times.length > 0) process.stdout.write(`median ${median(times)} s wall, ${median(cpuTimes)} s CPU over ${times.length} rounds, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,7 +9,7 @@ import type { MetricSeries, Night } from '../../src/report/history-series.js';
 const scope = { target: 'prod', kind: 'suite' as const, name: null };
 
 function nights(versions: Array<string | null>): Night[] {
-  return versions.map((v, i) => ({ runId: 100 + i, startedAt: `2026-01-${String(i + 1).padStart(2, '0')}`, productVersions: v === null ? {} : { prod: v } }));
+  return versions.map((v, i): Night => ({ runId: 100 + i, startedAt: `2026-01-${String(i + 1).padStart(2, '0')}`, productVersions: v === null ? {} : { prod: v } }));
 }
 
 /** Latency about 100 s, x1.5 from night `at`; a pass rate of 80% +- 1 point. */
