@@ -173,7 +173,7 @@ function main(): void {
 function writeSection(lines: readonly string[]): void {
   const file = path.join('bench', 'nights', 'RESULTS.md');
   const text = readFileSync(file, 'utf8');
-  const head = `## Series (\`--series\`), seed ${args.seed}`;
+  const head = `## Series (\`--series\`): ${QUESTIONS} questions x ${REPEATS}, seed ${args.seed}`;
   const at = text.indexOf(head);
   const next = at < 0 ? -1 : text.indexOf('\n## ', at + head.length);
   const before = at < 0 ? `${text.trimEnd()}\n\n` : text.slice(0, at);
