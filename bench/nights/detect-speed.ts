@@ -2,7 +2,7 @@
 // generated with SQL (one transaction; one target, one turn per item, one check, 5% errors, tags `bench` and
 // one of five groups; latency x1.3 from night 70 so that there is something to find), then the command, in
 // this process, timed from its call to its return, its outputs the default ones (history.csv and the summary).
-// Usage: node --import tsx bench/nights/index.ts --detect-speed [--nights N] [--questions Q] [--repeats R] [--rounds K] [--db FILE]
+// Usage: node --import tsx bench/nights/index.ts --detect-speed [--nights N] [--questions Q] [--repeats R] [--rounds K] [--db FILE] [--plain]
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,8 @@ const { values: args } = parseArgs({
     repeats: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '3' },
     questionsToo: { type: 'boolean', default: false },
+    /** Time `report --history N` without --detect instead: what the history costs on its own. */
+    plain: { type: 'boolean', default: false },
     /** The database to time on: generated there when missing, and kept. */
     db: { type: 'string' },
   },
@@ -86,7 +88,8 @@ async function main(): Promise<void> {
       const load = os.loadavg()[0]!.toFixed(1);
       const cpu = process.cpuUsage();
       const started = performance.now();
-      const argv = ['report', '--db', db, '--history', String(NIGHTS), args.questionsToo ? '--detect-questions' : '--detect', '--out', path.join(dir, `out-${round}`)];
+      const detect = args.plain ? [] : [args.questionsToo ? '--detect-questions' : '--detect'];
+      const argv = ['report', '--db', db, '--history', String(NIGHTS), ...detect, '--out', path.join(dir, `out-${round}`)];
       const code = await runCli(argv, { stdout: { write: (s: string) => ((stdout += s), true) }, stderr: { write: (s: string) => (process.stderr.write(s), true) }, env: {}, cwd: dir });
       const ms = performance.now() - started;
       const used = process.cpuUsage(cpu);
