@@ -63,6 +63,7 @@ export async function runReport(args: ReportArgs, stdout: CliOutput = process.st
     if (args.run !== undefined) throw new UsageError('give either a run or --history N, not both');
     if (args.junit !== undefined) throw new UsageError('--junit reports one run; it does not go with --history');
     if (args.pushMetrics !== undefined) throw new UsageError('--push-metrics pushes one run; it does not go with --history');
+    if (args.detectSeed !== undefined && !args.detect && !args.detectQuestions) throw new UsageError('--detect-seed seeds --detect: add --detect (or --detect-questions)');
     const detect = args.detect || args.detectQuestions ? { questions: args.detectQuestions === true, seed: args.detectSeed ?? 1 } : undefined;
     const result = await writeHistory({ db: args.db, limit: args.history, suite: args.suite, out: args.out, formats, bom: args.bom, detect });
     const json = { suite: result.suite, rows: result.rows, nothingAsked: result.nothingAsked, ...(result.detection && { changePoints: result.detection }), files: result.files };

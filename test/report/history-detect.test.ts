@@ -63,10 +63,13 @@ describe('report --history N --detect', () => {
     expect(r.stdout).toContain('Change points need at least 8 nights; this history has 5. Nothing was looked for');
   });
 
-  it('--detect without --history is refused with the reason', async () => {
+  it('--detect without --history, or a seed without --detect, is refused with the reason', async () => {
     recordNights(t.store, { nights: 1 });
     const r = await dsbenchHere(['report', '--db', t.db, '--detect']);
     expect(r.code).toBe(ExitCode.usage);
     expect(r.stderr).toContain('--detect looks for change points over nights: it goes with --history N');
+    const seedOnly = await dsbenchHere(['report', '--db', t.db, '--history', '5', '--detect-seed', '3']);
+    expect(seedOnly.code).toBe(ExitCode.usage);
+    expect(seedOnly.stderr).toContain('--detect-seed seeds --detect: add --detect (or --detect-questions)');
   });
 });
