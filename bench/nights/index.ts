@@ -10,6 +10,16 @@ import { compareRuns } from '../../src/report/compare/compare.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from '../../src/report/compare/gates.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore } from '../../src/store/index.js';
+import { wilson } from './wilson.js';
+
+// The change-point benchmarks, each reading its own options: 90 nights' series (series.ts) and the time of
+// `report --history 90 --detect` on a generated database (detect-speed.ts).
+for (const [flag, module] of [['--series', './series.js'], ['--detect-speed', './detect-speed.js']] as const) {
+  if (!process.argv.includes(flag)) continue;
+  process.argv.splice(process.argv.indexOf(flag), 1);
+  await import(module);
+  process.exit(0);
+}
 
 // The nights benchmark: how often the comparison of two nights goes red, on the emulator's realistic
 // noise profile (random errors, flaky answers, latency effects per question and per night).
@@ -19,6 +29,7 @@ import { openStore } from '../../src/store/index.js';
 // Each night is a real run (the runner against an emulator with a new seed) recorded in SQLite, and each
 // pair is judged by `compare` with the default gates and with the README's nightly command.
 // Usage: node --import tsx bench/nights/index.ts [--null N] [--regressed N] [--seed S] [--quick] [--write]
+// With --series: the change-point benchmark over 90 nights instead (series.ts).
 
 const { values: args } = parseArgs({
   options: {
@@ -110,15 +121,6 @@ interface Tally {
   red: number;
   pairs: number;
   gates: Map<string, number>;
-}
-
-function wilson(k: number, n: number): string {
-  const z = 1.96;
-  const p = k / n;
-  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
-  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
-  const pct = (x: number) => `${(Math.max(0, Math.min(1, x)) * 100).toFixed(1)}%`;
-  return `${pct(p)} (${pct(centre - half)}-${pct(centre + half)})`;
 }
 
 async function main(): Promise<void> {

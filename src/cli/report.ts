@@ -23,6 +23,9 @@ export interface ReportArgs {
   pushMetrics?: string | undefined;
   history?: number | undefined;
   suite?: string | undefined;
+  detect?: boolean | undefined;
+  detectQuestions?: boolean | undefined;
+  detectSeed?: number | undefined;
   json?: boolean | undefined;
   /** Clock for the quota projection (tests). */
   now?: Date | undefined;
@@ -60,11 +63,15 @@ export async function runReport(args: ReportArgs, stdout: CliOutput = process.st
     if (args.run !== undefined) throw new UsageError('give either a run or --history N, not both');
     if (args.junit !== undefined) throw new UsageError('--junit reports one run; it does not go with --history');
     if (args.pushMetrics !== undefined) throw new UsageError('--push-metrics pushes one run; it does not go with --history');
-    const result = await writeHistory({ db: args.db, limit: args.history, suite: args.suite, out: args.out, formats, bom: args.bom });
-    stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson({ suite: result.suite, rows: result.rows, nothingAsked: result.nothingAsked, files: result.files }) : result.text);
+    if (args.detectSeed !== undefined && !args.detect && !args.detectQuestions) throw new UsageError('--detect-seed seeds --detect: add --detect (or --detect-questions)');
+    const detect = args.detect || args.detectQuestions ? { questions: args.detectQuestions === true, seed: args.detectSeed ?? 1 } : undefined;
+    const result = await writeHistory({ db: args.db, limit: args.history, suite: args.suite, out: args.out, formats, bom: args.bom, detect });
+    const json = { suite: result.suite, rows: result.rows, nothingAsked: result.nothingAsked, ...(result.detection && { changePoints: result.detection }), files: result.files };
+    stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(json) : result.text);
     return ExitCode.ok;
   }
   if (args.suite !== undefined) throw new UsageError('--suite goes with --history N');
+  if (args.detect || args.detectQuestions || args.detectSeed !== undefined) throw new UsageError('--detect looks for change points over nights: it goes with --history N (e.g. --history 30 --detect)');
   checkPushUrl(args.pushMetrics);
   const result = await writeReport({ db: args.db, run: String(args.run ?? 'latest'), out: args.out, formats, bom: args.bom, now: args.now, junit: args.junit, pushMetrics: args.pushMetrics });
   stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(reportJson(result.data, result.files)) : result.text);
@@ -90,8 +97,12 @@ export const reportCommand = (cli: CommandContext): CommandModule<GlobalArgs, Re
       .option('push-metrics', PUSH_METRICS_OPTION)
       .option('history', { type: 'number', describe: 'Instead of one run: a trend over the last N runs of a suite (history.csv)' })
       .option('suite', { type: 'string', describe: 'With --history: the suite (default: the suite of the newest run)' })
+      .option('detect', { type: 'boolean', describe: 'With --history: find change points in each metric\'s nightly series (suite and each tag), each with its size, interval and nearest version change' })
+      .option('detect-questions', { type: 'boolean', describe: 'With --history: --detect, and for each question too' })
+      .option('detect-seed', { type: 'number', describe: 'Seed of --detect\'s permutation tests (default 1)' })
       .check((argv) => {
         if (argv.history !== undefined && !(Number.isInteger(argv.history) && argv.history > 0)) throw new UsageError('--history must be a positive whole number of runs');
+        if (argv.detectSeed !== undefined && !Number.isInteger(argv.detectSeed)) throw new UsageError(`--detect-seed must be a whole number, got ${String(argv.detectSeed)}`);
         parseFormats(String(argv.format));
         return true;
       }) as unknown as Argv<ReportArgs & GlobalArgs>,

@@ -6,9 +6,12 @@ import { writeCsv } from './csv.js';
 import { type Block, renderMarkdown, renderText } from './document.js';
 import { type HistoryRow, HISTORY_COLUMNS, collectHistory } from './history.js';
 import { inSnapshot, openResults, outputDir } from './open.js';
-import { type QuestionGrid, cellText, questionGrid } from './question-grid.js';
+import { type QuestionGrid, cellText, gridMarks, questionGrid } from './question-grid.js';
 import type { ReportFormat } from './report-result.js';
 import { historyHtml } from './html/history-html.js';
+import { changeBlocks } from './change-blocks.js';
+import { type Detection, detectChanges } from './change-detection.js';
+import { collectSeries, historyNights } from './history-series.js';
 import { fmtInt, fmtNum, fmtPct, fmtSeconds, itemErrorsText, safeJson } from './tables.js';
 import type { RunHead } from '../store/queries.js';
 
@@ -21,6 +24,8 @@ export interface HistoryOptions {
   out?: string | undefined;
   formats: ReadonlySet<ReportFormat>;
   bom?: boolean | undefined;
+  /** Look for change points in each metric's nightly series (`--detect`); per question too with `questions`. */
+  detect?: { questions: boolean; seed: number } | undefined;
 }
 
 export interface HistoryResult {
@@ -28,6 +33,8 @@ export interface HistoryResult {
   rows: HistoryRow[];
   /** Runs that asked nothing, left out of the trend. */
   nothingAsked: RunHead[];
+  /** With `detect`: the change points found. */
+  detection?: Detection | undefined;
   out: string;
   files: string[];
   markdown: string;
@@ -45,9 +52,15 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
   try {
     const suite = options.suite ?? findRun(store.db, 'latest')?.suiteName;
     if (suite === undefined) throw new NothingToCompareError(`no runs in ${options.db} yet, so no history.`);
-    const { rows, runs, nothingAsked, grid } = await inSnapshot(store.db, async () => {
+    const { rows, runs, nothingAsked, grid, detection } = await inSnapshot(store.db, async () => {
       const history = collectHistory(store.db, suite, options.limit);
-      return { ...history, grid: questionGrid(store.db, history.runs) };
+      const detect = options.detect;
+      const nights = detect ? historyNights(store.db, history.runs) : [];
+      return {
+        ...history,
+        grid: questionGrid(store.db, history.runs),
+        detection: detect ? detectChanges(nights, collectSeries(store.db, nights, detect), detect.seed) : undefined,
+      };
     });
     if (runs.length === 0 && nothingAsked.length === 0) throw new NothingToCompareError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);
     const out = options.out ?? outputDir(options.db, `history-${safeName(suite)}`);
@@ -64,12 +77,12 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     if (mdFile) files.push(mdFile);
     if (jsonFile) files.push(jsonFile);
     if (htmlFile) files.push(htmlFile);
-    const blocks = [...historyDocument(suite, options.db, rows, grid, files), ...nothingAskedBlocks(nothingAsked)];
+    const blocks = [...historyDocument(suite, options.db, rows, grid, files, detection), ...nothingAskedBlocks(nothingAsked)];
     const markdown = renderMarkdown(blocks);
     if (mdFile) writeFileSync(mdFile, markdown);
-    if (jsonFile) writeFileSync(jsonFile, safeJson({ db: options.db, suite, rows, nothingAsked, questions: grid, files }));
-    if (htmlFile) writeFileSync(htmlFile, historyHtml(options.db, suite, rows, nothingAsked, new Date().toISOString(), grid));
-    return { suite, rows, nothingAsked, out, files, markdown, text: renderText(blocks) };
+    if (jsonFile) writeFileSync(jsonFile, safeJson({ db: options.db, suite, rows, nothingAsked, questions: grid, ...(detection && { changePoints: detection }), files }));
+    if (htmlFile) writeFileSync(htmlFile, historyHtml(options.db, suite, rows, nothingAsked, new Date().toISOString(), grid, detection));
+    return { suite, rows, nothingAsked, detection, out, files, markdown, text: renderText(blocks) };
   } finally {
     store.close();
   }
@@ -89,10 +102,12 @@ function nothingAskedBlocks(runs: readonly RunHead[]): Block[] {
   ];
 }
 
-function historyDocument(suite: string, db: string, rows: readonly HistoryRow[], grid: QuestionGrid, files: readonly string[]): Block[] {
+function historyDocument(suite: string, db: string, rows: readonly HistoryRow[], grid: QuestionGrid, files: readonly string[], detection: Detection | undefined): Block[] {
   const runs = new Set(rows.map((r) => r.runId)).size;
   return [
     { kind: 'heading', level: 1, text: ['dsbench history: suite ', { code: suite }] },
+    ...(detection ? changeBlocks(detection) : []),
+    ...(detection ? ([{ kind: 'heading', level: 2, text: ['Runs'] }] as Block[]) : []),
     { kind: 'para', text: [`The last ${runs} runs in `, { code: db }, ', oldest first, one row per run and target.'] },
     {
       kind: 'table',
@@ -122,17 +137,20 @@ function historyDocument(suite: string, db: string, rows: readonly HistoryRow[],
   ];
 }
 
-/** Questions x runs: passed/checked repeats per night, flaky and quarantined questions marked. */
+/** Questions x runs: passed/checked repeats per night, flaky, stepped and quarantined questions marked. */
 function gridBlocks(grid: QuestionGrid): Block[] {
   if (grid.rows.length === 0) return [];
   const flaky = grid.rows.filter((r) => r.flaky).length;
+  const steps = grid.rows.filter((r) => r.step !== null).length;
   const targets = new Set(grid.rows.map((r) => r.target)).size;
   return [
     { kind: 'heading', level: 2, text: ['Questions night by night'] },
     {
       kind: 'para',
       text: [
-        `Repeats whose checks passed, of those checked, per run (oldest first). ${fmtInt(flaky)} flaky: among repeats that did not end in an error, both a pass and a fail in these runs. Quarantined ones (tag `,
+        `Repeats whose checks passed, of those checked, per run (oldest first); repeats that ended in an error are left out of the marks. ` +
+          `${fmtInt(flaky)} flaky: both a pass and a fail on one night, or outcomes that flip between nights more than once (candidates for quarantine). ` +
+          `${fmtInt(steps)} with a step: every night passed up to one run and failed from it on (regressed), or the reverse (fixed); a step is a change to look into, not noise to quarantine. Quarantined ones (tag `,
         { code: 'quarantine' },
         ') are judged by no compare gate.',
       ],
@@ -145,7 +163,7 @@ function gridBlocks(grid: QuestionGrid): Block[] {
         rows: grid.rows.map((r) => [
           ...(targets > 1 ? [r.target] : []),
           `${r.kind === 'search' ? 'search ' : ''}${r.id}`,
-          [r.flaky ? 'flaky' : '', r.quarantined ? 'quarantined' : ''].filter(Boolean).join(', '),
+          gridMarks(r),
           ...r.cells.map(cellText),
         ]),
       },

@@ -214,3 +214,25 @@ export function csvObjects(file: string): Array<Record<string, string>> {
   const [header, ...rows] = readCsv(file);
   return rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
 }
+
+/**
+ * `nights` completed runs a day apart of `questions` questions x 2 repeats, every check passing, tagged
+ * `even` or `odd`; latency 1-1.1 s, varying a little by question and night, times `factor` from night
+ * `stepAt` (0-based) on. Returns the run ids, oldest first.
+ */
+export function recordNights(store: Store, options: { nights: number; questions?: number; stepAt?: number; factor?: number }): number[] {
+  const ids: number[] = [];
+  for (let n = 0; n < options.nights; n++) {
+    const factor = options.stepAt !== undefined && n >= options.stepAt ? (options.factor ?? 2) : 1;
+    const scripts: ItemScript[] = [];
+    for (let q = 0; q < (options.questions ?? 4); q++) {
+      for (const repeat of [0, 1]) {
+        const serverMs = Math.round(1000 * factor * (1 + 0.02 * ((q * 7 + n * 13 + repeat * 3) % 5)));
+        scripts.push({ item: question(`q${q}`, 'prod', repeat, [q % 2 === 0 ? 'even' : 'odd']), turns: [completed({ serverMs })], expectations: [{ name: 'contains', passed: true, reason: 'found' }] });
+      }
+    }
+    const day = new Date(Date.parse('2025-03-01T03:00:00.000Z') + n * 86_400_000).toISOString();
+    ids.push(recordRun(store, scripts, { targets: [TARGETS[0]!], info: { startedAt: day } }));
+  }
+  return ids;
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCompare } from '../../src/cli/compare.js';
 import { writeHistory } from '../../src/report/history-report.js';
 import { writeReport } from '../../src/report/report.js';
-import { type ItemScript, completed, failed, info, question, recordRun, search, searchRecord, tempDir } from './fixtures.js';
+import { type ItemScript, completed, failed, info, question, recordNights, recordRun, search, searchRecord, tempDir } from './fixtures.js';
 import { openStore } from '../../src/store/store.js';
 import { SqliteGradeStore } from '../../src/store/grades.js';
 import type { ItemGrading } from '../../src/model/grading.js';
@@ -66,7 +66,7 @@ function items(answer: (id: string) => string, slow: number): ItemScript[] {
 describe.skipIf(!executable)('HTML reports in headless chromium', () => {
   let dir: string;
   let context: BrowserContext;
-  const files: { report?: string; compare?: string; history?: string } = {};
+  const files: { report?: string; compare?: string; history?: string; detect?: string } = {};
 
   beforeAll(async () => {
     dir = tempDir('dsbench-html-');
@@ -102,6 +102,12 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     later.recorder.commit();
     later.close();
     files.history = (await writeHistory({ db, limit: 10, out: path.join(dir, 'history'), formats: new Set(['html']) })).files.find((f) => f.endsWith('.html'));
+    // Twelve nights whose latency doubled from the ninth: `report --history 12 --detect --html`.
+    const nightsDb = path.join(dir, 'nights.db');
+    const nights = openStore(nightsDb);
+    recordNights(nights, { nights: 12, stepAt: 8, factor: 2 });
+    nights.close();
+    files.detect = (await writeHistory({ db: nightsDb, limit: 12, out: path.join(dir, 'detect'), formats: new Set(['html']), detect: { questions: false, seed: 1 } })).files.find((f) => f.endsWith('.html'));
     context = await launchChromium(executable!);
     fs.mkdirSync(SHOTS, { recursive: true });
   }, 60_000);
@@ -220,6 +226,30 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     expect(await page.innerText('#question-grid thead')).toMatch(/question\tmark\trun 1\trun 2/);
     expect(await page.innerText('#nothing-asked')).toBe('Left out of the trend, 1 run that asked nothing (every item skipped before it was sent, e.g. a refused token): 3 (refused) 2025-03-03T00:00:00.000Z');
     await screenshot(page, 'html-history.png');
+    await page.close();
+  });
+
+  it('the history marks change points on the charts and lists them', async () => {
+    const { page, errors } = await open(files.detect!);
+    expect(errors).toEqual([]);
+    // Latency p50 and p90 of the suite and of both tags changed at the ninth night (run 9).
+    const rows = await page.locator('#change-points tbody tr').allInnerTexts();
+    expect(rows).toHaveLength(6);
+    expect(rows[0]).toMatch(/^run 9\t2025-03-09T03:00:00.000Z\tsuite \(prod\)\tlatency p\d0\t1\.\d s → 2\.\d s\t\+\d+\.\d% \(\+\d+\.\d% … \+\d+\.\d%\)\t[0-9.]+\tnot recorded$/);
+    // One chart per changed series, each with its mark; the trend chart marks the suite's two.
+    const marks = await page.evaluate(`[...document.querySelectorAll('canvas[data-change-marks]')].map((c) => Number(c.getAttribute('data-change-marks')))`);
+    expect(marks).toEqual([1, 1, 1, 1, 1, 1, 2]);
+    expect(await drawnCharts(page)).toBe(9);
+    // The mark is drawn: red pixels on the suite's latency chart at the ninth night's x.
+    const red = await page.evaluate(`(() => {
+      const c = document.querySelector('canvas[data-change-marks]');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] > 200 && d[i + 1] < 60 && d[i + 2] < 60) n++;
+      return n;
+    })()`);
+    expect(red).toBeGreaterThan(50);
+    await screenshot(page, 'html-history-detect.png');
     await page.close();
   });
 });

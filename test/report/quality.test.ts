@@ -66,6 +66,18 @@ describe('quality of a run and across runs', () => {
     expect(h.markdown).toMatch(/\| q1 +\| +\| 2\/2 +\| 2\/2 +\| 1\/2 \(1 error\) +\|/);
   });
 
+  it('history: a step between nights is a regression, not flaky; both outcomes within a night is flaky', async () => {
+    night([true, true], [true, false]);
+    night([true, true], [true, true]);
+    const third = night([false, false], [true, true]);
+    const h = await writeHistory({ db: t.db, limit: 3, out: path.join(t.dir, 'h'), formats: new Set(['md', 'json']) });
+    // q0 went 2/2, 2/2, then 0/2: a regression at the third run, not a flaky question to quarantine.
+    expect(h.markdown).toMatch(new RegExp(`\\| q0 +\\| regressed at run ${third} +\\| 2/2 +\\| 2/2 +\\| 0/2 +\\|`));
+    expect(h.markdown).toMatch(/\| q1 +\| flaky +\| 1\/2 +\| 2\/2 +\| 2\/2 +\|/);
+    const json = JSON.parse(fs.readFileSync(path.join(t.dir, 'h', 'history.json'), 'utf8')) as { questions: { rows: Array<{ id: string; flaky: boolean; step: unknown }> } };
+    expect(json.questions.rows.find((r) => r.id === 'q0')).toMatchObject({ flaky: false, step: { runId: third, direction: 'regressed' } });
+  });
+
   it('plan: the noise of two runs and the questions needed to detect a change', async () => {
     night([true, false], [true, true], [1000, 1000]);
     night([true, true], [true, false], [2000, 1000]);

@@ -1,5 +1,5 @@
 // Charts, drawn by Chart.js (its UMD build, inlined before this script by page.ts, defines the global `Chart`).
-import type { Chart as ChartJs, ChartConfiguration, ChartDataset, ChartOptions, ChartType } from 'chart.js';
+import type { Chart as ChartJs, ChartConfiguration, ChartDataset, ChartOptions, ChartType, Plugin } from 'chart.js';
 import type { HistoryRow } from './data.js';
 import { app, el, fmtMs } from './dom.js';
 
@@ -69,8 +69,37 @@ export function histogram(series: Series[], bins: number): { labels: string[]; d
   return { labels, datasets };
 }
 
-/** Server time (median and p90) and pass rate per run and target, oldest run first. */
-export function trendChart(history: readonly HistoryRow[] | undefined, title: string): void {
+/** A vertical dashed line at each marked night, labelled with its change. */
+export function changeMarks(marks: Array<{ index: number; label: string }>): Plugin<'line'> {
+  return {
+    id: 'changeMarks',
+    afterDatasetsDraw(c: ChartJs<'line'>) {
+      const x = c.scales['x'];
+      const area = c.chartArea;
+      if (!x) return;
+      const ctx = c.ctx;
+      ctx.save();
+      marks.forEach((m, i) => {
+        const at = x.getPixelForValue(m.index);
+        ctx.strokeStyle = '#dc2626';
+        ctx.setLineDash([5, 3]);
+        ctx.lineWidth = 2;
+        ctx.beginPath();
+        ctx.moveTo(at, area.top);
+        ctx.lineTo(at, area.bottom);
+        ctx.stroke();
+        ctx.fillStyle = '#dc2626';
+        ctx.font = '11px sans-serif';
+        // Labels stacked, so that two changes on one night stay readable.
+        ctx.fillText(m.label, Math.max(area.left, Math.min(at + 3, area.right - ctx.measureText(m.label).width)), area.top + 12 + 13 * i);
+      });
+      ctx.restore();
+    },
+  };
+}
+
+/** Server time (median and p90) and pass rate per run and target, oldest run first; `marks` at runs' indexes. */
+export function trendChart(history: readonly HistoryRow[] | undefined, title: string, marks: Array<{ index: number; label: string }> = []): void {
   if (!history || history.length < 2) return;
   const runs: number[] = [];
   const byTarget: Record<string, Record<number, HistoryRow>> = {};
@@ -86,8 +115,11 @@ export function trendChart(history: readonly HistoryRow[] | undefined, title: st
     datasets.push({ label: t + ' server p90 (s)', data: pick((h) => (h.serverMsP90 == null ? null : h.serverMsP90 / 1000)), borderColor: c, backgroundColor: c, borderDash: [6, 4], yAxisID: 'y' });
     datasets.push({ label: t + ' pass rate (%)', data: pick((h) => (h.passRate == null ? null : h.passRate * 100)), borderColor: c + '80', backgroundColor: c + '80', borderDash: [2, 2], yAxisID: 'y2' });
   });
-  chart(chartBox(title, 'Solid: median server time; dashed: p90; dotted: pass rate (right axis).'), {
+  const canvas = chartBox(title, 'Solid: median server time; dashed: p90; dotted: pass rate (right axis).' + (marks.length ? ' Dashed red: the suite\'s change points.' : ''));
+  canvas.setAttribute('data-change-marks', String(marks.length));
+  chart(canvas, {
     type: 'line',
+    plugins: [changeMarks(marks)],
     data: { labels: runs.map((r) => 'run ' + r), datasets },
     options: { spanGaps: true, scales: { y: { title: { display: true, text: 'seconds' }, beginAtZero: true }, y2: { position: 'right', min: 0, max: 100, title: { display: true, text: 'pass rate %' }, grid: { drawOnChartArea: false } } } },
   });

@@ -172,6 +172,39 @@ export interface Pairwise {
   problems: string[];
 }
 
+export interface ChangeScope {
+  target: string;
+  kind: 'suite' | 'tag' | 'question';
+  name: string | null;
+}
+
+/** `report --history N --detect`: the change points of each metric's nightly series. */
+export interface HistoryDetection {
+  method: string;
+  seed: number;
+  nights: number;
+  need: number;
+  tooFew: boolean;
+  versionsKnown: boolean;
+  series: number;
+  changes: Array<{
+    scope: ChangeScope;
+    metric: string;
+    runId: number;
+    startedAt: string;
+    night: number;
+    before: number;
+    after: number;
+    change: number;
+    low: number;
+    high: number;
+    unit: 'points' | 'ratio';
+    p: number;
+    version: { runId: number; startedAt: string; from: string; to: string; nights: number } | null;
+  }>;
+  changedSeries: Array<{ scope: ChangeScope; metric: string; values: Array<number | null> }>;
+}
+
 export interface HistoryPage {
   kind: 'history';
   db: string;
@@ -180,9 +213,10 @@ export interface HistoryPage {
   /** Runs left out of the trend: they asked nothing (every item skipped before it was sent). */
   nothingAsked: ReadonlyArray<{ id: number; label: string | null; startedAt: string }>;
   generatedAt: string;
+  detection?: HistoryDetection | undefined;
   grid?: {
     runs: Array<{ id: number; startedAt: string }>;
-    rows: Array<{ target: string; id: string; cells: Array<{ checked: number; passed: number; errored: number } | null>; flaky: boolean; quarantined: boolean }>;
+    rows: Array<{ target: string; id: string; cells: Array<{ checked: number; passed: number; errored: number } | null>; flaky: boolean; step: { runId: number; direction: 'regressed' | 'fixed' } | null; quarantined: boolean }>;
   };
 }
 

@@ -1,5 +1,6 @@
 // The history page (`dsbench history`): the trend, credits and errors per run, the runs, and each question
 // night by night.
+import { changeText, renderChanges } from './change-view.js';
 import { chart, chartBox, color, endCharts, trendChart } from './charts.js';
 import type { HistoryPage, HistoryRow } from './data.js';
 import { app, el, fmtCredits, fmtMs, fmtPct, header, heading } from './dom.js';
@@ -7,10 +8,15 @@ import { staticTable } from './tables.js';
 
 export function renderHistory(d: HistoryPage): void {
   header('dsbench history: suite ' + d.suite, ['The last ' + new Set(d.rows.map((r) => r.runId)).size + ' runs in ' + d.db + ', oldest first; generated ' + d.generatedAt]);
-  heading('Charts');
-  trendChart(d.rows, 'Latency and pass rate per run');
   const runs: number[] = [];
   d.rows.forEach((h) => { if (runs.indexOf(h.runId) < 0) runs.push(h.runId); });
+  if (d.detection) renderChanges(d.detection, runs);
+  heading('Charts');
+  // The suite's change points of the metrics this chart draws.
+  const drawn = ['latency p50', 'latency p90', 'pass rate'];
+  const marks = (d.detection?.changes || []).filter((c) => c.scope.kind === 'suite' && drawn.indexOf(c.metric) >= 0)
+    .map((c) => ({ index: c.night, label: 'run ' + c.runId + ' ' + c.metric + ' ' + changeText(c).split(' (')[0] }));
+  trendChart(d.rows, 'Latency and pass rate per run', marks);
   const targets: string[] = [];
   d.rows.forEach((h) => { if (targets.indexOf(h.target) < 0) targets.push(h.target); });
   // One bar per run and target: the row's value, or a gap where the target was not in the run.
@@ -42,14 +48,14 @@ function questionGrid(d: HistoryPage): void {
   const grid = d.grid;
   if (!grid || !grid.rows.length) return;
   heading('Questions night by night');
-  app.appendChild(el('p', { className: 'muted', text: 'Repeats whose checks passed, of those checked, per run. Flaky: among repeats that did not end in an error, both a pass and a fail in these runs. Quarantined questions are judged by no compare gate.' }));
+  app.appendChild(el('p', { className: 'muted', text: 'Repeats whose checks passed, of those checked, per run; repeats that ended in an error are left out of the marks. Flaky: both a pass and a fail on one night, or outcomes that flip between nights more than once. Regressed (or fixed) at a run: every night passed up to it and failed from it on (or the reverse): a change to look into, not noise to quarantine. Quarantined questions are judged by no compare gate.' }));
   type Cell = (typeof grid.rows)[number]['cells'][number];
   const cellClass = (c: Cell) => (!c || !c.checked ? 'muted' : c.passed === c.checked ? 'good' : c.passed === 0 ? 'bad' : '');
   const gridTable = el('table', { id: 'question-grid' }, [
     el('thead', {}, [el('tr', {}, ['question', 'mark'].concat(grid.runs.map((r) => 'run ' + r.id)).map((h, i) => el('th', { className: i > 1 ? 'num' : '', text: h })))]),
     el('tbody', {}, grid.rows.map((row) => {
-      const mark = [row.flaky ? 'flaky' : '', row.quarantined ? 'quarantined' : ''].filter(Boolean).join(', ');
-      return el('tr', {}, [el('td', { text: (grid.rows.some((x) => x.target !== row.target) ? row.target + '/' : '') + row.id }), el('td', { className: row.flaky ? 'bad' : 'muted', text: mark })].concat(row.cells.map((c) =>
+      const mark = [row.flaky ? 'flaky' : '', row.step ? row.step.direction + ' at run ' + row.step.runId : '', row.quarantined ? 'quarantined' : ''].filter(Boolean).join(', ');
+      return el('tr', {}, [el('td', { text: (grid.rows.some((x) => x.target !== row.target) ? row.target + '/' : '') + row.id }), el('td', { className: row.flaky || row.step?.direction === 'regressed' ? 'bad' : row.step ? 'good' : 'muted', text: mark })].concat(row.cells.map((c) =>
         el('td', { className: 'num ' + cellClass(c), text: !c || !c.checked ? '–' : c.passed + '/' + c.checked + (c.errored ? ' E' + c.errored : '') }),
       )));
     })),

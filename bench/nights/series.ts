@@ -1,0 +1,184 @@
+import { writeFileSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createRng, hashSeed } from '../../src/emulator/random.js';
+import { REALISTIC, ServiceNoise, serviceNoise, type NoiseOptions } from '../../src/emulator/noise.js';
+import { computeUsage } from '../../src/emulator/usage.js';
+import { detectChanges } from '../../src/report/change-detection.js';
+import { type MetricSeries, type Night, SERIES_METRICS, type SeriesMetric, ScopeTally } from '../../src/report/history-series.js';
+import { wilson } from './wilson.js';
+
+// The series benchmark (`--series`): how `report --history 90 --detect` does over 90 nights of the emulator's
+// realistic noise. Each night is simulated from the emulator's own noise model (src/emulator/noise.ts:
+// ServiceNoise.draw per asking, the night's seed for the night effects), not asked over HTTP; an asking's
+// credits and tokens come from the emulator's usage model (computeUsage) with 2 tool calls, 2 hits per call
+// when the answer is grounded. An asking passes when it neither errs nor is ungrounded (the nights suite's
+// check: the answer links a file); an errored asking fails its check and has no latency, credits or tokens.
+// Scenarios, each on its own seeds:
+// - null: 90 unchanged nights, looked at once; every change point is false;
+// - a step from night START (latency x1.3; pass rate -10 points: flaky questions grounded less often) and a
+//   creep (latency x1.01 a night from START): looked at each morning after nights START..START+9 over the
+//   nights so far; found on the first morning a change point of the metric is reported at night START-2 or
+//   later.
+// Usage: node --import tsx bench/nights/index.ts --series [--seeds N] [--seed S] [--questions Q] [--flaky F] [--repeats R] [--write]
+
+const { values: args } = parseArgs({
+  options: {
+    seeds: { type: 'string', default: '100' },
+    seed: { type: 'string', default: '1' },
+    questions: { type: 'string', default: '30' },
+    flaky: { type: 'string', default: '10' },
+    repeats: { type: 'string', default: '2' },
+    write: { type: 'boolean', default: false },
+  },
+});
+const SEEDS = Number(args.seeds);
+const QUESTIONS = Number(args.questions);
+const FLAKY = Number(args.flaky);
+const REPEATS = Number(args.repeats);
+const NIGHTS = 90;
+const START = 80;
+const MORNINGS = 10;
+const SERVICE = 'nights-bench';
+
+/** The questions: exactly FLAKY of them flaky for this service (as the nights benchmark picks them). */
+function questionTexts(): string[] {
+  const noise = new ServiceNoise(REALISTIC, SERVICE, 0);
+  const flaky: string[] = [];
+  const stable: string[] = [];
+  for (let i = 0; flaky.length < FLAKY || stable.length < QUESTIONS - FLAKY; i++) {
+    const text = `Where is handler${i} implemented, and what does it retry?`;
+    if (noise.flaky(text)) {
+      if (flaky.length < FLAKY) flaky.push(text);
+    } else if (stable.length < QUESTIONS - FLAKY) stable.push(text);
+  }
+  return [...flaky, ...stable];
+}
+
+type Regression = NoiseOptions['regression'];
+
+/** One simulated night: each metric's suite value. */
+function night(texts: readonly string[], nightSeed: string, regression: Regression): Record<SeriesMetric, number | null> {
+  const noise = serviceNoise({ profile: 'realistic', serviceSeed: SERVICE, regression }, nightSeed)!;
+  const tally = new ScopeTally();
+  texts.forEach((text, q) => {
+    for (let r = 0; r < REPEATS; r++) {
+      const rng = createRng(hashSeed(nightSeed, 'item', q, r));
+      const d = noise.draw(text, rng);
+      const failed = d.failure !== undefined;
+      const grounded = !failed && !d.ungrounded;
+      const usage = failed ? null : computeUsage({ timeMillis: d.processingMs, toolCalls: 2, hits: grounded ? 4 : 0, questionChars: text.length, outputChars: grounded ? 600 : 330 }, rng);
+      tally.add({
+        target: 'instance',
+        kind: 'question',
+        suiteItemId: `q${q}`,
+        tagsJson: '[]',
+        errored: failed ? 1 : 0,
+        passed: grounded ? 1 : 0,
+        ms: failed ? null : d.processingMs,
+        credits: usage?.credits ?? null,
+        tokens: usage?.totalTokens ?? null,
+      });
+    }
+  });
+  return tally.values();
+}
+
+interface Scenario {
+  name: string;
+  metrics: SeriesMetric[];
+  /** The regression on night i (0-based), or null for none. */
+  at: (i: number) => Regression;
+}
+
+/** Grounded rate of flaky questions that lowers the pass rate by 10 points (errors fail 5% of askings). */
+const FLAKY_GROUNDED_MINUS_10 = REALISTIC.flakyGroundedRate - (0.1 * QUESTIONS) / FLAKY / (1 - REALISTIC.tokenLimitRate - REALISTIC.outputLengthRate);
+
+const SCENARIOS: Scenario[] = [
+  { name: 'latency x1.3', metrics: ['latency p50', 'latency p90'], at: (i) => (i >= START ? { latencyFactor: 1.3 } : {}) },
+  { name: 'pass rate -10 points', metrics: ['pass rate'], at: (i) => (i >= START ? { flakyGroundedRate: FLAKY_GROUNDED_MINUS_10 } : {}) },
+  { name: 'latency +1% a night', metrics: ['latency p50', 'latency p90'], at: (i) => (i >= START ? { latencyFactor: 1.01 ** (i - START + 1) } : {}) },
+];
+
+function series(values: ReadonlyArray<Record<SeriesMetric, number | null>>): MetricSeries[] {
+  return SERIES_METRICS.map((metric) => ({ scope: { target: 'instance', kind: 'suite', name: null }, metric, values: values.map((v) => v[metric]) }));
+}
+
+function nightsOf(n: number): Night[] {
+  return Array.from({ length: n }, (_, i) => ({ runId: i + 1, startedAt: `night ${i + 1}`, productVersions: {} }));
+}
+
+/** Nights of the new level seen when first found (1 = the morning after its first night), or null. */
+function delay(values: ReadonlyArray<Record<SeriesMetric, number | null>>, metrics: readonly SeriesMetric[], seed: number): number | null {
+  for (let seen = 1; seen <= MORNINGS; seen++) {
+    const upTo = values.slice(0, START + seen);
+    const found = detectChanges(nightsOf(upTo.length), series(upTo).filter((s) => metrics.includes(s.metric)), seed).changes;
+    if (found.some((c) => c.night >= START - 2)) return seen;
+  }
+  return null;
+}
+
+function main(): void {
+  const started = performance.now();
+  const texts = questionTexts();
+  const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  const lines: string[] = [];
+  // Null nights: false change points per metric, over SEEDS histories of 90 nights.
+  const falses = new Map<SeriesMetric, number[]>(SERIES_METRICS.map((m) => [m, []]));
+  for (let s = 0; s < SEEDS; s++) {
+    const values = Array.from({ length: NIGHTS }, (_, i) => night(texts, `${args.seed}/null/${s}/${i}`, {}));
+    const found = detectChanges(nightsOf(NIGHTS), series(values), Number(args.seed) * 1000 + s).changes;
+    for (const m of SERIES_METRICS) falses.get(m)!.push(found.filter((c) => c.metric === m).length);
+    process.stderr.write(`\rnull: ${s + 1}/${SEEDS}   `);
+  }
+  process.stderr.write('\n');
+  lines.push(
+    `Series benchmark, seed ${args.seed}: ${QUESTIONS} questions (${FLAKY} flaky) x ${REPEATS} repeats a night, noise profile realistic, simulated from the emulator's noise model;`,
+    `${SEEDS} histories of ${NIGHTS} null nights, ${SEEDS} per change (a change from night ${START + 1}, looked for each of the ${MORNINGS} mornings after).`,
+    '',
+    `| metric | null histories with no false change point | with more than 1 | false change points in all |`,
+    '|---|---|---|---|',
+    ...SERIES_METRICS.map((m) => {
+      const f = falses.get(m)!;
+      const none = f.filter((x) => x === 0).length;
+      const many = f.filter((x) => x > 1).length;
+      return `| ${m} | ${none}/${SEEDS} = ${wilson(none, SEEDS)} | ${many}/${SEEDS} = ${wilson(many, SEEDS)} | ${f.reduce((a, b) => a + b, 0)} in ${SEEDS * NIGHTS} nights |`;
+    }),
+    '',
+  );
+  lines.push('| change | metric | found within 1 night | within 3 nights | within 10 nights | median nights to find it |', '|---|---|---|---|---|---|');
+  for (const scenario of SCENARIOS) {
+    const delays: Array<number | null> = [];
+    for (let s = 0; s < SEEDS; s++) {
+      const values = Array.from({ length: START + MORNINGS }, (_, i) => night(texts, `${args.seed}/${scenario.name}/${s}/${i}`, scenario.at(i)));
+      delays.push(delay(values, scenario.metrics, Number(args.seed) * 1000 + s));
+      process.stderr.write(`\r${scenario.name}: ${s + 1}/${SEEDS}   `);
+    }
+    process.stderr.write('\n');
+    const within = (k: number) => {
+      const x = delays.filter((d) => d !== null && d <= k).length;
+      return `${x}/${SEEDS} = ${wilson(x, SEEDS)}`;
+    };
+    const sorted = delays.map((d) => d ?? Infinity).sort((a, b) => a - b);
+    const median = sorted[Math.floor((SEEDS - 1) / 2)]!;
+    lines.push(`| ${scenario.name} | ${scenario.metrics.join(' or ')} | ${within(1)} | ${within(3)} | ${within(10)} | ${Number.isFinite(median) ? median : `> ${MORNINGS}`} |`);
+  }
+  lines.push('', `${((performance.now() - started) / 1000).toFixed(0)} s, load ${load()} (at the end).`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (args.write) writeSection(lines);
+}
+
+/** Writes this seed's section of RESULTS.md (its own, after the pairs' results), replacing an older one. */
+function writeSection(lines: readonly string[]): void {
+  const file = path.join('bench', 'nights', 'RESULTS.md');
+  const text = readFileSync(file, 'utf8');
+  const head = `## Series (\`--series\`): ${QUESTIONS} questions x ${REPEATS}, seed ${args.seed}`;
+  const at = text.indexOf(head);
+  const next = at < 0 ? -1 : text.indexOf('\n## ', at + head.length);
+  const before = at < 0 ? `${text.trimEnd()}\n\n` : text.slice(0, at);
+  const after = next < 0 ? '' : text.slice(next + 1);
+  writeFileSync(file, `${before}${head}\n\n${lines.join('\n')}\n${after ? `\n${after}` : ''}`);
+}
+
+main();

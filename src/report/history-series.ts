@@ -1,0 +1,112 @@
+import type Database from 'better-sqlite3';
+import { selectPercentiles } from '../stats/percentiles.js';
+import { iterateNightItems, type NightItemRow } from '../store/series-queries.js';
+
+// Each metric's nightly series, for the suite, each tag and (on request) each question, per target: what
+// change-point detection reads. A night is a run; its value is the night's figure over the scope's items.
+
+export const SERIES_METRICS = ['pass rate', 'error rate', 'latency p50', 'latency p90', 'credits', 'tokens'] as const;
+export type SeriesMetric = (typeof SERIES_METRICS)[number];
+
+export interface Night {
+  runId: number;
+  startedAt: string;
+  /** Each target's product version that night (by target name); null or absent where it was not recorded. */
+  productVersions: Readonly<Record<string, string | null>>;
+}
+
+export interface SeriesScope {
+  target: string;
+  kind: 'suite' | 'tag' | 'question';
+  /** The tag or question id; null for the suite. */
+  name: string | null;
+}
+
+export interface MetricSeries {
+  scope: SeriesScope;
+  metric: SeriesMetric;
+  /** One per night, oldest first; null when the night has no such figure for the scope. */
+  values: Array<number | null>;
+}
+
+/** The history's runs as nights. Versions are not recorded yet: every night's are unknown. */
+export function historyNights(_db: Database.Database, runs: ReadonlyArray<{ id: number; startedAt: string }>): Night[] {
+  return runs.map((r) => ({ runId: r.id, startedAt: r.startedAt, productVersions: {} }));
+}
+
+/** One night's items of one scope, summed. */
+export class ScopeTally {
+  done = 0;
+  errored = 0;
+  checked = 0;
+  passed = 0;
+  readonly ms: number[] = [];
+  credits = 0;
+  creditItems = 0;
+  tokens = 0;
+  tokenItems = 0;
+
+  add(row: NightItemRow): void {
+    this.done++;
+    this.errored += row.errored;
+    if (row.passed !== null) {
+      this.checked++;
+      this.passed += row.passed;
+    }
+    if (row.kind !== 'question') return;
+    if (row.ms !== null && row.ms > 0) this.ms.push(row.ms);
+    if (row.credits !== null) {
+      this.credits += row.credits;
+      this.creditItems++;
+    }
+    if (row.tokens !== null) {
+      this.tokens += row.tokens;
+      this.tokenItems++;
+    }
+  }
+
+  /** The night's figures: rates over items, latency percentiles over questions, credits and tokens per question. */
+  values(): Record<SeriesMetric, number | null> {
+    const [p50, p90] = selectPercentiles(Float64Array.from(this.ms), [50, 90]);
+    return {
+      'pass rate': this.checked > 0 ? this.passed / this.checked : null,
+      'error rate': this.done > 0 ? this.errored / this.done : null,
+      'latency p50': p50 ?? null,
+      'latency p90': p90 ?? null,
+      credits: this.creditItems > 0 ? this.credits / this.creditItems : null,
+      tokens: this.tokenItems > 0 ? this.tokens / this.tokenItems : null,
+    };
+  }
+}
+
+/** The series of every scope and metric over `nights` (oldest first). */
+export function collectSeries(db: Database.Database, nights: readonly Night[], options: { questions: boolean }): MetricSeries[] {
+  const scopes = new Map<string, { scope: SeriesScope; tallies: Array<ScopeTally | undefined> }>();
+  const tally = (scope: SeriesScope, night: number): ScopeTally => {
+    const key = `${scope.target}\u0000${scope.kind}\u0000${scope.name ?? ''}`;
+    let entry = scopes.get(key);
+    if (!entry) scopes.set(key, (entry = { scope, tallies: [] }));
+    return (entry.tallies[night] ??= new ScopeTally());
+  };
+  // Items share a few tag lists: each parsed once.
+  const tagLists = new Map<string, string[]>();
+  const tagsOf = (json: string) => tagLists.get(json) ?? tagLists.set(json, JSON.parse(json) as string[]).get(json)!;
+  nights.forEach((night, i) => {
+    for (const row of iterateNightItems(db, night.runId)) {
+      tally({ target: row.target, kind: 'suite', name: null }, i).add(row);
+      for (const tag of tagsOf(row.tagsJson)) tally({ target: row.target, kind: 'tag', name: tag }, i).add(row);
+      if (options.questions) tally({ target: row.target, kind: 'question', name: `${row.kind === 'search' ? 'search ' : ''}${row.suiteItemId}` }, i).add(row);
+    }
+  });
+  const order = { suite: 0, tag: 1, question: 2 };
+  // A tag on every item of a target (every night) has the suite's series: searched once, as the suite.
+  const everywhere = (tallies: ReadonlyArray<ScopeTally | undefined>, target: string) =>
+    nights.every((_, i) => (tallies[i]?.done ?? 0) === (scopes.get(`${target}\u0000suite\u0000`)?.tallies[i]?.done ?? 0));
+  const sorted = [...scopes.values()].filter(({ scope, tallies }) => scope.kind !== 'tag' || !everywhere(tallies, scope.target)).sort(
+    (a, b) => a.scope.target.localeCompare(b.scope.target) || order[a.scope.kind] - order[b.scope.kind] || (a.scope.name ?? '').localeCompare(b.scope.name ?? ''),
+  );
+  return sorted.flatMap(({ scope, tallies }) => {
+    const perNight = nights.map((_, i) => tallies[i]?.values() ?? null);
+    return SERIES_METRICS.map((metric) => ({ scope, metric, values: perNight.map((v) => (v === null ? null : v[metric])) }));
+  });
+}

@@ -1,0 +1,145 @@
+import { mulberry32 } from '../random.js';
+import { normalQuantile } from './sign-flip.js';
+
+// Change points in a nightly series: binary segmentation of the standardized mean-shift (CUSUM) statistic,
+// each split kept only when a permutation test finds it (docs/statistics.md, "Change points"). Under no
+// change the nights are exchangeable, so the permutation test holds its level whatever the noise's shape;
+// E-divisive (Matteson & James 2014; MongoDB, Apache Otava) tests its splits the same way, and its energy
+// statistic at alpha = 2 is this one squared.
+
+export interface ChangePointOptions {
+  seed: number;
+  /** Permutations per test (199: the smallest p-value is 0.005). */
+  permutations?: number;
+  /** Each split's permutation test level. */
+  alpha?: number;
+  /** Fewest nights on either side of a change point. */
+  minSegment?: number;
+  confidence?: number;
+}
+
+export const CHANGE_POINT_DEFAULTS = { permutations: 199, alpha: 0.05, minSegment: 3, confidence: 0.95 } as const;
+
+/** Nights the method needs: a change point needs minSegment nights on either side, and a permutation test needs room. */
+export function nightsNeeded(minSegment: number = CHANGE_POINT_DEFAULTS.minSegment): number {
+  return Math.max(8, 2 * minSegment + 2);
+}
+
+export interface ChangePoint {
+  /** Index (in the series given, nulls included) of the first value after the change. */
+  index: number;
+  /** Means of the segments before and after it (up to the neighbouring change points). */
+  before: number;
+  after: number;
+  /** after - before, with its interval: pooled within-segment spread, Student t (location taken as known). */
+  size: number;
+  low: number;
+  high: number;
+  /** The permutation test's p-value of the split, when it was found. */
+  p: number;
+}
+
+export interface ChangePointResult {
+  changePoints: ChangePoint[];
+  /** Values that were not null. */
+  nights: number;
+  /** Set when there were too few nights to look: nightsNeeded(). */
+  tooFew?: { have: number; need: number };
+}
+
+/** Change points of `series` (null: a night without this figure, skipped), oldest first. */
+export function detectChangePoints(series: ReadonlyArray<number | null>, options: ChangePointOptions): ChangePointResult {
+  const o = { ...CHANGE_POINT_DEFAULTS, ...options };
+  const positions: number[] = [];
+  const values: number[] = [];
+  series.forEach((v, i) => {
+    if (v !== null && Number.isFinite(v)) {
+      positions.push(i);
+      values.push(v);
+    }
+  });
+  const need = nightsNeeded(o.minSegment);
+  if (values.length < need) return { changePoints: [], nights: values.length, tooFew: { have: values.length, need } };
+  const rng = mulberry32(o.seed);
+  const splits: Array<{ at: number; p: number }> = [];
+  const pending: Array<[number, number]> = [[0, values.length]];
+  while (pending.length > 0) {
+    const [from, to] = pending.pop()!;
+    const split = testSplit(values.slice(from, to), o, rng);
+    if (split === null || split.p > o.alpha) continue;
+    splits.push({ at: from + split.at, p: split.p });
+    pending.push([from, from + split.at], [from + split.at, to]);
+  }
+  splits.sort((a, b) => a.at - b.at);
+  return { changePoints: sizes(values, splits, o.confidence).map((c) => ({ ...c, index: positions[c.index]! })), nights: values.length };
+}
+
+/** The best split of `x` and its permutation p-value; null when x is too short or constant. */
+function testSplit(x: number[], o: Required<ChangePointOptions>, rng: () => number): { at: number; p: number } | null {
+  const { minSegment, permutations, alpha } = o;
+  if (x.length < 2 * minSegment) return null;
+  const observed = maxStatistic(x, minSegment);
+  if (observed.value <= 1e-12 * (Math.abs(x[0]!) + 1)) return null;
+  const shuffled = x.slice();
+  // Stop as soon as the p-value cannot come under alpha (Besag & Clifford 1991): the same decision, most
+  // series being null, at a tenth of the work.
+  const enough = Math.floor(alpha * (permutations + 1));
+  let atLeast = 0;
+  for (let r = 0; r < permutations; r++) {
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(rng() * (i + 1));
+      const t = shuffled[i]!;
+      shuffled[i] = shuffled[j]!;
+      shuffled[j] = t;
+    }
+    // A tolerance so that ties with the observed maximum (e.g. a rate's few distinct values) count against it.
+    if (maxStatistic(shuffled, minSegment).value >= observed.value * (1 - 1e-9)) atLeast++;
+    if (atLeast >= enough) return { at: observed.at, p: 1 };
+  }
+  return { at: observed.at, p: (atLeast + 1) / (permutations + 1) };
+}
+
+/** max over k of |S_k - k mean| / sqrt(k (n - k) / n): the standardized CUSUM (a two-sample z up to the spread). */
+function maxStatistic(x: readonly number[], minSegment: number): { at: number; value: number } {
+  const n = x.length;
+  let total = 0;
+  for (const v of x) total += v;
+  const mean = total / n;
+  let s = 0;
+  let best = { at: -1, value: -1 };
+  for (let k = 1; k <= n - minSegment; k++) {
+    s += x[k - 1]! - mean;
+    if (k < minSegment) continue;
+    const value = Math.abs(s) / Math.sqrt((k * (n - k)) / n);
+    if (value > best.value) best = { at: k, value };
+  }
+  return best;
+}
+
+function sizes(values: readonly number[], splits: ReadonlyArray<{ at: number; p: number }>, confidence: number): ChangePoint[] {
+  const bounds = [0, ...splits.map((s) => s.at), values.length];
+  const segments = bounds.slice(1).map((end, i) => {
+    const part = values.slice(bounds[i], end);
+    const mean = part.reduce((a, b) => a + b, 0) / part.length;
+    return { n: part.length, mean, ss: part.reduce((a, v) => a + (v - mean) ** 2, 0) };
+  });
+  const df = values.length - segments.length;
+  const sd = Math.sqrt(segments.reduce((a, s) => a + s.ss, 0) / Math.max(1, df));
+  const t = studentQuantile(1 - (1 - confidence) / 2, Math.max(1, df));
+  return splits.map((split, i) => {
+    const a = segments[i]!;
+    const b = segments[i + 1]!;
+    const half = t * sd * Math.sqrt(1 / a.n + 1 / b.n);
+    const size = b.mean - a.mean;
+    return { index: split.at, before: a.mean, after: b.mean, size, low: size - half, high: size + half, p: split.p };
+  });
+}
+
+/** Student t quantile by the Cornish-Fisher expansion in 1/df (Abramowitz & Stegun 26.7.5; within 1% for df >= 3). */
+export function studentQuantile(p: number, df: number): number {
+  const z = normalQuantile(p);
+  const z3 = z ** 3;
+  const z5 = z ** 5;
+  const z7 = z ** 7;
+  return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df ** 2) + (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * df ** 3);
+}

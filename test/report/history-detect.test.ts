@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors/exit-codes.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
+import { recordNights, useTempStore, type TempStore } from './fixtures.js';
+
+// `dsbench report --history N --detect` end to end, on databases of nights recorded through the recorder.
+
+let t: TempStore;
+useTempStore((x) => (t = x));
+
+interface Change {
+  scope: { target: string; kind: string; name: string | null };
+  metric: string;
+  runId: number;
+  night: number;
+  change: number;
+  low: number;
+  high: number;
+  unit: string;
+  version: unknown;
+}
+
+describe('report --history N --detect', () => {
+  it('finds the latency step at the night it started, for the suite and each tag, in every output', async () => {
+    const runs = recordNights(t.store, { nights: 12, stepAt: 8, factor: 2 });
+    const out = path.join(t.dir, 'h');
+    const r = await dsbenchHere(['report', '--db', t.db, '--history', '12', '--detect', '--format', 'json,md', '--html', '--out', out]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(ExitCode.ok);
+    const json = JSON.parse(fs.readFileSync(path.join(out, 'history.json'), 'utf8')) as { changePoints: { nights: number; tooFew: boolean; changes: Change[] } };
+    expect(json.changePoints).toMatchObject({ nights: 12, tooFew: false });
+    const changes = json.changePoints.changes;
+    // Latency doubled at the ninth night: found there, for the suite and both tags; nothing else changed.
+    expect(new Set(changes.map((c) => c.metric))).toEqual(new Set(['latency p50', 'latency p90']));
+    expect(new Set(changes.map((c) => `${c.scope.kind} ${c.scope.name ?? ''}`))).toEqual(new Set(['suite ', 'tag even', 'tag odd']));
+    for (const c of changes) {
+      expect(c).toMatchObject({ runId: runs[8], night: 8, unit: 'ratio', version: null });
+      expect(c.change).toBeCloseTo(1, 1);
+      expect(c.low).toBeLessThan(c.change);
+      expect(c.high).toBeGreaterThan(c.change);
+    }
+    const md = fs.readFileSync(path.join(out, 'history.md'), 'utf8');
+    expect(md).toContain('## Change points');
+    expect(md).toMatch(new RegExp(`\\| run ${runs[8]} +\\| 2025-03-09T03:00:00.000Z +\\| suite +\\| latency p50 +\\| 1\\.0 s → 2\\.1 s +\\| \\+\\d+\\.\\d% \\(\\+\\d+\\.\\d% … \\+\\d+\\.\\d%\\) +\\| [0-9.]+ +\\| not recorded +\\|`));
+    expect(fs.readFileSync(path.join(out, 'history.html'), 'utf8')).toContain('"detection":{"method"');
+  });
+
+  it('per question on request; without --detect no change points are looked for', async () => {
+    recordNights(t.store, { nights: 10, stepAt: 6, factor: 3, questions: 2 });
+    const plain = await dsbenchHere(['report', '--db', t.db, '--history', '10', '--json', '--out', path.join(t.dir, 'a')]);
+    expect(JSON.parse(plain.stdout)).not.toHaveProperty('changePoints');
+    const r = await dsbenchHere(['report', '--db', t.db, '--history', '10', '--detect-questions', '--json', '--out', path.join(t.dir, 'b')]);
+    const changes = (JSON.parse(r.stdout) as { changePoints: { changes: Change[] } }).changePoints.changes;
+    expect(changes.filter((c) => c.scope.kind === 'question' && c.metric === 'latency p50').map((c) => [c.scope.name, c.night])).toEqual([['q0', 6], ['q1', 6]]);
+  });
+
+  it('too few nights: says how many it has and how many it needs', async () => {
+    recordNights(t.store, { nights: 5, stepAt: 3 });
+    const r = await dsbenchHere(['report', '--db', t.db, '--history', '30', '--detect', '--out', path.join(t.dir, 'h')]);
+    expect(r.code).toBe(ExitCode.ok);
+    expect(r.stdout).toContain('Change points need at least 8 nights; this history has 5. Nothing was looked for');
+  });
+
+  it('--detect without --history, or a seed without --detect, is refused with the reason', async () => {
+    recordNights(t.store, { nights: 1 });
+    const r = await dsbenchHere(['report', '--db', t.db, '--detect']);
+    expect(r.code).toBe(ExitCode.usage);
+    expect(r.stderr).toContain('--detect looks for change points over nights: it goes with --history N');
+    const seedOnly = await dsbenchHere(['report', '--db', t.db, '--history', '5', '--detect-seed', '3']);
+    expect(seedOnly.code).toBe(ExitCode.usage);
+    expect(seedOnly.stderr).toContain('--detect-seed seeds --detect: add --detect (or --detect-questions)');
+  });
+});

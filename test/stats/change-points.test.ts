@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/random.js';
+import { detectChangePoints, nightsNeeded, studentQuantile } from '../../src/stats/change-points.js';
+
+// Normal noise from the project's seeded generator (Box-Muller).
+function noise(seed: number, n: number, sd = 1): number[] {
+  const rng = mulberry32(seed);
+  return Array.from({ length: n }, () => sd * Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng()));
+}
+
+describe('change points in a nightly series', () => {
+  it('finds a step at the night it starts, with an interval around its size', () => {
+    const x = noise(1, 60).map((v, i) => v + (i >= 40 ? 5 : 0));
+    const { changePoints } = detectChangePoints(x, { seed: 1 });
+    expect(changePoints).toHaveLength(1);
+    const c = changePoints[0]!;
+    expect(c.index).toBe(40);
+    expect(c.low).toBeLessThan(5);
+    expect(c.high).toBeGreaterThan(5);
+    expect(c.p).toBeLessThanOrEqual(0.05);
+  });
+
+  it('finds a step three nights after it started, at the end of the series', () => {
+    const x = noise(2, 63).map((v, i) => v + (i >= 60 ? 4 : 0));
+    expect(detectChangePoints(x, { seed: 2 }).changePoints.map((c) => c.index)).toEqual([60]);
+  });
+
+  it('finds a slow creep', () => {
+    const x = noise(3, 90).map((v, i) => v + (i >= 70 ? 0.25 * (i - 69) : 0));
+    const found = detectChangePoints(x, { seed: 3 }).changePoints;
+    expect(found.length).toBeGreaterThan(0);
+    expect(found[0]!.index).toBeGreaterThanOrEqual(68);
+  });
+
+  it('finds nothing in most null series: false change points at about the test level', () => {
+    let falses = 0;
+    for (let s = 0; s < 100; s++) falses += detectChangePoints(noise(100 + s, 90), { seed: s }).changePoints.length;
+    // alpha 0.05 a series: expected about 5 of 100, 12 would be far above (binomial p < 0.01).
+    expect(falses).toBeLessThanOrEqual(12);
+  });
+
+  it('a constant series and skipped nights: nothing found, indexes count the skipped nights', () => {
+    expect(detectChangePoints(Array(20).fill(0.5), { seed: 1 }).changePoints).toEqual([]);
+    const x: Array<number | null> = noise(4, 30).map((v, i) => v + (i >= 20 ? 5 : 0));
+    x[5] = null;
+    x[12] = null;
+    expect(detectChangePoints(x, { seed: 1 }).changePoints.map((c) => c.index)).toEqual([20]);
+  });
+
+  it('says how many nights it has and needs when there are too few', () => {
+    const r = detectChangePoints([1, 2, 3, 9, 9], { seed: 1 });
+    expect(r).toMatchObject({ changePoints: [], nights: 5, tooFew: { have: 5, need: nightsNeeded() } });
+    expect(nightsNeeded()).toBe(8);
+  });
+
+  it('is seeded: the same seed gives the same p-values', () => {
+    const x = noise(5, 40).map((v, i) => v + (i >= 30 ? 1.2 : 0));
+    expect(detectChangePoints(x, { seed: 9 })).toEqual(detectChangePoints(x, { seed: 9 }));
+  });
+
+  it('Student t quantiles within 1% for 3 degrees of freedom and more', () => {
+    expect(studentQuantile(0.975, 3)).toBeCloseTo(3.182, 1);
+    expect(studentQuantile(0.975, 10) / 2.228).toBeCloseTo(1, 2);
+    expect(studentQuantile(0.975, 88) / 1.987).toBeCloseTo(1, 2);
+  });
+});
