@@ -12,11 +12,11 @@ const REASON_SPELLINGS: Readonly<Record<string, string>> = {
 };
 
 const SkippedWire = z.looseObject({
-  reason: ServerText,
+  reason: z.string(),
   title: OptServerText,
   message: OptServerText,
-  severity: OptServerText,
-  suggested: z.looseObject({ title: OptServerText, queryExpression: ServerText }).nullish(),
+  severity: z.string().nullish(),
+  suggested: z.looseObject({ title: z.string().nullish(), queryExpression: z.string() }).nullish(),
 });
 
 export const ProgressEvent = z
@@ -26,7 +26,7 @@ export const ProgressEvent = z
     matchCount: z.number().int().nonnegative(),
     durationMs: z.number().nonnegative().nullish(),
     skipped: z.array(SkippedWire).nullish(),
-    trace: OptServerText,
+    trace: z.string().nullish(),
   })
   .transform((p) => ({
     done: p.done ?? false,
@@ -50,10 +50,10 @@ export type Progress = z.output<typeof ProgressEvent>;
 export const FiltersEvent = z.array(
   z
     .looseObject({
-      value: ServerText,
-      label: ServerText,
+      value: z.string(),
+      label: z.string(),
       count: z.number(),
-      kind: OptServerText,
+      kind: z.string().nullish(),
       exhaustive: z.boolean().optional(),
       limitHit: z.boolean().optional(),
     })
@@ -73,7 +73,7 @@ export const AlertEvent = z
   .looseObject({
     title: ServerText,
     description: OptServerText,
-    kind: OptServerText,
+    kind: z.string().nullish(),
     proposedQueries: z.array(z.looseObject({ query: ServerText, description: OptServerText })).nullish(),
   })
   .transform(

@@ -10,8 +10,6 @@ export type ProxyAction =
   | { kind: 'forward'; delayMs?: number; replyDelayMs?: number }
   /** Answered by the proxy; the server never sees the request. */
   | { kind: 'status'; status: number }
-  /** Answered by the proxy with this body (a hostile server's reply); the server never sees the request. */
-  | { kind: 'reply'; status: number; body: string | (() => Promise<string>) }
   /** The connection is reset before the request is forwarded: the server never acts. */
   | { kind: 'reset' }
   /** The client's connection is reset at once; the request still reaches the server `delayMs` later. */
@@ -71,11 +69,6 @@ export async function startFaultProxy(upstream: string, decide: (req: ProxiedReq
     try {
       if (action.kind === 'status') {
         res.writeHead(action.status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `proxy says ${action.status}` }));
-        return;
-      }
-      if (action.kind === 'reply') {
-        const text = typeof action.body === 'string' ? action.body : await action.body();
-        res.writeHead(action.status, { 'content-type': 'application/json' }).end(text);
         return;
       }
       if (action.kind === 'reset') {
