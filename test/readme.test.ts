@@ -53,7 +53,9 @@ describe('the README commands work as written', () => {
 
   it.each(commands.map((c) => [c.join(' '), c] as const))('npx dsbench %s', async (_, args) => {
     const offline = ['runs', 'report', 'compare'].includes(args[0]!);
-    const run = await cli.run(offline ? [...args, '--db', db] : args, FAST);
+    // view serves until interrupted: its server is tested in test/view/; here its command and flags.
+    const given = args[0] === 'view' ? [...args, '--help'] : offline ? [...args, '--db', db] : args;
+    const run = await cli.run(given, FAST);
     expect(run.stderr).not.toContain('internal error');
     expect(run.stderr).not.toContain('Unknown argument');
     // compare may fail a gate on two emulated runs (exit 1) or find too few pairs (8); anything else is wrong.
