@@ -1,6 +1,7 @@
 import type { Block, Inline } from '../document.js';
 import { fmtInt, fmtNum, fmtPct, fmtSigned, fmtSignedPct } from '../tables.js';
 import { type Listed, type MetricResult, pValue } from './aggregate.js';
+import { runVersionsText } from '../../store/queries.js';
 import type { CompareResult, Side } from './compare-result.js';
 import type { CompareRow } from './pairs.js';
 
@@ -30,6 +31,26 @@ function listBlocks(title: string, listed: Listed, withTarget: boolean, describe
     { kind: 'heading', level: 3, text: [`${title} (${fmtInt(listed.count)})`] },
     { kind: 'list', items: shown.map((r): Inline[] => [{ code: rowName(r, withTarget) }, ` ${describe(r)}`]) },
     ...(listed.count > shown.length ? ([{ kind: 'para', text: [`… and ${fmtInt(listed.count - shown.length)} more in compare.csv.`] }] as Block[]) : []),
+  ];
+}
+
+/** `baseline 6.9.2, candidate 7.0.1`: the instance's product version on each side, as recorded at each run's start. */
+export function versionsLine(r: Pick<CompareResult, 'baseline' | 'candidate'>): string {
+  const b = runVersionsText(r.baseline.productVersions);
+  const c = runVersionsText(r.candidate.productVersions);
+  return `baseline ${b}, candidate ${c}${b !== c ? ' (changed)' : ''}`;
+}
+
+/** Items edited under the same id: listed, and said whether the gates judged them. */
+function editedBlocks(r: CompareResult): Block[] {
+  const e = r.summary.edited;
+  if (e.count === 0) return [];
+  const how = e.inGates
+    ? 'judged by the gates as any other item (--include-edited)'
+    : 'their text, follow-ups or expectations (a search\'s query) changed, so they are shown and judged by no gate; --include-edited judges them';
+  return [
+    { kind: 'para', text: [`Edited under the same id: ${fmtInt(e.count)} items, ${how}.`] },
+    ...listBlocks('Edited items', e, r.byTarget, () => 'edited'),
   ];
 }
 
@@ -81,7 +102,7 @@ export function compareDocument(r: CompareResult): Block[] {
   const s = r.summary;
   const blocks: Block[] = [];
   blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : r.nothingCompared ? 'NOTHING TO JUDGE' : 'passed'}`] });
-  blocks.push({ kind: 'list', items: [['Baseline: ', ...sideName(r.baseline)], ['Candidate: ', ...sideName(r.candidate)]] });
+  blocks.push({ kind: 'list', items: [['Baseline: ', ...sideName(r.baseline)], ['Candidate: ', ...sideName(r.candidate)], [`Product version: ${versionsLine(r)}`]] });
   if (r.baseline.run.suiteName !== r.candidate.run.suiteName) {
     blocks.push({ kind: 'callout', text: ['The runs are of different suites (', { code: r.baseline.run.suiteName }, ' and ', { code: r.candidate.run.suiteName }, '): only items with the same ids are paired.'] });
   } else if (r.baseline.run.suiteHash !== r.candidate.run.suiteHash) {
@@ -103,6 +124,7 @@ export function compareDocument(r: CompareResult): Block[] {
       `; only in the baseline: ${fmtInt(s.questions.baselineOnly + s.searches.baselineOnly)}, only in the candidate: ${fmtInt(s.questions.candidateOnly + s.searches.candidateOnly)}.`,
     ],
   });
+  blocks.push(...editedBlocks(r));
 
   blocks.push({ kind: 'heading', level: 2, text: ['Metrics'] });
   blocks.push({

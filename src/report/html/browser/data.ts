@@ -125,6 +125,10 @@ export interface OutcomeChange {
 export interface ComparePage {
   kind: 'compare';
   generatedAt: string;
+  /** `baseline 6.9.2, candidate 7.0.1`: the instance's product version of each side. */
+  versions: string;
+  /** Items edited under the same id (`target/id#repeat`), and whether the gates judged them. */
+  edited: { count: number; inGates: boolean; ids: string[] };
   baseline: { db: string; target: string | null; run: RunInfo };
   candidate: { db: string; target: string | null; run: RunInfo };
   failed: boolean;
