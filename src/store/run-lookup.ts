@@ -175,7 +175,7 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
   });
 }
 
-const TARGET_LISTED = pick(TARGETS, 'name', 'url', 'api', 'emulated', 'emulator');
+const TARGET_LISTED = pick(TARGETS, 'name', 'url', 'api', 'emulated', 'emulator', 'productVersion', 'productVersionError', 'productVersionOnResume');
 const readTarget = decoder(TARGET_LISTED);
 
 export interface RunTargetRow {
@@ -186,6 +186,11 @@ export interface RunTargetRow {
   emulated: boolean;
   /** Its answers came from a dsbench emulator, the embedded one or a standalone one. */
   servedByEmulator: boolean;
+  /** Its product version at the run's start; null when unknown (`productVersionError` says why, if it was asked). */
+  productVersion: string | null;
+  productVersionError: string | null;
+  /** Another version a resume read (the run keeps the first). */
+  productVersionOnResume: string | null;
 }
 
 /** Targets of a run in the order the run listed them. */
