@@ -37,7 +37,7 @@ export async function readProductVersion(connection: Connection, timeoutMs = PRO
 /** The version in a GraphQL reply, or why there is none. */
 export function versionOf(json: unknown): ProductVersionReading {
   const parsed = GraphqlReplySchema.safeParse(json);
-  if (!parsed.success) return { unknown: `POST /.api/graphql: the reply is not a GraphQL reply (${excerpt(JSON.stringify(json), 120)})` };
+  if (!parsed.success) return { unknown: `POST /.api/graphql: the reply is not a GraphQL reply (${excerpt(String(JSON.stringify(json)), 120)})` };
   const { data, errors } = parsed.data;
   const version = data?.site?.productVersion;
   if (version === undefined) {
