@@ -34,6 +34,7 @@ export interface CompareArgs {
   bom?: boolean | undefined;
   html?: boolean | undefined;
   junit?: string | undefined;
+  includeEdited?: boolean | undefined;
   json?: boolean | undefined;
   judge?: boolean | undefined;
   suite?: string | undefined;
@@ -98,6 +99,7 @@ export async function runCompare(args: CompareArgs, stdout: CliOutput = process.
     bom: args.bom,
     html: args.html,
     junit: args.junit,
+    includeEdited: args.includeEdited,
   });
   const judging = args.judge ? await import('./compare-judge.js') : undefined;
   const pairwise = judging
@@ -147,6 +149,7 @@ export const compareCommand = (cli: CommandContext): CommandModule<GlobalArgs, C
       .option('confidence', { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: 'Confidence level of the intervals, in percent' })
       .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP.seed, describe: 'Seed of the bootstrap (same seed, same intervals)' })
       .option('bom', { type: 'boolean', default: false, describe: 'Start compare.csv with a UTF-8 byte order mark (for Excel)' })
+      .option('include-edited', { type: 'boolean', default: false, describe: 'Judge items edited under the same id (text, follow-ups or expectations changed) in the gates too; by default they are listed and judged by no gate' })
       .option('junit', { ...pathOption(cli), type: 'string', describe: 'Also write JUnit XML to FILE: a test case per gate and per pair, failing as the gates do' })
       .option('judge', { type: 'boolean', default: false, describe: 'Also ask the judge which answer of each pair is better, in both orders (docs/grading.md)' })
       .option('suite', { ...pathOption(cli), type: 'string', describe: "With --judge: the suite whose rubrics, reference answers and judge settings guide the judge (default: the candidate run's own file, if still there)" })

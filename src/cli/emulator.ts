@@ -56,6 +56,7 @@ interface EmulatorArgs extends GlobalArgs {
   quotaLimit: number;
   sharing: boolean;
   llmGated: boolean;
+  productVersion?: string | undefined;
   legacyFollowupReply: 'question' | 'conversation';
   tokenLimitRate: number;
   internalErrorRate: number;
@@ -99,6 +100,7 @@ export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
       .option('quota-limit', { type: 'number', default: -1, describe: 'Credits per user before quota errors (-1: unlimited)' })
       .option('sharing', { type: 'boolean', default: true, describe: 'Allow reading other users\' conversations by read token' })
       .option('llm-gated', { type: 'boolean', default: false, describe: 'Gate the LLM API (404 under /.api/llm), as releases from 6.8 do without the license feature; PATCH /-/emulator/llm switches it' })
+      .option('product-version', { type: 'string', describe: 'What the GraphQL query site { productVersion } answers, the version a run records (default: dsbench\'s own version)' })
       .option('legacy-followup-reply', { choices: ['question', 'conversation'] as const, default: 'question' as const, describe: 'What a legacy follow-up returns: the new question alone (as published) or the whole conversation (as a newer client reads it)' })
       .option('token-limit-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in a token-limit error' })
       .option('internal-error-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in an internal error' })
@@ -139,6 +141,7 @@ export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
         quota: { limit: argv.quotaLimit },
         sharingEnabled: argv.sharing,
         llmGated: argv.llmGated,
+        ...(argv.productVersion !== undefined && { productVersion: argv.productVersion }),
         legacy: { followUpReply: argv.legacyFollowupReply },
         agent: { tokenLimitRate: argv.tokenLimitRate, internalErrorRate: argv.internalErrorRate, outputLimitRate: argv.outputLimitRate },
         noise: { profile: argv.noise, serviceSeed: argv.noiseServiceSeed },

@@ -4,7 +4,7 @@ import { ExitCode } from '../errors/exit-codes.js';
 import { DEFAULT_DB, openResults } from '../report/open.js';
 import { fmtCredits, safeJson, textTable } from '../report/tables.js';
 import { verdictWord } from '../model/verdict.js';
-import { type RunSummary, listRuns } from '../store/queries.js';
+import { type RunSummary, listRuns, runVersionsText } from '../store/queries.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { runsDeleteCommand } from './runs-delete.js';
@@ -37,13 +37,14 @@ export function runsTable(runs: readonly RunSummary[]): string {
   const split = runs.some((r) => r.split);
   const reruns = runs.some((r) => r.rerunOf !== null);
   return textTable({
-    headers: ['id', 'label', 'suite', 'targets', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits', ...(split ? ['shard'] : []), ...(reruns ? ['rerun of'] : [])],
-    align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right', 'left', 'left'],
+    headers: ['id', 'label', 'suite', 'targets', 'version', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits', ...(split ? ['shard'] : []), ...(reruns ? ['rerun of'] : [])],
+    align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right', 'left', 'left'],
     rows: runs.map((r) => [
       String(r.id),
       r.label ?? '',
       r.suiteName,
       r.targets.join(',') + (r.emulated ? ' (emulated)' : ''),
+      runVersionsText(r.productVersions),
       r.startedAt,
       r.status,
       // A run still running (or killed) has no verdict yet; one that asked nothing is no night at all.

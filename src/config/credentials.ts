@@ -81,7 +81,8 @@ export function authorizationValue(token: string): string {
   return /^bearer\s/i.test(token) ? token : `token ${token}`;
 }
 
-export type HeaderPurpose = ApiFlavour | 'stream';
+// `graphql`: the instance's GraphQL API (the product version).
+export type HeaderPurpose = ApiFlavour | 'stream' | 'graphql';
 
 /** Headers for one API: credentials, user agent, and each flavour's own requirement. */
 export function headersFor(connection: Connection, purpose: HeaderPurpose): Record<string, string> {

@@ -43,7 +43,7 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
     const writeError = (status: number, message: string): void =>
       (route.errors ?? writePlainError)(res, status, message);
 
-    const fault = deps.faults.next(route.operation);
+    const fault = route.spared ? undefined : deps.faults.next(route.operation);
     if (fault) deps.faultCounts.increment(`${route.operation}.${fault.kind}`);
     if (fault?.kind === 'slow' && !(await delay(fault.delayMs, deps.signal))) return;
     if (fault && isBeforeAction(fault)) {

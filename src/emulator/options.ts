@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VERSION } from '../version.js';
 import { CorpusOptionsSchema } from './corpus/corpus.js';
 import { NoiseOptionsSchema } from './noise.js';
 import { StreamFaultOptionsSchema } from './stream/faults.js';
@@ -123,6 +124,8 @@ export const EmulatorOptionsSchema = z
     llmModels: z.array(z.string().min(1)).min(1).default(DEFAULT_LLM_MODELS),
     /** Gate the LLM API (404 under `/.api/llm`), as releases from 6.8 do without the license feature; the admin interface switches it. */
     llmGated: z.boolean().default(false),
+    /** What `site { productVersion }` answers on `/.api/graphql`: the instance's version (`6.9.2`); default dsbench's own. */
+    productVersion: z.string().min(1).default(VERSION),
     /** The admin interface under /-/emulator/ (counters, request log, fault switches); off without a token. */
     admin: z
       .object({

@@ -33,6 +33,8 @@ export interface Route {
   scope?: 'read' | 'write';
   /** Default: plain text, like the frontend. */
   errors?: ErrorWriter;
+  /** The fault rates and injections never touch it (no draw is taken for it). */
+  spared?: boolean;
 }
 
 export type RouteMatch =

@@ -18,6 +18,7 @@ import { ConversationService, type QuestionRecordView } from './service.js';
 import { ConversationStore } from './store.js';
 import type { Scope } from './users.js';
 import { versionedRoutes } from './versioned-api.js';
+import { graphqlRoutes } from './graphql-api.js';
 import { llmRoutes } from './llm-api.js';
 import { rawRoutes } from './raw-api.js';
 import { Corpus, createAgentSearch } from './corpus/index.js';
@@ -103,6 +104,7 @@ export async function startEmulator(input: EmulatorOptions = {}, hooks: Emulator
     streamRoute,
     ...llmRoutes(corpus, options.llmModels, () => clock.now(), llm),
     ...(hooks.extraRoutes ?? []),
+    ...graphqlRoutes(options.productVersion),
     // Last: its wildcard would otherwise shadow an extra route under `/-/raw/`.
     ...rawRoutes(corpus),
   ]);

@@ -14,6 +14,8 @@ export interface PlannedItem {
   tags: string[];
   /** Place in the whole plan; a shard keeps the unsharded places, so merged shards read in plan order. Default: index in the list. */
   position?: number | undefined;
+  /** Hash of what defines the item (see `definitionHash`): an edit under the same id changes it. */
+  definitionHash?: string | undefined;
 }
 
 /** Where an item is; `done` items are never run again on resume. */

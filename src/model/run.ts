@@ -57,6 +57,9 @@ export interface ResumeItem {
   turns: ResumeTurn[];
 }
 
+/** A target's product version as read at a run's start, or why it could not be read. */
+export type ProductVersionReading = { version: string } | { unknown: string };
+
 export interface ResumeState {
   runId: number;
   status: RunStatus;

@@ -108,18 +108,22 @@ function historyDocument(suite: string, db: string, rows: readonly HistoryRow[],
     { kind: 'heading', level: 1, text: ['dsbench history: suite ', { code: suite }] },
     ...(detection ? changeBlocks(detection) : []),
     ...(detection ? ([{ kind: 'heading', level: 2, text: ['Runs'] }] as Block[]) : []),
-    { kind: 'para', text: [`The last ${runs} runs in `, { code: db }, ', oldest first, one row per run and target.'] },
+    {
+      kind: 'para',
+      text: [`The last ${runs} runs in `, { code: db }, ', oldest first, one row per run and target, with the instance\'s product version at each run\'s start ("changed" where it differs from the night before).'],
+    },
     {
       kind: 'table',
       table: {
-        headers: ['run', 'label', 'started', 'status', 'target', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50', 'server p90', 'credits', 'credits mean'],
-        align: ['right', 'left', 'left', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+        headers: ['run', 'label', 'started', 'status', 'target', 'version', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50', 'server p90', 'credits', 'credits mean'],
+        align: ['right', 'left', 'left', 'left', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
         rows: rows.map((r) => [
           String(r.runId),
           r.label ?? '',
           r.startedAt,
           r.status,
           r.target,
+          versionCell(r),
           fmtInt(r.items),
           fmtInt(r.completed),
           itemErrorsText({ itemErrors: r.failed, itemExpectedErrors: r.expectedErrors }),
@@ -137,6 +141,11 @@ function historyDocument(suite: string, db: string, rows: readonly HistoryRow[],
   ];
 }
 
+/** `7.0.1 (changed)` on the first night of a new version, `unknown` where it could not be read. */
+export function versionCell(r: Pick<HistoryRow, 'productVersion' | 'versionChanged'>): string {
+  return `${r.productVersion ?? 'unknown'}${r.versionChanged ? ' (changed)' : ''}`;
+}
+
 /** Questions x runs: passed/checked repeats per night, flaky, stepped and quarantined questions marked. */
 function gridBlocks(grid: QuestionGrid): Block[] {
   if (grid.rows.length === 0) return [];
@@ -152,7 +161,7 @@ function gridBlocks(grid: QuestionGrid): Block[] {
           `${fmtInt(flaky)} flaky: both a pass and a fail on one night, or outcomes that flip between nights more than once (candidates for quarantine). ` +
           `${fmtInt(steps)} with a step: every night passed up to one run and failed from it on (regressed), or the reverse (fixed); a step is a change to look into, not noise to quarantine. Quarantined ones (tag `,
         { code: 'quarantine' },
-        ') are judged by no compare gate.',
+        ') are judged by no compare gate. "edited:" marks the first night after the question\'s text, follow-ups or expectations changed under the same id: its series starts again there (flaky looks only at the nights since).',
       ],
     },
     {

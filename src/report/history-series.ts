@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { selectPercentiles } from '../stats/percentiles.js';
+import { runProductVersions } from '../store/product-versions.js';
 import { iterateNightItems, type NightItemRow } from '../store/series-queries.js';
 
 // Each metric's nightly series, for the suite, each tag and (on request) each question, per target: what
@@ -29,9 +30,9 @@ export interface MetricSeries {
   values: Array<number | null>;
 }
 
-/** The history's runs as nights. Versions are not recorded yet: every night's are unknown. */
-export function historyNights(_db: Database.Database, runs: ReadonlyArray<{ id: number; startedAt: string }>): Night[] {
-  return runs.map((r) => ({ runId: r.id, startedAt: r.startedAt, productVersions: {} }));
+/** The history's runs as nights, each with its targets' product versions as recorded at the run's start. */
+export function historyNights(db: Database.Database, runs: ReadonlyArray<{ id: number; startedAt: string }>): Night[] {
+  return runs.map((r) => ({ runId: r.id, startedAt: r.startedAt, productVersions: Object.fromEntries(runProductVersions(db, r.id).map((v) => [v.target, v.version])) }));
 }
 
 /** One night's items of one scope, summed. */

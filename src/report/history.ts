@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { type RunHead, iterateItemVerdicts, iterateTurnMetrics, runCounts, runTargets, suiteRuns } from '../store/queries.js';
+import { type RunHead, iterateItemVerdicts, iterateTurnMetrics, runCounts, runProductVersions, runTargets, suiteRuns } from '../store/queries.js';
 import type { Column } from './csv.js';
 import { QuestionSummary, type QuestionSummaryRow } from './summary.js';
 
@@ -32,6 +32,10 @@ export interface HistoryRow {
   wallMsP90: number | null;
   creditsSum: number | null;
   creditsMean: number | null;
+  /** The target's product version at the run's start; null when unknown. */
+  productVersion: string | null;
+  /** It differs from the version of the target's last earlier run in the history whose version is known. */
+  versionChanged: boolean;
 }
 
 export interface HistoryOptions {
@@ -67,7 +71,16 @@ export function collectHistory(
   }
   runs.reverse();
   const rows: HistoryRow[] = [];
-  for (const run of runs) rows.push(...historyRows(run, options.known?.runId === run.id ? options.known.rows : summarize(db, run.id)));
+  const lastVersion = new Map<string, string>();
+  for (const run of runs) {
+    const versions = new Map(runProductVersions(db, run.id).map((v) => [v.target, v.version]));
+    for (const row of historyRows(run, options.known?.runId === run.id ? options.known.rows : summarize(db, run.id))) {
+      const version = versions.get(row.target) ?? null;
+      const before = lastVersion.get(row.target);
+      if (version !== null) lastVersion.set(row.target, version);
+      rows.push({ ...row, productVersion: version, versionChanged: version !== null && before !== undefined && before !== version });
+    }
+  }
   return { runs, rows, nothingAsked };
 }
 
@@ -79,7 +92,7 @@ function summarize(db: Database.Database, runId: number): QuestionSummaryRow[] {
   return summary.rows();
 }
 
-function historyRows(run: RunHead, summary: readonly QuestionSummaryRow[]): HistoryRow[] {
+function historyRows(run: RunHead, summary: readonly QuestionSummaryRow[]): Array<Omit<HistoryRow, 'productVersion' | 'versionChanged'>> {
   return summary
     .filter((s) => s.scope === 'target')
     .map((s) => {
@@ -138,4 +151,6 @@ export const HISTORY_COLUMNS: ReadonlyArray<Column<HistoryRow>> = [
   { name: 'wall_ms_p90', value: (r) => r.wallMsP90 },
   { name: 'credits_sum', value: (r) => r.creditsSum },
   { name: 'credits_mean', value: (r) => r.creditsMean },
+  { name: 'product_version', value: (r) => r.productVersion },
+  { name: 'version_changed', value: (r) => r.versionChanged },
 ];

@@ -26,23 +26,25 @@ export interface Case {
   seconds: number;
   failure?: { type: string; message: string; body: string } | undefined;
   error?: { type: string; message: string; body: string } | undefined;
+  /** Why the case was not judged (a `<skipped>` element). */
+  skipped?: string | undefined;
 }
 
 function caseXml(c: Case): string {
   const open = `    <testcase classname="${xmlText(c.classname)}" name="${xmlText(c.name)}" time="${c.seconds.toFixed(3)}"`;
   const problem = c.error ? ['error', c.error] : c.failure ? ['failure', c.failure] : undefined;
-  if (!problem) return `${open}/>\n`;
+  if (!problem) return c.skipped === undefined ? `${open}/>\n` : `${open}>\n      <skipped message="${xmlText(oneLine(c.skipped))}"/>\n    </testcase>\n`;
   const [tag, p] = problem as [string, { type: string; message: string; body: string }];
   return `${open}>\n      <${tag} type="${xmlText(p.type)}" message="${xmlText(oneLine(p.message))}">${xmlText(p.body)}</${tag}>\n    </testcase>\n`;
 }
 
 export class Suites {
-  private readonly suites = new Map<string, { cases: string[]; failures: number; errors: number; seconds: number }>();
+  private readonly suites = new Map<string, { cases: string[]; failures: number; errors: number; skipped: number; seconds: number }>();
 
   /** Fixes a suite's place in the output before its cases are known. */
   reserve(suite: string) {
     let s = this.suites.get(suite);
-    if (!s) this.suites.set(suite, (s = { cases: [], failures: 0, errors: 0, seconds: 0 }));
+    if (!s) this.suites.set(suite, (s = { cases: [], failures: 0, errors: 0, skipped: 0, seconds: 0 }));
     return s;
   }
 
@@ -51,6 +53,7 @@ export class Suites {
     s.cases.push(caseXml(c));
     if (c.error) s.errors++;
     else if (c.failure) s.failures++;
+    else if (c.skipped !== undefined) s.skipped++;
     s.seconds += c.seconds;
   }
 
@@ -73,7 +76,7 @@ export class Suites {
     let id = 0;
     for (const [suite, s] of this.suites) {
       parts.push(
-        `  <testsuite name="${xmlText(suite)}" id="${id++}" tests="${s.cases.length}" failures="${s.failures}" errors="${s.errors}" skipped="0" time="${s.seconds.toFixed(3)}" timestamp="${xmlText(timestamp.replace(/\.\d+Z$/, ''))}">\n`,
+        `  <testsuite name="${xmlText(suite)}" id="${id++}" tests="${s.cases.length}" failures="${s.failures}" errors="${s.errors}" skipped="${s.skipped}" time="${s.seconds.toFixed(3)}" timestamp="${xmlText(timestamp.replace(/\.\d+Z$/, ''))}">\n`,
         ...s.cases,
         '  </testsuite>\n',
       );

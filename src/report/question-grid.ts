@@ -14,6 +14,8 @@ export interface GridCell {
   checked: number;
   passed: number;
   errored: number;
+  /** What defines the question changed since the night before it was last asked: its series starts again here. */
+  edited: boolean;
 }
 
 export interface GridRow {
@@ -36,6 +38,7 @@ export interface QuestionGrid {
 export function questionGrid(db: Database.Database, runs: ReadonlyArray<{ id: number; startedAt: string }>): QuestionGrid {
   const index = new Map(runs.map((r, i) => [r.id, i]));
   const rows = new Map<string, GridRow>();
+  const lastHash = new Map<string, string>();
   for (const n of questionNights(db, runs.map((r) => r.id))) {
     const key = `${n.target}\u0000${n.kind}\u0000${n.suiteItemId}`;
     let row = rows.get(key);
@@ -43,10 +46,18 @@ export function questionGrid(db: Database.Database, runs: ReadonlyArray<{ id: nu
       row = { target: n.target, kind: n.kind, id: n.suiteItemId, cells: runs.map(() => null), flaky: false, step: null, quarantined: false };
       rows.set(key, row);
     }
-    row.cells[index.get(n.runId)!] = { checked: n.checked, passed: n.passed, errored: n.errored };
+    // Nights come oldest first; a night without a hash (recorded before hashes were) breaks nothing.
+    const before = lastHash.get(key);
+    if (n.definitionHash !== null) lastHash.set(key, n.definitionHash);
+    const edited = before !== undefined && n.definitionHash !== null && before !== n.definitionHash;
+    row.cells[index.get(n.runId)!] = { checked: n.checked, passed: n.passed, errored: n.errored, edited };
     if ((JSON.parse(n.tagsJson) as string[]).includes(QUARANTINE_TAG)) row.quarantined = true;
   }
-  for (const row of rows.values()) Object.assign(row, stability(row.cells, runs));
+  for (const row of rows.values()) {
+    // An edit starts the question's series again: only the nights since the last one count.
+    const since = Math.max(0, row.cells.findLastIndex((c) => c?.edited === true));
+    Object.assign(row, stability(row.cells.slice(since), runs.slice(since)));
+  }
   return { runs: [...runs], rows: [...rows.values()].sort((a, b) => a.target.localeCompare(b.target) || a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id)) };
 }
 
@@ -72,8 +83,10 @@ export function gridMarks(row: GridRow): string {
   return [row.flaky ? 'flaky' : '', step, row.quarantined ? 'quarantined' : ''].filter(Boolean).join(', ');
 }
 
-/** "2/2", "1/2", "0/2 (1 error)", or "–" when the run did not ask it or it has no checks. */
+/** "2/2", "1/2", "0/2 (1 error)", "edited: 2/2", or "–" when the run did not ask it or it has no checks. */
 export function cellText(c: GridCell | null): string {
-  if (c === null || c.checked === 0) return '–';
-  return `${c.passed}/${c.checked}${c.errored > 0 ? ` (${c.errored} error${c.errored === 1 ? '' : 's'})` : ''}`;
+  if (c === null) return '–';
+  const edited = c.edited ? 'edited: ' : '';
+  if (c.checked === 0) return `${edited}–`;
+  return `${edited}${c.passed}/${c.checked}${c.errored > 0 ? ` (${c.errored} error${c.errored === 1 ? '' : 's'})` : ''}`;
 }

@@ -1,7 +1,7 @@
 import type { Block, Inline } from './document.js';
 import { qualityBlocks } from './quality-document.js';
 import type { ReportData } from './report-result.js';
-import type { RunRecord } from '../store/queries.js';
+import { type RunRecord, productVersionText } from '../store/queries.js';
 import { formatThresholdValue, thresholdVerdict } from './thresholds.js';
 import { itemErrorsText, capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
@@ -33,7 +33,10 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
   if (data.targets.length > 0) {
     blocks.push({
       kind: 'list',
-      items: data.targets.map((t): Inline[] => [{ code: t.name }, `: ${t.url} (${t.api} API${t.servedByEmulator ? ', emulated' : ''})`]),
+      items: data.targets.map((t): Inline[] => [
+        { code: t.name },
+        `: ${t.url} (${t.api} API${t.servedByEmulator ? ', emulated' : ''}), product version ${productVersionText({ version: t.productVersion, onResume: t.productVersionOnResume })}`,
+      ]),
     });
   }
   const split = run.split;

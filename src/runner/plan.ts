@@ -1,4 +1,5 @@
 import type { ResolvedQuestion, ResolvedSearch, ResolvedSuite } from '../config/resolve-suite.js';
+import { questionDefinitionHash, searchDefinitionHash } from '../config/definition-hash.js';
 import { planTooLarge } from '../config/suite-size.js';
 import { UsageError } from '../errors/errors.js';
 import type { PlannedItem } from '../model/item.js';
@@ -31,6 +32,9 @@ export function planItems(suite: ResolvedSuite, targets: readonly string[], repe
   // A loop, not Math.max(...list): spreading 130,000 arguments overflows the stack.
   let most = 0;
   for (const item of [suite.questions, suite.searches].flat()) most = Math.max(most, repeatsOf(item.repeats));
+  // Once per suite item, not per repeat and target.
+  const questionHashes = new Map(suite.questions.map((q) => [q, questionDefinitionHash(q)]));
+  const searchHashes = new Map(suite.searches.map((s) => [s, searchDefinitionHash(s)]));
   return {
     *[Symbol.iterator]() {
       for (let repeat = 0; repeat < most; repeat++) {
@@ -38,12 +42,12 @@ export function planItems(suite: ResolvedSuite, targets: readonly string[], repe
           for (const question of suite.questions) {
             if (repeat >= repeatsOf(question.repeats)) continue;
             const key = itemKey(target, 'question', question.id, repeat);
-            yield { key, kind: 'question', target, suiteItemId: question.id, repeat, tags: question.tags, question };
+            yield { key, kind: 'question', target, suiteItemId: question.id, repeat, tags: question.tags, definitionHash: questionHashes.get(question), question };
           }
           for (const search of suite.searches) {
             if (repeat >= repeatsOf(search.repeats)) continue;
             const key = itemKey(target, 'search', search.id, repeat);
-            yield { key, kind: 'search', target, suiteItemId: search.id, repeat, tags: search.tags, search };
+            yield { key, kind: 'search', target, suiteItemId: search.id, repeat, tags: search.tags, definitionHash: searchHashes.get(search), search };
           }
         }
       }

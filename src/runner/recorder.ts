@@ -2,7 +2,7 @@ import type { StorageError } from '../errors/errors.js';
 import type { QuotaUsage } from '../model/conversation.js';
 import type { ExpectationResult, ItemOutcome, PlannedItem, SearchRecord, TurnRecord } from '../model/item.js';
 import type { RunLease } from '../model/lease.js';
-import type { RequeuedItem, ResumeItem, ResumeState, RunHeader, RunInfo, RunStatus, StoppedMarker, TargetInfo, UnownedConversation } from '../model/run.js';
+import type { ProductVersionReading, RequeuedItem, ResumeItem, ResumeState, RunHeader, RunInfo, RunStatus, StoppedMarker, TargetInfo, UnownedConversation } from '../model/run.js';
 import type { RunTally } from '../model/tally.js';
 
 // The runner records through this interface and never speaks SQL; src/store/ implements it.
@@ -47,6 +47,11 @@ export interface Recorder {
   conversationCreated(runId: number, key: string, ref: string, at: string): void;
   /** A target's replies say a dsbench emulator sent them (a standalone one, or the embedded one). */
   targetServedByEmulator(runId: number, target: string): void;
+  /**
+   * What the target said its product version is: the first version recorded stays (a resume that reads another
+   * keeps it apart); an unknown one is filled in by a later reading. Returns the version kept, or null.
+   */
+  productVersion(runId: number, target: string, reading: ProductVersionReading): string | null;
   /** Inserts or updates one turn; `sending` is committed before the request so a crash leaves a trace. */
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void;
   /** A conversation with one of the run's question texts that no item owns, found at `at`: a given-up send that landed after all. */

@@ -45,6 +45,8 @@ export interface RunOptions {
   requestTimeoutMs?: number | undefined;
   /** Largest reply body read (bytes). */
   maxReplyBytes?: number | undefined;
+  /** How long the read of each target's product version may take at the start (ms); default 5 s. */
+  productVersionTimeoutMs?: number | undefined;
   /**
    * Grades each question as it ends, when the suite asks (judge.during: run); made, and closed, by the
    * caller, so that a judge that cannot be configured fails before the run is opened.

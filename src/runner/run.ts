@@ -12,6 +12,7 @@ import type { RunOptions, RunResult } from './run-options.js';
 import { runVerdict } from './run-verdict.js';
 import { schedule, type Spend } from './schedule.js';
 import { storageWatch } from './storage-watch.js';
+import { recordProductVersions } from './product-versions.js';
 import { preflight, targetRuntime } from './target-setup.js';
 
 export type { RunTarget } from './item-context.js';
@@ -89,7 +90,10 @@ async function followRun(
   const { runId, recorder, reporter, signals, log } = run;
   const { resumed } = opened;
   try {
-    await preflight([...runtimes.values()], options.suite.resolved.questions.length > 0, log, signals.stop);
+    await Promise.all([
+      preflight([...runtimes.values()], options.suite.resolved.questions.length > 0, log, signals.stop),
+      recordProductVersions([...runtimes.values()], run, options.productVersionTimeoutMs),
+    ]);
     const pending = (item: WorkItem) => !resumed.done.has(item.key);
     let total = 0;
     let alreadyDone = 0;

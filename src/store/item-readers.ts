@@ -9,7 +9,7 @@ import { ITEMS, SEARCHES, TURNS } from './tables.js';
 // write (better-sqlite3 rule).
 
 /** An item's columns as the exports name them beside a turn's or a search's. */
-export const ITEM_EXPORTED = pick(ITEMS, 'itemKey', 'kind', 'target', 'suiteItemId', 'repeat', 'tags', 'itemStatus', 'outcome');
+export const ITEM_EXPORTED = pick(ITEMS, 'itemKey', 'kind', 'target', 'suiteItemId', 'repeat', 'tags', 'itemStatus', 'outcome', 'definitionHash');
 export type ItemColumns = RowOf<typeof ITEM_EXPORTED>;
 
 /** A turn's columns as the exports name them (the item's key is the item's; anomalies are read apart). */

@@ -190,7 +190,7 @@ function insertMergedRun(db: Database.Database, group: Group): number {
       }).lastInsertRowid,
   );
   // The targets of the first shard: all shards have the same (an emulated one keeps the first's URL).
-  db.prepare(`INSERT INTO targets (run_id, name, url, api, emulated, emulator) SELECT ?, name, url, api, emulated, emulator FROM src.targets WHERE run_id = ? ORDER BY rowid`).run(runId, first.runId);
+  db.prepare(`INSERT INTO targets (run_id, name, url, api, emulated, emulator, product_version, product_version_error, product_version_on_resume) SELECT ?, name, url, api, emulated, emulator, product_version, product_version_error, product_version_on_resume FROM src.targets WHERE run_id = ? ORDER BY rowid`).run(runId, first.runId);
   return runId;
 }
 

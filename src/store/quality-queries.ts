@@ -48,6 +48,8 @@ export interface QuestionNightRow {
   passed: number;
   /** Items that ended in a failed state. */
   errored: number;
+  /** The question's definition hash that night; null for runs recorded before hashes were. */
+  definitionHash: string | null;
 }
 
 /** Per run, target and question or search id: how its repeats did; for the runs given, oldest first. */
@@ -56,10 +58,10 @@ export function questionNights(db: Database.Database, runIds: readonly number[])
   return db
     .prepare(
       `WITH v AS (
-         SELECT i.run_id, i.target, i.kind, i.suite_item_id, i.tags_json, i.outcome,
+         SELECT i.run_id, i.target, i.kind, i.suite_item_id, i.tags_json, i.outcome, i.definition_hash,
            (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS passed
          FROM items i WHERE i.run_id IN (SELECT value FROM json_each(?)) AND i.status NOT IN ('pending', 'running', 'skipped'))
-       SELECT v.run_id AS runId, r.started_at AS startedAt, v.target, v.kind, v.suite_item_id AS suiteItemId, max(v.tags_json) AS tagsJson,
+       SELECT v.run_id AS runId, r.started_at AS startedAt, v.target, v.kind, v.suite_item_id AS suiteItemId, max(v.tags_json) AS tagsJson, max(v.definition_hash) AS definitionHash,
          count(v.passed) AS checked, coalesce(sum(v.passed), 0) AS passed,
          sum(v.outcome IN ('error', 'canceled', 'timeout', 'client_error', 'http_error', 'truncated')) AS errored
        FROM v JOIN runs r ON r.id = v.run_id

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { QuotaUsage } from '../model/conversation.js';
 import type { ExpectationResult, ItemOutcome, PlannedItem, SearchRecord, TurnRecord } from '../model/item.js';
 import type { RunLease } from '../model/lease.js';
-import type { RequeuedItem, ResumeItem, ResumeState, RunHeader, RunInfo, RunStatus, StoppedMarker, TargetInfo, UnownedConversation } from '../model/run.js';
+import type { ProductVersionReading, RequeuedItem, ResumeItem, ResumeState, RunHeader, RunInfo, RunStatus, StoppedMarker, TargetInfo, UnownedConversation } from '../model/run.js';
 import type { RunTally } from '../model/tally.js';
 import type { Recorder } from '../runner/recorder.js';
 import type { StorageError } from '../errors/errors.js';
@@ -47,6 +47,11 @@ function prepareUpdates(db: Database.Database) {
     itemUnobserved: p(`UPDATE items SET status = 'running', message = ? WHERE run_id = ? AND key = ?`),
     conversationDeleted: p(`UPDATE items SET deleted_at = ? WHERE run_id = ? AND key = ?`),
     targetServedByEmulator: s(`UPDATE targets SET emulator = 1 WHERE run_id = @runId AND name = @target`),
+    // The first version read stays; a later different one is kept apart, an unknown one is filled in.
+    productVersion: s(`UPDATE targets SET product_version = coalesce(product_version, @version),
+        product_version_error = CASE WHEN coalesce(product_version, @version) IS NULL THEN coalesce(product_version_error, @error) END,
+        product_version_on_resume = CASE WHEN @version <> product_version THEN @version ELSE product_version_on_resume END
+      WHERE run_id = @runId AND name = @target RETURNING product_version AS version`),
     selectLostCreates: s(`SELECT target, text, min(sent_at) AS sentAt FROM lost_creates WHERE run_id = @runId GROUP BY target, text`),
     lostCreatesChecked: s(`UPDATE lost_creates SET checked_at = coalesce(@at, checked_at), check_error = @error WHERE run_id = @runId AND target = @target`),
   };
@@ -231,6 +236,12 @@ export class SqliteRecorder implements Recorder {
 
   targetServedByEmulator(runId: number, target: string): void {
     this.writing(() => this.s.targetServedByEmulator.run({ runId, target }));
+  }
+
+  productVersion(runId: number, target: string, reading: ProductVersionReading): string | null {
+    const version = 'version' in reading ? reading.version : null;
+    const error = 'unknown' in reading ? redacted(reading.unknown) : null;
+    return this.writing(() => (this.s.productVersion.get({ runId, target, version, error }) as { version: string | null } | undefined)?.version ?? null);
   }
 
   conversationDeleted(runId: number, key: string, at: string): void {

@@ -9,7 +9,7 @@ import { EXPECTATIONS, FOLLOWUPS, ITEMS, LOST_CREATES, QUOTA_SNAPSHOTS, RUNS, SE
 
 const RUN_WRITTEN = pick(RUNS, 'label', 'suiteName', 'suitePath', 'suiteHash', 'dsbenchVersion', 'options', 'startedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'rerunOf');
 const TARGET_WRITTEN = pick(TARGETS, 'runId', 'name', 'url', 'api', 'emulated');
-const ITEM_WRITTEN = pick(ITEMS, 'runId', 'itemKey', 'position', 'kind', 'target', 'suiteItemId', 'repeat', 'tags', 'itemStatus');
+const ITEM_WRITTEN = pick(ITEMS, 'runId', 'itemKey', 'position', 'kind', 'target', 'suiteItemId', 'repeat', 'tags', 'itemStatus', 'definitionHash');
 
 const bindRun = binder(RUN_WRITTEN);
 const bindTarget = binder(TARGET_WRITTEN);
@@ -90,6 +90,7 @@ export function prepareRowWriters(db: Database.Database) {
             repeat: item.repeat,
             tags: item.tags,
             itemStatus: 'pending',
+            definitionHash: item.definitionHash ?? null,
           }),
         );
         position++;

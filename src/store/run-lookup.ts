@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ExitCode } from '../errors/exit-codes.js';
 import type { RunStatus } from '../model/run.js';
 import { type RowOf, decoder, omit, pick, qualified, selectList } from './columns.js';
+import { type TargetProductVersion, runProductVersions } from './product-versions.js';
 import { RUNS, type RunColumns, TARGETS } from './tables.js';
 import { runTally, storedRunExitCode } from './tallies.js';
 
@@ -136,6 +137,8 @@ export interface RunSummary {
   rerunOf: number | null;
   /** It ended having sent nothing: every item skipped before it was sent. */
   nothingAsked: boolean;
+  /** Each target's product version at the run's start. */
+  productVersions: TargetProductVersion[];
 }
 
 const RUN_LISTED = pick(RUNS, 'id', 'label', 'suiteName', 'startedAt', 'endedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'partial', 'rerunOf', 'nothingAsked', 'stopReason');
@@ -167,11 +170,12 @@ export function listRuns(db: Database.Database, options: { limit?: number | unde
       credits,
       checks: tally.checks,
       exitCode: storedRunExitCode(r.status, tally, stopReason),
+      productVersions: runProductVersions(db, r.id),
     };
   });
 }
 
-const TARGET_LISTED = pick(TARGETS, 'name', 'url', 'api', 'emulated', 'emulator');
+const TARGET_LISTED = pick(TARGETS, 'name', 'url', 'api', 'emulated', 'emulator', 'productVersion', 'productVersionError', 'productVersionOnResume');
 const readTarget = decoder(TARGET_LISTED);
 
 export interface RunTargetRow {
@@ -182,6 +186,11 @@ export interface RunTargetRow {
   emulated: boolean;
   /** Its answers came from a dsbench emulator, the embedded one or a standalone one. */
   servedByEmulator: boolean;
+  /** Its product version at the run's start; null when unknown (`productVersionError` says why, if it was asked). */
+  productVersion: string | null;
+  productVersionError: string | null;
+  /** Another version a resume read (the run keeps the first). */
+  productVersionOnResume: string | null;
 }
 
 /** Targets of a run in the order the run listed them. */

@@ -187,3 +187,17 @@ CREATE TABLE requeued_attempts (
   PRIMARY KEY (run_id, item_key, attempt)
 );
 `;
+
+/**
+ * The product version each target reported at the run's start (GraphQL `site.productVersion`): null with
+ * `product_version_error` when it could not be read, both null on runs recorded before this step. A resume
+ * keeps the first version; `product_version_on_resume` is a different one a resume read. `definition_hash`:
+ * a hash of what defines an item (a question's text, follow-ups and expectations; a search's query,
+ * parameters and expectations), so a comparison can tell an edited question from its old self.
+ */
+export const PRODUCT_VERSIONS = `
+ALTER TABLE targets ADD COLUMN product_version TEXT;
+ALTER TABLE targets ADD COLUMN product_version_error TEXT;
+ALTER TABLE targets ADD COLUMN product_version_on_resume TEXT;
+ALTER TABLE items ADD COLUMN definition_hash TEXT;
+`;

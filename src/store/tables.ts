@@ -37,6 +37,9 @@ export const TARGETS = [
   column('api', 'api', textOf<TargetInfo['api']>()),
   column('emulated', 'emulated', bool),
   column('emulator', 'emulator', bool),
+  column('product_version', 'productVersion', maybeText),
+  column('product_version_error', 'productVersionError', maybeText),
+  column('product_version_on_resume', 'productVersionOnResume', maybeText),
 ] as const;
 
 // Named as the exports name an item's columns (an item's `key` and `status` beside a turn's).
@@ -57,6 +60,7 @@ export const ITEMS = [
   column('started_at', 'startedAt', maybeText),
   column('ended_at', 'endedAt', maybeText),
   column('deleted_at', 'deletedAt', maybeText),
+  column('definition_hash', 'definitionHash', maybeText),
 ] as const;
 
 /** The stats of an answer, one column each; recorded whole or not at all. */

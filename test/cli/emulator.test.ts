@@ -32,8 +32,8 @@ function start(args: string[], env: Record<string, string> = {}): Promise<{ firs
 }
 
 describe('dsbench emulator (standalone)', () => {
-  it('takes fault switches as flags, shows them on the admin interface with the token from the environment, logs requests with --log', async () => {
-    const { first, stderr } = await start(['--json', '--log', '--fault-rate-503', '0.25', '--stream-stall-rate', '0.5', '--stream-stall-ms', '300', '--clock-offset-ms', '-60000', '--act-delay-ms', '5'], {
+  it('takes fault switches as flags, shows them on the admin interface with the token from the environment, logs requests with --log, answers GraphQL with --product-version', async () => {
+    const { first, stderr } = await start(['--json', '--log', '--product-version', '7.0.1', '--fault-rate-503', '0.25', '--stream-stall-rate', '0.5', '--stream-stall-ms', '300', '--clock-offset-ms', '-60000', '--act-delay-ms', '5'], {
       DSBENCH_EMULATOR_ADMIN_TOKEN: ADMIN_TOKEN,
     });
     const info = JSON.parse(first);
@@ -41,6 +41,8 @@ describe('dsbench emulator (standalone)', () => {
     const faults: any = await (await fetch(`${info.admin}faults`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
     expect(faults.http).toMatchObject({ rate503: 0.25, clockOffsetMs: -60_000, actDelayMs: 5 });
     expect(faults.stream).toMatchObject({ rates: { stall: 0.5 }, stallMs: 300 });
+    const graphql = await fetch(`${info.url}/.api/graphql`, { method: 'POST', headers: { Authorization: `token ${info.tokens[0].token}` }, body: '{"query":"query { site { productVersion } }"}' });
+    expect(await graphql.json()).toEqual({ data: { site: { productVersion: '7.0.1' } } });
     await fetch(`${info.url}/.api/deepsearch/v1/12?x=1`, { headers: { Authorization: `token ${info.tokens[0].token}`, 'X-Requested-With': 'test 1' } });
     await expect.poll(stderr).toMatch(/^\S+Z GET \/\.api\/deepsearch\/v1\/12 (404|503) [\d.]+ ms legacy\.get$/m);
     expect(stderr()).not.toContain(info.tokens[0].token);

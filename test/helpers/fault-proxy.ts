@@ -10,6 +10,10 @@ export type ProxyAction =
   | { kind: 'forward'; delayMs?: number; replyDelayMs?: number }
   /** Answered by the proxy; the server never sees the request. */
   | { kind: 'status'; status: number }
+  /** Answered by the proxy with this body; the server never sees the request. */
+  | { kind: 'reply'; status: number; body: string; contentType: string }
+  /** Never answered: the connection stays open until the client gives up or the proxy closes. */
+  | { kind: 'hang' }
   /** The connection is reset before the request is forwarded: the server never acts. */
   | { kind: 'reset' }
   /** The client's connection is reset at once; the request still reaches the server `delayMs` later. */
@@ -71,6 +75,11 @@ export async function startFaultProxy(upstream: string, decide: (req: ProxiedReq
         res.writeHead(action.status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `proxy says ${action.status}` }));
         return;
       }
+      if (action.kind === 'reply') {
+        res.writeHead(action.status, { 'content-type': action.contentType }).end(action.body);
+        return;
+      }
+      if (action.kind === 'hang') return;
       if (action.kind === 'reset') {
         req.socket.destroy();
         return;

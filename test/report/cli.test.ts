@@ -41,9 +41,9 @@ describe('dsbench runs', () => {
     const out = sink();
     expect(await runRuns({ db, limit: 2 }, out)).toBe(ExitCode.ok);
     const lines = out.text.trim().split('\n');
-    expect(lines[0]).toMatch(/^id\s+label\s+suite\s+targets\s+started\s+status\s+verdict\s+items\s+outcomes\s+checks\s+credits$/);
+    expect(lines[0]).toMatch(/^id\s+label\s+suite\s+targets\s+version\s+started\s+status\s+verdict\s+items\s+outcomes\s+checks\s+credits$/);
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toMatch(new RegExp(`^\\s*${ids[2]}\\s+nightly\\s+smoke\\s+prod\\s+2025-03-03T00:00:00.000Z\\s+completed\\s+checks failed \\(exit 1\\)\\s+3\\s+completed 2, error 1\\s+1 of 3 failed\\s+6$`));
+    expect(lines[1]).toMatch(new RegExp(`^\\s*${ids[2]}\\s+nightly\\s+smoke\\s+prod\\s+unknown\\s+2025-03-03T00:00:00.000Z\\s+completed\\s+checks failed \\(exit 1\\)\\s+3\\s+completed 2, error 1\\s+1 of 3 failed\\s+6$`));
     const json = sink();
     await runRuns({ db, limit: 20, json: true, suite: 'smoke' }, json);
     expect((JSON.parse(json.text) as Array<{ id: number }>).map((r) => r.id)).toEqual([...ids].reverse());

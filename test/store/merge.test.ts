@@ -16,7 +16,7 @@ import { runGroupId, shardPlan } from '../../src/runner/shard.js';
 import { runsTable } from '../../src/cli/runs.js';
 import { runReport } from '../../src/cli/report.js';
 import { mergeShards } from '../../src/store/merge.js';
-import { findRun, listRuns, lostCreateChecks } from '../../src/store/queries.js';
+import { findRun, listRuns, lostCreateChecks, runProductVersions } from '../../src/store/queries.js';
 import { resolveRun } from '../../src/report/open.js';
 import { openStore } from '../../src/store/store.js';
 
@@ -74,6 +74,7 @@ function shardDb(spec: ShardSpec): string {
     items,
   );
   const at = '2026-11-23T03:30:00.000Z';
+  r.productVersion(runId, 'prod', { version: '6.9.2' });
   r.quotaSnapshot(runId, 'prod', { totalQuota: spec.index, quotaLimit: 100 }, at);
   r.unownedConversation(runId, 'prod', { ref: `users/~self/conversations/90${spec.index}`, text: 'asked twice' }, at);
   // Every shard gave up a create of the same text; only the first shard's check failed.
@@ -166,6 +167,9 @@ describe('dsbench merge', () => {
         suite_hash: 'hash-1',
       });
       expect(db.prepare('SELECT name, url FROM targets WHERE run_id = ?').all(id)).toEqual([{ name: 'prod', url: 'https://sg.example.com' }]);
+      expect(runProductVersions(db, id)).toEqual([{ target: 'prod', version: '6.9.2', error: null, onResume: null }]);
+      // Each item keeps what defines it, so a merged run pairs with its edits as an unsplit one does.
+      expect(db.prepare('SELECT count(*) FROM items WHERE run_id = ? AND definition_hash IS NOT NULL').pluck().get(id)).toBe(WHOLE.length);
       expect(db.prepare('SELECT shard_index FROM run_shards WHERE run_id = ? ORDER BY shard_index').pluck().all(id)).toEqual([1, 2, 3]);
     });
   });

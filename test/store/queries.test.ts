@@ -86,6 +86,8 @@ describe('queries', () => {
       split: null,
       rerunOf: null,
       nothingAsked: false,
+      // Recorded without a product version: unknown, with no reason.
+      productVersions: ['emu', 'prod'].map((target) => ({ target, version: null, error: null, onResume: null })),
     });
     expect(runs[0]).toMatchObject({ items: 0, outcomes: {}, credits: null, endedAt: null, status: 'running' });
     expect(listRuns(store.db, { limit: 1 }).map((r) => r.id)).toEqual([3]);

@@ -49,6 +49,8 @@ export interface CompareSummary {
   countChanges: Listed;
   searchVerdictChanges: Listed;
   unpaired: Listed;
+  /** Items edited under the same id (one row each: the first turn, or the search); judged by no gate unless included. */
+  edited: Listed & { inGates: boolean };
   gates: GateResult[];
   /** One-sided level of each test gate: shares of the one false-alarm rate, 1 - confidence. */
   levels: Record<string, number>;
@@ -89,8 +91,13 @@ export class CompareAccumulator {
   private readonly countChanges: Capped;
   private readonly searchVerdictChanges: Capped;
   private readonly unpaired: Capped;
+  private readonly edited: Capped;
 
-  constructor(maxListed = 50) {
+  /** `includeEdited`: edited items count in the gates as any other (by default they are listed, never judged). */
+  constructor(
+    maxListed = 50,
+    private readonly includeEdited = false,
+  ) {
     const c = (): Capped => new Capped(maxListed);
     this.newErrors = c();
     this.fixedErrors = c();
@@ -100,9 +107,14 @@ export class CompareAccumulator {
     this.countChanges = c();
     this.searchVerdictChanges = c();
     this.unpaired = c();
+    this.edited = c();
   }
 
   add(row: CompareRow): void {
+    if (row.edited) {
+      if (row.turn === null || row.turn === 0) this.edited.add(row);
+      if (!this.includeEdited) return;
+    }
     this.outcomes.add(row);
     const counts = row.kind === 'question' ? this.questions : this.searches;
     if (row.pairing !== 'paired') {
@@ -186,6 +198,7 @@ export class CompareAccumulator {
       countChanges: this.countChanges.listed,
       searchVerdictChanges: this.searchVerdictChanges.listed,
       unpaired: this.unpaired.listed,
+      edited: { ...this.edited.listed, inGates: this.includeEdited },
     };
     const gates = evaluateGates(summary, thresholds, bootstrap.confidence, levels);
     return { ...summary, gates, levels: Object.fromEntries(levels), failed: gates.some((g) => g.enabled && g.failed), starved: starvedGates(summary, thresholds) };

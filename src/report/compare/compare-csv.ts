@@ -46,6 +46,7 @@ export const COMPARE_COLUMNS: ReadonlyArray<Column<Row>> = [
   { name: 'expect_baseline', value: (r) => r.expectBaseline },
   { name: 'expect_candidate', value: (r) => r.expectCandidate },
   { name: 'expect_change', value: (r) => r.expectChange },
+  { name: 'edited', value: (r) => r.edited },
 ];
 
 /** compare.csv, written as the pairs stream. */

@@ -1,6 +1,7 @@
 import type { Block, Inline } from '../document.js';
 import { fmtInt, fmtNum, fmtPct, fmtSigned, fmtSignedPct } from '../tables.js';
 import { type MetricResult, pValue } from './aggregate.js';
+import { runVersionsText } from '../../store/queries.js';
 import type { CompareResult, Side } from './compare-result.js';
 import type { CompareRow } from './pairs.js';
 import { falseAlarmLine, gateOutcome, listByQuestion, nextStep } from './verdict.js';
@@ -15,6 +16,26 @@ function metricValue(m: MetricResult, v: number | null): string {
 
 function metricDelta(m: MetricResult, v: number | null): string {
   return m.unit === 'ms' ? (v === null ? '–' : `${v > 0 ? '+' : ''}${(v / 1000).toFixed(2)} s`) : fmtSigned(v, 2);
+}
+
+/** `baseline 6.9.2, candidate 7.0.1`: the instance's product version on each side, as recorded at each run's start. */
+export function versionsLine(r: Pick<CompareResult, 'baseline' | 'candidate'>): string {
+  const b = runVersionsText(r.baseline.productVersions);
+  const c = runVersionsText(r.candidate.productVersions);
+  return `baseline ${b}, candidate ${c}${b !== c ? ' (changed)' : ''}`;
+}
+
+/** Items edited under the same id: listed, and said whether the gates judged them. */
+function editedBlocks(r: CompareResult): Block[] {
+  const e = r.summary.edited;
+  if (e.count === 0) return [];
+  const how = e.inGates
+    ? 'judged by the gates as any other item (--include-edited)'
+    : 'their text, follow-ups or expectations (a search\'s query) changed, so they are shown and judged by no gate; --include-edited judges them';
+  return [
+    { kind: 'para', text: [`Edited under the same id: ${fmtInt(e.count)} items, ${how}.`] },
+    ...listByQuestion('Edited items', e, r.byTarget, () => 'edited'),
+  ];
 }
 
 /** Rates and scores, each with its interval over questions and its test (docs/statistics.md). */
@@ -65,7 +86,7 @@ export function compareDocument(r: CompareResult): Block[] {
   const s = r.summary;
   const blocks: Block[] = [];
   blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : r.nothingCompared ? 'NOTHING TO JUDGE' : 'passed'}`] });
-  blocks.push({ kind: 'list', items: [['Baseline: ', ...sideName(r.baseline)], ['Candidate: ', ...sideName(r.candidate)]] });
+  blocks.push({ kind: 'list', items: [['Baseline: ', ...sideName(r.baseline)], ['Candidate: ', ...sideName(r.candidate)], [`Product version: ${versionsLine(r)}`]] });
   if (r.baseline.run.suiteName !== r.candidate.run.suiteName) {
     blocks.push({ kind: 'callout', text: ['The runs are of different suites (', { code: r.baseline.run.suiteName }, ' and ', { code: r.candidate.run.suiteName }, '): only items with the same ids are paired.'] });
   } else if (r.baseline.run.suiteHash !== r.candidate.run.suiteHash) {
@@ -88,6 +109,7 @@ export function compareDocument(r: CompareResult): Block[] {
       `; only in the baseline: ${fmtInt(s.questions.baselineOnly + s.searches.baselineOnly)}, only in the candidate: ${fmtInt(s.questions.candidateOnly + s.searches.candidateOnly)}.`,
     ],
   });
+  blocks.push(...editedBlocks(r));
 
   blocks.push({ kind: 'heading', level: 2, text: ['Metrics'] });
   blocks.push({

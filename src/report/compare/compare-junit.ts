@@ -12,6 +12,8 @@ export class CompareJunit implements CompareSink {
   private readonly suites = new Suites();
   /** Pairs a gate may judge, kept until the gates are known. */
   private readonly pending: CompareRow[] = [];
+  /** Rows of items edited under the same id: skipped unless the gates judged them. */
+  private readonly edited: CompareRow[] = [];
 
   constructor(o: CompareSinkOptions) {
     this.files = [o.junit!];
@@ -19,7 +21,8 @@ export class CompareJunit implements CompareSink {
   }
 
   row({ row }: ComparePair): void {
-    if (row.stateChange === 'new_error' || row.expectChange === 'new_failure') this.pending.push(row);
+    if (row.edited) this.edited.push(row);
+    else if (row.stateChange === 'new_error' || row.expectChange === 'new_failure') this.pending.push(row);
     else this.suites.add('pairs', pairCase(row, undefined));
   }
 
@@ -35,6 +38,11 @@ export class CompareJunit implements CompareSink {
     }
     if (result.nothingCompared) {
       this.suites.add('gates', { classname: 'compare.gates', name: 'something to compare', seconds: 0, error: { type: 'nothing_compared', message: result.nothingCompared, body: result.nothingCompared } });
+    }
+    const judged = result.summary.edited.inGates;
+    for (const row of this.edited) {
+      if (judged && (row.stateChange === 'new_error' || row.expectChange === 'new_failure')) this.pending.push(row);
+      else this.suites.add('pairs', { ...pairCase(row, undefined), ...(!judged && { skipped: 'edited under the same id: judged by no gate (--include-edited judges it)' }) });
     }
     for (const row of this.pending) {
       let failure: Case['failure'];

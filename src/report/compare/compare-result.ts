@@ -1,5 +1,5 @@
 import type { PairwiseResult } from '../../grade/pairwise.js';
-import type { QuestionExportRow, RunRecord, SearchExportRow } from '../../store/queries.js';
+import type { QuestionExportRow, RunRecord, SearchExportRow, TargetProductVersion } from '../../store/queries.js';
 import type { ReportSink } from '../sink.js';
 import type { CompareSummary } from './aggregate.js';
 import type { BootstrapOptions } from '../../stats/bootstrap.js';
@@ -16,6 +16,8 @@ export interface Side {
   /** The target compared, or null when items are paired across all targets by name. */
   target: string | null;
   targets: string[];
+  /** The product version of each target compared (all targets when `target` is null), as recorded at the run's start. */
+  productVersions: TargetProductVersion[];
 }
 
 /** What `compare --judge` found, shown in its own section. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../../errors/errors.js';
-import { type QuestionExportRow, type RunRecord, type SearchExportRow, iterateQuestionExport, iterateSearchExport, runTargets } from '../../store/queries.js';
+import { type QuestionExportRow, type RunRecord, type SearchExportRow, iterateQuestionExport, iterateSearchExport, runProductVersions, runTargets, type TargetProductVersion } from '../../store/queries.js';
 import type { Store } from '../../store/store.js';
 import { renderMarkdown, renderText } from '../document.js';
 import { inSnapshot, openResults, outputDir, resolveRun } from '../open.js';
@@ -37,6 +37,8 @@ export interface CompareOptions {
   html?: boolean | undefined;
   /** Also write JUnit XML to this file. */
   junit?: string | undefined;
+  /** Judge items edited under the same id in the gates too (by default they are listed and judged by none). */
+  includeEdited?: boolean | undefined;
 }
 
 /**
@@ -56,15 +58,15 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       const bRun = resolveRun(baselineStore.db, options.baseline.db, options.baseline.run);
       const cRun = resolveRun(cStore.db, options.candidate.db, options.candidate.run);
       const { baseline, candidate, byTarget } = chooseTargets(
-        { db: options.baseline.db, run: bRun, targets: runTargets(baselineStore.db, bRun.id).map((t) => t.name), requested: options.baseline.target },
-        { db: options.candidate.db, run: cRun, targets: runTargets(cStore.db, cRun.id).map((t) => t.name), requested: options.candidate.target },
+        { db: options.baseline.db, run: bRun, targets: runTargets(baselineStore.db, bRun.id).map((t) => t.name), requested: options.baseline.target, versions: runProductVersions(baselineStore.db, bRun.id) },
+        { db: options.candidate.db, run: cRun, targets: runTargets(cStore.db, cRun.id).map((t) => t.name), requested: options.candidate.target, versions: runProductVersions(cStore.db, cRun.id) },
       );
       if (sameDb && bRun.id === cRun.id && baseline.target === candidate.target) {
         throw new UsageError(`baseline and candidate are the same run (${bRun.id}${baseline.target ? `, target ${baseline.target}` : ''}); name two runs, or two targets with --targets a,b`);
       }
       const out = options.out ?? outputDir(options.candidate.db, `compare-${bRun.id}-vs-${cRun.id}${byTarget ? '' : targetSuffix(baseline, candidate)}`);
       mkdirSync(out, { recursive: true });
-      const acc = new CompareAccumulator(options.maxListed ?? 50);
+      const acc = new CompareAccumulator(options.maxListed ?? 50, options.includeEdited === true);
       const names = new Set<CompareOutput>(['csv', 'md', 'json']);
       if (options.html) names.add('html');
       if (options.junit !== undefined) names.add('junit');
@@ -126,7 +128,8 @@ export function nothingComparedMessage(b: Side, c: Side, byTarget: boolean, s: C
     return `${head}. ${s.starved.join('; ')}. Compare runs with more items, lower --min-pairs, or turn that gate off (e.g. --max-latency-regression off).`;
   }
   let why: string;
-  if (bOnly === 0 && cOnly === 0) why = 'neither run recorded a question turn or a search (stopped before anything ran?)';
+  if (s.edited.count > 0 && !s.edited.inGates) why = `every item paired by id was edited under the same id (${s.edited.count} items, listed below), and no gate judges an edited item; --include-edited judges them`;
+  else if (bOnly === 0 && cOnly === 0) why = 'neither run recorded a question turn or a search (stopped before anything ran?)';
   else if (bOnly === 0 || cOnly === 0) why = `run ${(bOnly === 0 ? b : c).run.id} recorded no question turn or search (stopped before anything ran?)`;
   else if (b.run.suiteName !== c.run.suiteName) why = `the runs are of different suites (${b.run.suiteName} and ${c.run.suiteName}), so no item id matches; compare two runs of one suite`;
   else if (byTarget && !b.targets.some((name) => c.targets.includes(name))) {
@@ -145,6 +148,7 @@ interface SideInput {
   run: RunRecord;
   targets: string[];
   requested: string | undefined;
+  versions: TargetProductVersion[];
 }
 
 /**
@@ -153,7 +157,13 @@ interface SideInput {
  * target (the target is part of the key).
  */
 export function chooseTargets(b: SideInput, c: SideInput): { baseline: Side; candidate: Side; byTarget: boolean } {
-  const side = (s: SideInput, target: string | null): Side => ({ db: s.db, run: s.run, target, targets: s.targets });
+  const side = (s: SideInput, target: string | null): Side => ({
+    db: s.db,
+    run: s.run,
+    target,
+    targets: s.targets,
+    productVersions: target === null ? s.versions : s.versions.filter((v) => v.target === target),
+  });
   for (const s of [b, c]) {
     if (s.requested !== undefined && !s.targets.includes(s.requested)) {
       throw new UsageError(`run ${s.run.id} in ${s.db} has no target ${s.requested}; its targets: ${s.targets.join(', ') || '(none)'}`);

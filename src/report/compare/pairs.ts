@@ -52,6 +52,11 @@ export interface CompareRow {
   itemExpectCandidate: Verdict | null;
   /** The item is tagged `quarantine` on a side: shown everywhere, judged by no gate. */
   quarantined: boolean;
+  /**
+   * What defines the item (its text, follow-ups, expectations; a search's query) differs between the runs: it
+   * was edited under the same id. False when a side recorded no definition (runs from before it was recorded).
+   */
+  edited: boolean;
   judgeScoreBaseline: number | null;
   judgeScoreCandidate: number | null;
   citationsValidBaseline: number;
@@ -69,6 +74,8 @@ const NO_GRADES = {
   citationsCheckedCandidate: 0,
 } as const;
 
+const edited = (b: { definitionHash: string | null } | undefined, c: { definitionHash: string | null } | undefined): boolean =>
+  b?.definitionHash != null && c?.definitionHash != null && b.definitionHash !== c.definitionHash;
 const tagged = (tags: readonly string[] | undefined): boolean => tags?.includes(QUARANTINE_TAG) ?? false;
 const taggedJson = (json: string | undefined): boolean => json !== undefined && tagged(JSON.parse(json) as string[]);
 
@@ -149,6 +156,7 @@ export function questionRow(p: Paired<QuestionExportRow, QuestionExportRow>): Co
     itemExpectBaseline: b && b.turn === 0 ? verdictOf(b.expectations) : null,
     itemExpectCandidate: c && c.turn === 0 ? verdictOf(c.expectations) : null,
     quarantined: taggedJson(b?.tagsJson) || taggedJson(c?.tagsJson),
+    edited: edited(b, c),
     judgeScoreBaseline: b?.judgeScore ?? null,
     judgeScoreCandidate: c?.judgeScore ?? null,
     citationsValidBaseline: b?.citationsValid ?? 0,
@@ -199,6 +207,7 @@ export function searchRow(p: Paired<SearchExportRow, SearchExportRow>): CompareR
     itemExpectBaseline: eb,
     itemExpectCandidate: ec,
     quarantined: tagged(b?.tags) || tagged(c?.tags),
+    edited: edited(b, c),
     ...NO_GRADES,
   };
 }

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { QuestionExportRow } from '../../store/queries.js';
 import type { ComparePair, CompareResult, CompareSink, CompareSinkOptions, PairwiseView } from '../compare/compare-result.js';
+import { versionsLine } from '../compare/compare-document.js';
 import { reasons } from '../expectations.js';
 import type { ComparePage, EmbeddedAnswers, Row, SideGrade } from './browser/data.js';
 import { htmlPage } from './page.js';
@@ -89,6 +90,12 @@ export class CompareHtml implements CompareSink {
     const data: ComparePage = {
       kind: 'compare',
       generatedAt,
+      versions: versionsLine(result),
+      edited: {
+        count: result.summary.edited.count,
+        inGates: result.summary.edited.inGates,
+        ids: result.summary.edited.rows.map((r) => `${r.kind === 'search' ? 'search ' : ''}${r.targetBaseline ?? ''}/${r.itemId}#${r.repeat}`),
+      },
       baseline: side(result.baseline),
       candidate: side(result.candidate),
       failed: result.summary.failed,

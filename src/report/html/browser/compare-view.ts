@@ -16,10 +16,15 @@ export function renderCompare(d: ComparePage): void {
   const I: PairIndex = { kind: c('kind'), pairing: c('pairing'), target: c('target'), id: c('itemId'), repeat: c('repeat'), turn: c('turn'), sb: c('stateBaseline'), sc: c('stateCandidate'), change: c('stateChange'), lb: c('latencyBaseline'), lc: c('latencyCandidate'), cb: c('creditsBaseline'), cc: c('creditsCandidate'), sim: c('answerSimilarity'), jac: c('sourcesJaccard'), eb: c('expectBaseline'), ec: c('expectCandidate'), echange: c('expectChange'), jb: c('judgeBaseline'), jc: c('judgeCandidate'), answer: c('answer') };
   header('dsbench compare: ' + runName(d.baseline.run) + ' vs ' + runName(d.candidate.run),
     ['Baseline ' + runName(d.baseline.run) + (d.baseline.target ? ', target ' + d.baseline.target : '') + ' in ' + d.baseline.db + '; candidate ' + runName(d.candidate.run) + (d.candidate.target ? ', target ' + d.candidate.target : '') + ' in ' + d.candidate.db,
+      'Product version: ' + d.versions,
       'Suite ' + d.candidate.run.suiteName + '; ' + (d.bootstrap.confidence * 100) + '% intervals from a paired bootstrap (' + d.bootstrap.resamples + ' resamples, seed ' + d.bootstrap.seed + '); generated ' + d.generatedAt],
     d.failed || (d.pairwise && d.pairwise.failedGates.length) ? ['fail', 'FAILED'] : ['pass', 'passed']);
   heading('Gates');
   app.appendChild(staticTable(['gate', 'on', 'result', 'detail'], d.gates.map((g) => [g.name, g.enabled ? 'on' : 'off', g.failed ? 'FAILED' : 'ok', g.detail])));
+  if (d.edited.count) {
+    const how = d.edited.inGates ? 'judged by the gates as any other item (--include-edited)' : 'judged by no gate (--include-edited judges them)';
+    app.appendChild(el('p', { className: 'muted', text: 'Edited under the same id, ' + how + ': ' + d.edited.count + ' items: ' + d.edited.ids.join(', ') }));
+  }
   outcomesSection(d);
   const pw = d.pairwise && d.pairwise.result;
   compareCharts(d, I, pw);

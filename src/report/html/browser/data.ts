@@ -38,6 +38,8 @@ export interface HistoryRow {
   serverMsP50: number | null;
   serverMsP90: number | null;
   creditsSum: number | null;
+  productVersion?: string | null;
+  versionChanged?: boolean;
 }
 
 export interface TurnGrading {
@@ -50,7 +52,7 @@ export interface ReportPage {
   db: string;
   generatedAt: string;
   run: RunInfo;
-  targets: Array<{ name: string; url: string; api: string; servedByEmulator: boolean }>;
+  targets: Array<{ name: string; url: string; api: string; servedByEmulator: boolean; productVersion: string | null; productVersionOnResume: string | null }>;
   inProgress: boolean;
   warnings?: string[];
   summary: Array<{ target: string; items: number; questions: number; completed: number; errors: string; passRate: number | null; serverP50: number | null; serverP90: number | null; tokens: number | null; cachedTokens: number | null; credits: number | null }>;
@@ -125,6 +127,10 @@ export interface OutcomeChange {
 export interface ComparePage {
   kind: 'compare';
   generatedAt: string;
+  /** `baseline 6.9.2, candidate 7.0.1`: the instance's product version of each side. */
+  versions: string;
+  /** Items edited under the same id (`target/id#repeat`), and whether the gates judged them. */
+  edited: { count: number; inGates: boolean; ids: string[] };
   baseline: { db: string; target: string | null; run: RunInfo };
   candidate: { db: string; target: string | null; run: RunInfo };
   failed: boolean;
@@ -216,7 +222,7 @@ export interface HistoryPage {
   detection?: HistoryDetection | undefined;
   grid?: {
     runs: Array<{ id: number; startedAt: string }>;
-    rows: Array<{ target: string; id: string; cells: Array<{ checked: number; passed: number; errored: number } | null>; flaky: boolean; step: { runId: number; direction: 'regressed' | 'fixed' } | null; quarantined: boolean }>;
+    rows: Array<{ target: string; id: string; cells: Array<{ checked: number; passed: number; errored: number; edited: boolean } | null>; flaky: boolean; step: { runId: number; direction: 'regressed' | 'fixed' } | null; quarantined: boolean }>;
   };
 }
 

@@ -34,8 +34,8 @@ export function renderHistory(d: HistoryPage): void {
   });
   endCharts();
   heading('Runs');
-  app.appendChild(staticTable(['run', 'label', 'started', 'status', 'target', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50', 'server p90', 'credits'],
-    d.rows.map((r) => [r.runId, r.label, r.startedAt, r.status, r.target, r.items, r.completed, r.failed + (r.expectedErrors > 0 ? ' (+' + r.expectedErrors + ' expected)' : ''), r.questions, fmtPct(r.passRate), fmtMs(r.serverMsP50), fmtMs(r.serverMsP90), fmtCredits(r.creditsSum)]), [1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]));
+  app.appendChild(staticTable(['run', 'label', 'started', 'status', 'target', 'version', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50', 'server p90', 'credits'],
+    d.rows.map((r) => [r.runId, r.label, r.startedAt, r.status, r.target, (r.productVersion ?? 'unknown') + (r.versionChanged ? ' (changed)' : ''), r.items, r.completed, r.failed + (r.expectedErrors > 0 ? ' (+' + r.expectedErrors + ' expected)' : ''), r.questions, fmtPct(r.passRate), fmtMs(r.serverMsP50), fmtMs(r.serverMsP90), fmtCredits(r.creditsSum)]), [1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]));
   if (d.nothingAsked.length > 0) {
     const listed = d.nothingAsked.map((r) => r.id + (r.label ? ' (' + r.label + ')' : '') + ' ' + r.startedAt).join(', ');
     app.appendChild(el('p', { id: 'nothing-asked', className: 'bad', text: 'Left out of the trend, ' + d.nothingAsked.length + ' run' + (d.nothingAsked.length === 1 ? '' : 's') + ' that asked nothing (every item skipped before it was sent, e.g. a refused token): ' + listed }));
@@ -48,7 +48,7 @@ function questionGrid(d: HistoryPage): void {
   const grid = d.grid;
   if (!grid || !grid.rows.length) return;
   heading('Questions night by night');
-  app.appendChild(el('p', { className: 'muted', text: 'Repeats whose checks passed, of those checked, per run; repeats that ended in an error are left out of the marks. Flaky: both a pass and a fail on one night, or outcomes that flip between nights more than once. Regressed (or fixed) at a run: every night passed up to it and failed from it on (or the reverse): a change to look into, not noise to quarantine. Quarantined questions are judged by no compare gate.' }));
+  app.appendChild(el('p', { className: 'muted', text: 'Repeats whose checks passed, of those checked, per run; repeats that ended in an error are left out of the marks. Flaky: both a pass and a fail on one night, or outcomes that flip between nights more than once. Regressed (or fixed) at a run: every night passed up to it and failed from it on (or the reverse): a change to look into, not noise to quarantine. Quarantined questions are judged by no compare gate. "edited:" marks the first night after the question was edited under the same id: its series starts again there.' }));
   type Cell = (typeof grid.rows)[number]['cells'][number];
   const cellClass = (c: Cell) => (!c || !c.checked ? 'muted' : c.passed === c.checked ? 'good' : c.passed === 0 ? 'bad' : '');
   const gridTable = el('table', { id: 'question-grid' }, [
@@ -56,7 +56,7 @@ function questionGrid(d: HistoryPage): void {
     el('tbody', {}, grid.rows.map((row) => {
       const mark = [row.flaky ? 'flaky' : '', row.step ? row.step.direction + ' at run ' + row.step.runId : '', row.quarantined ? 'quarantined' : ''].filter(Boolean).join(', ');
       return el('tr', {}, [el('td', { text: (grid.rows.some((x) => x.target !== row.target) ? row.target + '/' : '') + row.id }), el('td', { className: row.flaky || row.step?.direction === 'regressed' ? 'bad' : row.step ? 'good' : 'muted', text: mark })].concat(row.cells.map((c) =>
-        el('td', { className: 'num ' + cellClass(c), text: !c || !c.checked ? '–' : c.passed + '/' + c.checked + (c.errored ? ' E' + c.errored : '') }),
+        el('td', { className: 'num ' + cellClass(c) + (c && c.edited ? ' edited' : ''), text: (c && c.edited ? 'edited: ' : '') + (!c || !c.checked ? '–' : c.passed + '/' + c.checked + (c.errored ? ' E' + c.errored : '')) }),
       )));
     })),
   ]);

@@ -14,7 +14,7 @@ export function renderReport(d: ReportPage): void {
   const graded = d.turns.some((r) => r[I.judge] != null || citations(r) > 0);
   header('dsbench report: ' + runName(d.run) + ', suite ' + d.run.suiteName,
     ['Status ' + d.run.status + ', started ' + d.run.startedAt + (d.run.endedAt ? ', ended ' + d.run.endedAt : '') + '; database ' + d.db + '; generated ' + d.generatedAt,
-      'Targets: ' + d.targets.map((t) => t.name + ' ' + t.url + ' (' + t.api + ' API' + (t.servedByEmulator ? ', emulated' : '') + ')').join('; ')],
+      'Targets: ' + d.targets.map((t) => t.name + ' ' + t.url + ' (' + t.api + ' API' + (t.servedByEmulator ? ', emulated' : '') + '), product version ' + (t.productVersion ?? 'unknown') + (t.productVersionOnResume ? ' (' + t.productVersionOnResume + ' on resume)' : '')).join('; ')],
     d.inProgress ? ['running', 'in progress'] : ex.failedItems > 0 ? ['fail', fmtNum(ex.failedItems) + ' of ' + fmtNum(ex.items) + ' items failed their checks'] : ex.items > 0 ? ['pass', 'all checks passed'] : null);
   (d.warnings || []).forEach((w) => app.appendChild(el('p', { className: 'warn', text: w })));
   if (d.summary.length) app.appendChild(staticTable(['target', 'items', 'completed', 'errors', 'turns asked', 'pass rate', 'server p50', 'server p90', 'tokens mean', 'cached tokens mean', 'credits'],
