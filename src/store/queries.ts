@@ -6,3 +6,4 @@ export * from './item-readers.js';
 export * from './item-rows.js';
 export { requeuedAttemptRows, type RequeuedAttemptRow } from './requeue.js';
 export * from './question-export.js';
+export { type BaselineRow, findBaseline, listBaselines } from './baselines.js';

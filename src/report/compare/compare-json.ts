@@ -2,7 +2,8 @@ import type { CompareResult, PairwiseView, Side } from './compare-result.js';
 
 /** compare.json and `compare --format json`: the comparison's figures, and the pairwise judge's when it was asked. */
 export function compareJson(r: CompareResult, pairwise?: PairwiseView): Record<string, unknown> {
-  const side = (s: Side) => ({ db: s.db, runId: s.run.id, label: s.run.label, suite: s.run.suiteName, status: s.run.status, startedAt: s.run.startedAt, target: s.target, targets: s.targets });
+  const side = (s: Side) => ({ db: s.db, runId: s.run.id, label: s.run.label, suite: s.run.suiteName, status: s.run.status, startedAt: s.run.startedAt, target: s.target, targets: s.targets,
+    ...(s.window && { window: { requested: s.window.requested, runIds: s.window.runs.map((r) => r.id) } }) });
   return {
     baseline: side(r.baseline),
     candidate: side(r.candidate),

@@ -16,6 +16,8 @@ export interface Side {
   /** The target compared, or null when items are paired across all targets by name. */
   target: string | null;
   targets: string[];
+  /** A pooled baseline (`window:K`): the runs pooled, newest first (`run` is the newest), and K. */
+  window?: { runs: RunRecord[]; requested: number };
 }
 
 /** What `compare --judge` found, shown in its own section. */
