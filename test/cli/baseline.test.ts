@@ -5,7 +5,7 @@ import { compareRuns } from '../../src/report/compare/compare.js';
 import { runRow } from '../../src/store/queries.js';
 import type { Store } from '../../src/store/store.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
-import { type ItemScript, completed, csvObjects, failed, question, recordRun, useTempStore } from '../report/fixtures.js';
+import { type ItemScript, completed, csvObjects, question, recordRun, useTempStore } from '../report/fixtures.js';
 
 let dir: string;
 let db: string;
