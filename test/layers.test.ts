@@ -211,7 +211,7 @@ function functionLengths(file: string, text: string): Array<{ name: string; line
  */
 const LONG_FUNCTIONS: Record<string, number> = {
   'cli/emulator.ts: emulatorCommand': 109,
-  'cli/run.ts: runCommand': 188,
+  'cli/run.ts: runCommand': 187,
   'cli/run.ts: runCommand.handler': 141,
   'emulator/server.ts: startEmulator': 122,
   'generate/generate.ts: generateSuite': 103,

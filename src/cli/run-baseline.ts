@@ -5,9 +5,15 @@ import { compareRuns } from '../report/compare/compare.js';
 import type { CompareResult } from '../report/compare/compare-result.js';
 import { resolveRun } from '../report/open.js';
 import { passedRunsBefore } from '../store/queries.js';
-import { type GateArgs, bootstrapFrom, thresholdsFrom } from './compare.js';
+import { GATE_OPTIONS, type GateArgs, bootstrapFrom, thresholdsFrom } from './compare.js';
 
 // `dsbench run SUITE --baseline REF`: the run, then its comparison with REF, whose verdict is the exit code.
+
+/** `run`'s --baseline and the gate flags its comparison is judged by (compare's). */
+export const BASELINE_OPTIONS = {
+  baseline: { type: 'string', describe: 'Then compare the run with this run (id, label, latest, blessed:<name>, window:K) under the compare gates below; the comparison decides the exit code' },
+  ...GATE_OPTIONS,
+} as const;
 
 /** What `--baseline` names, fixed before the run starts. */
 export interface BaselineRef {

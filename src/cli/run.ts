@@ -33,8 +33,8 @@ import { expectedCredits, refuseUnmeasuredBudget } from './run-budget.js';
 import { dryRun } from './run-plan.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
 import type { CommandContext } from './io.js';
-import { GATE_OPTIONS, type GateArgs } from './compare.js';
-import { baselineExitCode, compareWithBaseline, comparisonText, fixBaselineRef, runEndedAsNight } from './run-baseline.js';
+import type { GateArgs } from './compare.js';
+import { BASELINE_OPTIONS, baselineExitCode, compareWithBaseline, comparisonText, fixBaselineRef, runEndedAsNight } from './run-baseline.js';
 import { compareJson } from '../report/compare/compare-json.js';
 
 interface RunArgs extends GlobalArgs, GateArgs {
@@ -108,8 +108,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       .option('max-credits', { type: 'number', describe: 'Launch nothing that would take the run past N credits (recorded, plus what running items are expected to cost); legacy API only' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan and an estimate of credits and wall time from earlier runs, and ask nothing' })
       .option('push-metrics', PUSH_METRICS_OPTION)
-      .option('baseline', { type: 'string', describe: 'Then compare the run with this run (id, label, latest, blessed:<name>, window:K) under the compare gates below; the comparison decides the exit code' })
-      .options(GATE_OPTIONS)
+      .options(BASELINE_OPTIONS)
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
       .check((argv) => {
