@@ -26,6 +26,7 @@ const commandModules: Record<CommandName, () => Promise<CommandFor>> = {
   report: async () => (await import('./report.js')).reportCommand,
   compare: async () => (await import('./compare.js')).compareCommand,
   plan: async () => (await import('./plan.js')).planCommand,
+  baseline: async () => (await import('./baseline.js')).baselineCommand,
   merge: async () => (await import('./merge.js')).mergeCommand,
   grade: async () => (await import('./grade.js')).gradeCommand,
   suite: async () => (await import('./suite.js')).suiteCommand,

@@ -17,6 +17,7 @@ export const commandUsage = {
     describe: 'Export a run as CSV (questions, searches, summary, costs) with a summary, or a trend over runs (--history)',
   },
   compare: { command: 'compare <baseline> [candidate]', describe: 'Compare two runs (or two targets) item by item; exit 1 when a regression gate fails' },
+  baseline: { command: 'baseline', describe: 'Name runs as baselines (bless, list, drop), compared with as blessed:<name>' },
   plan: { command: 'plan [baseline] [candidate]', describe: 'How many questions x repeats a suite needs to detect a given change, from the noise of two earlier runs' },
   merge: {
     command: 'merge <databases..>',

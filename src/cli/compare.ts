@@ -43,9 +43,15 @@ export interface CompareArgs {
   maxCitationValidityDrop?: string | undefined;
 }
 
+/** The flags `compare` and `run --baseline` judge a comparison by. */
+export type GateArgs = Pick<
+  CompareArgs,
+  'maxLatencyRegression' | 'maxCreditsRegression' | 'maxTokensRegression' | 'maxToolCallsRegression' | 'maxPassRateDrop' | 'maxErrorRateRise' | 'failOn' | 'minPairs' | 'resamples' | 'confidence' | 'seed'
+>;
+
 const pctText = (f: number | null): string => (f === null ? 'off' : `${+(f * 100).toFixed(6)}%`);
 
-export function thresholdsFrom(args: CompareArgs): Thresholds {
+export function thresholdsFrom(args: GateArgs): Thresholds {
   const percent = (value: string | undefined, flag: string, fallback: number | null): number | null => (value === undefined ? fallback : parsePercent(value, flag));
   const minPairs = args.minPairs ?? DEFAULT_THRESHOLDS.minPairs;
   if (!(Number.isInteger(minPairs) && minPairs >= 1)) throw new UsageError('--min-pairs must be a whole number of at least 1');
@@ -61,7 +67,7 @@ export function thresholdsFrom(args: CompareArgs): Thresholds {
   };
 }
 
-function bootstrapFrom(args: CompareArgs) {
+export function bootstrapFrom(args: GateArgs) {
   const resamples = args.resamples ?? DEFAULT_BOOTSTRAP.resamples;
   const confidence = args.confidence ?? DEFAULT_BOOTSTRAP.confidence * 100;
   const seed = args.seed ?? DEFAULT_BOOTSTRAP.seed;
@@ -126,6 +132,21 @@ export async function runCompare(args: CompareArgs, stdout: CliOutput = process.
   return ExitCode.ok;
 }
 
+/** The gate flags, as `compare` and `run --baseline` take them. */
+export const GATE_OPTIONS = {
+  'max-latency-regression': { type: 'string', default: pctText(DEFAULT_THRESHOLDS.latency), describe: 'Largest median latency increase tolerated (server time, else wall time), or off' },
+  'max-credits-regression': { type: 'string', default: pctText(DEFAULT_THRESHOLDS.credits), describe: 'Largest median credits increase tolerated, or off' },
+  'max-tokens-regression': { type: 'string', default: pctText(DEFAULT_THRESHOLDS.tokens), describe: 'Largest median total-tokens increase tolerated, or off' },
+  'max-tool-calls-regression': { type: 'string', default: pctText(DEFAULT_THRESHOLDS.toolCalls), describe: 'Largest median tool-calls increase tolerated, or off' },
+  'max-pass-rate-drop': { type: 'string', default: pctText(DEFAULT_THRESHOLDS.passRateDrop), describe: 'Largest drop of the pass rate and pass^k (percentage points) tolerated even when significant (--fail-on pass-rate, pass-k)' },
+  'max-error-rate-rise': { type: 'string', default: pctText(DEFAULT_THRESHOLDS.errorRateRise), describe: 'Largest rise of the error rate (percentage points) tolerated even when significant (--fail-on new-errors)' },
+  'fail-on': { type: 'string', default: [...DEFAULT_THRESHOLDS.failOn].join(','), describe: `Events that fail the comparison: ${FAIL_ON.join(', ')}, or none` },
+  'min-pairs': { type: 'number', default: DEFAULT_THRESHOLDS.minPairs, describe: 'Fewest comparable pairs for a metric to be judged' },
+  'resamples': { type: 'number', default: DEFAULT_BOOTSTRAP.resamples, describe: 'Bootstrap resamples' },
+  'confidence': { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: 'Confidence level of the intervals, in percent' },
+  'seed': { type: 'number', default: DEFAULT_BOOTSTRAP.seed, describe: 'Seed of the bootstrap (same seed, same intervals)' },
+} as const;
+
 export const compareCommand = (cli: CommandContext): CommandModule<GlobalArgs, CompareArgs & GlobalArgs> => ({
   ...commandUsage.compare,
   builder: (y: Argv<GlobalArgs>) =>
@@ -137,17 +158,7 @@ export const compareCommand = (cli: CommandContext): CommandModule<GlobalArgs, C
       .option('targets', { type: 'string', describe: 'Compare target a of the baseline with target b of the candidate: --targets a,b' })
       .option('out', { ...pathOption(cli), type: 'string', describe: 'Output folder (default results/compare-<baseline>-vs-<candidate>)' })
       .option('format', { type: 'string', choices: ['text', 'md', 'json'], describe: 'What to print: text (default), md (for $GITHUB_STEP_SUMMARY) or json' })
-      .option('max-latency-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.latency), describe: 'Largest median latency increase tolerated (server time, else wall time), or off' })
-      .option('max-credits-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.credits), describe: 'Largest median credits increase tolerated, or off' })
-      .option('max-tokens-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.tokens), describe: 'Largest median total-tokens increase tolerated, or off' })
-      .option('max-tool-calls-regression', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.toolCalls), describe: 'Largest median tool-calls increase tolerated, or off' })
-      .option('max-pass-rate-drop', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.passRateDrop), describe: 'Largest drop of the pass rate and pass^k (percentage points) tolerated even when significant (--fail-on pass-rate, pass-k)' })
-      .option('max-error-rate-rise', { type: 'string', default: pctText(DEFAULT_THRESHOLDS.errorRateRise), describe: 'Largest rise of the error rate (percentage points) tolerated even when significant (--fail-on new-errors)' })
-      .option('fail-on', { type: 'string', default: [...DEFAULT_THRESHOLDS.failOn].join(','), describe: `Events that fail the comparison: ${FAIL_ON.join(', ')}, or none` })
-      .option('min-pairs', { type: 'number', default: DEFAULT_THRESHOLDS.minPairs, describe: 'Fewest comparable pairs for a metric to be judged' })
-      .option('resamples', { type: 'number', default: DEFAULT_BOOTSTRAP.resamples, describe: 'Bootstrap resamples' })
-      .option('confidence', { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: 'Confidence level of the intervals, in percent' })
-      .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP.seed, describe: 'Seed of the bootstrap (same seed, same intervals)' })
+      .options(GATE_OPTIONS)
       .option('bom', { type: 'boolean', default: false, describe: 'Start compare.csv with a UTF-8 byte order mark (for Excel)' })
       .option('include-edited', { type: 'boolean', default: false, describe: 'Judge items edited under the same id (text, follow-ups or expectations changed) in the gates too; by default they are listed and judged by no gate' })
       .option('junit', { ...pathOption(cli), type: 'string', describe: 'Also write JUnit XML to FILE: a test case per gate and per pair, failing as the gates do' })

@@ -33,8 +33,12 @@ import { expectedCredits, refuseUnmeasuredBudget } from './run-budget.js';
 import { dryRun } from './run-plan.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
 import type { CommandContext } from './io.js';
+import type { GateArgs } from './compare.js';
+import { BASELINE_OPTIONS, baselineExitCode, compareWithBaseline, comparisonText, fixBaselineRef, runEndedAsNight } from './run-baseline.js';
+import { compareJson } from '../report/compare/compare-json.js';
 
-interface RunArgs extends GlobalArgs {
+interface RunArgs extends GlobalArgs, GateArgs {
+  baseline?: string | undefined;
   suite?: string | undefined;
   target: string[];
   db: string;
@@ -104,6 +108,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       .option('max-credits', { type: 'number', describe: 'Launch nothing that would take the run past N credits (recorded, plus what running items are expected to cost); legacy API only' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan and an estimate of credits and wall time from earlier runs, and ask nothing' })
       .option('push-metrics', PUSH_METRICS_OPTION)
+      .options(BASELINE_OPTIONS)
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
       .check((argv) => {
@@ -115,6 +120,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
         if (argv.dryRun && argv.resume !== undefined) throw new UsageError("--dry-run plans a new run; a resumed run keeps its own plan (dsbench report RUN shows what is left of it)");
         if (argv.shard !== undefined) parseShard(String(argv.shard));
         checkPushUrl(argv.pushMetrics);
+        if (argv.baseline !== undefined && argv.shard !== undefined) throw new UsageError('--baseline compares a whole night: compare the merged run (dsbench compare REF MERGED) instead of each --shard');
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
         return true;
@@ -178,6 +184,8 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
         cli.stderr.write(`dsbench: no --endpoint, --target or SRC_ENDPOINT: running on the embedded emulator at ${emulator.url} (answers are emulated)\n`);
         targets = [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: argv.emulatorTimeScale }];
       }
+      const night = { suiteName: suite.resolved.name, targets: targets.map((t) => t.name) };
+      const baseline = argv.baseline !== undefined ? fixBaselineRef(store.db, argv.db, String(argv.baseline), night) : undefined;
       let runId: number | undefined;
       // A second signal exits at once; the run is marked aborted first (one synchronous commit) so the
       // database does not claim a run is still running in a process that is gone.
@@ -231,21 +239,24 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       const quality = runQuality(store.db, result.runId);
       const run = findRun(store.db, result.runId)!;
       const thresholds = runThresholdResults(store.db, run);
-      const exitCode = mostSevere([result.exitCode, thresholdsExitCode(thresholds)]);
+      const runCode = mostSevere([result.exitCode, thresholdsExitCode(thresholds)]);
+      const comparison = baseline && runEndedAsNight(result.exitCode) ? await compareWithBaseline(argv.db, run.id, baseline, argv) : undefined;
+      const exitCode = comparison ? baselineExitCode(comparison, thresholdsExitCode(thresholds)) : runCode;
       const split = shard && run.split;
       const shardNote = split
         ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`
         : '';
       cli.stdout.write(
         argv.json
-          ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), quality, db: store.path, emulated }, null, 2)}\n`
-          : formatRunSummary({ ...result, exitCode }, store.path, emulated) +
+          ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), quality, db: store.path, emulated, ...(comparison && { comparison: compareJson(comparison.result) }) }, null, 2)}\n`
+          : formatRunSummary({ ...result, exitCode: runCode }, store.path, emulated) +
             formatFailingItems(failingItems(store.db, run.id, MAX_FAILING_LISTED), run.id, store.path) +
             formatQuality(quality) +
             formatGradingSummary(grades) +
             formatThresholds(thresholds) +
             shardNote +
-            interruptionNotes(result, argv.db, targets.some((t) => t.emulated), result.stoppedBy !== undefined ? ` --max-credits ${2 * (maxCredits ?? 0)}` : ''),
+            interruptionNotes(result, argv.db, targets.some((t) => t.emulated), result.stoppedBy !== undefined ? ` --max-credits ${2 * (maxCredits ?? 0)}` : '') +
+            (baseline ? comparisonText(baseline, comparison, runCode) : ''),
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
       if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics), cli.stderr);

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import path from 'node:path';
 import { NothingToCompareError, UsageError } from '../errors/errors.js';
-import { type RunRecord, findRun, findRunOffset, parseRunSelector } from '../store/queries.js';
+import { type RunRecord, findBaseline, findRun, findRunOffset, listBaselines, parseRunSelector, passedRunsBefore } from '../store/queries.js';
 import { type Store, openStore } from '../store/store.js';
 
 /** Where `dsbench run` records by default, and where reports look. */
@@ -31,12 +31,17 @@ export function openResults(file: string): Store {
 
 /**
  * Finds a run by `latest`, id or label, optionally `~N` runs back: `latest~1` is the run before the newest,
- * `nightly~1` the nightly before the newest nightly, `12~1` the run of run 12's suite before it.
+ * `nightly~1` the nightly before the newest nightly, `12~1` the run of run 12's suite before it; or by a
+ * name blessed with `dsbench baseline bless` (`blessed:<name>`).
  * When none matches: a NothingToCompareError (exit 8) that names the database, so a report or gate of
- * nothing never passes.
+ * nothing never passes. `window:K` names several runs: only a baseline (resolveBaseline) takes it.
  */
 export function resolveRun(db: Database.Database, file: string, selector: string): RunRecord {
   const text = selector.trim();
+  if (text.startsWith(BLESSED)) return blessedRun(db, file, text.slice(BLESSED.length));
+  if (text.startsWith(WINDOW)) {
+    throw new UsageError(`${text} pools several runs into one baseline: only a baseline takes it (dsbench compare ${text} latest, dsbench run --baseline ${text}); name one run here`);
+  }
   // A label that itself ends in ~N wins over the ~N syntax.
   const back = /^(.+)~(\d+)$/.exec(text);
   if (back && findRun(db, text)) return findRun(db, text)!;
@@ -60,6 +65,51 @@ export function resolveRun(db: Database.Database, file: string, selector: string
   if (!earlier) throw new NothingToCompareError(`${text}: there are not ${offset} earlier runs of that kind in ${file}; ${hint}`);
   return earlier;
 }
+
+const BLESSED = 'blessed:';
+const WINDOW = 'window:';
+
+function blessedRun(db: Database.Database, file: string, name: string): RunRecord {
+  const blessed = findBaseline(db, name);
+  if (!blessed) {
+    const names = listBaselines(db).map((b) => b.name);
+    const there = names.length === 0 ? 'none is blessed yet (dsbench baseline bless <run> --name <name>)' : `the names are: ${names.join(', ')}`;
+    throw new UsageError(`no baseline named "${name}" in ${file}; ${there}`);
+  }
+  // The name's run cannot be gone: deleting a run deletes its names.
+  return findRun(db, blessed.runId)!;
+}
+
+/** A baseline: one run, or the runs `window:K` pooled (newest first), with how many were asked for. */
+export interface BaselineRuns {
+  runs: RunRecord[];
+  /** K of `window:K`; null for a single run. */
+  window: number | null;
+}
+
+/**
+ * Resolves a baseline reference. `window:K`: the last K finished runs before `candidate` of its suite, with
+ * the same targets (or the target `target`), that are whole (no shard), asked something and whose verdict
+ * passed (exit 0). Fewer than K is allowed and reported by the caller; none is a UsageError (exit 2).
+ */
+export function resolveBaseline(db: Database.Database, file: string, selector: string, candidate: { run: RunRecord; targets: string[]; sameDb: boolean }, target?: string): BaselineRuns {
+  const text = selector.trim();
+  if (!text.startsWith(WINDOW)) return { runs: [resolveRun(db, file, text)], window: null };
+  const k = /^\d+$/.test(text.slice(WINDOW.length)) ? Number(text.slice(WINDOW.length)) : 0;
+  if (!(k >= 1)) throw new UsageError(`${text}: window takes a whole number of runs of at least 1, e.g. window:5`);
+  const runs = passedRunsBefore(db, candidate.run.suiteName, candidate.sameDb ? candidate.run.id : undefined, k, (targets: string[]) =>
+    target !== undefined ? targets.includes(target) : sameNames(targets, candidate.targets),
+  );
+  if (runs.length === 0) {
+    const which = `suite ${candidate.run.suiteName}, ${target !== undefined ? `target ${target}` : `targets ${candidate.targets.join(', ')}`}`;
+    throw new UsageError(
+      `${text}: no finished run whose verdict passed (${which}${candidate.sameDb ? `, before run ${candidate.run.id}` : ''}) in ${file}; bless one with --force, or name a run (dsbench runs --db ${file} lists them)`,
+    );
+  }
+  return { runs, window: k };
+}
+
+const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
 
 /**
  * Runs `work` inside one read transaction, so every query sees the same snapshot even while a run is

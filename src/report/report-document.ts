@@ -1,16 +1,45 @@
 import type { Block, Inline } from './document.js';
 import { qualityBlocks } from './quality-document.js';
+import { WARNING_SECTIONS } from './report-warnings.js';
 import type { ReportData } from './report-result.js';
-import { type RunRecord, productVersionText } from '../store/queries.js';
+import { productVersionText } from '../store/queries.js';
 import { formatThresholdValue, thresholdVerdict } from './thresholds.js';
-import { itemErrorsText, capped, uncheckedLostCreates, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
+import { itemErrorsText, capped, fmtCredits, fmtInt, fmtNum, fmtPct, fmtSeconds, triple } from './tables.js';
 
 const MAX_LISTED = 20;
 /** Lines of the per-question table: a job summary must stay small (GitHub takes 1 MiB). */
 const MAX_PER_QUESTION = 200;
 
+/** A part of the report, from the run's data alone. */
+type Section = (data: ReportData) => Block[];
+
+/** The report, section by section. */
+const SECTIONS: readonly Section[] = [
+  headBlocks,
+  ...WARNING_SECTIONS,
+  questionBlocks,
+  errorBlocks,
+  thresholdBlocks,
+  expectationBlocks,
+  (data) => qualityBlocks(data.quality),
+  perQuestionBlocks,
+  tagBlocks,
+  searchBlocks,
+  costBlocks,
+];
+
 /** The human summary of one run: status, questions by target, errors, expectations, tags, searches, costs. */
 export function reportDocument(data: ReportData, files: readonly string[]): Block[] {
+  const blocks = SECTIONS.flatMap((section) => section(data));
+  if (files.length > 0) {
+    blocks.push({ kind: 'heading', level: 3, text: ['Files'] });
+    blocks.push({ kind: 'list', items: files.map((f): Inline[] => [{ code: f }]) });
+  }
+  return blocks;
+}
+
+/** The run: its name, status, counts and targets. */
+function headBlocks(data: ReportData): Block[] {
   const { run } = data;
   const blocks: Block[] = [];
   blocks.push({
@@ -39,66 +68,12 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
       ]),
     });
   }
-  const split = run.split;
-  if (split) {
-    const group = split.groupLabel === '' ? `run group ${split.groupId}` : `run group ${split.groupLabel} (${split.groupId})`;
-    if (split.shardIndex !== null) {
-      blocks.push({ kind: 'callout', text: [`Shard ${split.shardIndex}/${split.shardCount} of ${group}: this run holds only its share of the suite; dsbench merge joins the shards into one run.`] });
-    } else if (split.partial) {
-      const missing = Array.from({ length: split.shardCount }, (_, i) => i + 1).filter((i) => !split.shards.includes(i));
-      blocks.push({
-        kind: 'callout',
-        text: [{ strong: 'PARTIAL' }, `: merged from shards ${split.shards.join(', ')} of ${split.shardCount} of ${group}; the items of shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} are not in this run.`],
-      });
-    } else {
-      blocks.push({ kind: 'para', text: [`Merged from all ${split.shardCount} shards of ${group}.`] });
-    }
-  }
-  blocks.push(...partOfPlan(run));
-  if (data.inProgress) {
-    blocks.push({
-      kind: 'callout',
-      text: [
-        run.status === 'running' ? 'This run is still running' : `This run ended (${run.status}) with items not done`,
-        `: pending ${fmtInt(data.itemsPending)}, running ${fmtInt(data.itemsRunning)}. The figures cover what was recorded so far.`,
-      ],
-    });
-  }
-  if (data.anomalies.length > 0) {
-    const { shown, more } = capped(data.anomalies, MAX_LISTED);
-    blocks.push({
-      kind: 'callout',
-      text: [
-        `${fmtInt(data.anomalies.length)} ${data.anomalies.length === 1 ? 'reply' : 'replies'} gave stats that cannot be true; their stats are left out of every sum, mean and percentile: `,
-        ...shown.flatMap((a, i): Inline[] => [i > 0 ? '; ' : '', { code: a.itemKey }, ` turn ${a.turn + 1}: ${a.anomalies.join(', ')}`]),
-        more > 0 ? `; and ${fmtInt(more)} more` : '',
-        '.',
-      ],
-    });
-  }
-  if (data.unowned.length > 0) {
-    const { shown, more } = capped(data.unowned, MAX_LISTED);
-    const n = data.unowned.length;
-    blocks.push({
-      kind: 'callout',
-      text: [
-        `${fmtInt(n)} ${n === 1 ? 'conversation asks' : 'conversations ask'} this run's questions but ${n === 1 ? 'belongs' : 'belong'} to no item: a create given up reached the server after all (its question was asked twice if its item asked it again); their credits are in no figure here: `,
-        ...shown.flatMap((u, i): Inline[] => [i > 0 ? '; ' : '', { code: u.target }, ' ', { code: u.conversationRef }, ` (${u.text.length > 80 ? `${u.text.slice(0, 77)}...` : u.text})`]),
-        more > 0 ? `; and ${fmtInt(more)} more` : '',
-        '.',
-      ],
-    });
-  }
-  if (data.unchecked.length > 0) {
-    blocks.push({
-      kind: 'callout',
-      text: [
-        'Creates given up (their outcome unknown) that no end-of-run check looked for: one that reached the server after all would be a question asked twice that this report cannot show: ',
-        ...data.unchecked.flatMap((row, i): Inline[] => [i > 0 ? '; ' : '', { code: row.target }, ` ${uncheckedLostCreates(row)}`]),
-        '. An unfinished run checks them when resumed; otherwise `dsbench conversations list` shows what the instance holds (docs/restarts.md).',
-      ],
-    });
-  }
+  return blocks;
+}
+
+/** Questions by target. */
+function questionBlocks(data: ReportData): Block[] {
+  const blocks: Block[] = [];
   if (data.counts.items === 0) blocks.push({ kind: 'para', text: ['The run has no items: nothing to report.'] });
 
   const targets = data.summary.filter((s) => s.scope === 'target' && s.items + s.questions > 0);
@@ -128,6 +103,12 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     });
   }
 
+  return blocks;
+}
+
+/** Errors by target, kind and code. */
+function errorBlocks(data: ReportData): Block[] {
+  const blocks: Block[] = [];
   if (data.errors.length > 0) {
     blocks.push({ kind: 'heading', level: 2, text: ['Errors'] });
     const { shown, more } = capped(data.errors, MAX_LISTED);
@@ -142,8 +123,12 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     if (more > 0) blocks.push({ kind: 'para', text: [`… and ${more} more kinds of error (see questions.csv and searches.csv).`] });
   }
 
-  blocks.push(...thresholdBlocks(data));
+  return blocks;
+}
 
+/** Checks: by name, the failures, recall and numbers. */
+function expectationBlocks(data: ReportData): Block[] {
+  const blocks: Block[] = [];
   const ex = data.expectations;
   if (ex.total > 0) {
     blocks.push({ kind: 'heading', level: 2, text: ['Expectations'] });
@@ -186,8 +171,12 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     }
   }
 
-  blocks.push(...qualityBlocks(data.quality));
+  return blocks;
+}
 
+/** Per question (Markdown only). */
+function perQuestionBlocks(data: ReportData): Block[] {
+  const blocks: Block[] = [];
   if (data.perQuestion && data.perQuestion.length > 0) {
     const { shown, more } = capped(data.perQuestion, MAX_PER_QUESTION);
     blocks.push({ kind: 'heading', level: 2, text: ['Per question'], markdownOnly: true });
@@ -203,6 +192,12 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     if (more > 0) blocks.push({ kind: 'para', markdownOnly: true, text: [`… and ${fmtInt(more)} more questions (failing ones first above; every turn in questions.csv).`] });
   }
 
+  return blocks;
+}
+
+/** Questions by tag. */
+function tagBlocks(data: ReportData): Block[] {
+  const blocks: Block[] = [];
   const tags = data.summary.filter((s) => s.scope === 'tag');
   if (tags.length > 0) {
     blocks.push({ kind: 'heading', level: 2, text: ['By tag'] });
@@ -227,6 +222,12 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     });
   }
 
+  return blocks;
+}
+
+/** Searches by target. */
+function searchBlocks(data: ReportData): Block[] {
+  const blocks: Block[] = [];
   const searches = data.searchSummary.filter((s) => s.scope === 'target' && s.items + s.searches > 0);
   if (searches.length > 0) {
     blocks.push({ kind: 'heading', level: 2, text: ['Searches'] });
@@ -253,8 +254,14 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     });
   }
 
+  return blocks;
+}
+
+/** Credits and quota by target. */
+function costBlocks(data: ReportData): Block[] {
+  const blocks: Block[] = [];
   const projections = data.costs.filter((c) => c.section === 'projection');
-  if (projections.length > 0 && targets.length > 0) {
+  if (projections.length > 0 && data.summary.some((s) => s.scope === 'target' && s.items + s.questions > 0)) {
     blocks.push({ kind: 'heading', level: 2, text: ['Costs and quota'] });
     blocks.push({
       kind: 'table',
@@ -281,20 +288,6 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     if (notes.length > 0) blocks.push({ kind: 'list', items: notes });
   }
 
-  if (files.length > 0) {
-    blocks.push({ kind: 'heading', level: 3, text: ['Files'] });
-    blocks.push({ kind: 'list', items: files.map((f): Inline[] => [{ code: f }]) });
-  }
-  return blocks;
-}
-
-/** A run of part of its suite (`--rerun-failed`, `--only`), or one that asked nothing, says so first. */
-function partOfPlan(run: RunRecord): Block[] {
-  const only = Array.isArray(run.options.only) ? (run.options.only as string[]).map((o) => `--only ${o}`).join(' ') : '';
-  const blocks: Block[] = [];
-  if (run.rerunOf !== null) blocks.push({ kind: 'para', text: [`A rerun of run ${run.rerunOf}: its items that failed, erred or did not end${only ? `, narrowed by ${only}` : ''}.`] });
-  else if (only) blocks.push({ kind: 'para', text: [`Part of the suite: ${only}.`] });
-  if (run.nothingAsked) blocks.push({ kind: 'callout', text: ['Nothing was asked in this run: every item was skipped before it was sent. It is never the latest run of its label.'] });
   return blocks;
 }
 

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { StepError } from '../errors/errors.js';
 import { SCHEMA_V1 } from './schema-v1.js';
-import { CITATION_KINDS, GRADING, LOST_CREATES, NIGHTLY_OPERATIONS, PAIRING_INDEX, PRODUCT_VERSIONS, RUN_GROUPS, RUN_LEASES, SILENT_TAKEOVER, STAT_ANOMALIES, TARGET_EMULATOR, UNOWNED_CONVERSATIONS } from './schema-steps.js';
+import { BASELINES, CITATION_KINDS, GRADING, LOST_CREATES, NIGHTLY_OPERATIONS, PAIRING_INDEX, PRODUCT_VERSIONS, RUN_GROUPS, RUN_LEASES, SILENT_TAKEOVER, STAT_ANOMALIES, TARGET_EMULATOR, UNOWNED_CONVERSATIONS } from './schema-steps.js';
 
 /**
  * One schema step. `version` is the `PRAGMA user_version` the database has once the step is applied;
@@ -28,10 +28,11 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'citation kinds (file, directory, commit, repository) and revisions', up: CITATION_KINDS },
   { version: 12, name: 'reruns, runs that asked nothing, attempts stopped by an interruption', up: NIGHTLY_OPERATIONS },
   { version: 13, name: 'targets\' product versions, items\' definition hashes', up: PRODUCT_VERSIONS },
+  { version: 14, name: 'baselines: runs blessed by name', up: BASELINES },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {
-  return migrations.length;
+  return migrations.at(-1)?.version ?? 0;
 }
 
 export function schemaVersion(db: Database.Database): number {

@@ -7,3 +7,4 @@ export * from './item-rows.js';
 export { requeuedAttemptRows, type RequeuedAttemptRow } from './requeue.js';
 export * from './question-export.js';
 export * from './product-versions.js';
+export { type BaselineRow, findBaseline, listBaselines } from './baselines.js';

@@ -201,3 +201,18 @@ ALTER TABLE targets ADD COLUMN product_version_error TEXT;
 ALTER TABLE targets ADD COLUMN product_version_on_resume TEXT;
 ALTER TABLE items ADD COLUMN definition_hash TEXT;
 `;
+
+/**
+ * Baselines chosen by name (`dsbench baseline bless`): `blessed:<name>` names the run. A name is one run;
+ * blessing it again moves it. A deleted run takes its names with it. `forced`: blessed with --force,
+ * although its verdict had not passed, it asked nothing or it was still running.
+ */
+export const BASELINES = `
+CREATE TABLE baselines (
+  name       TEXT PRIMARY KEY,
+  run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  blessed_at TEXT NOT NULL,
+  forced     INTEGER NOT NULL DEFAULT 0 CHECK (forced IN (0, 1))
+);
+CREATE INDEX baselines_run ON baselines (run_id);
+`;

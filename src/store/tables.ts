@@ -223,3 +223,10 @@ export const REQUEUED_ATTEMPTS = [
   column('ended_at', 'endedAt', maybeText),
   column('requeued_at', 'requeuedAt', text),
 ] as const;
+
+export const BASELINES = [
+  column('name', 'name', text),
+  column('run_id', 'runId', num),
+  column('blessed_at', 'blessedAt', text),
+  column('forced', 'forced', bool),
+] as const;

@@ -5,18 +5,12 @@ import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DsbenchError, UsageError } from '../errors/errors.js';
 import { latestVersion, schemaVersion } from '../store/migrations.js';
-import { type RunRecord, findRun } from '../store/queries.js';
 import { type Store, openStore } from '../store/store.js';
 import { VIEW_CSS, VIEW_JS } from './assets.js';
 import { TOKEN_COOKIE, isLoopback, loopbackHostHeader, requestToken, sameToken } from './auth.js';
 import { html, page } from './html.js';
 import { LiveUpdates } from './live.js';
-import { comparePage } from './pages/compare-page.js';
-import { GeneratedPages } from './pages/generated.js';
-import { HISTORY_NIGHTS, historyPage } from './pages/history-page.js';
-import { itemPage } from './pages/item-page.js';
-import { figuresHtml, reportPage, runPage } from './pages/run-page.js';
-import { runsPage } from './pages/runs-page.js';
+import { PageNotFound, ViewPages } from './routes.js';
 
 // `dsbench view`: a read-only web app over the results database, on node's own HTTP server. Every page is
 // HTML made on the server from the store's readers (server text escaped), followed live by a small script.
@@ -55,21 +49,14 @@ export function openForViewing(file: string): Store {
   return openStore(file, { readOnly: true });
 }
 
-type Page = { title: string; body: ReturnType<typeof html>; live?: number; crumbs: Array<[string, string?]> };
-
-class NotFound extends Error {}
-
 export async function startViewer(options: ViewOptions): Promise<ViewServer> {
   if (!isLoopback(options.host) && !options.token) {
     throw new UsageError(`--host ${options.host} is not loopback: the viewer would be reachable by others, so it needs a token (--token or DSBENCH_VIEW_TOKEN)`);
   }
   const created = [`${options.db}-wal`, `${options.db}-shm`].filter((f) => !existsSync(f));
   const store = openForViewing(options.db);
-  const generated = new GeneratedPages(options.db);
-  const live = new LiveUpdates(store.db, () => {
-    generated.clear();
-    figuresKept.clear();
-  });
+  const pages = new ViewPages(store, options.db);
+  const live = new LiveUpdates(store.db, () => pages.clear());
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => fail(res, error));
   });
@@ -83,59 +70,13 @@ export async function startViewer(options: ViewOptions): Promise<ViewServer> {
     if (path === '/assets/view.js') return send(res, 200, 'text/javascript', VIEW_JS);
     if (path === '/favicon.ico') return send(res, 204, 'image/x-icon', '');
     if (path === '/events') return live.subscribe(res, numberOrUndefined(url.searchParams.get('run')));
-    if (path === '/compare/page' || path === '/history/page') return staticPage(res, path, url);
-    const made = await route(path, url);
+    if (path === '/compare/page' || path === '/history/page') {
+      const text = await pages.generated(path, url);
+      return send(res, 200, 'text/html', text, { 'content-security-policy': inlinePolicy(text) });
+    }
+    const made = await pages.route(path, url);
     const fragment = req.headers['x-dsbench-fragment'] === '1';
     send(res, 200, 'text/html', fragment ? made.body.text : page({ ...made, live: made.live }));
-  }
-
-  // Figures of a run read every turn: kept until the database changes.
-  const figuresKept = new Map<number, ReturnType<typeof html>>();
-  const figures = (run: RunRecord) => {
-    let made = figuresKept.get(run.id);
-    if (!made) figuresKept.set(run.id, (made = figuresHtml(store.db, run)));
-    return made;
-  };
-
-  async function route(path: string, url: URL): Promise<Page> {
-    const params = Object.fromEntries(url.searchParams);
-    if (path === '/') return { ...runsPage(store.db, params), crumbs: [['runs']] };
-    const runMatch = /^\/runs\/(\d+)(?:\/items\/([^/]+)|\/(report|figures))?\/?$/.exec(path);
-    if (runMatch) {
-      const run = findRun(store.db, Number(runMatch[1]));
-      if (!run) throw new NotFound(`There is no run ${runMatch[1]} in ${options.db}.`);
-      const live = run.status === 'running' ? run.id : undefined;
-      if (runMatch[3] === 'figures') return { title: `Figures of run ${run.id}`, body: figures(run), live, crumbs: [['runs', '/'], [`run ${run.id}`, `/runs/${run.id}`], ['figures']] };
-      if (runMatch[3] !== undefined) return { ...reportPage(store.db, options.db, run), live, crumbs: [['runs', '/'], [`run ${run.id}`, `/runs/${run.id}`], ['report']] };
-      if (runMatch[2] === undefined) return { ...runPage(store.db, run, params), live, crumbs: [['runs', '/'], [`run ${run.id}`]] };
-      const key = decodeURIComponent(runMatch[2]);
-      const item = itemPage(store.db, run, key);
-      if (!item) throw new NotFound(`Run ${run.id} has no item ${key}.`);
-      return { ...item, live, crumbs: [['runs', '/'], [`run ${run.id}`, `/runs/${run.id}`], [key]] };
-    }
-    if (path === '/compare') {
-      const { baseline, candidate } = params;
-      const made = baseline && candidate ? await generated.compare(baseline, candidate) : undefined;
-      return { ...comparePage(store.db, baseline, candidate, made), crumbs: [['runs', '/'], ['compare']] };
-    }
-    if (path === '/history') {
-      const suite = params['suite'] || findRun(store.db, 'latest')?.suiteName;
-      if (!suite) throw new NotFound(`There are no runs in ${options.db} yet, so no history.`);
-      const limit = historyLimit(params['n']);
-      return { ...historyPage(suite, limit, await generated.history(suite, limit)), crumbs: [['runs', '/'], [`history of ${suite}`]] };
-    }
-    throw new NotFound(`Nothing is at ${path}.`);
-  }
-
-  async function staticPage(res: ServerResponse, path: string, url: URL): Promise<void> {
-    const params = Object.fromEntries(url.searchParams);
-    const made =
-      path === '/compare/page'
-        ? await generated.compare(params['baseline'] ?? '', params['candidate'] ?? '')
-        : await generated.history(params['suite'] || findRun(store.db, 'latest')?.suiteName || '', historyLimit(params['n']));
-    const text = GeneratedPages.read(made);
-    if (text === undefined) throw new NotFound('That page was not made.');
-    send(res, 200, 'text/html', text, { 'content-security-policy': inlinePolicy(text) });
   }
 
   function allowed(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
@@ -159,7 +100,7 @@ export async function startViewer(options: ViewOptions): Promise<ViewServer> {
 
   function fail(res: ServerResponse, error: unknown): void {
     if (res.headersSent) return void res.end();
-    const known = error instanceof NotFound ? 404 : error instanceof DsbenchError ? 400 : 500;
+    const known = error instanceof PageNotFound ? 404 : error instanceof DsbenchError ? 400 : 500;
     const message = error instanceof Error ? error.message : String(error);
     const text = known === 500 ? `internal error in dsbench: ${message}` : message;
     const title = known === 404 ? 'Not found' : known === 400 ? 'Cannot show that' : 'Internal error';
@@ -175,7 +116,7 @@ export async function startViewer(options: ViewOptions): Promise<ViewServer> {
       live.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      generated.close();
+      pages.close();
       store.close();
       removeOwnWal(options.db, created);
     },
@@ -215,11 +156,6 @@ function inlinePolicy(text: string): string {
 
 function numberOrUndefined(text: string | null): number | undefined {
   return text !== null && /^\d+$/.test(text) ? Number(text) : undefined;
-}
-
-function historyLimit(text: string | undefined): number {
-  const n = Number(text);
-  return Number.isInteger(n) && n > 0 && n <= 1000 ? n : HISTORY_NIGHTS;
 }
 
 function listen(server: Server, options: ViewOptions): Promise<void> {

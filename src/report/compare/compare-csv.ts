@@ -62,7 +62,7 @@ export class CompareCsv implements CompareSink {
   }
 
   row({ row }: ComparePair): void {
-    this.csv.row({ ...row, ...this.ids });
+    this.csv.row({ ...row, ...this.ids, baselineRunId: row.baselineRun ?? this.ids.baselineRunId });
   }
 
   end(): void {

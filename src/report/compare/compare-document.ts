@@ -7,7 +7,15 @@ import type { CompareRow } from './pairs.js';
 import { falseAlarmLine, gateOutcome, listByQuestion, nextStep } from './verdict.js';
 
 function sideName(s: Side): Inline[] {
+  if (s.window) return [pooledText(s.window), ...(s.target ? [' target ', { code: s.target }] : []), ...(s.db ? [' in ', { code: s.db }] : [])];
   return [`run ${s.run.id}`, ...(s.run.label ? [' ', { code: s.run.label }] : []), ...(s.target ? [' target ', { code: s.target }] : []), ...(s.db ? [' in ', { code: s.db }] : [])];
+}
+
+/** "window:5, 3 runs pooled (12, 11, 9): fewer than the 5 asked for, all there are". */
+export function pooledText(w: NonNullable<Side['window']>): string {
+  const ids = w.runs.map((r) => r.id).join(', ');
+  const short = w.runs.length < w.requested ? `: fewer than the ${w.requested} asked for, all the passing runs there are` : '';
+  return `window:${w.requested}, ${w.runs.length} run${w.runs.length === 1 ? '' : 's'} pooled (${ids})${short}`;
 }
 
 function metricValue(m: MetricResult, v: number | null): string {
@@ -91,6 +99,9 @@ export function compareDocument(r: CompareResult): Block[] {
     blocks.push({ kind: 'callout', text: ['The runs are of different suites (', { code: r.baseline.run.suiteName }, ' and ', { code: r.candidate.run.suiteName }, '): only items with the same ids are paired.'] });
   } else if (r.baseline.run.suiteHash !== r.candidate.run.suiteHash) {
     blocks.push({ kind: 'para', text: ['The suite file changed between the runs (different hashes); items are paired by id.'] });
+  }
+  if (r.baseline.window) {
+    blocks.push({ kind: 'para', text: ['The baseline pools runs ', r.baseline.window.runs.map((run) => run.id).join(', '), ': each question carries all its repeats over them, and intervals resample questions.'] });
   }
   for (const side of [r.baseline, r.candidate]) {
     if (side.run.status === 'running') blocks.push({ kind: 'callout', text: [`Run ${side.run.id} is still running: its unfinished items are listed as unpaired or in progress.`] });

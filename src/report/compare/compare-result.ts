@@ -18,6 +18,8 @@ export interface Side {
   targets: string[];
   /** The product version of each target compared (all targets when `target` is null), as recorded at the run's start. */
   productVersions: TargetProductVersion[];
+  /** A pooled baseline (`window:K`): the runs pooled, newest first (`run` is the newest), and K. */
+  window?: { runs: RunRecord[]; requested: number };
 }
 
 /** What `compare --judge` found, shown in its own section. */

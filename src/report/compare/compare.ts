@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import path from 'node:path';
 import { UsageError } from '../../errors/errors.js';
 import { type QuestionExportRow, type RunRecord, type SearchExportRow, iterateQuestionExport, iterateSearchExport, runProductVersions, runTargets, type TargetProductVersion } from '../../store/queries.js';
 import type { Store } from '../../store/store.js';
 import { renderMarkdown, renderText } from '../document.js';
-import { inSnapshot, openResults, outputDir, resolveRun } from '../open.js';
+import { type BaselineRuns, inSnapshot, openResults, outputDir, resolveBaseline, resolveRun } from '../open.js';
 import { abandonSinks, endSinks, openSinks, rowsTo } from '../sink.js';
 import { type CompareSummary, CompareAccumulator } from './aggregate.js';
 import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from '../../stats/bootstrap.js';
@@ -14,10 +15,11 @@ import { COMPARE_SINKS, type CompareOutput } from './compare-sinks.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from './gates.js';
 import { type KeyPart, type Paired, pairByKey } from './pairing.js';
 import { type CompareRow, questionRow, searchRow } from './pairs.js';
+import { type PooledPair, pairPooled } from './pooled.js';
 
 export interface SideOptions {
   db: string;
-  /** Run selector: id, label, latest, with optional ~N. */
+  /** Run selector: id, label, latest, with optional ~N; blessed:<name>; on the baseline also window:K. */
   run: string;
   /** Only this target of the run. */
   target?: string | undefined;
@@ -55,16 +57,20 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
     candidateStore = sameDb ? baselineStore : openResults(options.candidate.db);
     const cStore = candidateStore;
     const work = async (): Promise<CompareResult> => {
-      const bRun = resolveRun(baselineStore.db, options.baseline.db, options.baseline.run);
       const cRun = resolveRun(cStore.db, options.candidate.db, options.candidate.run);
+      const cTargets = runTargets(cStore.db, cRun.id).map((t) => t.name);
+      const bRuns = resolveBaseline(baselineStore.db, options.baseline.db, options.baseline.run, { run: cRun, targets: cTargets, sameDb }, options.baseline.target);
+      const bRun = bRuns.runs[0]!;
       const { baseline, candidate, byTarget } = chooseTargets(
         { db: options.baseline.db, run: bRun, targets: runTargets(baselineStore.db, bRun.id).map((t) => t.name), requested: options.baseline.target, versions: runProductVersions(baselineStore.db, bRun.id) },
-        { db: options.candidate.db, run: cRun, targets: runTargets(cStore.db, cRun.id).map((t) => t.name), requested: options.candidate.target, versions: runProductVersions(cStore.db, cRun.id) },
+        { db: options.candidate.db, run: cRun, targets: cTargets, requested: options.candidate.target, versions: runProductVersions(cStore.db, cRun.id) },
       );
+      if (bRuns.window !== null) baseline.window = { runs: bRuns.runs, requested: bRuns.window };
       if (sameDb && bRun.id === cRun.id && baseline.target === candidate.target) {
         throw new UsageError(`baseline and candidate are the same run (${bRun.id}${baseline.target ? `, target ${baseline.target}` : ''}); name two runs, or two targets with --targets a,b`);
       }
-      const out = options.out ?? outputDir(options.candidate.db, `compare-${bRun.id}-vs-${cRun.id}${byTarget ? '' : targetSuffix(baseline, candidate)}`);
+      const bName = bRuns.window === null ? String(bRun.id) : `window${bRuns.window}`;
+      const out = options.out ?? outputDir(options.candidate.db, `compare-${bName}-vs-${cRun.id}${byTarget ? '' : targetSuffix(baseline, candidate)}`);
       mkdirSync(out, { recursive: true });
       const acc = new CompareAccumulator(options.maxListed ?? 50, options.includeEdited === true);
       const names = new Set<CompareOutput>(['csv', 'md', 'json']);
@@ -74,18 +80,17 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       let result: CompareResult;
       try {
         const toSinks = rowsTo(sinks);
-        const add = <T extends ExportRow>(pairs: Iterable<Paired<T, T>>, rowOf: (pair: Paired<T, T>) => CompareRow) => {
+        const add = <T extends ExportRow>(pairs: Iterable<PooledPair<T>>, rowOf: (pair: Paired<T, T>) => CompareRow) => {
           for (const pair of pairs) {
             const row = rowOf(pair);
+            if (pair.baselineRun !== undefined) row.baselineRun = pair.baselineRun;
             acc.add(row);
             toSinks?.({ pair, row });
           }
         };
-        const qKey = (r: QuestionExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat, r.turn] : [r.suiteItemId, r.repeat, r.turn]);
-        const sKey = (r: SearchExportRow): KeyPart[] => (byTarget ? [r.target, r.suiteItemId, r.repeat] : [r.suiteItemId, r.repeat]);
-        const exportOptions = (side: Side) => ({ order: 'key' as const, target: side.target ?? undefined });
-        add(pairByKey(iterateQuestionExport(baselineStore.db, bRun.id, exportOptions(baseline)), iterateQuestionExport(cStore.db, cRun.id, exportOptions(candidate)), qKey, qKey), questionRow);
-        add(pairByKey(iterateSearchExport(baselineStore.db, bRun.id, exportOptions(baseline)), iterateSearchExport(cStore.db, cRun.id, exportOptions(candidate)), sKey, sKey), searchRow);
+        const sides = { baselineDb: baselineStore.db, candidateDb: cStore.db, baseline, candidate, baselineRuns: bRuns, candidateRun: cRun.id, byTarget };
+        add(pairSides(sides, iterateQuestionExport, questionKey(byTarget), 2), questionRow);
+        add(pairSides(sides, iterateSearchExport, searchKey(byTarget), 1), searchRow);
         const summary = acc.finish(thresholds, bootstrap);
         const nothingCompared = summary.starved.length === 0 ? undefined : nothingComparedMessage(baseline, candidate, byTarget, summary, thresholds);
         const files = sinks.flatMap((s) => s.files);
@@ -110,6 +115,42 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
     baselineStore.close();
     if (candidateStore && candidateStore !== baselineStore) candidateStore.close();
   }
+}
+
+const questionKey =
+  (byTarget: boolean) =>
+  (r: QuestionExportRow): KeyPart[] =>
+    byTarget ? [r.target, r.suiteItemId, r.repeat, r.turn] : [r.suiteItemId, r.repeat, r.turn];
+const searchKey =
+  (byTarget: boolean) =>
+  (r: SearchExportRow): KeyPart[] =>
+    byTarget ? [r.target, r.suiteItemId, r.repeat] : [r.suiteItemId, r.repeat];
+
+interface PairedSides {
+  baselineDb: Database.Database;
+  candidateDb: Database.Database;
+  baseline: Side;
+  candidate: Side;
+  baselineRuns: BaselineRuns;
+  candidateRun: number;
+}
+
+/**
+ * The two sides' items paired by key: a merge join of two runs, or for a pooled baseline the candidate's
+ * items paired with each pooled run's, a question at a time. `tail`: the key parts after the question's
+ * (repeat and turn, or repeat).
+ */
+function pairSides<T extends ExportRow>(
+  s: PairedSides,
+  iterate: (db: Database.Database, runId: number, options: { order: 'key'; target: string | undefined }) => Iterable<T>,
+  key: (row: T) => KeyPart[],
+  tail: number,
+): Iterable<PooledPair<T>> {
+  const options = (side: Side) => ({ order: 'key' as const, target: side.target ?? undefined });
+  const candidate = iterate(s.candidateDb, s.candidateRun, options(s.candidate));
+  if (s.baselineRuns.window === null) return pairByKey(iterate(s.baselineDb, s.baselineRuns.runs[0]!.id, options(s.baseline)), candidate, key, key);
+  const baselines = s.baselineRuns.runs.map((run) => ({ runId: run.id, items: iterate(s.baselineDb, run.id, options(s.baseline)) }));
+  return pairPooled(baselines, candidate, key, (row) => key(row).slice(0, -tail));
 }
 
 function sideText(s: Side): string {

@@ -92,7 +92,8 @@ export class OutcomeTally {
 
   add(row: CompareRow): void {
     const cluster = `${row.kind}\u0000${row.targetBaseline ?? row.targetCandidate ?? ''}\u0000${row.itemId}`;
-    const key = `${cluster}\u0000${row.repeat}`;
+    // A pooled baseline pairs an item once per pooled run: each pairing is an item of its own.
+    const key = `${cluster}\u0000${row.repeat}\u0000${row.baselineRun ?? ''}`;
     if (key !== this.itemKey) {
       this.flush();
       this.itemKey = key;

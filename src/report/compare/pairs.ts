@@ -18,6 +18,8 @@ export type VerdictChange = 'same' | 'new_failure' | 'fixed' | 'changed';
 
 export interface CompareRow {
   kind: 'question' | 'search';
+  /** On a pooled baseline (window:K), the run the baseline side came from. */
+  baselineRun?: number;
   pairing: Paired<unknown, unknown>['pairing'];
   targetBaseline: string | null;
   targetCandidate: string | null;

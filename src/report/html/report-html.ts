@@ -6,7 +6,7 @@ import { checksOfTurn, verdictOf } from '../expectations.js';
 import { collectHistory } from '../history.js';
 import { textInline } from '../document.js';
 import type { ReportData, ReportResult, RunSink, RunSinkOptions } from '../report-result.js';
-import { reportDocument } from '../report-document.js';
+import { reportWarnings } from '../report-warnings.js';
 import { itemErrorsText } from '../tables.js';
 import { formatThresholdValue, thresholdVerdict } from '../thresholds.js';
 import { searchCount } from '../summary.js';
@@ -52,7 +52,7 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
       targets: data.targets,
       inProgress: data.inProgress,
       // The report's warnings (in progress, a partial merge, impossible stats, conversations no item owns), as report.md words them.
-      warnings: reportDocument(data, []).flatMap((b) => (b.kind === 'callout' ? [textInline(b.text)] : [])),
+      warnings: reportWarnings(data).flatMap((b) => (b.kind === 'callout' ? [textInline(b.text)] : [])),
       summary: data.summary
         .filter((s) => s.scope === 'target')
         .map((s) => ({ target: s.target, items: s.items, questions: s.questions, completed: s.itemsCompleted, errors: itemErrorsText(s), passRate: s.expectPassRate, serverP50: s.serverMs.p50, serverP90: s.serverMs.p90, tokens: s.tokens.mean, cachedTokens: s.cachedTokens.mean, credits: s.credits.sum })),

@@ -1,0 +1,91 @@
+import type Database from 'better-sqlite3';
+import { UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { compareRuns } from '../report/compare/compare.js';
+import type { CompareResult } from '../report/compare/compare-result.js';
+import { resolveRun } from '../report/open.js';
+import { passedRunsBefore } from '../store/queries.js';
+import { GATE_OPTIONS, type GateArgs, bootstrapFrom, thresholdsFrom } from './compare.js';
+
+// `dsbench run SUITE --baseline REF`: the run, then its comparison with REF, whose verdict is the exit code.
+
+/** `run`'s --baseline and the gate flags its comparison is judged by (compare's). */
+export const BASELINE_OPTIONS = {
+  baseline: { type: 'string', describe: 'Then compare the run with this run (id, label, latest, blessed:<name>, window:K) under the compare gates below; the comparison decides the exit code' },
+  ...GATE_OPTIONS,
+} as const;
+
+/** What `--baseline` names, fixed before the run starts. */
+export interface BaselineRef {
+  /** A run id, or `window:K` (resolved against the new run once it has ended). */
+  run: string;
+  /** As the user wrote it, for messages. */
+  given: string;
+}
+
+/**
+ * Checks --baseline before anything is asked, and fixes a single run's reference now: `latest` or a label
+ * then names the newest run before this one, never this run itself. `window:K` is resolved after the run;
+ * now it only needs one run to pool, of the suite with the night's targets, whose verdict passed.
+ */
+export function fixBaselineRef(db: Database.Database, file: string, given: string, night: { suiteName: string; targets: string[] }): BaselineRef {
+  const text = given.trim();
+  if (text.startsWith('window:')) {
+    if (!/^window:\d+$/.test(text) || Number(text.slice('window:'.length)) < 1) throw new UsageError(`--baseline ${text}: window takes a whole number of runs of at least 1, e.g. window:5`);
+    const fits = (targets: string[]) => targets.length === night.targets.length && targets.every((t) => night.targets.includes(t));
+    if (passedRunsBefore(db, night.suiteName, undefined, 1, fits).length === 0) {
+      throw new UsageError(
+        `--baseline ${text}: no finished run whose verdict passed (suite ${night.suiteName}, targets ${night.targets.join(', ')}) in ${file} to pool; nothing was asked. Run without --baseline first, or name a run`,
+      );
+    }
+    return { run: text, given: text };
+  }
+  return { run: String(resolveRun(db, file, text).id), given: text };
+}
+
+export interface RunComparison {
+  result: CompareResult;
+  /** compare's exit code: 1 when a gate failed, 8 when it had nothing to judge, else 0. */
+  exitCode: ExitCode;
+}
+
+/**
+ * Compares run `runId` of `db` with `baseline` under compare's gates, writing compare's files into their
+ * folder beside the database (compare-<baseline>-vs-<run>/). A second look (a confirmation) takes this
+ * result and decides again.
+ */
+export async function compareWithBaseline(db: string, runId: number, baseline: BaselineRef, gates: GateArgs, out?: string): Promise<RunComparison> {
+  const result = await compareRuns({
+    baseline: { db, run: baseline.run },
+    candidate: { db, run: String(runId) },
+    out,
+    thresholds: thresholdsFrom(gates),
+    bootstrap: bootstrapFrom(gates),
+  });
+  return { result, exitCode: comparisonExitCode(result) };
+}
+
+export function comparisonExitCode(result: CompareResult): ExitCode {
+  if (result.summary.failed) return ExitCode.expectationsFailed;
+  if (result.nothingCompared) return ExitCode.nothingCompared;
+  return ExitCode.ok;
+}
+
+/** With --baseline, the exit code: the suite's own thresholds (9) when crossed, else the comparison's. */
+export function baselineExitCode(comparison: RunComparison, thresholds: ExitCode): ExitCode {
+  return thresholds !== ExitCode.ok ? thresholds : comparison.exitCode;
+}
+
+/** The run's own codes that mean it did not end as a night: no comparison is made, and its code stands. */
+const UNFINISHED: ReadonlySet<ExitCode> = new Set([ExitCode.unreachable, ExitCode.aborted, ExitCode.storage, ExitCode.runHeld, ExitCode.budgetExceeded, ExitCode.internal]);
+
+export function runEndedAsNight(runExitCode: ExitCode): boolean {
+  return !UNFINISHED.has(runExitCode);
+}
+
+/** What the run's summary says of its comparison: the comparison itself, or why none was made. */
+export function comparisonText(baseline: BaselineRef, comparison: RunComparison | undefined, runExitCode: ExitCode): string {
+  if (!comparison) return `\nNo comparison with --baseline ${baseline.given}: the run did not end as a night (exit ${runExitCode}), and its own exit code stands.\n`;
+  const verdict = comparison.exitCode === ExitCode.ok ? 'passed' : comparison.exitCode === ExitCode.expectationsFailed ? 'FAILED' : 'NOTHING TO JUDGE';
+  return `\nCompared with --baseline ${baseline.given}: ${verdict} (exit ${comparison.exitCode}, the run's exit code)\n\n${comparison.result.text}`;
+}
