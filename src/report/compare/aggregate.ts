@@ -262,11 +262,16 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
   const passDropped = o.passRate.change !== null && o.passRate.test.pLower < alpha && -o.passRate.change > t.passRateDrop + 1e-12;
   const k = o.passHatK;
   const passKDropped = k.change !== null && k.test.pLower < alpha && -k.change > t.passRateDrop + 1e-12;
+  // Near its limit: a test gate that passed with its p-value below twice its level (the verdict's suspect tier).
+  const errorsNear = !errorsRose && o.errorRate.change !== null && o.errorRate.test.pUpper < 2 * alpha && o.errorRate.change > t.errorRateRise + 1e-12;
+  const passNear = !passDropped && o.passRate.change !== null && o.passRate.test.pLower < 2 * alpha && -o.passRate.change > t.passRateDrop + 1e-12;
+  const passKNear = !passKDropped && k.change !== null && k.test.pLower < 2 * alpha && -k.change > t.passRateDrop + 1e-12;
   gates.push(
     {
       name: 'new-errors',
       enabled: on('new-errors'),
       failed: errorsRose,
+      near: errorsNear,
       detail:
         rateDetail('error rate', o.errorRate, confidence, 'rise', t.errorRateRise, errorsRose) +
         `; ${s.newErrors.count} items newly erred, ${s.fixedErrors.count} fixed (listed below)`,
@@ -275,12 +280,14 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
       name: 'pass-rate',
       enabled: on('pass-rate'),
       failed: passDropped,
+      near: passNear,
       detail: `${rateDetail('pass rate', o.passRate, confidence, 'drop', t.passRateDrop, passDropped)} over ${o.passRate.n} items answered in both runs`,
     },
     {
       name: 'pass-k',
       enabled: on('pass-k'),
       failed: passKDropped,
+      near: passKNear,
       detail:
         k.change === null
           ? `no question has ${k.k} repeats with checks on both sides`

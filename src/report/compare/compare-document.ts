@@ -80,7 +80,8 @@ const JUDGEMENT_MARK: Record<string, string> = { regressed: 'REGRESSED', improve
 export function compareDocument(r: CompareResult): Block[] {
   const s = r.summary;
   const blocks: Block[] = [];
-  blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : r.nothingCompared ? 'NOTHING TO JUDGE' : 'passed'}`] });
+  blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : r.nothingCompared ? 'NOTHING TO JUDGE' : r.verdict === 'suspect' ? 'SUSPECT' : 'passed'}`] });
+  blocks.push({ kind: 'para', text: [r.verdictLine] });
   blocks.push({ kind: 'list', items: [['Baseline: ', ...sideName(r.baseline)], ['Candidate: ', ...sideName(r.candidate)]] });
   if (r.baseline.run.suiteName !== r.candidate.run.suiteName) {
     blocks.push({ kind: 'callout', text: ['The runs are of different suites (', { code: r.baseline.run.suiteName }, ' and ', { code: r.candidate.run.suiteName }, '): only items with the same ids are paired.'] });

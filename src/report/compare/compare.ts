@@ -11,7 +11,7 @@ import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from '../../stats/bootstrap.
 import { compareDocument } from './compare-document.js';
 import type { CompareResult, ExportRow, PairwiseView, Side } from './compare-result.js';
 import { COMPARE_SINKS, type CompareOutput } from './compare-sinks.js';
-import { DEFAULT_THRESHOLDS, type Thresholds } from './gates.js';
+import { DEFAULT_THRESHOLDS, type Thresholds, verdictLine, verdictOf } from './gates.js';
 import { type KeyPart, type Paired, pairByKey } from './pairing.js';
 import { type CompareRow, questionRow, searchRow } from './pairs.js';
 
@@ -37,6 +37,8 @@ export interface CompareOptions {
   html?: boolean | undefined;
   /** Also write JUnit XML to this file. */
   junit?: string | undefined;
+  /** Told each row as it streams (a confirmation tallies the questions behind the gates from them). */
+  onRow?: ((row: CompareRow) => void) | undefined;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
           for (const pair of pairs) {
             const row = rowOf(pair);
             acc.add(row);
+            options.onRow?.(row);
             toSinks?.({ pair, row });
           }
         };
@@ -91,7 +94,8 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
         const addPairwise = (pairwise: PairwiseView, text: string) => {
           for (const s of sinks) s.pairwise?.(result, pairwise, text);
         };
-        result = { baseline, candidate, byTarget, summary, nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
+        const verdict = verdictOf(summary);
+        result = { baseline, candidate, byTarget, summary, verdict, verdictLine: verdictLine(verdict, summary), nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
         const blocks = compareDocument(result);
         result.markdown = renderMarkdown(blocks);
         result.text = renderText(blocks);
