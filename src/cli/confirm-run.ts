@@ -181,3 +181,16 @@ function addReasked(store: ReturnType<typeof openStore>, confirmRunId: number, t
   for (const r of iterateQuestionExport(store.db, confirmRunId, { order: 'key' })) tally.addReasked(questionRow({ pairing: 'candidate_only', key: [], candidate: r }));
   for (const r of iterateSearchExport(store.db, confirmRunId, { order: 'key' })) tally.addReasked(searchRow({ pairing: 'candidate_only', key: [], candidate: r }));
 }
+
+/** `--confirm-budget`: `10%` (of the run's items) or `25` (items). */
+export function parseConfirmBudget(text: string): ConfirmBudget {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(text);
+  if (!m) throw new UsageError(`--confirm-budget takes a number of items (e.g. 25) or a share of the run's items (e.g. 10%), got ${JSON.stringify(text)}`);
+  const value = Number(m[1]);
+  if (m[2] === '%') {
+    if (!(value > 0 && value <= 100)) throw new UsageError(`--confirm-budget ${text}: a share must be above 0% and at most 100%`);
+    return { share: value / 100 };
+  }
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`--confirm-budget ${text}: a number of items must be a whole number of at least 1`);
+  return { items: value };
+}
