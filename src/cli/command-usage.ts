@@ -17,6 +17,10 @@ export const commandUsage = {
     describe: 'Export a run as CSV (questions, searches, summary, costs) with a summary, or a trend over runs (--history)',
   },
   compare: { command: 'compare <baseline> [candidate]', describe: 'Compare two runs (or two targets) item by item; exit 1 when a regression gate fails' },
+  confirm: {
+    command: 'confirm <run>',
+    describe: 'A second look before red: re-ask the questions behind a failing (or nearly failing) gate of <run> against --baseline, within a budget, and decide again keeping the false-alarm rate',
+  },
   plan: { command: 'plan [baseline] [candidate]', describe: 'How many questions x repeats a suite needs to detect a given change, from the noise of two earlier runs' },
   merge: {
     command: 'merge <databases..>',

@@ -60,7 +60,7 @@ export function thresholdsFrom(args: CompareArgs): Thresholds {
   };
 }
 
-function bootstrapFrom(args: CompareArgs) {
+export function bootstrapFrom(args: CompareArgs) {
   const resamples = args.resamples ?? DEFAULT_BOOTSTRAP.resamples;
   const confidence = args.confidence ?? DEFAULT_BOOTSTRAP.confidence * 100;
   const seed = args.seed ?? DEFAULT_BOOTSTRAP.seed;
