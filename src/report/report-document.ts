@@ -289,6 +289,7 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
 function partOfPlan(run: RunRecord): Block[] {
   const only = Array.isArray(run.options.only) ? (run.options.only as string[]).map((o) => `--only ${o}`).join(' ') : '';
   const blocks: Block[] = [];
+  if (run.confirmOf !== null) blocks.push({ kind: 'para', text: [`A confirmation of run ${run.confirmOf} (dsbench confirm): questions re-asked to settle a comparison's gates, counted here and never as run ${run.confirmOf}'s.`] });
   if (run.rerunOf !== null) blocks.push({ kind: 'para', text: [`A rerun of run ${run.rerunOf}: its items that failed, erred or did not end${only ? `, narrowed by ${only}` : ''}.`] });
   else if (only) blocks.push({ kind: 'para', text: [`Part of the suite: ${only}.`] });
   if (run.nothingAsked) blocks.push({ kind: 'callout', text: ['Nothing was asked in this run: every item was skipped before it was sent. It is never the latest run of its label.'] });
