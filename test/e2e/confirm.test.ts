@@ -132,3 +132,17 @@ describe('dsbench confirm: a second look', () => {
     expect(JSON.parse(latest.stdout).candidate.runId).toBe(2);
   }, 180_000);
 });
+
+describe('dsbench confirm: its flags', () => {
+  it.each([['0'], ['-3'], ['0%'], ['150%'], ['some']])('refuses --confirm-budget %s with what it takes', async (budget) => {
+    const r = await dsbenchHere(['confirm', '2', '--baseline', '1', '--db', db, '--confirm-budget', budget], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--confirm-budget');
+  });
+
+  it('refuses --confirm-alpha outside (0%, 50%)', async () => {
+    const r = await dsbenchHere(['confirm', '2', '--baseline', '1', '--db', db, '--confirm-alpha', '60%'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--confirm-alpha');
+  });
+});
