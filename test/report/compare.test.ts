@@ -137,6 +137,7 @@ describe('compare two runs', () => {
     expect(code).toBe(ExitCode.expectationsFailed);
     expect(out.text).toContain('dsbench compare: FAILED');
     expect(out.text).toMatch(/latency\s+7\s.*REGRESSED/);
+    expect(out.text).toContain(`Verdict: REGRESSED (latency regression); exit 1. Before acting on one night: dsbench confirm ${c} --baseline ${b}`);
     const relaxed = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'b'), maxLatencyRegression: '60%' }, sink());
     expect(relaxed).toBe(ExitCode.ok);
     const off = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'c'), maxLatencyRegression: 'off' }, sink());

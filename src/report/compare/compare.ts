@@ -95,7 +95,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
           for (const s of sinks) s.pairwise?.(result, pairwise, text);
         };
         const verdict = verdictOf(summary);
-        result = { baseline, candidate, byTarget, summary, verdict, verdictLine: verdictLine(verdict, summary), nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
+        result = { baseline, candidate, byTarget, summary, verdict, verdictLine: verdictLine(verdict, summary, undefined, { baseline: bRun.id, candidate: cRun.id }), nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
         const blocks = compareDocument(result);
         result.markdown = renderMarkdown(blocks);
         result.text = renderText(blocks);

@@ -130,7 +130,8 @@ export function verdictOf(first: { gates: readonly GateResult[]; starved: readon
 }
 
 /** One line for every output: the tier, why, and what to do next. */
-export function verdictLine(verdict: Verdict, first: { gates: readonly GateResult[] }, second?: SecondLook): string {
+export function verdictLine(verdict: Verdict, first: { gates: readonly GateResult[] }, second?: SecondLook, runs?: { baseline: number; candidate: number }): string {
+  const confirm = `dsbench confirm ${runs?.candidate ?? '<candidate run>'} --baseline ${runs?.baseline ?? '<baseline run>'}`;
   const failed = first.gates.filter((g) => g.enabled && g.failed).map((g) => g.name);
   const near = first.gates.filter((g) => g.enabled && g.near).map((g) => g.name);
   const names = (xs: readonly string[]): string => xs.join(', ');
@@ -138,11 +139,11 @@ export function verdictLine(verdict: Verdict, first: { gates: readonly GateResul
     case 'regressed':
       return second
         ? `Verdict: REGRESSED (confirmed: ${names([...second.firstLookRegressed.map((g) => `${g} at the first look`), ...second.secondLookRegressed.map((g) => `${g} at the second look`)])}); exit ${VERDICT_EXIT_CODE.regressed}`
-        : `Verdict: REGRESSED (${names(failed)}); exit ${VERDICT_EXIT_CODE.regressed}. Before acting on one night: dsbench confirm <candidate run> --baseline <baseline run>`;
+        : `Verdict: REGRESSED (${names(failed)}); exit ${VERDICT_EXIT_CODE.regressed}. Before acting on one night: ${confirm}`;
     case 'suspect':
       return second
         ? `Verdict: SUSPECT (${names(second.unsettled)}: a change the confirmation's budget could not settle); exit ${VERDICT_EXIT_CODE.suspect}. Confirm again with a larger --confirm-budget, or watch the next nights`
-        : `Verdict: SUSPECT (${names(near)} near its limit); exit ${VERDICT_EXIT_CODE.suspect}. Settle it with: dsbench confirm <candidate run> --baseline <baseline run>`;
+        : `Verdict: SUSPECT (${names(near)} near its limit); exit ${VERDICT_EXIT_CODE.suspect}. Settle it with: ${confirm}`;
     case 'undecided':
       return `Verdict: UNDECIDED (too little data to judge); exit ${VERDICT_EXIT_CODE.undecided}`;
     case 'unchanged':
