@@ -52,6 +52,10 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     }
   }
   blocks.push(...partOfPlan(run));
+  const confirmed = data.confirmations;
+  if (confirmed.runs.length > 0) {
+    blocks.push({ kind: 'para', text: [`Confirmed by run ${confirmed.runs.join(', ')} (dsbench confirm): ${confirmed.items} items re-asked${confirmed.credits === null ? '' : `, ${confirmed.credits} credits`}, counted there and in none of this report's figures.`] });
+  }
   if (data.inProgress) {
     blocks.push({
       kind: 'callout',

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { confirmationTotals } from '../store/confirmations.js';
 import {
   errorBreakdown,
   expectationOverview,
@@ -96,6 +97,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
           errors: errorBreakdown(db, run.id),
           anomalies,
           unowned: unownedConversations(db, run.id),
+          confirmations: confirmationTotals(db, run.id),
           unchecked: lostCreateChecks(db, run.id).filter((row) => row.unchecked > 0),
           expectations: expectationOverview(db, run.id, options.maxListed ?? 20),
           perQuestion,

@@ -128,6 +128,10 @@ describe('dsbench confirm: a second look', () => {
     expect(peek(db, (d) => ({ run: listRuns(d).find((r) => r.id === 1), items: storedItems(d, 1) }))).toEqual(baselineBefore);
     const runs = await dsbenchHere(['runs', '--db', db]);
     expect(runs.stdout).toContain('confirm of');
+    const report = await dsbenchHere(['report', '2', '--db', db, '--out', path.join(dir, 'report')]);
+    expect(report.stdout).toContain(`Confirmed by run ${json.confirmRunId} (dsbench confirm): ${items} items re-asked`);
+    const own = await dsbenchHere(['report', String(json.confirmRunId), '--db', db, '--out', path.join(dir, 'own')]);
+    expect(own.stdout).toContain('A confirmation of run 2');
     const latest = await dsbenchHere(['compare', 'nightly~1', 'nightly', '--db', db, '--format', 'json', '--out', path.join(dir, 'cmp')]);
     expect(JSON.parse(latest.stdout).candidate.runId).toBe(2);
   }, 180_000);
