@@ -2,15 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { connectionFor } from '../../src/config/credentials.js';
-import { loadSuite, type LoadedSuite } from '../../src/config/load-suite.js';
-import { startEmulator, type SearchHit } from '../../src/emulator/index.js';
-import { REALISTIC, ServiceNoise, type NoiseOptions } from '../../src/emulator/noise.js';
+import { loadSuite } from '../../src/config/load-suite.js';
 import { compareRuns } from '../../src/report/compare/compare.js';
 import { DEFAULT_THRESHOLDS, type Thresholds } from '../../src/report/compare/gates.js';
-import { executeRun } from '../../src/runner/run.js';
-import { openStore } from '../../src/store/index.js';
-import { wilson } from './wilson.js';
+import { night, SCENARIOS, suiteText, wilson } from './nights-lib.js';
 
 // The change-point benchmarks, each reading its own options: 90 nights' series (series.ts) and the time of
 // `report --history 90 --detect` on a generated database (detect-speed.ts).
@@ -30,6 +25,7 @@ for (const [flag, module] of [['--series', './series.js'], ['--detect-speed', '.
 // pair is judged by `compare` with the default gates and with the README's nightly command.
 // Usage: node --import tsx bench/nights/index.ts [--null N] [--regressed N] [--seed S] [--quick] [--write]
 // With --series: the change-point benchmark over 90 nights instead (series.ts).
+// With --confirm: the second look before red (bench/nights/confirm.ts), each candidate night confirmed.
 
 const { values: args } = parseArgs({
   options: {
@@ -45,78 +41,22 @@ const { values: args } = parseArgs({
     /** Print each red (or, for regressions, green) pair's gate details. */
     verbose: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
+    /** The confirmation mode (bench/nights/confirm.ts). */
+    confirm: { type: 'boolean', default: false },
+    /** --confirm: the confirmation's budget (items, or a percentage of the run's) and its false-alarm rate. */
+    'confirm-budget': { type: 'string', default: '10%' },
+    'confirm-alpha': { type: 'string', default: '1%' },
   },
 });
+const CONFIGS: Record<string, Thresholds> = {
+  'dsbench compare a b': DEFAULT_THRESHOLDS,
+  'README nightly': { ...DEFAULT_THRESHOLDS, latency: 0.25, failOn: new Set(['new-errors', 'pass-rate', 'search-verdicts']) },
+};
 const NULL_PAIRS = args.quick ? 10 : Number(args.null);
 const REGRESSED_PAIRS = args.quick ? 5 : Number(args.regressed);
 const QUESTIONS = Number(args.questions);
 const FLAKY = Number(args.flaky);
 const REPEATS = Number(args.repeats);
-const SERVICE = 'nights-bench';
-const TIME_SCALE = 2e-5;
-const START = '2026-01-05T03:00:00Z';
-
-const SCENARIOS: Record<string, NoiseOptions['regression'] | null> = {
-  null: null,
-  'errors 4% -> 30%': { tokenLimitRate: 0.29 },
-  'flaky questions always fail': { flakyGroundedRate: 0 },
-  'latency x1.6': { latencyFactor: 1.6 },
-};
-
-const CONFIGS: Record<string, Thresholds> = {
-  'dsbench compare a b': DEFAULT_THRESHOLDS,
-  'README nightly': { ...DEFAULT_THRESHOLDS, latency: 0.25, failOn: new Set(['new-errors', 'pass-rate', 'search-verdicts']) },
-};
-
-/** Every query finds two files: a grounded answer always has links; only the noise takes them away. */
-const search = async (query: string): Promise<SearchHit[]> => [
-  { repository: 'github.com/acme/api', path: `src/${query.replace(/\W+/g, '_')}.ts`, lineNumber: 10, preview: `export function ${query}() {` },
-  { repository: 'github.com/acme/lib', path: 'lib/policy.ts', lineNumber: 3, preview: `${query}()` },
-];
-
-/** QUESTIONS questions of which exactly FLAKY are flaky for this service. */
-function suiteText(): string {
-  const noise = new ServiceNoise(REALISTIC, SERVICE, 0);
-  const flaky: string[] = [];
-  const stable: string[] = [];
-  for (let i = 0; flaky.length < FLAKY || stable.length < QUESTIONS - FLAKY; i++) {
-    const text = `Where is handler${i} implemented, and what does it retry?`;
-    if (noise.flaky(text)) {
-      if (flaky.length < FLAKY) flaky.push(text);
-    } else if (stable.length < QUESTIONS - FLAKY) stable.push(text);
-  }
-  const questions = [...flaky, ...stable].map((q, i) => `  - id: q${String(i).padStart(2, '0')}\n    question: "${q}"\n    expect: { matches: ["/-/blob/"] }`);
-  return `name: nights\ndefaults: { api: versioned, repeats: ${REPEATS}, concurrency: 60, timeout: 15m }\nquestions:\n${questions.join('\n')}\n`;
-}
-
-async function night(suite: LoadedSuite, db: string, seed: string, regression: NoiseOptions['regression'] | null): Promise<number> {
-  const emulator = await startEmulator(
-    { port: 0, seed, timeScale: TIME_SCALE, startTime: START, noise: { profile: 'realistic', serviceSeed: SERVICE, regression: regression ?? {} } },
-    { search },
-  );
-  const store = openStore(db);
-  try {
-    const never = new AbortController().signal;
-    const result = await executeRun({
-      suite,
-      targets: [{ name: 'instance', connection: connectionFor(emulator.url, 'sgp_emulator_admin_token', {}), emulated: false, timeScale: TIME_SCALE }],
-      recorder: store.recorder,
-      reporter: {},
-      label: 'nightly',
-      onQuota: 'continue',
-      maxQuotaWaitMs: 0,
-      cleanup: false,
-      stop: never,
-      abort: never,
-      retry: { baseDelayMs: 1, maxDelayMs: 20 },
-    });
-    return result.runId;
-  } finally {
-    store.close();
-    await emulator.stop();
-  }
-}
-
 interface Tally {
   red: number;
   pairs: number;
@@ -128,7 +68,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   try {
     const file = path.join(dir, 'nights.yaml');
-    writeFileSync(file, suiteText());
+    writeFileSync(file, suiteText(QUESTIONS, FLAKY, REPEATS));
     const suite = await loadSuite(file);
     const db = path.join(dir, 'nights.db');
     const tallies = new Map<string, Tally>();
@@ -177,4 +117,7 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (args.confirm) {
+  const { confirmBench } = await import('./confirm.js');
+  await confirmBench({ nullPairs: NULL_PAIRS, regressedPairs: REGRESSED_PAIRS, questions: QUESTIONS, flaky: FLAKY, repeats: REPEATS, seed: args.seed, only: args.only, verbose: args.verbose, write: args.write && !args.quick, budget: args['confirm-budget'], alpha: args['confirm-alpha'] });
+} else await main();

@@ -25,6 +25,7 @@ const commandModules: Record<CommandName, () => Promise<CommandFor>> = {
   runs: async () => (await import('./runs.js')).runsCommand,
   report: async () => (await import('./report.js')).reportCommand,
   compare: async () => (await import('./compare.js')).compareCommand,
+  confirm: async () => (await import('./confirm.js')).confirmCommand,
   plan: async () => (await import('./plan.js')).planCommand,
   baseline: async () => (await import('./baseline.js')).baselineCommand,
   merge: async () => (await import('./merge.js')).mergeCommand,

@@ -18,6 +18,10 @@ export const commandUsage = {
   },
   compare: { command: 'compare <baseline> [candidate]', describe: 'Compare two runs (or two targets) item by item; exit 1 when a regression gate fails' },
   baseline: { command: 'baseline', describe: 'Name runs as baselines (bless, list, drop), compared with as blessed:<name>' },
+  confirm: {
+    command: 'confirm <run>',
+    describe: 'A second look before red: re-ask the questions behind a failing (or nearly failing) gate of <run> against --baseline, within a budget, and decide again keeping the false-alarm rate',
+  },
   plan: { command: 'plan [baseline] [candidate]', describe: 'How many questions x repeats a suite needs to detect a given change, from the noise of two earlier runs' },
   merge: {
     command: 'merge <databases..>',

@@ -129,7 +129,7 @@ export async function runCompare(args: CompareArgs, stdout: CliOutput = process.
   if (result.summary.failed || (pairwise && pairwise.failedGates.length > 0)) return ExitCode.expectationsFailed;
   // A comparison with nothing (or too little) to judge must not pass: printed as it is, then exit 8.
   if (result.nothingCompared) throw new NothingToCompareError(result.nothingCompared);
-  return ExitCode.ok;
+  return result.verdict === 'suspect' ? ExitCode.suspect : ExitCode.ok;
 }
 
 /** The gate flags, as `compare` and `run --baseline` take them. */

@@ -15,7 +15,7 @@ export const API_FLAVOURS = ['legacy', 'versioned'] as const;
 export const DEFAULT_API = 'versioned';
 
 /** Commands that talk to an instance: its address, API flavour, retries and timeouts. */
-export const NETWORK_COMMANDS: ReadonlySet<string> = new Set(['ask', 'conversations', 'run', 'search', 'suite']);
+export const NETWORK_COMMANDS: ReadonlySet<string> = new Set(['ask', 'conversations', 'run', 'search', 'suite', 'confirm']);
 
 /** The common options, plus the network ones for commands that talk to an instance (and for the top-level help). */
 export function globalOptions<T>(y: Argv<T>, network = true): Argv<GlobalArgs> {

@@ -45,7 +45,7 @@ export function fixBaselineRef(db: Database.Database, file: string, given: strin
 
 export interface RunComparison {
   result: CompareResult;
-  /** compare's exit code: 1 when a gate failed, 8 when it had nothing to judge, else 0. */
+  /** compare's exit code: 1 when a gate failed, 8 when it had nothing to judge, 11 when suspect, else 0. */
   exitCode: ExitCode;
 }
 
@@ -65,10 +65,11 @@ export async function compareWithBaseline(db: string, runId: number, baseline: B
   return { result, exitCode: comparisonExitCode(result) };
 }
 
+/** The comparison's verdict as an exit code: regressed 1, undecided 8, suspect 11, unchanged 0. */
 export function comparisonExitCode(result: CompareResult): ExitCode {
   if (result.summary.failed) return ExitCode.expectationsFailed;
   if (result.nothingCompared) return ExitCode.nothingCompared;
-  return ExitCode.ok;
+  return result.verdict === 'suspect' ? ExitCode.suspect : ExitCode.ok;
 }
 
 /** With --baseline, the exit code: the suite's own thresholds (9) when crossed, else the comparison's. */

@@ -36,9 +36,11 @@ export function runsTable(runs: readonly RunSummary[]): string {
   // The shard column only where some run was split, so the usual listing keeps its width.
   const split = runs.some((r) => r.split);
   const reruns = runs.some((r) => r.rerunOf !== null);
+  // A confirmation's items are its own kind of attempt: the run they confirm is named, never counted with it.
+  const confirms = runs.some((r) => r.confirmOf !== null);
   return textTable({
-    headers: ['id', 'label', 'suite', 'targets', 'version', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits', ...(split ? ['shard'] : []), ...(reruns ? ['rerun of'] : [])],
-    align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right', 'left', 'left'],
+    headers: ['id', 'label', 'suite', 'targets', 'version', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits', ...(split ? ['shard'] : []), ...(reruns ? ['rerun of'] : []), ...(confirms ? ['confirm of'] : [])],
+    align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right', 'left', 'left', 'left'],
     rows: runs.map((r) => [
       String(r.id),
       r.label ?? '',
@@ -55,6 +57,7 @@ export function runsTable(runs: readonly RunSummary[]): string {
       fmtCredits(r.credits),
       ...(split ? [splitText(r.split)] : []),
       ...(reruns ? [r.rerunOf === null ? '' : String(r.rerunOf)] : []),
+      ...(confirms ? [r.confirmOf === null ? '' : String(r.confirmOf)] : []),
     ]),
   });
 }

@@ -19,6 +19,8 @@ export const ExitCode = {
   thresholdsFailed: 9,
   /** `run --max-credits`: the run stopped launching before its credits would pass the cap (resumable). */
   budgetExceeded: 10,
+  /** A comparison's verdict is suspect: a gate near its limit, or a change a confirmation's budget could not settle. */
+  suspect: 11,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -17,6 +17,8 @@ export interface RunInfo {
   group?: RunGroupInfo | undefined;
   /** The run `run --rerun-failed` took this one's items from. */
   rerunOf?: number | undefined;
+  /** The run `dsbench confirm` re-asks this one's questions for. */
+  confirmOf?: number | undefined;
 }
 
 /** Shards of one run share a group; `dsbench merge` puts them back together into one run. */

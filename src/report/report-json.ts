@@ -18,6 +18,7 @@ export function reportJson(data: ReportData, files: readonly string[]): Record<s
     errors: data.errors,
     anomalies: data.anomalies,
     unowned: data.unowned,
+    confirmations: data.confirmations,
     unchecked: data.unchecked,
     expectations: data.expectations,
     quality: data.quality,

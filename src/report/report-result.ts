@@ -43,6 +43,8 @@ export interface ReportData {
   anomalies: StatAnomalyRow[];
   /** Conversations asking the run's questions that no item owns: their credits are in no figure. */
   unowned: UnownedConversationRow[];
+  /** Runs that re-asked this run's questions (`dsbench confirm`): their items and credits, counted apart from this run's. */
+  confirmations: { runs: number[]; items: number; credits: number | null };
   /** Per target, question texts of creates given up that no end-of-run check looked for (none: empty). */
   unchecked: LostCreateCheckRow[];
   expectations: ExpectationSummary & { items: number; passedItems: number; failedItems: number; measured: MeasuredCheck[] };

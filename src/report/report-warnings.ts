@@ -9,7 +9,7 @@ import { capped, fmtInt, uncheckedLostCreates } from './tables.js';
 const MAX_LISTED = 20;
 
 /** What a reader must see before the figures: a shard or partial merge, part of a plan, unfinished items, doubtful records. */
-export const WARNING_SECTIONS: ReadonlyArray<(data: ReportData) => Block[]> = [splitBlocks, (data) => partOfPlan(data.run), inProgressBlocks, anomalyBlocks, unownedBlocks, uncheckedBlocks];
+export const WARNING_SECTIONS: ReadonlyArray<(data: ReportData) => Block[]> = [splitBlocks, (data) => partOfPlan(data.run), confirmedBlocks, inProgressBlocks, anomalyBlocks, unownedBlocks, uncheckedBlocks];
 
 /** The report's warnings as report.md words them (its callouts), without the rest of the document. */
 export function reportWarnings(data: ReportData): Block[] {
@@ -37,6 +37,13 @@ function splitBlocks(data: ReportData): Block[] {
 }
 
 /** A run still running, or ended with items not done. */
+/** A run confirmed later: its confirmations' items are theirs, never this run's. */
+function confirmedBlocks(data: ReportData): Block[] {
+  const confirmed = data.confirmations;
+  if (confirmed.runs.length === 0) return [];
+  return [{ kind: 'para', text: [`Confirmed by run ${confirmed.runs.join(', ')} (dsbench confirm): ${confirmed.items} items re-asked${confirmed.credits === null ? '' : `, ${confirmed.credits} credits`}, counted there and in none of this report's figures.`] }];
+}
+
 function inProgressBlocks(data: ReportData): Block[] {
   const blocks: Block[] = [];
   if (data.inProgress) {
@@ -108,6 +115,7 @@ function uncheckedBlocks(data: ReportData): Block[] {
 function partOfPlan(run: RunRecord): Block[] {
   const only = Array.isArray(run.options.only) ? (run.options.only as string[]).map((o) => `--only ${o}`).join(' ') : '';
   const blocks: Block[] = [];
+  if (run.confirmOf !== null) blocks.push({ kind: 'para', text: [`A confirmation of run ${run.confirmOf} (dsbench confirm): questions re-asked to settle a comparison's gates, counted here and never as run ${run.confirmOf}'s.`] });
   if (run.rerunOf !== null) blocks.push({ kind: 'para', text: [`A rerun of run ${run.rerunOf}: its items that failed, erred or did not end${only ? `, narrowed by ${only}` : ''}.`] });
   else if (only) blocks.push({ kind: 'para', text: [`Part of the suite: ${only}.`] });
   if (run.nothingAsked) blocks.push({ kind: 'callout', text: ['Nothing was asked in this run: every item was skipped before it was sent. It is never the latest run of its label.'] });

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import { confirmationTotals } from '../store/confirmations.js';
 import {
   errorBreakdown,
   expectationOverview,
@@ -123,6 +124,7 @@ export function reportData(db: Database.Database, file: string, run: RunRecord, 
     errors: errorBreakdown(db, run.id),
     anomalies,
     unowned: unownedConversations(db, run.id),
+    confirmations: confirmationTotals(db, run.id),
     unchecked: lostCreateChecks(db, run.id).filter((row) => row.unchecked > 0),
     expectations: expectationOverview(db, run.id, maxListed ?? 20),
     perQuestion,

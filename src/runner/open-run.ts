@@ -74,6 +74,7 @@ export function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api
       requestTimeoutMs: ownWindow(options),
       ...(options.subset?.only && { only: options.subset.only }),
       ...(options.subset?.rerunOf !== undefined && { rerunOf: options.subset.rerunOf }),
+      ...(options.subset?.confirmOf !== undefined && { confirmOf: options.subset.confirmOf }),
       // A resume without --max-credits keeps the cap the run started with.
       ...(options.budget && { maxCredits: options.budget.maxCredits }),
       // Kept with the run so that its report judges the thresholds it was started with.
@@ -88,6 +89,7 @@ export function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api
       options: runOptions,
       startedAt: new Date().toISOString(),
       rerunOf: options.subset?.rerunOf,
+      confirmOf: options.subset?.confirmOf,
       ...(options.shard && {
         group: {
           id: runGroupId({ suiteHash: suite.sha256, targets, label: options.groupLabel ?? '' }),

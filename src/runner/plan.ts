@@ -65,6 +65,8 @@ export interface Subset {
   only?: string[] | undefined;
   /** `--rerun-failed`: the run whose failed items these are. */
   rerunOf?: number | undefined;
+  /** `dsbench confirm`: the run whose questions these re-ask. */
+  confirmOf?: number | undefined;
 }
 
 /** The items of `plan` that `keep` keeps, made as they are iterated as the plan is. */

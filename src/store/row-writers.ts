@@ -7,7 +7,7 @@ import { type SqlValue, binder, insertSql, pick } from './columns.js';
 import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
 import { EXPECTATIONS, FOLLOWUPS, ITEMS, LOST_CREATES, QUOTA_SNAPSHOTS, RUNS, SEARCHES, SOURCES, TARGETS, TURNS, TURN_KEYS, UNOWNED_CONVERSATIONS, turnMerge } from './tables.js';
 
-const RUN_WRITTEN = pick(RUNS, 'label', 'suiteName', 'suitePath', 'suiteHash', 'dsbenchVersion', 'options', 'startedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'rerunOf');
+const RUN_WRITTEN = pick(RUNS, 'label', 'suiteName', 'suitePath', 'suiteHash', 'dsbenchVersion', 'options', 'startedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'rerunOf', 'confirmOf');
 const TARGET_WRITTEN = pick(TARGETS, 'runId', 'name', 'url', 'api', 'emulated');
 const ITEM_WRITTEN = pick(ITEMS, 'runId', 'itemKey', 'position', 'kind', 'target', 'suiteItemId', 'repeat', 'tags', 'itemStatus', 'definitionHash');
 
@@ -74,6 +74,7 @@ export function prepareRowWriters(db: Database.Database) {
         shardIndex: info.group?.shardIndex ?? null,
         shardCount: info.group?.shardCount ?? null,
         rerunOf: info.rerunOf ?? null,
+        confirmOf: info.confirmOf ?? null,
       });
       const runId = Number(insertRun.run(run).lastInsertRowid);
       for (const t of targets) insertTarget.run(bindTarget({ runId, name: t.name, url: withoutUrlSecrets(t.url), api: t.api, emulated: t.emulated }));

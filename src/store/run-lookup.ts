@@ -80,7 +80,8 @@ export function findRun(db: Database.Database, selector: RunSelector): RunRecord
  * results database under the nightly label must not stand in for a whole night in a comparison or gate,
  * while `report latest` in a shard's own database still finds the shard. Likewise a run that asked nothing
  * (every item skipped before it was sent, e.g. a refused token) is chosen only when no run that asked matches:
- * it is never a night's `latest`.
+ * it is never a night's `latest`. A confirmation (`dsbench confirm`) is a part of the run it confirms, never a night:
+ * it is chosen by its id only.
  */
 export function findRunOffset(
   db: Database.Database,
@@ -91,7 +92,7 @@ export function findRunOffset(
   const row = db
     .prepare(
       `SELECT ${RUN_RECORD_SQL} FROM runs
-      WHERE ${matches} AND (shard_index IS NULL OR NOT EXISTS (SELECT 1 FROM runs WHERE ${matches} AND shard_index IS NULL))
+      WHERE ${matches} AND confirm_of IS NULL AND (shard_index IS NULL OR NOT EXISTS (SELECT 1 FROM runs WHERE ${matches} AND shard_index IS NULL))
         AND (nothing_asked = 0 OR NOT EXISTS (SELECT 1 FROM runs WHERE ${matches} AND nothing_asked = 0))
       ORDER BY id DESC LIMIT 1 OFFSET @offset`,
     )
@@ -108,7 +109,7 @@ export type RunHead = RowOf<typeof RUN_HEAD>;
 /** The newest `limit` runs of a suite (up to run `through`), newest first: the runs table alone, no pass over their items. */
 export function suiteRuns(db: Database.Database, suite: string, limit: number, through?: number): RunHead[] {
   return db
-    .prepare(`SELECT ${selectList(RUN_HEAD)} FROM runs WHERE suite_name = @suite AND (@through IS NULL OR id <= @through) ORDER BY id DESC LIMIT @limit`)
+    .prepare(`SELECT ${selectList(RUN_HEAD)} FROM runs WHERE suite_name = @suite AND confirm_of IS NULL AND (@through IS NULL OR id <= @through) ORDER BY id DESC LIMIT @limit`)
     .all({ suite, through: through ?? null, limit })
     .map(readRunHead);
 }
@@ -135,13 +136,15 @@ export interface RunSummary {
   split: RunSplit | null;
   /** The run `run --rerun-failed` took this one's items from. */
   rerunOf: number | null;
+  /** The run whose questions this one re-asked (`dsbench confirm`). */
+  confirmOf: number | null;
   /** It ended having sent nothing: every item skipped before it was sent. */
   nothingAsked: boolean;
   /** Each target's product version at the run's start. */
   productVersions: TargetProductVersion[];
 }
 
-const RUN_LISTED = pick(RUNS, 'id', 'label', 'suiteName', 'startedAt', 'endedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'partial', 'rerunOf', 'nothingAsked', 'stopReason');
+const RUN_LISTED = pick(RUNS, 'id', 'label', 'suiteName', 'startedAt', 'endedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'partial', 'rerunOf', 'confirmOf', 'nothingAsked', 'stopReason');
 const readRunListed = decoder(RUN_LISTED);
 
 /** Newest first; optionally only the runs of one suite. */

@@ -165,6 +165,18 @@ UPDATE citations SET kind = 'repository' WHERE path IS NULL;
  * itself stopped when a run was interrupted (cancelled in the grace period), kept as it ended when a resume
  * runs its item again.
  */
+/**
+ * Confirmations (`dsbench confirm`): a run of the questions re-asked to settle a comparison's gates is a run
+ * of its own, `confirm_of` the run it confirms, so its items are their own kind of attempt: never counted as
+ * the confirmed run's, never asked twice (a resume of it runs only what it has not), and shown apart.
+ * `confirm_json`: the decision after the second look (the baseline, the levels, the verdict), once made.
+ */
+export const CONFIRMATIONS = `
+ALTER TABLE runs ADD COLUMN confirm_of INTEGER;
+ALTER TABLE runs ADD COLUMN confirm_json TEXT;
+CREATE INDEX runs_confirm_of ON runs (confirm_of);
+`;
+
 export const NIGHTLY_OPERATIONS = `
 ALTER TABLE runs ADD COLUMN rerun_of INTEGER;
 ALTER TABLE runs ADD COLUMN nothing_asked INTEGER NOT NULL DEFAULT 0 CHECK (nothing_asked IN (0, 1));

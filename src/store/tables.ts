@@ -25,6 +25,7 @@ export const RUNS = [
   column('shard_count', 'shardCount', maybeInt),
   column('partial', 'partial', bool),
   column('rerun_of', 'rerunOf', maybeInt),
+  column('confirm_of', 'confirmOf', maybeInt),
   column('nothing_asked', 'nothingAsked', bool),
   column('stop_reason', 'stopReason', maybeText),
 ] as const;

@@ -137,10 +137,24 @@ describe('compare two runs', () => {
     expect(code).toBe(ExitCode.expectationsFailed);
     expect(out.text).toContain('dsbench compare: FAILED');
     expect(out.text).toMatch(/latency\s+7\s.*REGRESSED/);
+    expect(out.text).toContain(`Verdict: REGRESSED (latency regression); exit 1. Before acting on one night: dsbench confirm ${c} --baseline ${b}`);
     const relaxed = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'b'), maxLatencyRegression: '60%' }, sink());
     expect(relaxed).toBe(ExitCode.ok);
     const off = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'c'), maxLatencyRegression: 'off' }, sink());
     expect(off).toBe(ExitCode.ok);
+  });
+
+  it('a rate gate near its limit is suspect (exit 11): four of eight questions newly failing, p = 0.0625', async () => {
+    const items = (failing: number) =>
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({ item: question(`q${i}`, 'prod'), turns: [completed({ serverMs: 1000 + i })], expectations: [{ name: 'contains', passed: i >= failing, reason: 'r' }] }));
+    const b = recordRun(store, items(0), { targets: one('prod') });
+    const c = recordRun(store, items(4), { targets: one('prod') });
+    const out = sink();
+    const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'near'), format: 'text' }, out);
+    expect(out.text).toContain(`Verdict: SUSPECT (pass-rate near its limit); exit 11. Settle it with: dsbench confirm ${c} --baseline ${b}`);
+    expect(code).toBe(ExitCode.suspect);
+    const failedOutright = await runCompare({ baseline: String(b), candidate: String(recordRun(store, items(5), { targets: one('prod') })), db, out: path.join(dir, 'far') }, sink());
+    expect(failedOutright).toBe(ExitCode.expectationsFailed);
   });
 
   it('identical runs pass, and results are reproducible', async () => {

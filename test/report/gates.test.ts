@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PairedChange } from '../../src/stats/bootstrap.js';
-import { judge, parseFailOn, parsePercent } from '../../src/report/compare/gates.js';
+import { judge, parseFailOn, parsePercent, VERDICT_EXIT_CODE, verdictLine, verdictOf } from '../../src/report/compare/gates.js';
 import { UsageError } from '../../src/errors/errors.js';
 
 const change = (overrides: Partial<PairedChange>): PairedChange => ({
@@ -64,5 +64,29 @@ describe('judging a metric', () => {
     expect(judge(change({ ...abs, deltaGateLow: 1, deltaHigh: 2 }), 0.2, 5)).toBe('regressed');
     expect(judge(change({ ...abs, deltaLow: -2, deltaHigh: -1 }), 0.2, 5)).toBe('improved');
     expect(judge(change({ ...abs, deltaLow: -1, deltaHigh: 1 }), 0.2, 5)).toBe('unchanged');
+  });
+});
+
+describe('the verdict tiers (verdictOf)', () => {
+  const gate = (name: string, o: { failed?: boolean; near?: boolean; enabled?: boolean } = {}) => ({ name, enabled: o.enabled ?? true, failed: o.failed ?? false, near: o.near ?? false, detail: '' });
+  const none = { firstLookRegressed: [], secondLookRegressed: [], unsettled: [] };
+
+  it('without a second look: a failed gate is regressed, a near one suspect, too little data undecided', () => {
+    expect(verdictOf({ gates: [gate('pass-rate', { failed: true })], starved: [] })).toBe('regressed');
+    expect(verdictOf({ gates: [gate('pass-rate', { failed: true, enabled: false })], starved: [] })).toBe('unchanged');
+    expect(verdictOf({ gates: [gate('new-errors', { near: true })], starved: [] })).toBe('suspect');
+    expect(verdictOf({ gates: [gate('new-errors', { near: true })], starved: ['no pair'] })).toBe('undecided');
+    expect(verdictOf({ gates: [gate('new-errors')], starved: [] })).toBe('unchanged');
+    expect(VERDICT_EXIT_CODE).toEqual({ regressed: 1, suspect: 11, unchanged: 0, undecided: 8 });
+  });
+
+  it('with a second look: red only when a look crossed; a flag the budget could not settle is suspect, one it settled unchanged', () => {
+    const first = { gates: [gate('pass-rate', { failed: true })], starved: [] };
+    expect(verdictOf(first, { ...none, secondLookRegressed: ['pass-rate'] })).toBe('regressed');
+    expect(verdictOf(first, { ...none, firstLookRegressed: ['pass-rate'] })).toBe('regressed');
+    expect(verdictOf(first, { ...none, unsettled: ['pass-rate'] })).toBe('suspect');
+    expect(verdictOf(first, none)).toBe('unchanged');
+    expect(verdictLine('suspect', first, { ...none, unsettled: ['pass-rate'] })).toMatch(/^Verdict: SUSPECT \(pass-rate: .*; exit 11/);
+    expect(verdictLine('regressed', first)).toContain('dsbench confirm');
   });
 });

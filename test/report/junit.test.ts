@@ -175,11 +175,12 @@ describe('JUnit XML', () => {
     const gates = cases.filter((c) => c.attrs.classname === 'compare.gates').map((c) => c.attrs.name);
     // Three pairs are fewer than --min-pairs: a gated metric measured on nothing is an error case too (exit 8).
     expect(result.nothingCompared).toBeTruthy();
-    expect(gates).toEqual([...result.summary.gates.map((g) => g.name), 'something to compare']);
+    expect(gates).toEqual([...result.summary.gates.map((g) => g.name), 'verdict', 'something to compare']);
+    expect(result.verdict).toBe('regressed');
     expect(errors.map((e) => e.attrs.type)).toEqual(['nothing_compared']);
     expect(cases.filter((c) => c.attrs.classname !== 'compare.gates').map((c) => c.attrs.name)).toEqual(['a [repeat 0] turn 0', 'b [repeat 0] turn 0', 'c [repeat 0] turn 0']);
     // Both event gates failed (one flip is within noise for the default rate gates); b is the new error, c the new failing check.
-    expect(failures.map((f) => f.attrs.type).sort()).toEqual(['gate', 'gate', 'new_error', 'new_failure']);
+    expect(failures.map((f) => f.attrs.type).sort()).toEqual(['gate', 'gate', 'new_error', 'new_failure', 'regressed']);
     expect(result.files).toContain(file);
   });
 

@@ -51,7 +51,8 @@ describe('the verdict for people', () => {
     const c = night(1, [0, 1, 2, 3]);
     const out = sink();
     const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'n'), format: 'text' }, out);
-    expect(code).toBe(ExitCode.ok);
+    // Near the limit is the suspect tier: exit 11, not red.
+    expect(code).toBe(ExitCode.suspect);
     expect(out.text).toMatch(/pass-rate\s+yes\s+[\d.]+%\s+passed, near the limit \(p = 0\.063\)/);
     expect(out.text).toMatch(/pass-rate: pass rate 100\.0% → 66\.7%.*could have detected a drop of \d+\.\d points or more over 12 items/);
     expect(out.text).toMatch(/Next: nothing failed, but pass-rate passed near the limit; watch the next nights with dsbench report --history 7/);

@@ -89,7 +89,7 @@ describe('migrations', () => {
 
   it('rejects a list out of order', () => {
     const db = new Database(':memory:');
-    expect(() => migrate(db, [V2])).toThrow(/out of order/);
+    expect(() => migrate(db, [V2, V1])).toThrow(/out of order/);
     db.close();
   });
 

@@ -85,6 +85,7 @@ describe('queries', () => {
       exitCode: ExitCode.aborted,
       split: null,
       rerunOf: null,
+      confirmOf: null,
       nothingAsked: false,
       // Recorded without a product version: unknown, with no reason.
       productVersions: ['emu', 'prod'].map((target) => ({ target, version: null, error: null, onResume: null })),

@@ -271,10 +271,11 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
   const passDropped = worseThanAllowed(o.passRate, 'drop', t.passRateDrop, level('pass-rate'));
   const k = o.passHatK;
   const passKDropped = k.change !== null && k.test.pLower < level('pass-k') && -k.change > t.passRateDrop + 1e-12;
-  const test = (name: FailOn, failed: boolean, p: number | null): Pick<GateResult, 'level' | 'p' | 'near'> => ({
+  // Near its limit: passed, but changed beyond what is allowed with a p-value below twice its level (the verdict's suspect tier).
+  const test = (name: FailOn, failed: boolean, p: number | null, beyondAllowed: boolean): Pick<GateResult, 'level' | 'p' | 'near'> => ({
     level: level(name),
     p,
-    near: !failed && p !== null && p < 2 * level(name),
+    near: !failed && beyondAllowed && p !== null && p < 2 * level(name),
   });
   gates.push(
     {
@@ -284,14 +285,14 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
       detail:
         rateDetail('error rate', o.errorRate, confidence, 'rise', t.errorRateRise, errorsRose, level('new-errors')) +
         `; ${s.newErrors.count} items newly erred, ${s.fixedErrors.count} fixed (listed below)`,
-      ...test('new-errors', errorsRose, o.errorRate.change === null ? null : o.errorRate.test.pUpper),
+      ...test('new-errors', errorsRose, o.errorRate.change === null ? null : o.errorRate.test.pUpper, (o.errorRate.change ?? 0) > t.errorRateRise + 1e-12),
     },
     {
       name: 'pass-rate',
       enabled: on('pass-rate'),
       failed: passDropped,
       detail: `${rateDetail('pass rate', o.passRate, confidence, 'drop', t.passRateDrop, passDropped, level('pass-rate'))} over ${o.passRate.n} items answered in both runs`,
-      ...test('pass-rate', passDropped, o.passRate.change === null ? null : o.passRate.test.pLower),
+      ...test('pass-rate', passDropped, o.passRate.change === null ? null : o.passRate.test.pLower, -(o.passRate.change ?? 0) > t.passRateDrop + 1e-12),
     },
     {
       name: 'pass-k',
@@ -301,7 +302,7 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
         k.change === null
           ? `no question has ${k.k} repeats with checks on both sides`
           : `pass^${k.k} ${pct(k.baseline!)} → ${pct(k.candidate!)} over ${k.questions} questions, ${signedPoints(k.change)}, p = ${pValue(k.test.pLower)}`,
-      ...test('pass-k', passKDropped, k.change === null ? null : k.test.pLower),
+      ...test('pass-k', passKDropped, k.change === null ? null : k.test.pLower, -(k.change ?? 0) > t.passRateDrop + 1e-12),
     },
     { name: 'any-new-error', enabled: on('any-new-error'), failed: s.newErrors.count > 0, detail: `${s.newErrors.count} items ended well in the baseline and erred in the candidate` },
     { name: 'verdict-changes', enabled: on('verdict-changes'), failed: s.newFailures.count > 0, detail: `${s.newFailures.count} items went from pass to fail, ${s.fixedFailures.count} from fail to pass` },

@@ -91,9 +91,15 @@ const JUDGEMENT_MARK: Record<string, string> = { regressed: 'REGRESSED', improve
 
 /** The comparison for people: verdict first, then metrics, then the items to look at. */
 export function compareDocument(r: CompareResult): Block[] {
+  return [...headBlocks(r), ...metricBlocks(r), ...gateBlocks(r), ...changeLists(r), { kind: 'heading', level: 3, text: ['Files'] }, { kind: 'list', items: r.files.map((f): Inline[] => [{ code: f }]) }];
+}
+
+/** The verdict, the sides, what was paired and what to do next. */
+function headBlocks(r: CompareResult): Block[] {
   const s = r.summary;
   const blocks: Block[] = [];
-  blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : r.nothingCompared ? 'NOTHING TO JUDGE' : 'passed'}`] });
+  blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : r.nothingCompared ? 'NOTHING TO JUDGE' : r.verdict === 'suspect' ? 'SUSPECT' : 'passed'}`] });
+  blocks.push({ kind: 'para', text: [r.verdictLine] });
   blocks.push({ kind: 'list', items: [['Baseline: ', ...sideName(r.baseline)], ['Candidate: ', ...sideName(r.candidate)], [`Product version: ${versionsLine(r)}`]] });
   if (r.baseline.run.suiteName !== r.candidate.run.suiteName) {
     blocks.push({ kind: 'callout', text: ['The runs are of different suites (', { code: r.baseline.run.suiteName }, ' and ', { code: r.candidate.run.suiteName }, '): only items with the same ids are paired.'] });
@@ -121,7 +127,13 @@ export function compareDocument(r: CompareResult): Block[] {
     ],
   });
   blocks.push(...editedBlocks(r));
+  return blocks;
+}
 
+/** The metrics' median changes with their intervals, then the outcomes. */
+function metricBlocks(r: CompareResult): Block[] {
+  const s = r.summary;
+  const blocks: Block[] = [];
   blocks.push({ kind: 'heading', level: 2, text: ['Metrics'] });
   blocks.push({
     kind: 'para',
@@ -165,8 +177,12 @@ export function compareDocument(r: CompareResult): Block[] {
       [`Searches with a different match count: ${fmtInt(s.countChanges.count)}; with a different verdict: ${fmtInt(s.searchVerdictChanges.count)}`],
     ],
   });
+  return blocks;
+}
 
-  blocks.push({ kind: 'heading', level: 2, text: ['Gates'] });
+function gateBlocks(r: CompareResult): Block[] {
+  const s = r.summary;
+  const blocks: Block[] = [{ kind: 'heading', level: 2, text: ['Gates'] }];
   blocks.push({
     kind: 'table',
     table: {
@@ -176,9 +192,14 @@ export function compareDocument(r: CompareResult): Block[] {
   });
   // Details in full, outside the table, whose cells a terminal would shorten.
   blocks.push({ kind: 'list', items: s.gates.map((g): Inline[] => [{ code: g.name }, `: ${g.detail}`]) });
+  return blocks;
+}
 
+/** The items that changed, by question. */
+function changeLists(r: CompareResult): Block[] {
+  const s = r.summary;
   const state = (r: CompareRow): string => `${r.stateBaseline}${r.errorCodeBaseline ? ` (${r.errorCodeBaseline})` : ''} → ${r.stateCandidate}${r.errorCodeCandidate ? ` (${r.errorCodeCandidate})` : ''}`;
-  blocks.push(
+  return [
     ...listByQuestion('New errors', s.newErrors, r.byTarget, state),
     ...listByQuestion('Fixed errors', s.fixedErrors, r.byTarget, state),
     ...listByQuestion('Other state changes', s.otherStateChanges, r.byTarget, state),
@@ -186,7 +207,5 @@ export function compareDocument(r: CompareResult): Block[] {
     ...listByQuestion('Expectations fixed', s.fixedFailures, r.byTarget, () => 'fail → pass'),
     ...listByQuestion('Searches with a different match count', s.countChanges, r.byTarget, (r) => `${fmtInt(r.countBaseline)} → ${fmtInt(r.countCandidate)}`),
     ...listByQuestion('Unpaired items', s.unpaired, r.byTarget, (r) => (r.pairing === 'baseline_only' ? 'only in the baseline' : 'only in the candidate')),
-  );
-  blocks.push({ kind: 'heading', level: 3, text: ['Files'] }, { kind: 'list', items: r.files.map((f): Inline[] => [{ code: f }]) });
-  return blocks;
+  ];
 }

@@ -21,6 +21,8 @@ export function compareJson(r: CompareResult, pairwise?: PairwiseView): Record<s
     thresholds: { ...r.thresholds, failOn: [...r.thresholds.failOn] },
     bootstrap: r.bootstrap,
     failed: r.summary.failed,
+    verdict: r.verdict,
+    verdictLine: r.verdictLine,
     nothingCompared: r.nothingCompared ?? null,
     summary: r.summary,
     files: r.files,

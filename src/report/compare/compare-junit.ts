@@ -1,5 +1,6 @@
 import { type Case, Suites, writeJunitFile } from '../junit-xml.js';
 import type { ComparePair, CompareResult, CompareSink, CompareSinkOptions } from './compare-result.js';
+import type { Verdict } from './gates.js';
 import type { CompareRow } from './pairs.js';
 
 /**
@@ -36,6 +37,7 @@ export class CompareJunit implements CompareSink {
     for (const g of result.summary.gates) {
       this.suites.add('gates', { classname: 'compare.gates', name: g.name, seconds: 0, failure: g.enabled && g.failed ? { type: 'gate', message: `${g.name}: ${g.detail}`, body: g.detail } : undefined });
     }
+    this.suites.add('gates', verdictCase(result.verdict, result.verdictLine));
     if (result.nothingCompared) {
       this.suites.add('gates', { classname: 'compare.gates', name: 'something to compare', seconds: 0, error: { type: 'nothing_compared', message: result.nothingCompared, body: result.nothingCompared } });
     }
@@ -56,6 +58,18 @@ export class CompareJunit implements CompareSink {
     }
     return this.suites.xml(`dsbench compare run ${result.baseline.run.id} vs run ${result.candidate.run.id}`, new Date().toISOString());
   }
+}
+
+/** The verdict as a test case: regressed a failure, suspect a failure of its own type, undecided an error, unchanged a pass. */
+export function verdictCase(verdict: Verdict, line: string): Case {
+  const problem = { type: verdict, message: line, body: line };
+  return {
+    classname: 'compare.gates',
+    name: 'verdict',
+    seconds: 0,
+    failure: verdict === 'regressed' || verdict === 'suspect' ? problem : undefined,
+    error: verdict === 'undecided' ? problem : undefined,
+  };
 }
 
 function pairCase(row: CompareRow, failure: Case['failure']): Case {

@@ -3,7 +3,7 @@ import type { QuestionExportRow, RunRecord, SearchExportRow, TargetProductVersio
 import type { ReportSink } from '../sink.js';
 import type { CompareSummary } from './aggregate.js';
 import type { BootstrapOptions } from '../../stats/bootstrap.js';
-import type { Thresholds } from './gates.js';
+import type { Thresholds, Verdict } from './gates.js';
 import type { Paired } from './pairing.js';
 import type { CompareRow } from './pairs.js';
 
@@ -34,6 +34,9 @@ export interface CompareResult {
   /** Whether the target is part of the pairing key (multi-target runs compared target by target). */
   byTarget: boolean;
   summary: CompareSummary;
+  /** The verdict's tier over the gates (gates.ts verdictOf), and its line as every output shows it. */
+  verdict: Verdict;
+  verdictLine: string;
   /** Set when a gate had nothing (or too little) to judge: what was compared and why it did not pair. */
   nothingCompared: string | undefined;
   thresholds: Thresholds;

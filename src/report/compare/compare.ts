@@ -12,7 +12,7 @@ import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from '../../stats/bootstrap.
 import { compareDocument } from './compare-document.js';
 import type { CompareResult, ExportRow, PairwiseView, Side } from './compare-result.js';
 import { COMPARE_SINKS, type CompareOutput } from './compare-sinks.js';
-import { DEFAULT_THRESHOLDS, type Thresholds } from './gates.js';
+import { DEFAULT_THRESHOLDS, type Thresholds, verdictLine, verdictOf } from './gates.js';
 import { type KeyPart, type Paired, pairByKey } from './pairing.js';
 import { type CompareRow, questionRow, searchRow } from './pairs.js';
 import { type PooledPair, pairPooled } from './pooled.js';
@@ -41,6 +41,8 @@ export interface CompareOptions {
   junit?: string | undefined;
   /** Judge items edited under the same id in the gates too (by default they are listed and judged by none). */
   includeEdited?: boolean | undefined;
+  /** Told each row as it streams (a confirmation tallies the questions behind the gates from them). */
+  onRow?: ((row: CompareRow) => void) | undefined;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
             const row = rowOf(pair);
             if (pair.baselineRun !== undefined) row.baselineRun = pair.baselineRun;
             acc.add(row);
+            options.onRow?.(row);
             toSinks?.({ pair, row });
           }
         };
@@ -98,7 +101,8 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
         const addPairwise = (pairwise: PairwiseView, text: string) => {
           for (const s of sinks) s.pairwise?.(result, pairwise, text);
         };
-        result = { baseline, candidate, byTarget, summary, nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
+        const verdict = verdictOf(summary);
+        result = { baseline, candidate, byTarget, summary, verdict, verdictLine: verdictLine(verdict, summary, undefined, { baseline: bRun.id, candidate: cRun.id }), nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
         const blocks = compareDocument(result);
         result.markdown = renderMarkdown(blocks);
         result.text = renderText(blocks);

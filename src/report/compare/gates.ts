@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors/errors.js';
+import { ExitCode } from '../../errors/exit-codes.js';
 import type { PairedChange } from '../../stats/bootstrap.js';
 
 // What fails a comparison (exit code 1). Two kinds of gate:
@@ -88,11 +89,12 @@ export interface GateResult {
   /** Whether this gate can fail the comparison (chosen by --fail-on, or a threshold not off). */
   enabled: boolean;
   failed: boolean;
+  /** A test gate that did not fail but came near: its p-value below twice its level, the change beyond its allowance. */
+  near?: boolean | undefined;
   detail: string;
   /** For a test: its one-sided level (its share of the false-alarm rate) and p-value; passed with p below twice its level is near the limit. */
   level?: number;
   p?: number | null;
-  near?: boolean;
 }
 
 /**
@@ -120,4 +122,63 @@ export function gateLevels(t: Thresholds, confidence: number, judgedMetrics: rea
   for (const g of ['pass-rate', 'pass-k', 'new-errors'] as const) levels.set(g, (alpha * WEIGHTS[g]) / (total + (weights.has(g) ? 0 : WEIGHTS[g])));
   for (const m of judgedMetrics) levels.set(`${m} regression`, (alpha * WEIGHTS.metric) / total);
   return levels;
+}
+
+/**
+ * The verdict of a comparison, in tiers:
+ * - regressed: a gate failed (with a confirmation: at one of its two looks, at the levels alpha spending gives);
+ * - suspect: a change the second look's budget could not settle (a flagged gate that crossed at neither look
+ *   but still fails at the plain level on all the data), or, without a confirmation, a gate near its limit;
+ * - undecided: too little to judge (no pair, or fewer than --min-pairs for a gated metric);
+ * - unchanged: none of these.
+ */
+export const VERDICTS = ['regressed', 'suspect', 'unchanged', 'undecided'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** Exit codes of the tiers (docs/exit-codes.md). */
+export const VERDICT_EXIT_CODE: Record<Verdict, number> = { regressed: ExitCode.expectationsFailed, suspect: ExitCode.suspect, unchanged: ExitCode.ok, undecided: ExitCode.nothingCompared };
+
+/** The second look of a confirmation (`dsbench confirm`), by gate name. */
+export interface SecondLook {
+  /** Gates that crossed at the first look's spent level: regressed without asking more. */
+  firstLookRegressed: string[];
+  /** Gates that crossed at the second look's level. */
+  secondLookRegressed: string[];
+  /** Gates flagged at the first look that crossed at neither look and still fail at the plain level on all the data. */
+  unsettled: string[];
+}
+
+/** The one verdict of a comparison: its gates (and starved gates) at the first look, and the second look when there was one. */
+export function verdictOf(first: { gates: readonly GateResult[]; starved: readonly string[] }, second?: SecondLook): Verdict {
+  if (second) {
+    if (second.firstLookRegressed.length > 0 || second.secondLookRegressed.length > 0) return 'regressed';
+    if (second.unsettled.length > 0) return 'suspect';
+    return first.starved.length > 0 ? 'undecided' : 'unchanged';
+  }
+  if (first.gates.some((g) => g.enabled && g.failed)) return 'regressed';
+  if (first.starved.length > 0) return 'undecided';
+  if (first.gates.some((g) => g.enabled && g.near)) return 'suspect';
+  return 'unchanged';
+}
+
+/** One line for every output: the tier, why, and what to do next. */
+export function verdictLine(verdict: Verdict, first: { gates: readonly GateResult[] }, second?: SecondLook, runs?: { baseline: number; candidate: number }): string {
+  const confirm = `dsbench confirm ${runs?.candidate ?? '<candidate run>'} --baseline ${runs?.baseline ?? '<baseline run>'}`;
+  const failed = first.gates.filter((g) => g.enabled && g.failed).map((g) => g.name);
+  const near = first.gates.filter((g) => g.enabled && g.near).map((g) => g.name);
+  const names = (xs: readonly string[]): string => xs.join(', ');
+  switch (verdict) {
+    case 'regressed':
+      return second
+        ? `Verdict: REGRESSED (confirmed: ${names([...second.firstLookRegressed.map((g) => `${g} at the first look`), ...second.secondLookRegressed.map((g) => `${g} at the second look`)])}); exit ${VERDICT_EXIT_CODE.regressed}`
+        : `Verdict: REGRESSED (${names(failed)}); exit ${VERDICT_EXIT_CODE.regressed}. Before acting on one night: ${confirm}`;
+    case 'suspect':
+      return second
+        ? `Verdict: SUSPECT (${names(second.unsettled)}: a change the confirmation's budget could not settle); exit ${VERDICT_EXIT_CODE.suspect}. Confirm again with a larger --confirm-budget, or watch the next nights`
+        : `Verdict: SUSPECT (${names(near)} near its limit); exit ${VERDICT_EXIT_CODE.suspect}. Settle it with: ${confirm}`;
+    case 'undecided':
+      return `Verdict: UNDECIDED (too little data to judge); exit ${VERDICT_EXIT_CODE.undecided}`;
+    case 'unchanged':
+      return `Verdict: unchanged; exit ${VERDICT_EXIT_CODE.unchanged}`;
+  }
 }

@@ -99,6 +99,7 @@ export class CompareHtml implements CompareSink {
       baseline: side(result.baseline),
       candidate: side(result.candidate),
       failed: result.summary.failed,
+      verdictLine: result.verdictLine,
       gates: result.summary.gates,
       metrics: result.summary.metrics,
       outcomes: result.summary.outcomes,

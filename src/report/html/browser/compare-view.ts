@@ -19,6 +19,7 @@ export function renderCompare(d: ComparePage): void {
       'Product version: ' + d.versions,
       'Suite ' + d.candidate.run.suiteName + '; ' + (d.bootstrap.confidence * 100) + '% intervals from a paired bootstrap (' + d.bootstrap.resamples + ' resamples, seed ' + d.bootstrap.seed + '); generated ' + d.generatedAt],
     d.failed || (d.pairwise && d.pairwise.failedGates.length) ? ['fail', 'FAILED'] : ['pass', 'passed']);
+  app.appendChild(el('p', { id: 'verdict', className: /REGRESSED|SUSPECT|UNDECIDED/.test(d.verdictLine) ? 'bad' : '', text: d.verdictLine }));
   heading('Gates');
   app.appendChild(staticTable(['gate', 'on', 'result', 'detail'], d.gates.map((g) => [g.name, g.enabled ? 'on' : 'off', g.failed ? 'FAILED' : 'ok', g.detail])));
   if (d.edited.count) {

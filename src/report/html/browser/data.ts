@@ -134,6 +134,8 @@ export interface ComparePage {
   baseline: { db: string; target: string | null; run: RunInfo };
   candidate: { db: string; target: string | null; run: RunInfo };
   failed: boolean;
+  /** The verdict's tier, its exit code and the next step, as every output says it. */
+  verdictLine: string;
   gates: Array<{ name: string; enabled: boolean; failed: boolean; detail: string }>;
   metrics: ComparedMetric[];
   outcomes?: {

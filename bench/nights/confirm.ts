@@ -1,0 +1,114 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { confirmRun, parseConfirmBudget } from '../../src/cli/confirm-run.js';
+import { loadSuite } from '../../src/config/load-suite.js';
+import { DEFAULT_THRESHOLDS, parsePercent } from '../../src/report/compare/gates.js';
+import { DEFAULT_BOOTSTRAP } from '../../src/stats/bootstrap.js';
+import { NEVER, RETRY, SCENARIOS, nightService, nightTarget, runNight, suiteText, wilson } from './nights-lib.js';
+
+// The second look before red, on the nights benchmark: each pair of nights (a baseline night of the
+// unchanged service, a candidate night with or without a regression) is judged by `dsbench confirm`
+// (confirmRun, default gates) with the candidate's service still up, so the re-asked questions go to the
+// same instance and night. Counts: red (regressed) and suspect nights, and the items re-asked, against
+// the items of all candidate nights. Every night runs on one port, so baseline and candidate share an
+// endpoint as a confirmation requires.
+
+export interface ConfirmBenchOptions {
+  nullPairs: number;
+  regressedPairs: number;
+  questions: number;
+  flaky: number;
+  repeats: number;
+  seed: string;
+  only: string | undefined;
+  verbose: boolean;
+  write: boolean;
+  budget: string;
+  alpha: string;
+}
+
+interface Tally {
+  pairs: number;
+  plainRed: number;
+  red: number;
+  suspect: number;
+  confirmed: number;
+  extra: number;
+  items: number;
+}
+
+export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-nights-confirm-'));
+  const started = performance.now();
+  const budget = parseConfirmBudget(o.budget);
+  const alpha = parsePercent(o.alpha, '--confirm-alpha') ?? 0.01;
+  try {
+    const file = path.join(dir, 'nights.yaml');
+    writeFileSync(file, suiteText(o.questions, o.flaky, o.repeats));
+    const suite = await loadSuite(file);
+    const db = path.join(dir, 'nights.db');
+    const tallies = new Map<string, Tally>();
+    let port = 0;
+    for (const [scenario, regression] of Object.entries(SCENARIOS).filter(([name]) => o.only === undefined || name.includes(o.only))) {
+      const pairs = regression === null ? o.nullPairs : o.regressedPairs;
+      const t: Tally = { pairs: 0, plainRed: 0, red: 0, suspect: 0, confirmed: 0, extra: 0, items: 0 };
+      tallies.set(scenario, t);
+      for (let i = 0; i < pairs; i++) {
+        const seed = `${o.seed}/${scenario}/${i}`;
+        const before = await nightService(`${seed}/a`, null, port);
+        port = new URL(before.url).port === '' ? port : Number(new URL(before.url).port);
+        let b: number;
+        try {
+          b = await runNight(suite, db, before);
+        } finally {
+          await before.stop();
+        }
+        const service = await nightService(`${seed}/b`, regression, port);
+        try {
+          const c = await runNight(suite, db, service);
+          const r = await confirmRun({
+            db, run: String(c), baseline: { db, run: String(b) }, budget, alpha, thresholds: DEFAULT_THRESHOLDS, bootstrap: DEFAULT_BOOTSTRAP,
+            out: path.join(dir, 'confirm'), bind: () => [nightTarget(service)], reporter: {}, stop: NEVER, abort: NEVER, retry: RETRY,
+          });
+          t.pairs++;
+          t.items += o.questions * o.repeats;
+          t.extra += r.reasked.items;
+          if (r.first.summary.failed) t.plainRed++;
+          if (r.verdict === 'regressed') t.red++;
+          if (r.verdict === 'suspect') t.suspect++;
+          if (r.confirmRunId !== null) t.confirmed++;
+          if (o.verbose && (r.verdict === 'regressed') === (regression === null)) process.stderr.write(`\n${scenario} pair ${i}: ${r.line}\n${r.looks.map((l) => `  ${l.gate}: ${l.how}`).join('\n')}\n`);
+        } finally {
+          await service.stop();
+          rmSync(path.join(dir, 'confirm'), { recursive: true, force: true });
+        }
+        process.stderr.write(`\r${scenario}: ${i + 1}/${pairs}   `);
+      }
+      process.stderr.write('\n');
+    }
+    const all = [...tallies.values()];
+    const extra = all.reduce((a, t) => a + t.extra, 0);
+    const items = all.reduce((a, t) => a + t.items, 0);
+    const lines = [
+      `Confirmation, seed ${o.seed}: ${o.questions} questions (${o.flaky} flaky) x ${o.repeats} repeats a night, noise profile realistic, default gates, \`--confirm-budget ${o.budget}\`, false-alarm rate of a red verdict ${(alpha * 100).toFixed(1)}%;`,
+      `${o.nullPairs} null pairs, ${o.regressedPairs} pairs per regression; ${((performance.now() - started) / 1000).toFixed(0)} s, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}.`,
+      '',
+      '| scenario | red without confirming | red (regressed) after confirming | suspect | confirmations that asked | items re-asked / items of the candidate nights |',
+      '|---|---|---|---|---|---|',
+      ...[...tallies].map(([scenario, t]) => `| ${scenario} | ${t.plainRed}/${t.pairs} = ${wilson(t.plainRed, t.pairs)} | ${t.red}/${t.pairs} = ${wilson(t.red, t.pairs)} | ${t.suspect}/${t.pairs} | ${t.confirmed}/${t.pairs} | ${t.extra}/${t.items} = ${((100 * t.extra) / Math.max(1, t.items)).toFixed(2)}% |`),
+      '',
+      `Items re-asked over all nights: ${extra} of ${items} = ${((100 * extra) / Math.max(1, items)).toFixed(2)}%.`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    if (o.write) {
+      const file = path.join('bench', 'nights', 'RESULTS.md');
+      const text = readFileSync(file, 'utf8');
+      const marker = '\n## A second look before red (--confirm)\n';
+      const head = text.includes(marker) ? text.slice(0, text.indexOf(marker)) : text.trimEnd() + '\n';
+      writeFileSync(file, `${head}${marker}\n${lines.join('\n')}\n`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

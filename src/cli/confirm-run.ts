@@ -1,0 +1,196 @@
+import path from 'node:path';
+import { loadSuite } from '../config/load-suite.js';
+import type { StoredTarget } from '../config/resume-targets.js';
+import { UsageError } from '../errors/errors.js';
+import { allocate, ConfirmTally, type Driver, RATE_GATES, type RateGate } from '../report/compare/confirm-tally.js';
+import { confirmLevels, flaggedGates, gatesAtLevel, type GateLook, secondLookOf, secondLookSummary, statisticalGates, type ConfirmLevels } from '../report/compare/confirm-decision.js';
+import { compareRuns } from '../report/compare/compare.js';
+import type { CompareResult } from '../report/compare/compare-result.js';
+import { type SecondLook, type Thresholds, type Verdict, verdictLine, verdictOf } from '../report/compare/gates.js';
+import { questionRow, searchRow } from '../report/compare/pairs.js';
+import { openResults, outputDir, resolveRun } from '../report/open.js';
+import type { RunTarget } from '../runner/item-context.js';
+import type { Reporter } from '../runner/reporters/reporter.js';
+import { executeRun } from '../runner/run.js';
+import type { BootstrapOptions } from '../stats/bootstrap.js';
+import { type ConfirmRecord, confirmationsOf, confirmationTotals, saveConfirmation } from '../store/confirmations.js';
+import { iterateQuestionExport, iterateSearchExport, runCounts, type RunRecord, runTargets } from '../store/queries.js';
+import { openStore } from '../store/store.js';
+
+// `dsbench confirm RUN --baseline REF`: a second look before red. The comparison of RUN with REF is the first
+// look; a gate it fails, or that comes near its limit, is settled by re-asking the questions that drive it
+// (on RUN's own target, more repeats, within a budget) as a run of its own (a confirmation, `confirm_of`
+// RUN), then deciding again at the levels of a two-look alpha-spending design (docs/statistics.md).
+
+/** `--confirm-budget`: a number of items, or a share of the run's items. */
+export type ConfirmBudget = { items: number } | { share: number };
+
+export interface ConfirmOptions {
+  db: string;
+  run: string;
+  baseline: { db: string; run: string };
+  budget: ConfirmBudget;
+  /** The false-alarm rate of a `regressed` verdict over both looks. */
+  alpha: number;
+  thresholds: Thresholds;
+  bootstrap: BootstrapOptions;
+  out?: string | undefined;
+  /** The connections to RUN's own targets (refusing an endpoint that changed since). */
+  bind: (runId: number, stored: readonly StoredTarget[]) => RunTarget[];
+  reporter: Reporter;
+  stop: AbortSignal;
+  abort: AbortSignal;
+  retry?: { baseDelayMs?: number; maxDelayMs?: number } | undefined;
+  requestTimeoutMs?: number | undefined;
+}
+
+export interface ConfirmResult {
+  verdict: Verdict;
+  line: string;
+  first: CompareResult;
+  flagged: string[];
+  levels: ConfirmLevels | null;
+  second: SecondLook | null;
+  looks: GateLook[];
+  /** The confirmation run, when questions were re-asked (or had been by an interrupted confirmation). */
+  confirmRunId: number | null;
+  reasked: { questions: string[]; repeats: number; items: number; credits: number | null; budget: number };
+  /** The confirmation run stopped before its end (a signal): no decision, resume with the same command. */
+  interrupted: boolean;
+}
+
+export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult> {
+  const store = openStore(options.db);
+  try {
+    const candidate = resolveRun(store.db, options.db, options.run);
+    const baseline = resolveBaseline(options, store, candidate);
+    const stored = runTargets(store.db, candidate.id);
+    refuseChangedEndpoint(candidate, stored, baseline.run, baseline.targets);
+    const targets = options.bind(candidate.id, stored);
+    const out = options.out ?? outputDir(options.db, `confirm-${candidate.id}-vs-${baseline.run.id}`);
+    const rows: Parameters<ConfirmTally['addCompared']>[0][] = [];
+    const tally = new ConfirmTally();
+    const first = await compareRuns({
+      baseline: { db: options.baseline.db, run: String(baseline.run.id) },
+      candidate: { db: options.db, run: String(candidate.id) },
+      out: path.join(out, 'first-look'),
+      thresholds: options.thresholds,
+      bootstrap: options.bootstrap,
+      onRow: (row) => {
+        rows.push(row);
+        tally.addCompared(row);
+      },
+    });
+    const asked = runCounts(store.db, candidate.id).items;
+    const budget = 'items' in options.budget ? options.budget.items : Math.ceil(options.budget.share * asked);
+    const none = { questions: [], repeats: 0, items: 0, credits: null, budget };
+    const flagged = flaggedGates(first.summary);
+    const plain = (verdict: Verdict): ConfirmResult => ({ verdict, line: verdictLine(verdict, first.summary), first, flagged: [], levels: null, second: null, looks: [], confirmRunId: null, reasked: none, interrupted: false });
+    if (flagged.length === 0) return plain(verdictOf(first.summary));
+    const levels = confirmLevels(options.alpha, asked, budget, statisticalGates(first.summary).length);
+    const strict = gatesAtLevel(rows, options.thresholds, options.bootstrap, levels.first / levels.gates);
+    const firstLook = flagged.filter((g) => strict.gates.some((s) => s.name === g.name && s.failed)).map((g) => g.name);
+    const decided = (second: SecondLook, looks: GateLook[], confirmRunId: number | null, reasked: ConfirmResult['reasked']): ConfirmResult => {
+      const verdict = verdictOf(first.summary, second);
+      return { verdict, line: verdictLine(verdict, first.summary, second), first, flagged: flagged.map((g) => g.name), levels, second, looks, confirmRunId, reasked, interrupted: false };
+    };
+    if (firstLook.length > 0) return decided(secondLookSummary(firstLook, []), [], null, none);
+
+    const rateGates = flagged.map((g) => g.name).filter((n): n is RateGate => (RATE_GATES as readonly string[]).includes(n));
+    const existing = confirmationsOf(store.db, candidate.id).find((c) => c.record === null || (c.record.baseline.runId === baseline.run.id && c.record.baseline.db === path.resolve(options.baseline.db)));
+    const plan = existing?.record ?? planOf(tally.drivers(rateGates), budget, baseline.run.id, path.resolve(options.baseline.db));
+    let confirmRunId = existing?.runId ?? null;
+    if (plan.questions.length > 0 && (existing === undefined || existing.status !== 'completed')) {
+      const suite = await loadSuite(candidate.suitePath);
+      if (suite.sha256 !== candidate.suiteHash) throw new UsageError(`the suite ${candidate.suitePath} changed since run ${candidate.id}: a confirmation re-asks that run's questions as they were; confirm a run of the suite as it is now`);
+      const chosen = new Set(plan.questions);
+      const result = await executeRun({
+        suite,
+        targets,
+        recorder: store.recorder,
+        reporter: options.reporter,
+        api: stored[0]?.api,
+        repeats: plan.repeats,
+        subset: existing ? { keep: (item) => store.recorder.hasItem(existing.runId, item.key), confirmOf: candidate.id } : { keep: (item) => chosen.has(questionKey(item.target, item.kind, item.suiteItemId)), confirmOf: candidate.id },
+        resumeRunId: existing?.runId,
+        onQuota: 'continue',
+        maxQuotaWaitMs: 0,
+        cleanup: false,
+        onRunOpened: (id) => {
+          confirmRunId = id;
+          saveConfirmation(store.db, id, plan);
+        },
+        stop: options.stop,
+        abort: options.abort,
+        retry: options.retry,
+        requestTimeoutMs: options.requestTimeoutMs,
+      });
+      if (result.status !== 'completed' && result.status !== 'failed') {
+        return { ...plain('undecided'), line: `Confirmation run ${result.runId} stopped before its end: nothing decided; run the same command again to resume it (nothing is asked twice)`, flagged: flagged.map((g) => g.name), levels, confirmRunId: result.runId, interrupted: true };
+      }
+    }
+    if (confirmRunId !== null) addReasked(store, confirmRunId, tally);
+    const looks = secondLookOf(flagged, tally, rows, levels, options.thresholds, options.bootstrap);
+    const totals = confirmRunId === null ? { items: 0, credits: null } : confirmationTotals(store.db, candidate.id, confirmRunId);
+    const result = decided(secondLookSummary([], looks), looks, confirmRunId, { questions: plan.questions.map(displayKey), repeats: plan.repeats, items: totals.items, credits: totals.credits, budget });
+    if (confirmRunId !== null) saveConfirmation(store.db, confirmRunId, { ...plan, decision: { verdict: result.verdict, line: result.line, decidedAt: new Date().toISOString() } });
+    return result;
+  } finally {
+    store.close();
+  }
+}
+
+function resolveBaseline(options: ConfirmOptions, store: ReturnType<typeof openStore>, candidate: RunRecord): { run: RunRecord; targets: StoredTarget[] } {
+  if (candidate.confirmOf !== null) throw new UsageError(`run ${candidate.id} is a confirmation of run ${candidate.confirmOf}: confirm run ${candidate.confirmOf} itself`);
+  if (candidate.status === 'running') throw new UsageError(`run ${candidate.id} is still running: confirm it once it has ended (dsbench runs shows its status)`);
+  const same = path.resolve(options.baseline.db) === path.resolve(options.db);
+  const bStore = same ? store : openResults(options.baseline.db);
+  try {
+    const run = resolveRun(bStore.db, options.baseline.db, options.baseline.run);
+    if (same && run.id === candidate.id) throw new UsageError(`the baseline and the run to confirm are the same run (${run.id}); name an earlier run with --baseline`);
+    return { run, targets: runTargets(bStore.db, run.id) };
+  } finally {
+    if (!same) bStore.close();
+  }
+}
+
+/** A confirmation asks the candidate's instance again; that settles nothing if the baseline ran on another. */
+function refuseChangedEndpoint(candidate: RunRecord, stored: readonly StoredTarget[], baseline: RunRecord, baselineTargets: readonly StoredTarget[]): void {
+  for (const t of stored) {
+    const b = baselineTargets.find((x) => x.name === t.name) ?? (stored.length === 1 && baselineTargets.length === 1 ? baselineTargets[0] : undefined);
+    if (b && b.url !== t.url) {
+      throw new UsageError(
+        `run ${candidate.id} ran on ${t.name}=${t.url}, its baseline run ${baseline.id} on ${b.name}=${b.url}: the endpoint changed between them, so re-asking on ${t.url} cannot tell a change of the service from a change of instance. Confirm against a baseline of the same endpoint`,
+      );
+    }
+  }
+}
+
+const questionKey = (target: string, kind: string, id: string): string => `${target}\u0000${kind}\u0000${id}`;
+const displayKey = (key: string): string => {
+  const [target, kind, id] = key.split('\u0000');
+  return `${kind === 'search' ? 'search ' : ''}${target}/${id}`;
+};
+
+function planOf(drivers: readonly Driver[], budget: number, baselineRunId: number, baselineDb: string): ConfirmRecord {
+  const { chosen, repeats } = allocate(drivers, budget);
+  return { baseline: { db: baselineDb, runId: baselineRunId }, questions: chosen.map((d) => questionKey(d.target, d.kind, d.itemId)), repeats, budget };
+}
+
+function addReasked(store: ReturnType<typeof openStore>, confirmRunId: number, tally: ConfirmTally): void {
+  for (const r of iterateQuestionExport(store.db, confirmRunId, { order: 'key' })) tally.addReasked(questionRow({ pairing: 'candidate_only', key: [], candidate: r }));
+  for (const r of iterateSearchExport(store.db, confirmRunId, { order: 'key' })) tally.addReasked(searchRow({ pairing: 'candidate_only', key: [], candidate: r }));
+}
+
+/** `--confirm-budget`: `10%` (of the run's items) or `25` (items). */
+export function parseConfirmBudget(text: string): ConfirmBudget {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(text);
+  if (!m) throw new UsageError(`--confirm-budget takes a number of items (e.g. 25) or a share of the run's items (e.g. 10%), got ${JSON.stringify(text)}`);
+  const value = Number(m[1]);
+  if (m[2] === '%') {
+    if (!(value > 0 && value <= 100)) throw new UsageError(`--confirm-budget ${text}: a share must be above 0% and at most 100%`);
+    return { share: value / 100 };
+  }
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`--confirm-budget ${text}: a number of items must be a whole number of at least 1`);
+  return { items: value };
+}

@@ -1,0 +1,161 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { boundTargets } from '../config/resume-targets.js';
+import { UsageError } from '../errors/errors.js';
+import { ExitCode } from '../errors/exit-codes.js';
+import { DEFAULT_THRESHOLDS, FAIL_ON, parsePercent, VERDICT_EXIT_CODE } from '../report/compare/gates.js';
+import { type Block, renderMarkdown, renderText } from '../report/document.js';
+import { DEFAULT_DB, outputDir } from '../report/open.js';
+import { safeJson } from '../report/tables.js';
+import { REPORTERS } from '../runner/reporters/index.js';
+import { DEFAULT_BOOTSTRAP } from '../stats/bootstrap.js';
+import { commandUsage } from './command-usage.js';
+import { bootstrapFrom, type CompareArgs, thresholdsFrom } from './compare.js';
+import { type ConfirmResult, confirmRun, parseConfirmBudget } from './confirm-run.js';
+import { type GlobalArgs, pathOption, transportSettings } from './global-options.js';
+import type { CommandContext } from './io.js';
+import { onStopSignal } from './signals.js';
+
+export interface ConfirmArgs extends CompareArgs {
+  run: string;
+  target: string[];
+  confirmBudget: string;
+  confirmAlpha: string;
+}
+
+const pct = (x: number, digits = 2): string => `${+(x * 100).toFixed(digits)}%`;
+
+/** What `dsbench confirm` prints and writes (confirm.md, confirm.json): the verdict first, then each look. */
+export function confirmDocument(r: ConfirmResult): Block[] {
+  const c = r.first.candidate.run;
+  const b = r.first.baseline.run;
+  const blocks: Block[] = [
+    { kind: 'heading', level: 1, text: [`dsbench confirm: run ${c.id} against run ${b.id}`] },
+    { kind: 'para', text: [r.line] },
+    { kind: 'para', text: [`First look (the comparison at its plain level): ${r.first.verdictLine}`] },
+  ];
+  if (r.levels === null) {
+    blocks.push({ kind: 'para', text: ['No gate failed or came near its limit: nothing to confirm, nothing asked.'] });
+    return blocks;
+  }
+  const l = r.levels;
+  blocks.push({
+    kind: 'para',
+    text: [
+      `Flagged: ${r.flagged.join(', ')}. Two looks with Lan-DeMets alpha spending of the O'Brien-Fleming type: a red verdict's false-alarm rate ${pct(l.alpha)} over both looks, ` +
+        `information fraction ${l.informationFraction.toFixed(3)} (items asked over items asked plus the budget), first look ${pct(l.first, 3)}, second ${pct(l.second, 3)}, each split over ${l.gates} gates (docs/statistics.md).`,
+    ],
+  });
+  if (r.second && r.second.firstLookRegressed.length > 0) blocks.push({ kind: 'para', text: [`Regressed at the first look's spent level: ${r.second.firstLookRegressed.join(', ')}; nothing re-asked.`] });
+  if (r.confirmRunId !== null) {
+    blocks.push({
+      kind: 'para',
+      text: [
+        `Re-asked in confirmation run ${r.confirmRunId} (its own run, counted apart from run ${c.id}): ${r.reasked.questions.length} questions x ${r.reasked.repeats} repeats, ${r.reasked.items} items of a budget of ${r.reasked.budget}` +
+          `${r.reasked.credits === null ? '' : `, ${r.reasked.credits} credits`}: ${r.reasked.questions.join(', ')}.`,
+      ],
+    });
+  } else if (r.looks.length > 0) blocks.push({ kind: 'para', text: ['No question drove a flagged rate gate the bad way: nothing re-asked.'] });
+  if (r.looks.length > 0) {
+    blocks.push({
+      kind: 'table',
+      table: { headers: ['gate', 'second look', 'result'], rows: r.looks.map((g) => [g.gate, g.how, g.crossed ? 'REGRESSED' : g.flaggedStill ? 'unsettled' : 'settled: unchanged']) },
+    });
+  }
+  return blocks;
+}
+
+function confirmJson(r: ConfirmResult): Record<string, unknown> {
+  return {
+    verdict: r.verdict,
+    verdictLine: r.line,
+    exitCode: r.interrupted ? ExitCode.aborted : VERDICT_EXIT_CODE[r.verdict],
+    baseline: { runId: r.first.baseline.run.id, db: r.first.baseline.db },
+    candidate: { runId: r.first.candidate.run.id, db: r.first.candidate.db },
+    firstLook: { verdict: r.first.verdict, verdictLine: r.first.verdictLine, gates: r.first.summary.gates, files: r.first.files },
+    flagged: r.flagged,
+    levels: r.levels,
+    secondLook: r.second,
+    looks: r.looks,
+    confirmRunId: r.confirmRunId,
+    reasked: r.reasked,
+    interrupted: r.interrupted,
+  };
+}
+
+export const confirmCommand = (cli: CommandContext): CommandModule<GlobalArgs, ConfirmArgs & GlobalArgs> => ({
+  ...commandUsage.confirm,
+  builder: (y: Argv<GlobalArgs>) =>
+    y
+      .positional('run', { type: 'string', demandOption: true, describe: 'The finished run to confirm: id, label, latest; ~N goes N runs back' })
+      .option('baseline', { type: 'string', describe: 'The run it is compared with (id, label, latest~1, ...): required' })
+      .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database of the run (the confirmation is recorded there)' })
+      .option('baseline-db', { ...pathOption(cli), type: 'string', describe: 'Results database of the baseline, when it is another file (only read)' })
+      .option('target', { type: 'string', array: true, default: [] as string[], describe: "The run's own target, name=URL, if given: another URL is refused" })
+      .option('confirm-budget', { type: 'string', default: '10%', describe: "Most items re-asked: a share of the run's items (10%) or a number (25)" })
+      .option('confirm-alpha', { type: 'string', default: '1%', describe: "False-alarm rate of a red verdict over both looks (all gates together)" })
+      .option('out', { ...pathOption(cli), type: 'string', describe: 'Output folder (default results/confirm-<run>-vs-<baseline>)' })
+      .option('format', { type: 'string', choices: ['text', 'md', 'json'], describe: 'What to print: text (default), md or json' })
+      .option('max-latency-regression', { type: 'string', default: `${DEFAULT_THRESHOLDS.latency! * 100}%`, describe: 'As for compare' })
+      .option('max-credits-regression', { type: 'string', default: `${DEFAULT_THRESHOLDS.credits! * 100}%`, describe: 'As for compare' })
+      .option('max-pass-rate-drop', { type: 'string', default: '0%', describe: 'As for compare' })
+      .option('max-error-rate-rise', { type: 'string', default: '0%', describe: 'As for compare' })
+      .option('fail-on', { type: 'string', default: [...DEFAULT_THRESHOLDS.failOn].join(','), describe: `As for compare: ${FAIL_ON.join(', ')}, or none` })
+      .option('min-pairs', { type: 'number', default: DEFAULT_THRESHOLDS.minPairs, describe: 'As for compare' })
+      .option('confidence', { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: "The first look's plain level, as for compare (95: gates at 5%)" })
+      .option('seed', { type: 'number', default: DEFAULT_BOOTSTRAP.seed, describe: 'Seed of the bootstrap and of the tests' }) as unknown as Argv<ConfirmArgs & GlobalArgs>,
+  handler: async (argv: ArgumentsCamelCase<ConfirmArgs & GlobalArgs>) => {
+    if (argv.baseline === undefined) {
+      throw new UsageError('a confirmation needs --baseline: the run the verdict compares with (e.g. --baseline nightly~1); without one there is no verdict to confirm');
+    }
+    const budget = parseConfirmBudget(argv.confirmBudget);
+    const alpha = parsePercent(argv.confirmAlpha, '--confirm-alpha');
+    if (alpha === null || !(alpha > 0 && alpha < 0.5)) throw new UsageError(`--confirm-alpha takes a percentage above 0% and below 50%, e.g. 1%; got ${argv.confirmAlpha}`);
+    const transport = transportSettings(argv);
+    const stop = new AbortController();
+    const abort = new AbortController();
+    const release = onStopSignal((signal) => {
+      cli.stderr.write(`dsbench: ${signal}: launching nothing more and cancelling what runs; dsbench confirm again resumes the confirmation (nothing is asked twice)\n`);
+      stop.abort();
+      abort.abort();
+    });
+    let result: ConfirmResult;
+    try {
+      result = await confirmRun({
+        db: argv.db,
+        run: String(argv.run),
+        baseline: { db: argv.baselineDb ?? argv.db, run: String(argv.baseline) },
+        budget,
+        alpha,
+        thresholds: thresholdsFrom(argv),
+        bootstrap: bootstrapFrom(argv),
+        out: argv.out,
+        bind: (runId, stored) => {
+          if (stored.some((t) => t.emulated)) {
+            throw new UsageError(`run ${runId} ran on the embedded emulator, which ended with its process: a confirmation asks the run's own instance again. Run the suite against an instance (or dsbench emulator) with --endpoint and confirm that run`);
+          }
+          const bound = boundTargets(runId, stored, argv.target, argv.endpoint, cli.env);
+          if (bound.notes.length > 0) throw new UsageError(`${bound.notes.join('; ')}. The endpoint changed since the run: a confirmation asks the run's own instance; unset SRC_ENDPOINT or set it to the run's endpoint`);
+          return bound.targets.map((t) => ({ ...t, emulated: false, timeScale: 1 }));
+        },
+        reporter: REPORTERS.quiet(cli.stderr),
+        stop: stop.signal,
+        abort: abort.signal,
+        retry: transport.retry,
+        requestTimeoutMs: transport.timeoutMs,
+      });
+    } finally {
+      release();
+    }
+    const blocks = confirmDocument(result);
+    const out = argv.out ?? outputDir(argv.db, `confirm-${result.first.candidate.run.id}-vs-${result.first.baseline.run.id}`);
+    mkdirSync(out, { recursive: true });
+    writeFileSync(path.join(out, 'confirm.md'), renderMarkdown(blocks));
+    writeFileSync(path.join(out, 'confirm.json'), safeJson(confirmJson(result)));
+    const format = argv.format ?? (argv.json ? 'json' : 'text');
+    cli.stdout.write(format === 'json' ? safeJson(confirmJson(result)) : format === 'md' ? renderMarkdown(blocks) : renderText(blocks));
+    const code = result.interrupted ? ExitCode.aborted : VERDICT_EXIT_CODE[result.verdict];
+    if (code !== ExitCode.ok) cli.exitCode = code as ExitCode;
+  },
+});

@@ -1,0 +1,100 @@
+import type { BootstrapOptions } from '../../stats/bootstrap.js';
+import { clusterRateTest, informationFraction, type TwoLookLevels, twoLookLevels } from '../../stats/sequential.js';
+import { gateAlpha, type CompareSummary, CompareAccumulator } from './aggregate.js';
+import { type ConfirmTally, RATE_GATES, type RateGate } from './confirm-tally.js';
+import type { GateResult, SecondLook, Thresholds } from './gates.js';
+import type { CompareRow } from './pairs.js';
+
+// The decision of a confirmation, apart from the asking: which gates the first look flags, the levels of
+// the two looks, and each flagged gate's result at each look (docs/statistics.md, "A second look").
+
+/** The statistical gates that can fail: the rate tests that are on, and the gated metrics that measured something. */
+export function statisticalGates(s: CompareSummary): GateResult[] {
+  const measured = new Set(s.metrics.filter((m) => m.gated && m.measured > 0).map((m) => `${m.metric} regression`));
+  return s.gates.filter((g) => g.enabled && (measured.has(g.name) || (RATE_GATES as readonly string[]).includes(g.name)));
+}
+
+/** Gates the first look flags at the plain level: failed, or near the limit. Event gates (any-new-error, ...) are not statistical and are left as they are. */
+export function flaggedGates(s: CompareSummary): GateResult[] {
+  return statisticalGates(s).filter((g) => g.failed || g.near);
+}
+
+export interface ConfirmLevels extends TwoLookLevels {
+  /** Statistical gates sharing alpha (Bonferroni): each look's level is split evenly among them. */
+  gates: number;
+}
+
+export function confirmLevels(alpha: number, asked: number, budget: number, gates: number): ConfirmLevels {
+  return { ...twoLookLevels(alpha, informationFraction(asked, budget)), gates: Math.max(1, gates) };
+}
+
+/** The comparison's gates again on the same rows at a stricter level (the spent alpha of one gate). */
+export function gatesAtLevel(rows: readonly CompareRow[], thresholds: Thresholds, bootstrap: BootstrapOptions, level: number): CompareSummary {
+  const acc = new CompareAccumulator(1);
+  for (const row of rows) acc.add(row);
+  // A rate gate's level is 1 - confidence; a metric's interval is two-sided, so its one-sided level is half that.
+  return acc.finish(thresholds, { ...bootstrap, confidence: 1 - level });
+}
+
+export interface GateLook {
+  gate: string;
+  /** The p-value, or for a metric whether its interval cleared the threshold at the level. */
+  p: number | null;
+  level: number;
+  crossed: boolean;
+  /** Still failing at the plain level on all the data. */
+  flaggedStill: boolean;
+  /** How the look judged it. */
+  how: string;
+}
+
+/**
+ * The second look: each flagged rate gate's test over questions on all the data (the run's repeats and the
+ * re-asked ones) at its share of the second level; a flagged metric gate, whose questions are not re-asked,
+ * on the first look's data at its share of the whole alpha (the same data at both looks: one test).
+ */
+export function secondLookOf(
+  flagged: readonly GateResult[],
+  tally: ConfirmTally,
+  rows: readonly CompareRow[],
+  levels: ConfirmLevels,
+  thresholds: Thresholds,
+  bootstrap: BootstrapOptions,
+): GateLook[] {
+  const plain = gateAlpha(bootstrap.confidence);
+  const second = levels.second / levels.gates;
+  const looks: GateLook[] = [];
+  const metricNames = flagged.filter((g) => !(RATE_GATES as readonly string[]).includes(g.name));
+  const metricSummary = metricNames.length > 0 ? gatesAtLevel(rows, thresholds, bootstrap, levels.alpha / levels.gates) : undefined;
+  for (const g of flagged) {
+    if ((RATE_GATES as readonly string[]).includes(g.name)) {
+      const gate = g.name as RateGate;
+      const test = clusterRateTest(tally.counts(gate), bootstrap);
+      const rise = gate === 'new-errors';
+      const p = rise ? test.pUpper : test.pLower;
+      const allowed = rise ? thresholds.errorRateRise : thresholds.passRateDrop;
+      const beyond = test.change !== null && (rise ? test.change : -test.change) > allowed + 1e-12;
+      looks.push({
+        gate: g.name,
+        p,
+        level: second,
+        crossed: beyond && p < second,
+        flaggedStill: beyond && p < plain,
+        how: `${test.questions} questions, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}, one-sided sign-flip p = ${p.toPrecision(2)} against ${second.toPrecision(2)}`,
+      });
+    } else {
+      const m = metricSummary!.gates.find((x) => x.name === g.name);
+      looks.push({ gate: g.name, p: null, level: levels.alpha / levels.gates, crossed: m?.failed === true, flaggedStill: g.failed, how: `not re-asked; first look's interval at one-sided ${((levels.alpha / levels.gates) / 2).toPrecision(2)}: ${m?.detail ?? '–'}` });
+    }
+  }
+  return looks;
+}
+
+/** The second look as the verdict function reads it. */
+export function secondLookSummary(firstLookRegressed: readonly string[], looks: readonly GateLook[]): SecondLook {
+  return {
+    firstLookRegressed: [...firstLookRegressed],
+    secondLookRegressed: looks.filter((l) => l.crossed).map((l) => l.gate),
+    unsettled: looks.filter((l) => !l.crossed && l.flaggedStill).map((l) => l.gate),
+  };
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/random.js';
+import { wilson } from '../../src/stats/cluster-rate.js';
+import { type ClusterCounts, clusterRateTest, informationFraction, obrienFlemingSpent, twoLookLevels } from '../../src/stats/sequential.js';
+
+describe('O\'Brien-Fleming-type alpha spending', () => {
+  it('spends little early and all of alpha at the end', () => {
+    expect(obrienFlemingSpent(0.05, 1)).toBe(0.05);
+    expect(obrienFlemingSpent(0.05, 0)).toBe(0);
+    // Lan and DeMets' table: 0.0056 spent at half the information (two-sided 0.05 design: one-sided 0.025 gives 0.0015).
+    expect(obrienFlemingSpent(0.05, 0.5)).toBeCloseTo(0.0056, 4);
+    const levels = twoLookLevels(0.01, informationFraction(60, 6));
+    expect(levels.first + levels.second).toBeCloseTo(0.01, 12);
+    expect(levels.first).toBeGreaterThan(levels.second);
+  });
+});
+
+// Null nights of N questions with R repeats a side. The first look flags a drop at the screening level or
+// near it (p below twice that); the second look re-asks, within a budget, either the questions whose rate
+// dropped most (what `dsbench confirm` does) or every question once more (a second night by hand, the
+// looks least alike), and decides again on all the data. Outcomes: pass/fail at rates spread over 20-90%,
+// or scores (normal around a mean per question), where the plain test is close to its nominal size.
+const ALPHA = 0.05;
+type Kind = 'rates' | 'scores';
+
+function gauss(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+function draw(random: () => number, kind: Kind, mean: number, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += kind === 'rates' ? (random() < mean ? 1 : 0) : mean + gauss(random);
+  return s;
+}
+
+function night(seed: number, kind: Kind, reask: 'drivers' | 'all', questions = 30, repeats = 2, budget = 6): { naive: boolean; sequential: boolean } {
+  const random = mulberry32(seed);
+  const means = Array.from({ length: questions }, (_, i) => (kind === 'rates' ? 0.2 + 0.7 * ((i * 0.618) % 1) : 3 * gauss(random)));
+  const counts: ClusterCounts[] = means.map((m) => ({ baselineTrials: repeats, baselineSuccesses: draw(random, kind, m, repeats), candidateTrials: repeats, candidateSuccesses: draw(random, kind, m, repeats) }));
+  const options = { resamples: 300, seed };
+  const p1 = clusterRateTest(counts, options).pLower;
+  if (p1 >= 2 * ALPHA) return { naive: false, sequential: false };
+  const drivers = counts
+    .map((c, i) => ({ i, d: c.candidateSuccesses / c.candidateTrials - c.baselineSuccesses / c.baselineTrials }))
+    .filter((x) => reask === 'all' || x.d < 0)
+    .sort((a, b) => a.d - b.d)
+    .slice(0, reask === 'all' ? questions : budget);
+  const more = reask === 'all' ? Math.max(1, Math.floor(budget / questions)) : Math.max(1, Math.floor(budget / Math.max(1, drivers.length)));
+  const second = counts.map((c) => ({ ...c }));
+  for (const { i } of drivers) {
+    second[i]!.candidateTrials += more;
+    second[i]!.candidateSuccesses += draw(random, kind, means[i]!, more);
+  }
+  const p2 = clusterRateTest(second, { ...options, seed: seed + 1 }).pLower;
+  const levels = twoLookLevels(ALPHA, informationFraction(questions * repeats, reask === 'all' ? questions * more : budget));
+  return { naive: p1 < ALPHA || p2 < ALPHA, sequential: p1 < levels.first || p2 < levels.second };
+}
+
+function falseAlarms(n: number, run: (seed: number) => { naive: boolean; sequential: boolean }) {
+  let naive = 0;
+  let sequential = 0;
+  for (let seed = 1; seed <= n; seed++) {
+    const r = run(seed);
+    if (r.naive) naive++;
+    if (r.sequential) sequential++;
+  }
+  const [seqLow, seqHigh] = wilson(sequential / n, n, 0.95);
+  const [naiveLow, naiveHigh] = wilson(naive / n, n, 0.95);
+  const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
+  console.log(`${n} null datasets: alpha spending ${sequential}/${n} (${pct(seqLow)}-${pct(seqHigh)}), plain level at both looks ${naive}/${n} (${pct(naiveLow)}-${pct(naiveHigh)})`);
+  return { naive: naive / n, naiveLow, sequential: sequential / n };
+}
+
+describe('a second look at a gate', () => {
+  // Seeds 1..N; Wilson 95% intervals printed.
+  it('keeps its false-alarm rate when a second night is looked at, where the plain level at both looks exceeds it', () => {
+    const r = falseAlarms(6000, (seed) => night(seed, 'scores', 'all', 30, 2, 30));
+    expect(r.sequential).toBeLessThanOrEqual(ALPHA);
+    expect(r.naiveLow).toBeGreaterThan(ALPHA);
+  }, 60_000);
+
+  it('keeps it when only the questions that dropped most are re-asked (dsbench confirm), on rates and scores', () => {
+    expect(falseAlarms(2000, (seed) => night(seed, 'rates', 'drivers')).sequential).toBeLessThanOrEqual(ALPHA);
+    expect(falseAlarms(2000, (seed) => night(seed, 'scores', 'drivers')).sequential).toBeLessThanOrEqual(ALPHA);
+  }, 60_000);
+});
