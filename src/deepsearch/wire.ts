@@ -54,6 +54,9 @@ export function normalizeErrorCode(raw: string): ErrorCode {
   if (key.includes('entitlement')) return 'ENTITLEMENT_EXCEEDED';
   if (key.includes('ratelimit') || key.includes('toomanyrequests')) return 'RATE_LIMITED';
   if (key.includes('cancel')) return 'CANCELED';
+  // The instance's own outcome names (response_truncated, response_truncated_no_answer).
+  if (key.includes('truncatednoanswer')) return 'TRUNCATED_NO_ANSWER';
+  if (key.includes('truncated')) return 'TRUNCATED';
   if (key.includes('internal')) return 'INTERNAL';
   return 'UNKNOWN';
 }

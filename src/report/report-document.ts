@@ -138,6 +138,12 @@ export function reportDocument(data: ReportData, files: readonly string[]): Bloc
     });
     if (more > 0) blocks.push({ kind: 'para', text: [`… and ${more} more kinds of error (see questions.csv and searches.csv).`] });
   }
+  const billed = targets.filter((s) => s.billedFailures.turns > 0);
+  if (billed.length > 0) {
+    // The legacy API bills a failed question for the work done before it failed: kept apart from what answers cost.
+    const text = billed.map((s) => `${s.target}: ${fmtInt(s.billedFailures.turns)} failed ${s.billedFailures.turns === 1 ? 'turn' : 'turns'} billed ${fmtCredits(s.billedFailures.credits)} credits`).join('; ');
+    blocks.push({ kind: 'para', text: [{ strong: 'Billed failures' }, ` (credits of turns that ended in an error): ${text}.`] });
+  }
 
   blocks.push(...thresholdBlocks(data));
 

@@ -259,6 +259,7 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
   const alpha = gateAlpha(confidence);
   const o = s.outcomes;
   const errorsRose = o.errorRate.change !== null && o.errorRate.test.pUpper < alpha && o.errorRate.change > t.errorRateRise + 1e-12;
+  const noAnswerRose = o.truncatedNoAnswerRate.change !== null && o.truncatedNoAnswerRate.test.pUpper < alpha && o.truncatedNoAnswerRate.change > t.errorRateRise + 1e-12;
   const passDropped = o.passRate.change !== null && o.passRate.test.pLower < alpha && -o.passRate.change > t.passRateDrop + 1e-12;
   const k = o.passHatK;
   const passKDropped = k.change !== null && k.test.pLower < alpha && -k.change > t.passRateDrop + 1e-12;
@@ -290,6 +291,12 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
     { name: 'verdict-changes', enabled: on('verdict-changes'), failed: s.newFailures.count > 0, detail: `${s.newFailures.count} items went from pass to fail, ${s.fixedFailures.count} from fail to pass` },
     { name: 'count-changes', enabled: on('count-changes'), failed: s.countChanges.count > 0, detail: `${s.countChanges.count} searches changed their match count` },
     { name: 'search-verdicts', enabled: on('search-verdicts'), failed: s.searchVerdictChanges.count > 0, detail: `${s.searchVerdictChanges.count} searches changed their verdict` },
+    {
+      name: 'truncated-no-answer',
+      enabled: on('truncated-no-answer'),
+      failed: noAnswerRose,
+      detail: rateDetail('truncated-no-answer rate', o.truncatedNoAnswerRate, confidence, 'rise', t.errorRateRise, noAnswerRose),
+    },
     {
       name: 'unpaired',
       enabled: on('unpaired'),

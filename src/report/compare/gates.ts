@@ -9,10 +9,12 @@ import type { PairedChange } from '../../stats/bootstrap.js';
 // - outcome gates, chosen with --fail-on: new-errors (the error rate rose), pass-rate and pass-k (dropped):
 //   each a one-sided sign-flip test over questions that fails only when the change is beyond what noise
 //   explains at the chosen confidence and larger than the allowed change (docs/statistics.md);
+//   truncated-no-answer (the share of items stopped by the output limit before any answer text rose, the
+//   same test, allowed rise --max-error-rate-rise: the instance's runbook reads it as a model change);
 // - event gates, also chosen with --fail-on, that fail on any single event: any-new-error (what
 //   new-errors meant before it became a test), verdict-changes, count-changes, search-verdicts, unpaired.
 
-export const FAIL_ON = ['new-errors', 'pass-rate', 'pass-k', 'any-new-error', 'verdict-changes', 'count-changes', 'search-verdicts', 'unpaired'] as const;
+export const FAIL_ON = ['new-errors', 'pass-rate', 'pass-k', 'any-new-error', 'verdict-changes', 'count-changes', 'search-verdicts', 'unpaired', 'truncated-no-answer'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 
 export interface Thresholds {
