@@ -97,6 +97,13 @@ export const QuestionSchema = z.object({
 });
 export type Question = z.infer<typeof QuestionSchema>;
 
+/**
+ * The instance's trace of the request whose reply this is (X-Trace, X-Trace-URL), when it was asked for one.
+ * The URL needs a login to open and never holds a token; `note` says why a URL given was not kept.
+ */
+export const TraceRefSchema = z.object({ id: z.string(), url: z.string().optional(), note: z.string().optional() });
+export type TraceRef = z.infer<typeof TraceRefSchema>;
+
 export const ConversationSchema = z.object({
   api: ApiFlavourSchema,
   /** Legacy numeric id as text, or the versioned resource name; opaque to callers. */
@@ -116,6 +123,8 @@ export const ConversationSchema = z.object({
   serverDate: z.string().optional(),
   /** The reply came from a dsbench emulator (embedded or standalone): its answers are emulated. */
   servedByEmulator: z.boolean().optional(),
+  /** The trace of the request that got this reply, when the request asked for one and the instance traced it. */
+  trace: TraceRefSchema.optional(),
   /** Secret: grants access to the conversation. Never store, log or print it. */
   readToken: z.string().optional(),
   /**
