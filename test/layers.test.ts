@@ -214,7 +214,7 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'cli/emulator.ts: emulatorCommand': 111,
   'cli/run.ts: runCommand': 187,
   'cli/run.ts: runCommand.handler': 141,
-  'emulator/server.ts: startEmulator': 123,
+  'emulator/server.ts: startEmulator': 126,
   'generate/generate.ts: generateSuite': 103,
   'runner/question-runner.ts: runQuestion': 114,
   'store/row-writers.ts: prepareRowWriters': 159,

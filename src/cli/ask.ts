@@ -1,6 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { createClient, type DeepSearchClient } from '../deepsearch/index.js';
-import { questionAt, withoutSecrets, type Conversation, type Question } from '../model/conversation.js';
+import { questionAt, withoutSecrets, type Conversation, type Question, type TraceRef } from '../model/conversation.js';
+import { SHOULD_TRACE_HEADER } from '../deepsearch/trace.js';
 import { fixedSchedule, waitForQuestion } from '../deepsearch/wait.js';
 import { AbortedError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
@@ -18,6 +19,7 @@ interface AskArgs extends GlobalArgs {
   followup: string[];
   timeout: string;
   pollInterval?: string | undefined;
+  trace: boolean;
 }
 
 interface Turn {
@@ -35,6 +37,7 @@ export const askCommand = (cli: CommandContext): CommandModule<GlobalArgs, AskAr
       .option('followup', { type: 'string', array: true, default: [] as string[], describe: 'A follow-up, asked after the previous answer ends (repeatable)' })
       .option('timeout', { type: 'string', default: '5m', describe: 'How long to wait for each answer before cancelling it (90, 90s, 5m)' })
       .option('poll-interval', { type: 'string', describe: 'Time between polls (default 3s; 200ms on the embedded emulator)' })
+      .option('trace', { type: 'boolean', default: false, describe: "Ask the instance to trace the question's create and print the trace link" })
       .check((argv) => {
         parseDuration(String(argv.timeout), '--timeout');
         if (argv.pollInterval != null) parseDuration(String(argv.pollInterval), '--poll-interval');
@@ -51,7 +54,7 @@ export const askCommand = (cli: CommandContext): CommandModule<GlobalArgs, AskAr
       const stop = stopOnSignal(cli.stderr);
       let asked: Awaited<ReturnType<typeof ask>>;
       try {
-        asked = await ask(client, texts, intervalMs, parseDuration(String(argv.timeout), '--timeout'), progress, stop.signal, cli.stderr);
+        asked = await ask(client, texts, intervalMs, parseDuration(String(argv.timeout), '--timeout'), progress, stop.signal, cli.stderr, argv.trace);
       } finally {
         stop.release();
       }
@@ -59,10 +62,10 @@ export const askCommand = (cli: CommandContext): CommandModule<GlobalArgs, AskAr
         cli.exitCode = ExitCode.aborted;
         return;
       }
-      const { conversation, turns } = asked;
+      const { conversation, turns, trace } = asked;
       const last = turns[turns.length - 1];
-      if (argv.json) cli.stdout.write(`${JSON.stringify(jsonOutput(conversation, turns, target.emulated), null, 2)}\n`);
-      else cli.stdout.write(textOutput(conversation, turns));
+      if (argv.json) cli.stdout.write(`${JSON.stringify({ ...jsonOutput(conversation, turns, target.emulated), ...(argv.trace && { trace: trace ?? null }) }, null, 2)}\n`);
+      else cli.stdout.write(textOutput(conversation, turns) + (argv.trace ? traceLine(trace) : ''));
       if (!last || last.timedOut || last.question.state !== 'completed') cli.exitCode = ExitCode.expectationsFailed;
     } finally {
       await client.close();
@@ -93,9 +96,11 @@ function stopOnSignal(stderr: CliOutput): { signal: AbortSignal; release: () => 
  * did not complete, or when `stop` aborts: then the question in flight is cancelled (a send already under
  * way is let finish, so that there is a question to cancel).
  */
-async function ask(client: DeepSearchClient, texts: string[], intervalMs: number, timeoutMs: number, progress: AskProgress, stop: AbortSignal, stderr: CliOutput) {
+async function ask(client: DeepSearchClient, texts: string[], intervalMs: number, timeoutMs: number, progress: AskProgress, stop: AbortSignal, stderr: CliOutput, traced: boolean) {
   const [first, ...followups] = texts as [string, ...string[]];
-  let conversation = await client.create(first);
+  // The create's trace holds the conversation's spans (the agent's steps and tool calls); polls are not traced.
+  let conversation = await client.create(first, traced ? { headers: { [SHOULD_TRACE_HEADER]: 'true' } } : undefined);
+  const trace = conversation.trace;
   progress.sent(0);
   const turns: Turn[] = [];
   for (let index = 0; ; index++) {
@@ -128,7 +133,7 @@ async function ask(client: DeepSearchClient, texts: string[], intervalMs: number
     await client.addQuestion(conversation.ref, next);
     progress.sent(index + 1);
   }
-  return { stopped: false as const, conversation, turns };
+  return { stopped: false as const, conversation, turns, trace };
 }
 
 async function cancelOnStop(client: DeepSearchClient, ref: string, index: number, questionId: string | undefined, stderr: CliOutput): Promise<void> {
@@ -170,6 +175,13 @@ function jsonOutput(conversation: Conversation, turns: Turn[], emulated: boolean
     quotaUsage: safe.quotaUsage ?? null,
     turns: turnJson,
   };
+}
+
+/** The trace link (a login opens it; it holds no token), or why there is none. */
+function traceLine(trace: TraceRef | undefined): string {
+  if (!trace) return 'Trace: none (the instance sent no X-Trace header: tracing may be off)\n';
+  if (trace.url) return `Trace: ${trace.url}\n`;
+  return `Trace: ${trace.id}${trace.note ? ` (${trace.note})` : ''}\n`;
 }
 
 function textOutput(conversation: Conversation, turns: Turn[]): string {

@@ -150,7 +150,7 @@ export class LegacyClient implements DeepSearchClient, ReadTokenReader {
 
   private async conversation(spec: RequestSpec): Promise<Conversation> {
     const { reply, json } = await this.transport.requestJson(spec);
-    return withReplyHeaders(legacyConversation(parseReply(LegacyConversationWire, json, contextOf(spec), reply)), reply);
+    return withReplyHeaders(legacyConversation(parseReply(LegacyConversationWire, json, contextOf(spec), reply)), reply, this.transport.endpoint);
   }
 
   private async processingQuestionId(ref: string, options: CallOptions): Promise<string | undefined> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OptServerText, ServerText } from '../http/server-text.js';
-import { markPartial, type Conversation, type ConversationSummary, type Question, type QuestionError, type QuestionState } from '../model/conversation.js';
+import { markPartial, outputLimitError, type Conversation, type ConversationSummary, type Question, type QuestionError, type QuestionState } from '../model/conversation.js';
 import { normalizeErrorCode } from './wire.js';
 
 // Wire schemas of the versioned Connect-RPC API, read after snake_case keys were camelized.
@@ -113,7 +113,8 @@ export function versionedConversation(wire: VersionedConversationWire): Conversa
   // The state belongs to the conversation, so to its latest question; earlier ones had ended.
   const questions = wires.map((q, i) => versionedQuestion(q, i, i === wires.length - 1 ? state : done));
   const conversation: Conversation = { api: 'versioned', ref: wire.name, state: state.state, questions };
-  if (state.error) conversation.error = state.error;
+  // The latest question's error is the state's, named by its answer (an output limit with or without text).
+  if (state.error) conversation.error = questions.at(-1)?.error ?? outputLimitError(state.error, undefined);
   if (wire.title) {
     conversation.title = wire.title;
     // The title is the conversation's: it names its question only when that is the only one and it

@@ -86,7 +86,7 @@ export class VersionedClient implements DeepSearchClient {
     // Not through `call`: an async step fewer on every create and poll.
     const spec = specOf(method, body, creates, options);
     const { reply, json } = await this.transport.requestJson(spec);
-    return withReplyHeaders(versionedConversation(parseReply(VersionedConversationWire, camelizeKeys(json), contextOf(spec), reply)), reply);
+    return withReplyHeaders(versionedConversation(parseReply(VersionedConversationWire, camelizeKeys(json), contextOf(spec), reply)), reply, this.transport.endpoint);
   }
 
   private async call(method: string, body: unknown, creates: boolean, options: CallOptions) {

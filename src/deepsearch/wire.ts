@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { traceOf } from './trace.js';
 import { EMULATOR_HEADER } from '../emulator-identity.js';
 import { ProtocolError, UsageError, type RequestContext } from '../errors/errors.js';
 import { excerpt } from '../redact.js';
@@ -31,10 +32,12 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
  * Adds the reply's Date header, when it has one, as the server's clock at the reply, and whether a dsbench
  * emulator sent it, to a conversation just made from that reply (set on it, not copied: once per reply).
  */
-export function withReplyHeaders(conversation: Conversation, reply: Reply): Conversation {
+export function withReplyHeaders(conversation: Conversation, reply: Reply, endpoint: string): Conversation {
   const date = reply.headers.date;
   if (date) conversation.serverDate = date;
   if (reply.headers[EMULATOR_HEADER] !== undefined) conversation.servedByEmulator = true;
+  const trace = traceOf(reply.headers, endpoint);
+  if (trace) conversation.trace = trace;
   return conversation;
 }
 
@@ -54,6 +57,9 @@ export function normalizeErrorCode(raw: string): ErrorCode {
   if (key.includes('entitlement')) return 'ENTITLEMENT_EXCEEDED';
   if (key.includes('ratelimit') || key.includes('toomanyrequests')) return 'RATE_LIMITED';
   if (key.includes('cancel')) return 'CANCELED';
+  // The instance's own outcome names (response_truncated, response_truncated_no_answer).
+  if (key.includes('truncatednoanswer')) return 'TRUNCATED_NO_ANSWER';
+  if (key.includes('truncated')) return 'TRUNCATED';
   if (key.includes('internal')) return 'INTERNAL';
   return 'UNKNOWN';
 }

@@ -2,7 +2,7 @@ import type { AgentSearch, SearchHit } from './agent-search.js';
 import { composeAnswer, mainHit, type KeywordFinding, type TargetFinding } from './answer.js';
 import type { AgentOptions } from './options.js';
 import { garbleCitations } from './citation-noise.js';
-import { type ServiceNoise, ungroundedAnswer } from './noise.js';
+import { type NoisyDraw, type ServiceNoise, ungroundedAnswer } from './noise.js';
 import { indexParagraph, indexQuestionOf, indexSubject } from './index-answers.js';
 import type { FailureKind, Outcome } from './outcome.js';
 import { createRng, hashSeed, type Rng } from './random.js';
@@ -79,11 +79,12 @@ export class FakeAgent {
     return quotaExhausted ? 'quota-exceeded' : undefined;
   }
 
-  private midRunFailure(text: string, draw: number, noisy: 'token-limit' | 'output-limit' | undefined): FailureKind | undefined {
+  private midRunFailure(text: string, draw: number, noisy: NoisyDraw['failure']): FailureKind | undefined {
     const { triggers, tokenLimitRate, internalErrorRate, outputLimitRate } = this.config.agent;
     if (text.includes(triggers.tokenLimit)) return 'token-limit';
     if (text.includes(triggers.internalError)) return 'internal';
     if (text.includes(triggers.outputLimit)) return 'output-limit';
+    if (text.includes(triggers.outputLimitNoAnswer)) return 'output-limit-no-answer';
     if (this.config.noise) return noisy;
     if (draw < tokenLimitRate) return 'token-limit';
     if (draw < tokenLimitRate + internalErrorRate) return 'internal';
@@ -153,7 +154,7 @@ export class FakeAgent {
       const hits = dedupe([...targets, ...keywords].flatMap((f) => f.hits)).length;
       const base = { timeMillis, toolCalls: searches, hits, questionChars: text.length };
       if (failure && failure !== 'output-limit') {
-        // The run spent tokens before failing, so it reports and is charged for them.
+        // The run spent tokens before failing (an output limit reached before any text too), so it reports and is charged for them.
         return { kind: 'failed', failure, usage: computeUsage({ ...base, outputChars: 0 }, rng) };
       }
       const told = ungrounded ? ungroundedAnswer(text) : composeAnswer({ question: text, plan, targets, keywords, searches, linkBase });

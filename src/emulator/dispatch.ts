@@ -6,6 +6,7 @@ import { isBeforeAction, writeBeforeActionFault, type FaultPlanner } from './fau
 import { sendText } from './http-io.js';
 import { EMULATOR_HEADER, ITEM_KEY_HEADER } from '../emulator-identity.js';
 import { hasScope, type ErrorWriter, type RouteContext, type Router } from './routes.js';
+import { type Tracer, wantsTrace } from './tracing.js';
 
 export const UNMATCHED_OPERATION = 'unmatched';
 
@@ -18,6 +19,8 @@ export interface DispatchDeps {
   signal: AbortSignal;
   /** The virtual clock: every reply's Date header tells it, as a real server's tells its own clock. */
   now: () => number;
+  /** Traces requests that ask for it. */
+  tracer: Tracer;
 }
 
 const writePlainError: ErrorWriter = (res, status, message) => sendText(res, status, message);
@@ -77,6 +80,7 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
       return;
     }
     const afterAction = fault?.kind === 'resetAfterAction' || fault?.kind === 'dropField' ? fault : undefined;
+    const traced = wantsTrace(req, url) ? deps.tracer.begin(res, route.operation) : undefined;
     const ctx: RouteContext = {
       user,
       scopes,
@@ -86,12 +90,15 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
       afterAction,
       signal: deps.signal,
       itemKey: headerValue(req.headers[ITEM_KEY_HEADER]),
+      trace: traced?.scope,
     };
     try {
       await route.handler(req, res, ctx);
     } catch {
       if (res.headersSent) res.destroy();
       else writeError(500, 'internal error');
+    } finally {
+      traced?.end();
     }
   };
 }

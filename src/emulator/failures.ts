@@ -48,6 +48,14 @@ export const FAILURES: Record<FailureKind, FailureInfo> = {
     details: () => 'Ask a follow-up question like "continue" to see the rest.',
     versionedCode: 'ERROR_INTERNAL',
   },
+  // The same limit reached before any answer text: the same error, no answer (the instance's response_truncated_no_answer).
+  'output-limit-no-answer': {
+    legacyKind: 'InternalError',
+    title: 'Output limit reached',
+    message: 'This response exceeded the maximum output length. Ask a follow-up question like "continue" to see more.',
+    details: () => 'Ask a follow-up question like "continue" to see the rest.',
+    versionedCode: 'ERROR_INTERNAL',
+  },
   internal: {
     legacyKind: 'InternalError',
     title: 'Internal error',

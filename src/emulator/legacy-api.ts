@@ -41,6 +41,7 @@ export function legacyRoutes(deps: ApiDeps): Route[] {
     legacyRoute('POST', LEGACY_BASE, 'legacy.create', async ({ req, ctx, userId }) => {
       const body = parseRequest(LegacyCreateBodySchema, await readJsonBody(req));
       const conversation = service.ask(userId, body.question, ctx.itemKey);
+      ctx.trace?.conversation(conversation.id);
       return [202, renderer(userId)(conversation)];
     }),
 

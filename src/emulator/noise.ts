@@ -4,7 +4,9 @@ import { createRng, hashSeed, type Rng } from './random.js';
 
 // A service's own noise, for rehearsing verdicts: what a nightly comparison of an unchanged instance sees.
 // Figures from 100 real versioned-API questions (docs/emulator.md, "Noise profiles"):
-// - errors at random: 4% end in a token-limit error, 1% in ERROR_INTERNAL for the output's length;
+// - errors at random: 4% end in a token-limit error, 1% in ERROR_INTERNAL for the output's length after some
+//   answer text (truncated), 0.5% in the same error before any (truncated-no-answer: no real sample had one,
+//   the rate is a guess at "rare but seen", which the instance's runbook alerts on at 3 in 15 minutes);
 // - latency of 1.5 to 3.5 minutes for most questions: a log-normal around 150 s with four effects, one
 //   per question (the same every night: some questions are slow), one per night (the whole instance is a
 //   little slower or faster tonight), one per question and night (the repeats of a question on one night
@@ -39,6 +41,8 @@ export type NoiseOptions = z.output<typeof NoiseOptionsSchema>;
 export interface NoiseProfile {
   tokenLimitRate: number;
   outputLengthRate: number;
+  /** The output limit reached before any answer text. */
+  outputNoAnswerRate: number;
   medianMs: number;
   /** Sigmas of the log-normal effects: per question, per night, per question and night, per asking. */
   questionSigma: number;
@@ -53,6 +57,7 @@ export interface NoiseProfile {
 export const REALISTIC: NoiseProfile = {
   tokenLimitRate: 0.04,
   outputLengthRate: 0.01,
+  outputNoAnswerRate: 0.005,
   medianMs: 150_000,
   questionSigma: 0.25,
   nightSigma: 0.03,
@@ -65,8 +70,8 @@ export const REALISTIC: NoiseProfile = {
 /** What the noise decides for one asking of a question. */
 export interface NoisyDraw {
   processingMs: number;
-  /** output-limit: ERROR_INTERNAL for the output's length, with the partial answer. */
-  failure: 'token-limit' | 'output-limit' | undefined;
+  /** output-limit: ERROR_INTERNAL for the output's length, with the partial answer; -no-answer: without one. */
+  failure: 'token-limit' | 'output-limit' | 'output-limit-no-answer' | undefined;
   /** A flaky question's bad draw: the answer is not grounded. */
   ungrounded: boolean;
 }
@@ -93,10 +98,18 @@ export class ServiceNoise {
     const questionNight = normal(createRng(hashSeed(this.nightSeed, 'latency', text)));
     const logMs = Math.log(p.medianMs) + p.questionSigma * question + p.nightSigma * this.night + p.questionNightSigma * questionNight + p.itemSigma * normal(rng);
     const failureDraw = rng.next();
-    const failure = failureDraw < p.tokenLimitRate ? 'token-limit' : failureDraw < p.tokenLimitRate + p.outputLengthRate ? 'output-limit' : undefined;
+    const failure = failureKind(failureDraw, p);
     const ungrounded = this.flaky(text) && rng.next() >= p.flakyGroundedRate;
     return { processingMs: Math.round(Math.exp(logMs)), failure, ungrounded };
   }
+}
+
+/** One uniform draw split into the profile's failures, in a fixed order. */
+function failureKind(draw: number, p: NoiseProfile): NoisyDraw['failure'] {
+  if (draw < p.tokenLimitRate) return 'token-limit';
+  if (draw < p.tokenLimitRate + p.outputLengthRate) return 'output-limit';
+  if (draw < p.tokenLimitRate + p.outputLengthRate + p.outputNoAnswerRate) return 'output-limit-no-answer';
+  return undefined;
 }
 
 export function serviceNoise(options: NoiseOptions, nightSeed: number | string): ServiceNoise | undefined {

@@ -21,6 +21,8 @@ export const TriggersSchema = z.object({
   internalError: z.string().min(1).default('[[internal-error]]'),
   /** The answer outgrows the output limit: ERROR_INTERNAL with the part written so far. */
   outputLimit: z.string().min(1).default('[[output-limit]]'),
+  /** The output limit reached before any answer text: ERROR_INTERNAL with no answer (charged for the work). */
+  outputLimitNoAnswer: z.string().min(1).default('[[output-limit-no-answer]]'),
   quotaExceeded: z.string().min(1).default('[[quota-exceeded]]'),
   entitlementExceeded: z.string().min(1).default('[[entitlement-exceeded]]'),
   rateLimited: z.string().min(1).default('[[rate-limited]]'),

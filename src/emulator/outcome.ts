@@ -7,6 +7,7 @@ export type FailureKind =
   | 'token-limit'
   | 'internal'
   | 'output-limit'
+  | 'output-limit-no-answer'
   | 'quota-exceeded'
   | 'entitlement-exceeded'
   | 'rate-limited'

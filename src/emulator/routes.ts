@@ -15,6 +15,14 @@ export interface RouteContext {
   readonly signal: AbortSignal;
   /** The client's item a new conversation belongs to (ITEM_KEY_HEADER), if it named one. */
   readonly itemKey: string | undefined;
+  /** The request's trace, when it asked for one (tracing.ts). */
+  readonly trace?: TraceScope | undefined;
+}
+
+/** What a traced request's handler may add to its trace: the conversation it made. */
+export interface TraceScope {
+  readonly id: string;
+  conversation(id: number): void;
 }
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: RouteContext) => void | Promise<void>;

@@ -14,6 +14,7 @@ import type { EmulatorHooks } from './hooks.js';
 import { EmulatorOptionsSchema, type EmulatorOptions, type ResolvedEmulatorOptions } from './options.js';
 import { QuotaLedger } from './quota.js';
 import { Router } from './routes.js';
+import { Tracer } from './tracing.js';
 import { ConversationService, type QuestionRecordView } from './service.js';
 import { ConversationStore } from './store.js';
 import type { Scope } from './users.js';
@@ -98,8 +99,10 @@ export async function startEmulator(input: EmulatorOptions = {}, hooks: Emulator
   });
   const apiDeps = { service, publicUrl, followUpReply: options.legacy.followUpReply };
   const llm = { gated: options.llmGated };
+  const tracer = new Tracer(() => clock.now(), (id) => service.cursorTarget(id));
   const router = new Router([
     ...legacyRoutes(apiDeps),
+    tracer.route(),
     ...versionedRoutes(apiDeps),
     streamRoute,
     ...llmRoutes(corpus, options.llmModels, () => clock.now(), llm),
@@ -124,6 +127,7 @@ export async function startEmulator(input: EmulatorOptions = {}, hooks: Emulator
     faultCounts,
     signal: lifetime.signal,
     now: () => clock.now(),
+    tracer,
   });
   const requestLog = new RequestLog(options.admin.logSize, hooks.onRequest);
   const admin = options.admin.token

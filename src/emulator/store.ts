@@ -133,7 +133,7 @@ export function conversationTitle(c: ConversationRecord): string | undefined {
   return first?.kind === 'failed' && WORKED_ON.has(first.failure) ? titleOf(c.questions[0]!.text) : undefined;
 }
 
-const WORKED_ON: ReadonlySet<string> = new Set(['token-limit', 'internal', 'output-limit']);
+const WORKED_ON: ReadonlySet<string> = new Set(['token-limit', 'internal', 'output-limit', 'output-limit-no-answer']);
 
 /** A question's first line, at most 80 characters, cut at a word. */
 function titleOf(text: string): string {

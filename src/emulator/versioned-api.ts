@@ -39,6 +39,7 @@ export function versionedRoutes(deps: ApiDeps): Route[] {
       checkParent(input.parent, ctx);
       const [question] = input.conversation.questions;
       const conversation = service.ask(ctx.user.id, question ? questionText(question) : '', ctx.itemKey);
+      ctx.trace?.conversation(conversation.id);
       return toVersionedConversation(conversation, publicUrl);
     }),
 

@@ -13,6 +13,10 @@ export const ErrorCodeSchema = z.enum([
   'ENTITLEMENT_EXCEEDED',
   'RATE_LIMITED',
   'INTERNAL',
+  /** The output budget ran out after some answer text (the instance's `response_truncated`). */
+  'TRUNCATED',
+  /** The output budget ran out before any answer text (`response_truncated_no_answer`). */
+  'TRUNCATED_NO_ANSWER',
   'CANCELED',
   'UNKNOWN',
 ]);
@@ -93,6 +97,13 @@ export const QuestionSchema = z.object({
 });
 export type Question = z.infer<typeof QuestionSchema>;
 
+/**
+ * The instance's trace of the request whose reply this is (X-Trace, X-Trace-URL), when it was asked for one.
+ * The URL needs a login to open and never holds a token; `note` says why a URL given was not kept.
+ */
+export const TraceRefSchema = z.object({ id: z.string(), url: z.string().optional(), note: z.string().optional() });
+export type TraceRef = z.infer<typeof TraceRefSchema>;
+
 export const ConversationSchema = z.object({
   api: ApiFlavourSchema,
   /** Legacy numeric id as text, or the versioned resource name; opaque to callers. */
@@ -112,6 +123,8 @@ export const ConversationSchema = z.object({
   serverDate: z.string().optional(),
   /** The reply came from a dsbench emulator (embedded or standalone): its answers are emulated. */
   servedByEmulator: z.boolean().optional(),
+  /** The trace of the request that got this reply, when the request asked for one and the instance traced it. */
+  trace: TraceRefSchema.optional(),
   /** Secret: grants access to the conversation. Never store, log or print it. */
   readToken: z.string().optional(),
   /**
@@ -132,10 +145,26 @@ export const ConversationSummarySchema = z.object({
 });
 export type ConversationSummary = z.infer<typeof ConversationSummarySchema>;
 
-/** Marks a question read from a reply whose answer came with an error state. */
+/** Marks a question read from a reply whose answer came with an error state, and names an output-limit error. */
 export function markPartial(question: Question): Question {
   if (isPartialAnswer(question.state, question.answer)) question.partial = true;
+  if (question.error) question.error = outputLimitError(question.error, question.answer);
   return question;
+}
+
+// Real servers report the output limit as ERROR_INTERNAL (legacy InternalError) with this message.
+const OUTPUT_LIMIT_MESSAGE = /exceeded the maximum output length/i;
+
+/**
+ * The output-limit failure named as the instance's dashboards name it: `TRUNCATED` when some answer text
+ * was written, `TRUNCATED_NO_ANSWER` when none was (a sign of a model or reasoning-effort change). The raw
+ * code stays as the server sent it. Any other error is returned as it is.
+ */
+export function outputLimitError(error: QuestionError, answer: string | undefined): QuestionError {
+  const isLimit = error.code === 'TRUNCATED' || error.code === 'TRUNCATED_NO_ANSWER' || (error.code === 'INTERNAL' && OUTPUT_LIMIT_MESSAGE.test(error.message));
+  if (!isLimit) return error;
+  const code = answer !== undefined && answer.trim() !== '' ? 'TRUNCATED' : 'TRUNCATED_NO_ANSWER';
+  return code === error.code ? error : { ...error, code };
 }
 
 export function lastQuestion(conversation: Conversation): Question | undefined {

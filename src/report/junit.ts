@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { ExitCode } from '../errors/exit-codes.js';
+import { truncationOf, type Truncation } from '../model/truncation.js';
 import { itemExitCode, type VerdictOutcome } from '../model/verdict.js';
 import { type ExpectationRecord, type QuestionExportRow, type RunRecord, iterateItemVerdicts, iterateQuestionExport, iterateSearchExport } from '../store/queries.js';
 import { type Case, Suites, writeJunitFile } from './junit-xml.js';
@@ -38,8 +39,14 @@ function questionCase(suite: string, turns: QuestionExportRow[]): Case {
     name: `${first.suiteItemId} [repeat ${first.repeat}]`,
     seconds,
     error: outcomeError('question', outcomeOf(first), null, detail),
-    failure: checksFailure(first.expectations),
+    failure: withTruncation(checksFailure(first.expectations), truncationOf(last.errorCode), detail),
   };
+}
+
+/** A failed check of a question stopped by the output limit says which of the two outcomes it was. */
+function withTruncation(failure: Case['failure'], truncation: Truncation | undefined, detail: string): Case['failure'] {
+  if (!failure || !truncation) return failure;
+  return { type: truncation, message: `${truncation}: ${failure.message}`, body: `${truncation}: ${detail}\n${failure.body}` };
 }
 
 /** JUnit XML of one run: a test suite per target, a test case per item (read in plan order from the store). */

@@ -122,6 +122,12 @@ function errorBlocks(data: ReportData): Block[] {
     });
     if (more > 0) blocks.push({ kind: 'para', text: [`… and ${more} more kinds of error (see questions.csv and searches.csv).`] });
   }
+  const billed = data.summary.filter((s) => s.scope === 'target' && s.billedFailures.turns > 0);
+  if (billed.length > 0) {
+    // The legacy API bills a failed question for the work done before it failed: kept apart from what answers cost.
+    const text = billed.map((s) => `${s.target}: ${fmtInt(s.billedFailures.turns)} failed ${s.billedFailures.turns === 1 ? 'turn' : 'turns'} billed ${fmtCredits(s.billedFailures.credits)} credits`).join('; ');
+    blocks.push({ kind: 'para', text: [{ strong: 'Billed failures' }, ` (credits of turns that ended in an error): ${text}.`] });
+  }
 
   return blocks;
 }

@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import { runQuality } from './quality.js';
 import { gradingSummary, judgeScores } from '../store/grade-queries.js';
-import { iterateItemVerdicts, iterateSearches, iterateTurnMetrics, runTargets } from '../store/queries.js';
-import { countItem, itemCounts, type ItemCounts, searchCount } from './summary.js';
+import { iterateItemVerdicts, iterateSearches, iterateTurnMetrics, runTargets, type TurnMetricRow } from '../store/queries.js';
+import { truncationOf } from '../model/truncation.js';
+import { countItem, FAILED_STATES, itemCounts, type ItemCounts, searchCount } from './summary.js';
 
 /*
  * A run's aggregate metrics, per target and for the whole run, read in one pass over its turns, items,
@@ -27,6 +28,11 @@ export interface ScopeMetrics {
   searchMatches: number;
   judgeScores: number[];
   citations: { valid: number; invalid: number };
+  /** Question turns stopped by the output limit, with some answer text and with none (model/truncation.ts). */
+  truncated: number;
+  truncatedNoAnswer: number;
+  /** Question turns that ended in a failure yet reported credits (the legacy API): what failures cost. */
+  billedFailures: { turns: number; credits: number };
   /** pass^k over questions (docs/statistics.md); for the whole run only when it has one target. */
   passHatK: { k: number; value: number } | null;
 }
@@ -45,6 +51,9 @@ function emptyScope(target: string | null): ScopeMetrics {
     searchMatches: 0,
     judgeScores: [],
     citations: { valid: 0, invalid: 0 },
+    truncated: 0,
+    truncatedNoAnswer: 0,
+    billedFailures: { turns: 0, credits: 0 },
     passHatK: null,
   };
 }
@@ -70,6 +79,17 @@ class PerConversation {
   }
 }
 
+/** The output-limit outcomes and billed failures of one turn. */
+function countTurnOutcome(s: ScopeMetrics, t: Pick<TurnMetricRow, 'state' | 'errorCode' | 'credits'>): void {
+  const truncation = truncationOf(t.errorCode);
+  if (truncation === 'truncated') s.truncated++;
+  else if (truncation === 'truncated-no-answer') s.truncatedNoAnswer++;
+  if (FAILED_STATES.has(t.state) && t.credits !== null && t.credits > 0) {
+    s.billedFailures.turns++;
+    s.billedFailures.credits += t.credits;
+  }
+}
+
 /** The whole run first, then one scope per target in the run's order. */
 export function collectRunMetrics(db: Database.Database, runId: number): ScopeMetrics[] {
   const all = emptyScope(null);
@@ -85,6 +105,7 @@ export function collectRunMetrics(db: Database.Database, runId: number): ScopeMe
       s.turns++;
       if (t.wallMs !== null) s.turnWallMs.push(t.wallMs);
       if (t.serverMs !== null) s.turnServerMs.push(t.serverMs);
+      countTurnOutcome(s, t);
     }
     conversations.add(t.target, `${t.target}/${t.suiteItemId}#${t.repeat}`, t.credits, t.totalTokens);
   }

@@ -79,6 +79,8 @@ export interface QuestionSummaryRow extends GroupKey, ItemCounts {
   cachedTokens: { count: number; sum: number | null; mean: number | null };
   credits: { count: number; sum: number | null; mean: number | null; p90: number | null };
   toolCalls: { sum: number | null; mean: number | null };
+  /** Failed turns that reported credits (the legacy API) and those credits: failures that were billed. */
+  billedFailures: { turns: number; credits: number | null };
   expectPassRate: number | null;
 }
 
@@ -92,6 +94,8 @@ interface QuestionCounters {
   cachedTokens: RunningSum;
   credits: RunningSum;
   toolCalls: RunningSum;
+  billedTurns: number;
+  billedCredits: RunningSum;
 }
 
 /** Accumulates summary.csv: feed every turn (`addTurn`) and every question item (`addItem`), then `rows()`. */
@@ -124,6 +128,10 @@ export class QuestionSummary {
       c.cachedTokens.add(t.cachedTokens);
       c.credits.add(t.credits);
       c.toolCalls.add(t.toolCalls);
+      if (FAILED_STATES.has(t.state) && t.credits !== null) {
+        if (t.credits > 0) c.billedTurns++;
+        c.billedCredits.add(t.credits);
+      }
     }
   }
 
@@ -154,6 +162,7 @@ export class QuestionSummary {
         cachedTokens: { count: c.cachedTokens.count, sum: c.cachedTokens.sum, mean: c.cachedTokens.mean },
         credits: { count: c.credits.count, sum: c.credits.sum, mean: c.credits.mean, p90: credits?.[1] ?? null },
         toolCalls: { sum: c.toolCalls.sum, mean: c.toolCalls.mean },
+        billedFailures: { turns: c.billedTurns, credits: c.billedCredits.sum },
         expectPassRate: rate(c.items.expectPassed, c.items.expectItems),
       };
     });
@@ -170,6 +179,8 @@ export class QuestionSummary {
       cachedTokens: new RunningSum(),
       credits: new RunningSum(),
       toolCalls: new RunningSum(),
+      billedTurns: 0,
+      billedCredits: new RunningSum(),
     });
   }
 }
@@ -210,6 +221,8 @@ export const SUMMARY_COLUMNS: ReadonlyArray<Column<Q>> = [
   { name: 'credits_p90', value: (r) => r.credits.p90 },
   { name: 'tool_calls_sum', value: (r) => r.toolCalls.sum },
   { name: 'tool_calls_mean', value: (r) => r.toolCalls.mean },
+  { name: 'billed_failures', value: (r) => r.billedFailures.turns },
+  { name: 'billed_failure_credits', value: (r) => r.billedFailures.credits },
   ...expectColumns<Q>(),
 ];
 

@@ -94,15 +94,16 @@ describe.each(APIS)('%s client: failed questions', (api) => {
     expect(question.error?.code).toBe('TOKEN_LIMIT_EXCEEDED');
   });
 
-  it('an answer past the output limit ends in INTERNAL and keeps its partial answer, marked partial', async () => {
+  it('an answer past the output limit ends in TRUNCATED (raw ERROR_INTERNAL) and keeps its partial answer, marked partial', async () => {
     const e = await emulator(FAST);
     const { question, conversation } = await askAndSettle(client(e, api), 'Where is retryPolicy defined? [[output-limit]]');
     expect(question.state).toBe('error');
     expect(question.error).toMatchObject({
-      code: 'INTERNAL',
+      code: 'TRUNCATED',
       rawCode: api === 'legacy' ? 'InternalError' : 'ERROR_INTERNAL',
       message: 'This response exceeded the maximum output length. Ask a follow-up question like "continue" to see more.',
     });
+    if (api === 'versioned') expect(conversation.error?.code).toBe('TRUNCATED');
     expect(question.answer!.length).toBeGreaterThan(50);
     expect(question.partial).toBe(true);
     // The same question answered whole is longer: this is its first part.
@@ -110,6 +111,17 @@ describe.each(APIS)('%s client: failed questions', (api) => {
     expect(whole.question.partial).toBeUndefined();
     expect(whole.question.answer!.startsWith(question.answer!)).toBe(true);
     if (api === 'versioned') expect(conversation.title).toBeTruthy();
+  });
+
+  it('the output limit reached before any answer text ends in TRUNCATED_NO_ANSWER, with no answer and its tokens charged', async () => {
+    const e = await emulator(FAST);
+    const { question, conversation } = await askAndSettle(client(e, api), 'Where is retryPolicy defined? [[output-limit-no-answer]]');
+    expect(question.state).toBe('error');
+    expect(question.error).toMatchObject({ code: 'TRUNCATED_NO_ANSWER', rawCode: api === 'legacy' ? 'InternalError' : 'ERROR_INTERNAL' });
+    expect(question.answer ?? '').toBe('');
+    expect(question.partial).toBeUndefined();
+    if (api === 'versioned') expect(conversation.error?.code).toBe('TRUNCATED_NO_ANSWER');
+    else expect(question.stats!.credits).toBeGreaterThan(0);
   });
 
   it('a rate of internal errors ends plain questions in INTERNAL', async () => {

@@ -112,6 +112,22 @@ describe('versioned replies from the platform CLI and docs', () => {
     expect(server!.received).toHaveLength(1);
   });
 
+  it('real-9fd0a6d7.json: ERROR_INTERNAL past the output limit with answer text is TRUNCATED, the raw code kept', async () => {
+    const c = await serving('versioned', real('versioned/real-9fd0a6d7.json'));
+    const conversation = await c.get('users/476/conversations/2034');
+    expect(conversation.questions[0]).toMatchObject({ state: 'error', partial: true, error: { code: 'TRUNCATED', rawCode: 'ERROR_INTERNAL' } });
+    expect(conversation.error?.code).toBe('TRUNCATED');
+  });
+
+  it('real-9fd0a6d7.json without its answer: the same error is TRUNCATED_NO_ANSWER', async () => {
+    const reply = JSON.parse(real('versioned/real-9fd0a6d7.json')) as { questions: Array<Record<string, unknown>> };
+    delete reply.questions[0]!.answer;
+    const c = await serving('versioned', JSON.stringify(reply));
+    const conversation = await c.get('users/476/conversations/2034');
+    expect(conversation.questions[0]).toMatchObject({ state: 'error', error: { code: 'TRUNCATED_NO_ANSWER', rawCode: 'ERROR_INTERNAL' } });
+    expect(conversation.error?.code).toBe('TRUNCATED_NO_ANSWER');
+  });
+
   it('docs-error-state-derived.json: a terminal state without questions ends the wait at the first poll', async () => {
     const c = await serving('versioned', real('versioned/docs-error-state-derived.json'));
     const waited = await waitForQuestion(c, 'users/~self/conversations/140', 0, { schedule: fixedSchedule(10), timeoutMs: 5_000 });

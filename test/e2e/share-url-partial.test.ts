@@ -94,13 +94,13 @@ questions:
 
     // ask: the partial answer beside its error.
     expect(asked.code).toBe(1);
-    expect(JSON.parse(asked.stdout)).toMatchObject({ state: 'error', errorCode: 'INTERNAL', rawErrorCode: 'ERROR_INTERNAL', partial: true, answer: expect.stringMatching(/\S/) });
-    expect(text.stdout, text.stdout.slice(0, 600)).toMatch(/State: error — INTERNAL \(ERROR_INTERNAL\): This response exceeded the maximum output length\. .*\nPartial answer: the error stopped it after \d+ characters\n/);
+    expect(JSON.parse(asked.stdout)).toMatchObject({ state: 'error', errorCode: 'TRUNCATED', rawErrorCode: 'ERROR_INTERNAL', partial: true, answer: expect.stringMatching(/\S/) });
+    expect(text.stdout, text.stdout.slice(0, 600)).toMatch(/State: error — TRUNCATED \(ERROR_INTERNAL\): This response exceeded the maximum output length\. .*\nPartial answer: the error stopped it after \d+ characters\n/);
 
     // The run: recorded, counted in the answer's length, shown in report.html beside the error.
     const rows = csvObjects(path.join(out, 'questions.csv'));
     const cut = rows.find((r) => r.question_id === 'cut')!;
-    expect(cut).toMatchObject({ state: 'error', error_code: 'INTERNAL', error_raw_code: 'ERROR_INTERNAL', answer_partial: 'true' });
+    expect(cut).toMatchObject({ state: 'error', error_code: 'TRUNCATED', error_raw_code: 'ERROR_INTERNAL', answer_partial: 'true' });
     expect(cut.error_message).toContain(OUTPUT_LIMIT);
     expect(Number(cut.answer_chars)).toBe(cut.answer!.length);
     expect(cut.answer!.length).toBeGreaterThan(50);

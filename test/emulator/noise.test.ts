@@ -17,7 +17,7 @@ describe('the realistic noise profile', () => {
     expect(texts.filter((t) => new ServiceNoise(REALISTIC, 'other service', 'night-1').flaky(t))).not.toEqual(flaky);
   });
 
-  it('draws 4% token-limit and 1% output-limit errors, most latencies 1.5 to 3.5 minutes, and a per-question effect that lasts across nights', () => {
+  it('draws 4% token-limit, 1% output-limit and 0.5% output-limit-no-answer errors, most latencies 1.5 to 3.5 minutes, and a per-question effect that lasts across nights', () => {
     const night1 = new ServiceNoise(REALISTIC, 'svc', 'n1');
     const night2 = new ServiceNoise(REALISTIC, 'svc', 'n2');
     const rng = createRng(7);
@@ -27,6 +27,8 @@ describe('the realistic noise profile', () => {
     expect(share((d) => d.failure === 'token-limit')).toBeLessThan(0.05);
     expect(share((d) => d.failure === 'output-limit')).toBeGreaterThan(0.005);
     expect(share((d) => d.failure === 'output-limit')).toBeLessThan(0.016);
+    expect(share((d) => d.failure === 'output-limit-no-answer')).toBeGreaterThan(0.002);
+    expect(share((d) => d.failure === 'output-limit-no-answer')).toBeLessThan(0.009);
     expect(share((d) => d.processingMs >= 90_000 && d.processingMs <= 210_000)).toBeGreaterThan(0.75);
     // The same question is slow (or fast) on both nights: log latencies correlate.
     const x = texts.map((t) => Math.log(night1.draw(t, createRng(1)).processingMs));

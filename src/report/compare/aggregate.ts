@@ -269,6 +269,7 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
   const level = (g: string): number => levels.get(g) ?? 1 - confidence;
   const errorsRose = worseThanAllowed(o.errorRate, 'rise', t.errorRateRise, level('new-errors'));
   const passDropped = worseThanAllowed(o.passRate, 'drop', t.passRateDrop, level('pass-rate'));
+  const noAnswerRose = worseThanAllowed(o.truncatedNoAnswerRate, 'rise', t.errorRateRise, level('truncated-no-answer'));
   const k = o.passHatK;
   const passKDropped = k.change !== null && k.test.pLower < level('pass-k') && -k.change > t.passRateDrop + 1e-12;
   // Near its limit: passed, but changed beyond what is allowed with a p-value below twice its level (the verdict's suspect tier).
@@ -308,6 +309,13 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
     { name: 'verdict-changes', enabled: on('verdict-changes'), failed: s.newFailures.count > 0, detail: `${s.newFailures.count} items went from pass to fail, ${s.fixedFailures.count} from fail to pass` },
     { name: 'count-changes', enabled: on('count-changes'), failed: s.countChanges.count > 0, detail: `${s.countChanges.count} searches changed their match count` },
     { name: 'search-verdicts', enabled: on('search-verdicts'), failed: s.searchVerdictChanges.count > 0, detail: `${s.searchVerdictChanges.count} searches changed their verdict` },
+    {
+      name: 'truncated-no-answer',
+      enabled: on('truncated-no-answer'),
+      failed: noAnswerRose,
+      detail: rateDetail('truncated-no-answer rate', o.truncatedNoAnswerRate, confidence, 'rise', t.errorRateRise, noAnswerRose, level('truncated-no-answer')),
+      ...test('truncated-no-answer', noAnswerRose, o.truncatedNoAnswerRate.change === null ? null : o.truncatedNoAnswerRate.test.pUpper, (o.truncatedNoAnswerRate.change ?? 0) > t.errorRateRise + 1e-12),
+    },
     {
       name: 'unpaired',
       enabled: on('unpaired'),

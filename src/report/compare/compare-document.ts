@@ -54,6 +54,10 @@ function outcomeBlocks(r: CompareResult): Block[] {
   const interval = (low: number | null, high: number | null): string => (low === null ? '–' : `${pts(low)} … ${pts(high)}`);
   const rows: string[][] = [
     ['error rate', fmtInt(o.errorRate.n), fmtInt(o.errorRate.clusters), fmtPct(o.errorRate.baseline), fmtPct(o.errorRate.candidate), pts(o.errorRate.change), interval(o.errorRate.low, o.errorRate.high), `${pValue(o.errorRate.test.pUpper)} (rise)`],
+    ...(['truncated', 'truncated-no-answer'] as const).map((name) => {
+      const r = name === 'truncated' ? o.truncatedRate : o.truncatedNoAnswerRate;
+      return [`${name} rate`, fmtInt(r.n), fmtInt(r.clusters), fmtPct(r.baseline), fmtPct(r.candidate), pts(r.change), interval(r.low, r.high), `${pValue(r.test.pUpper)} (rise)`];
+    }),
     ['pass rate', fmtInt(o.passRate.n), fmtInt(o.passRate.clusters), fmtPct(o.passRate.baseline), fmtPct(o.passRate.candidate), pts(o.passRate.change), interval(o.passRate.low, o.passRate.high), `${pValue(o.passRate.test.pLower)} (drop)`],
     [`pass^${o.passHatK.k}`, '–', fmtInt(o.passHatK.questions), fmtPct(o.passHatK.baseline), fmtPct(o.passHatK.candidate), pts(o.passHatK.change), '–', `${pValue(o.passHatK.test.pLower)} (drop)`],
   ];

@@ -10,12 +10,14 @@ import type { PairedChange } from '../../stats/bootstrap.js';
 //   fewer pairs than --min-pairs it is not judged. A threshold of `off` still judges (against 0) but never fails.
 // - outcome gates, chosen with --fail-on: new-errors (the error rate rose), pass-rate and pass-k (dropped):
 //   each a one-sided test over questions that fails only when the change is beyond what noise explains and
-//   beyond the allowed change (docs/statistics.md);
+//   beyond the allowed change (docs/statistics.md); truncated-no-answer (the share of items stopped by the
+//   output limit before any answer text rose, the same test, allowed rise --max-error-rate-rise: the
+//   instance's runbook reads it as a model change);
 // The tests that can fail a comparison share one false-alarm rate, 1 - confidence (gateLevels).
 // - event gates, also chosen with --fail-on, that fail on any single event: any-new-error (what
 //   new-errors meant before it became a test), verdict-changes, count-changes, search-verdicts, unpaired.
 
-export const FAIL_ON = ['new-errors', 'pass-rate', 'pass-k', 'any-new-error', 'verdict-changes', 'count-changes', 'search-verdicts', 'unpaired'] as const;
+export const FAIL_ON = ['new-errors', 'pass-rate', 'pass-k', 'any-new-error', 'verdict-changes', 'count-changes', 'search-verdicts', 'unpaired', 'truncated-no-answer'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 
 export interface Thresholds {
@@ -103,7 +105,10 @@ export interface GateResult {
  * seen at a small level too, and a metric gate's share only bounds "worse at all" (its threshold is judged
  * on its interval). The nights benchmark measured the catch rates (bench/nights/RESULTS.md).
  */
-const WEIGHTS = { 'pass-rate': 16, 'pass-k': 8, 'new-errors': 2, metric: 1 } as const;
+/** The outcome gates that are statistical tests (the others fail on any single event). */
+const TEST_GATES = ['pass-rate', 'pass-k', 'new-errors', 'truncated-no-answer'] as const;
+
+const WEIGHTS = { 'pass-rate': 16, 'pass-k': 8, 'new-errors': 2, 'truncated-no-answer': 2, metric: 1 } as const;
 
 /**
  * Each test gate's one-sided level: the family's rate 1 - confidence split by weight over the tests that
@@ -115,11 +120,11 @@ const WEIGHTS = { 'pass-rate': 16, 'pass-k': 8, 'new-errors': 2, metric: 1 } as 
 export function gateLevels(t: Thresholds, confidence: number, judgedMetrics: readonly string[]): Map<string, number> {
   const alpha = 1 - confidence;
   const weights = new Map<string, number>();
-  for (const g of ['pass-rate', 'pass-k', 'new-errors'] as const) if (t.failOn.has(g)) weights.set(g, WEIGHTS[g]);
+  for (const g of TEST_GATES) if (t.failOn.has(g)) weights.set(g, WEIGHTS[g]);
   for (const m of judgedMetrics) weights.set(`${m} regression`, WEIGHTS.metric);
   const total = [...weights.values()].reduce((a, w) => a + w, 0);
   const levels = new Map<string, number>();
-  for (const g of ['pass-rate', 'pass-k', 'new-errors'] as const) levels.set(g, (alpha * WEIGHTS[g]) / (total + (weights.has(g) ? 0 : WEIGHTS[g])));
+  for (const g of TEST_GATES) levels.set(g, (alpha * WEIGHTS[g]) / (total + (weights.has(g) ? 0 : WEIGHTS[g])));
   for (const m of judgedMetrics) levels.set(`${m} regression`, (alpha * WEIGHTS.metric) / total);
   return levels;
 }

@@ -1,6 +1,7 @@
 import type { BootstrapOptions } from '../../stats/bootstrap.js';
 import type { CompareRow } from './pairs.js';
 import { QUESTION_FAILED, SEARCH_FAILED } from './pairs.js';
+import { truncationOf } from '../../model/truncation.js';
 import { type RateChange, pairedRateChange } from '../../stats/cluster-rate.js';
 import { defaultK, passHatK } from '../../stats/pass-k.js';
 import { signFlipTest, type SignFlipResult } from '../../stats/sign-flip.js';
@@ -18,7 +19,12 @@ import { signFlipTest, type SignFlipResult } from '../../stats/sign-flip.js';
 interface Side {
   verdict: 'pass' | 'fail' | 'none' | null;
   errored: boolean;
+  /** A turn ended at the output limit, with some answer text or with none. */
+  truncated: boolean;
+  truncatedNoAnswer: boolean;
 }
+
+const newSide = (): Side => ({ verdict: null, errored: false, truncated: false, truncatedNoAnswer: false });
 
 interface ItemState {
   cluster: string;
@@ -56,6 +62,10 @@ class ClusterTally {
   validB = 0;
   checkedC = 0;
   validC = 0;
+  truncB = 0;
+  truncC = 0;
+  noAnswerB = 0;
+  noAnswerC = 0;
 }
 
 export interface PassHatKChange {
@@ -71,6 +81,10 @@ export interface PassHatKChange {
 export interface OutcomeSummary {
   errorRate: RateChange;
   passRate: RateChange;
+  /** Items with a turn stopped by the output limit after some answer text (`truncated`), over the error rate's items. */
+  truncatedRate: RateChange;
+  /** Items with a turn stopped by the output limit before any answer text (`truncated-no-answer`). */
+  truncatedNoAnswerRate: RateChange;
   passHatK: PassHatKChange;
   /** Mean judge score over turns graded on both sides (a rate whose successes are the scores). */
   judgeScore: RateChange;
@@ -78,6 +92,12 @@ export interface OutcomeSummary {
   citationValidity: RateChange;
   /** Clusters tagged quarantine, and their items: left out of every figure above. */
   quarantined: { clusters: number; items: number; ids: string[] };
+}
+
+function markTruncation(side: Side, errorCode: string | null): void {
+  const name = truncationOf(errorCode);
+  if (name === 'truncated') side.truncated = true;
+  else if (name === 'truncated-no-answer') side.truncatedNoAnswer = true;
 }
 
 const failedState = (row: CompareRow, state: string | null): boolean =>
@@ -99,7 +119,7 @@ export class OutcomeTally {
       this.itemKey = key;
       this.item = {
         cluster, paired: false, quarantined: row.quarantined,
-        b: { verdict: null, errored: false }, c: { verdict: null, errored: false },
+        b: newSide(), c: newSide(),
         scoreB: 0, scoreC: 0, scored: 0, validB: 0, checkedB: 0, validC: 0, checkedC: 0,
       };
     }
@@ -111,6 +131,8 @@ export class OutcomeTally {
     }
     if (failedState(row, row.stateBaseline)) item.b.errored = true;
     if (failedState(row, row.stateCandidate)) item.c.errored = true;
+    markTruncation(item.b, row.errorCodeBaseline);
+    markTruncation(item.c, row.errorCodeCandidate);
     if (row.pairing === 'paired') {
       if (row.judgeScoreBaseline !== null && row.judgeScoreCandidate !== null) {
         item.scored++;
@@ -144,6 +166,10 @@ export class OutcomeTally {
     t.errorTrials++;
     if (eb) t.errorsB++;
     if (ec) t.errorsC++;
+    if (item.b.truncated) t.truncB++;
+    if (item.c.truncated) t.truncC++;
+    if (item.b.truncatedNoAnswer) t.noAnswerB++;
+    if (item.c.truncatedNoAnswer) t.noAnswerC++;
     const checked = (s: Side): boolean => s.verdict === 'pass' || s.verdict === 'fail';
     if (checked(item.b) && checked(item.c)) {
       t.repeatsB++;
@@ -171,6 +197,8 @@ export class OutcomeTally {
     const all = [...this.clusters.values()];
     const col = (f: (t: ClusterTally) => number): number[] => all.map(f);
     const errorRate = pairedRateChange(col((t) => t.errorTrials), col((t) => t.errorsB), col((t) => t.errorsC), bootstrap);
+    const truncatedRate = pairedRateChange(col((t) => t.errorTrials), col((t) => t.truncB), col((t) => t.truncC), bootstrap);
+    const truncatedNoAnswerRate = pairedRateChange(col((t) => t.errorTrials), col((t) => t.noAnswerB), col((t) => t.noAnswerC), bootstrap);
     const passRate = pairedRateChange(col((t) => t.passTrials), col((t) => t.passB), col((t) => t.passC), bootstrap, col((t) => t.passChanged));
     const k = defaultK(all.map((t) => Math.min(t.repeatsB, t.repeatsC)));
     const withK = all.filter((t) => t.repeatsB >= k && t.repeatsC >= k);
@@ -196,6 +224,8 @@ export class OutcomeTally {
     return {
       errorRate,
       passRate,
+      truncatedRate,
+      truncatedNoAnswerRate,
       passHatK: passHat,
       judgeScore,
       citationValidity,

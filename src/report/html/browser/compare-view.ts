@@ -3,7 +3,7 @@
 import type { ChartDataset } from 'chart.js';
 import { answerNode, diff, listNode, sideGrade } from './answers.js';
 import { chart, chartBox, endCharts, histogram } from './charts.js';
-import type { ComparePage, Pairwise, Rate, Row } from './data.js';
+import type { ComparePage, OutcomeChange, Pairwise, Rate, Row } from './data.js';
 import { app, el, fmtMs, fmtNum, fmtP, fmtPct, fmtPts, fmtSigned, header, heading, runName } from './dom.js';
 import { num, pagedTable, staticTable, type Column } from './tables.js';
 
@@ -40,6 +40,14 @@ export function renderCompare(d: ComparePage): void {
   pairsSection(d, I);
 }
 
+/** The output-limit rates a page has (none in pages written before they were told apart). */
+function truncationRates(truncated: OutcomeChange | undefined, noAnswer: OutcomeChange | undefined): Array<[string, OutcomeChange]> {
+  const rows: Array<[string, OutcomeChange]> = [];
+  if (truncated) rows.push(['truncated rate', truncated]);
+  if (noAnswer) rows.push(['truncated-no-answer rate', noAnswer]);
+  return rows;
+}
+
 function outcomesSection(d: ComparePage): void {
   const o = d.outcomes;
   if (!o) return;
@@ -47,6 +55,7 @@ function outcomesSection(d: ComparePage): void {
   app.appendChild(el('p', { className: 'muted', text: 'Paired by item; intervals (' + Math.round(d.bootstrap.confidence * 100) + '%) resample questions; p: one-sided sign-flip test over questions. Changes in points.' }));
   const outcomeRows = [
     ['error rate', o.errorRate.n, o.errorRate.clusters, fmtPct(o.errorRate.baseline), fmtPct(o.errorRate.candidate), fmtPts(o.errorRate.change), o.errorRate.low == null ? '' : fmtPts(o.errorRate.low) + ' … ' + fmtPts(o.errorRate.high), fmtP(o.errorRate.test.pUpper) + ' (rise)'],
+    ...truncationRates(o.truncatedRate, o.truncatedNoAnswerRate).map(([name, r]) => [name, r.n, r.clusters, fmtPct(r.baseline), fmtPct(r.candidate), fmtPts(r.change), r.low == null ? '' : fmtPts(r.low) + ' … ' + fmtPts(r.high), fmtP(r.test.pUpper) + ' (rise)']),
     ['pass rate', o.passRate.n, o.passRate.clusters, fmtPct(o.passRate.baseline), fmtPct(o.passRate.candidate), fmtPts(o.passRate.change), o.passRate.low == null ? '' : fmtPts(o.passRate.low) + ' … ' + fmtPts(o.passRate.high), fmtP(o.passRate.test.pLower) + ' (drop)'],
     ['pass^' + o.passHatK.k, '', o.passHatK.questions, fmtPct(o.passHatK.baseline), fmtPct(o.passHatK.candidate), fmtPts(o.passHatK.change), '', fmtP(o.passHatK.test.pLower) + ' (drop)'],
   ];

@@ -141,6 +141,9 @@ export interface ComparePage {
   outcomes?: {
     errorRate: OutcomeChange;
     passRate: OutcomeChange;
+    /** Absent in pages written before the output-limit outcomes were told apart. */
+    truncatedRate?: OutcomeChange;
+    truncatedNoAnswerRate?: OutcomeChange;
     passHatK: { k: number; questions: number; baseline: number | null; candidate: number | null; change: number | null; test: { pLower: number } };
     quarantined: { clusters: number; ids: string[] };
   };
