@@ -15,6 +15,7 @@ const SHIPPED = ['package.json', 'README.md', 'docs', 'suites', 'dashboards'];
 
 /** A user's suite about a package the project installed beside dsbench (the corpus is that folder). */
 const SUITE = `name: mine
+defaults: { timeout: 30m }
 questions:
   - id: retry
     question: Where is RetryHandler implemented in undici?
@@ -81,7 +82,10 @@ describe('installed as a dependency of another project', () => {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NO_COLOR: '1', DSBENCH_EMULATOR_TIME_SCALE: '0.02' },
       timeout: 90_000,
-    }).catch((error: { code?: number; stdout?: string; stderr?: string }) => ({ ...error, failed: true }));
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+    );
 
   it('runs a suite on the embedded emulator, whose corpus is where npm put its dependencies, from any folder', async () => {
     const user = path.join(work, 'user-repo');
@@ -92,7 +96,7 @@ describe('installed as a dependency of another project', () => {
       // On a loaded machine a sped-up answer may pass its scaled timeout: a failed check (1) still records the run.
       expect(result.stderr).not.toMatch(/internal error|corpus folder not found/);
       expect(result.stdout).toMatch(/Run \d completed/);
-      expect(result.code ?? 0).toBe(0);
+      expect(result.code, result.stderr).toBe(0);
     }
     const report = await dsbench(['report', '2', '--db', 'nightly.db', '--html', '--out', 'report'], user);
     expect(report.stderr).not.toMatch(/error/i);
