@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { shardFromEnv } from '../../src/cli/run-shard.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
 import { deadPid, setLease } from '../runner/fixtures/harness.js';
-import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { cleanup, emulator, FAST, op, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
 
@@ -64,6 +64,8 @@ describe('--resume-or-start', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain('dsbench: --shard auto: shard 2/3 from CI_NODE_INDEX=2 and CI_NODE_TOTAL=3 (GitLab parallel:, 1-based)');
     expect(first.stderr).toContain(`dsbench: --resume-or-start: no run of shard 2/3 of group pipeline-7 in ${db}: starting one`);
+    const created = () => e.counters()[op('versioned', 'create')];
+    expect(created()).toBe(2);
     // The pod was killed mid-run: the run is still marked running, its holder gone.
     setLease(db, 1, { pid: deadPid(), host: os.hostname(), heartbeatAgoMs: 0 });
     const again = await dsbenchHere(args, env);
@@ -71,6 +73,8 @@ describe('--resume-or-start', () => {
     expect(again.stderr).toContain('dsbench: --resume-or-start: resuming run 1 (running), shard 2/3 of group pipeline-7');
     const runs = JSON.parse((await dsbenchHere(['runs', '--db', db, '--json'])).stdout) as Array<{ id: number; status: string; items: number }>;
     expect(runs.map((r) => [r.id, r.status, r.items])).toEqual([[1, 'completed', 2]]);
+    // Nothing was asked twice.
+    expect(created()).toBe(2);
     // Another shard of the same group starts its own.
     const other = await dsbenchHere(args, { ...env, CI_NODE_INDEX: '1' });
     expect(other.stderr).toContain('starting one');
