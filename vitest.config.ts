@@ -12,6 +12,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // GitHub's workflow parser imports its schema as JSON without an import attribute, which Node's own loader
+    // refuses: vitest transforms it instead (test/examples/ci-schemas.test.ts).
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
     // Most test files wait on child processes and time-scaled emulators rather than compute, so one worker
     // more than the cores keeps them busy (vitest's default, cores - 1, ran the suite one file at a time on
     // 2 cores).

@@ -6,7 +6,8 @@ import { DEFAULT_DB } from '../report/open.js';
 import { writeReport } from '../report/report.js';
 import { reportJson } from '../report/report-json.js';
 import type { ReportFormat } from '../report/report-result.js';
-import { safeJson } from '../report/tables.js';
+import { formatBytes, safeJson } from '../report/tables.js';
+import { databaseBytes } from '../store/prune.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
@@ -53,6 +54,11 @@ function stdoutKind(formats: ReadonlySet<ReportFormat>, json: boolean | undefine
   return 'text';
 }
 
+/** The database's size, so a nightly log shows it growing, and what keeps it small. */
+function databaseLine(db: string): string {
+  return `\nDatabase ${db}: ${formatBytes(databaseBytes(db))}; \`dsbench runs prune --keep-last N\` removes older runs (docs/ci.md).\n`;
+}
+
 /** The whole `dsbench report` command without yargs: returns the exit code. */
 export async function runReport(args: ReportArgs, stdout: CliOutput = process.stdout, stderr: CliOutput = process.stderr): Promise<number> {
   const formats = parseFormats(args.format);
@@ -75,6 +81,7 @@ export async function runReport(args: ReportArgs, stdout: CliOutput = process.st
   checkPushUrl(args.pushMetrics);
   const result = await writeReport({ db: args.db, run: String(args.run ?? 'latest'), out: args.out, formats, bom: args.bom, now: args.now, junit: args.junit, pushMetrics: args.pushMetrics });
   stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(reportJson(result.data, result.files)) : result.text);
+  if (kind !== 'json') stdout.write(databaseLine(args.db));
   tellPush(result.pushed, stderr);
   return ExitCode.ok;
 }

@@ -28,6 +28,7 @@ import { formatQuality, runQuality } from '../report/quality.js';
 import { onStopSignal } from './signals.js';
 import { commandUsage } from './command-usage.js';
 import { continueLater, interruptionNotes } from './run-notes.js';
+import { checkShardFlags, resolveShardFlags } from './run-shard.js';
 import { onlySubset, planHasAny, rerunOf, resumedSubset, runToResume } from './run-subset.js';
 import { expectedCredits, refuseUnmeasuredBudget } from './run-budget.js';
 import { dryRun } from './run-plan.js';
@@ -56,6 +57,8 @@ interface RunArgs extends GlobalArgs, GateArgs {
   emulatorTimeScale: number;
   emulatorNoise: 'none' | 'realistic';
   shard?: string | undefined;
+  shardCount?: number | undefined;
+  resumeOrStart?: boolean | undefined;
   group?: string | undefined;
   junit?: string | undefined;
   ifJudgeUnavailable: 'refuse' | 'continue';
@@ -99,7 +102,9 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       .option('grace', { type: 'string', default: '30s', describe: 'After a first Ctrl-C/SIGTERM/SIGHUP, how long running questions may finish before they are cancelled' })
       .option('quiet', { type: 'boolean', default: false, describe: 'No progress display' })
       .option('reporter', { choices: Object.keys(REPORTERS) as ReporterName[], describe: 'Progress display (default: bar on a terminal, lines otherwise)' })
-      .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards' })
+      .option('shard', { type: 'string', describe: 'Run only shard INDEX/COUNT of the plan (e.g. 2/4), for a CI matrix; dsbench merge joins the shards. auto: read it from JOB_COMPLETION_INDEX (Kubernetes) or CI_NODE_INDEX/CI_NODE_TOTAL (GitLab)' })
+      .option('shard-count', { type: 'number', describe: 'With --shard auto on a Kubernetes Indexed Job: the count of shards (the Job\'s completions; or JOB_COMPLETIONS)' })
+      .option('resume-or-start', { type: 'boolean', describe: 'With --shard and --group: resume this shard\'s run of the group if the database has one, else start it (a restarted pod asks nothing twice)' })
       .option('group', { type: 'string', describe: 'With --shard: a label shared by the shards of one run and by no other (e.g. the CI pipeline id)' })
       .option('junit', { ...pathOption(cli), type: 'string', describe: 'Also write JUnit XML to FILE when the run ends: a test case per item, failures with the checks\' reasons' })
       .option('if-judge-unavailable', { choices: ['refuse', 'continue'] as const, default: 'refuse' as const, describe: 'When the suite grades and the judge fails its check before the run (gated LLM API, bad token, model not served): refuse to start, or run with its rubric and reference checks recorded as not graded' })
@@ -118,14 +123,16 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
         if (argv.rerunFailed !== undefined && argv.resume !== undefined) throw new UsageError('--rerun-failed starts a new run; resume that run with --resume alone');
         if (argv.maxCredits !== undefined && !(Number(argv.maxCredits) > 0)) throw new UsageError(`--max-credits must be a positive number of credits, got ${argv.maxCredits}`);
         if (argv.dryRun && argv.resume !== undefined) throw new UsageError("--dry-run plans a new run; a resumed run keeps its own plan (dsbench report RUN shows what is left of it)");
-        if (argv.shard !== undefined) parseShard(String(argv.shard));
+        if (argv.shard !== undefined && argv.shard !== 'auto') parseShard(String(argv.shard));
         checkPushUrl(argv.pushMetrics);
         if (argv.baseline !== undefined && argv.shard !== undefined) throw new UsageError('--baseline compares a whole night: compare the merged run (dsbench compare REF MERGED) instead of each --shard');
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
         return true;
       }) as unknown as Argv<RunArgs>,
-  handler: async (argv: ArgumentsCamelCase<RunArgs>) => {
+  handler: async (given: ArgumentsCamelCase<RunArgs>) => {
+    checkShardFlags(given);
+    const argv = resolveShardFlags(given, cli.env, (text) => cli.stderr.write(`dsbench: ${text}\n`));
     // A run keeps about 35 MB live whatever its length but allocates fast; V8's default lets the heap
     // grow to four times what is live between full collections (peak RSS 260 MB at 10,000 questions).
     // Growing by half keeps it flat under 200 MB for a few per cent more time in the collector.

@@ -8,6 +8,7 @@ import { type RunSummary, listRuns, runVersionsText } from '../store/queries.js'
 import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { runsDeleteCommand } from './runs-delete.js';
+import { runsPruneCommand } from './runs-prune.js';
 import type { CliOutput, CommandContext } from './io.js';
 
 export interface RunsArgs {
@@ -82,6 +83,7 @@ export const runsCommand = (cli: CommandContext): CommandModule<GlobalArgs, Runs
   builder: (y: Argv<GlobalArgs>) =>
     y
       .command(runsDeleteCommand(cli))
+      .command(runsPruneCommand(cli))
       .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database' })
       .option('limit', { type: 'number', default: 20, describe: 'Most runs to list' })
       .option('suite', { type: 'string', describe: 'Only runs of this suite' })

@@ -61,6 +61,19 @@ export function fmtCredits(n: number | null | undefined): string {
   return n === null || n === undefined ? 'not measured' : fmtNum(n, 2);
 }
 
+/** `812 KB`, `3.4 MB`: a size on disk in binary units. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toLocaleString('en-US', { maximumFractionDigits: 1 })} ${units[unit]}`;
+}
+
 export function fmtNum(n: number | null | undefined, digits = 1): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return dash;
   return n.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: digits });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { discoverNodeModules, discoverTree, findPackageRoot } from './discover.js';
+import { dependencyFolder, discoverNodeModules, discoverTree } from './discover.js';
 import { fileSymbols } from './symbol-cache.js';
 import type { SymbolDefinition } from './symbols.js';
 import { walkFiles, type CorpusFile } from './walk.js';
@@ -12,7 +12,7 @@ export const DEFAULT_ARCHIVED = ['github.com/npm/yaml'];
 export const DEFAULT_FORKS = ['github.com/npm/p-limit'];
 
 export const CorpusOptionsSchema = z.object({
-  /** Folder of repositories laid out `<host>/<owner>/<name>`; absent: dsbench's own node_modules. */
+  /** Folder of repositories laid out `<host>/<owner>/<name>`; absent: the node_modules folder holding dsbench's dependencies. */
   dir: z.string().min(1).optional(),
   /** Repository names flagged archived / fork (exact names). */
   archived: z.array(z.string()).default(DEFAULT_ARCHIVED),
@@ -52,7 +52,7 @@ export class Corpus {
 
   private constructor(options: z.output<typeof CorpusOptionsSchema>) {
     this.layout = options.dir === undefined ? 'node_modules' : 'tree';
-    this.root = path.resolve(options.dir ?? path.join(findPackageRoot(), 'node_modules'));
+    this.root = path.resolve(options.dir ?? dependencyFolder());
     this.archived = new Set(options.archived);
     this.forks = new Set(options.forks);
   }
@@ -61,7 +61,7 @@ export class Corpus {
   static async open(options: CorpusOptions = {}): Promise<Corpus> {
     const corpus = new Corpus(CorpusOptionsSchema.parse(options));
     const isDir = await stat(corpus.root).then((s) => s.isDirectory(), () => false);
-    if (!isDir) throw new CorpusError(`corpus folder not found: ${corpus.root}`);
+    if (!isDir) throw new CorpusError(`corpus folder not found: ${corpus.root} (the folder holding dsbench's dependencies); reinstall dsbench, or start \`dsbench emulator --corpus DIR\` with a folder of repositories`);
     return corpus;
   }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,15 +16,40 @@ export function findPackageRoot(from = path.dirname(fileURLToPath(import.meta.ur
   }
 }
 
-function packageName(file: string): string | undefined {
+/**
+ * The node_modules folder where npm put dsbench's dependencies: of the folders Node looks in from the package
+ * root (`<root>/node_modules`, then each parent's), the one holding most of the dependencies package.json
+ * names, the nearest on a tie. In a clone and a global install that is `<root>/node_modules`; installed as a
+ * project's dependency, npm hoists them into the project's `node_modules`, beside dsbench itself.
+ */
+export function dependencyFolder(root = findPackageRoot()): string {
+  const names = Object.keys(readPackage(path.join(root, 'package.json'))?.dependencies ?? {});
+  let best = { dir: path.join(root, 'node_modules'), held: 0 };
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    const folder = path.join(dir, 'node_modules');
+    const held = names.filter((name) => existsSync(path.join(folder, name, 'package.json'))).length;
+    if (held > best.held) best = { dir: folder, held };
+    if (path.dirname(dir) === dir) return best.dir;
+  }
+}
+
+interface PackageJson {
+  name?: unknown;
+  dependencies?: Record<string, string>;
+}
+
+function readPackage(file: string): PackageJson | undefined {
   try {
     const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return typeof parsed === 'object' && parsed !== null && 'name' in parsed && typeof parsed.name === 'string'
-      ? parsed.name
-      : undefined;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as PackageJson) : undefined;
   } catch {
     return undefined;
   }
+}
+
+function packageName(file: string): string | undefined {
+  const name = readPackage(file)?.name;
+  return typeof name === 'string' ? name : undefined;
 }
 
 /** Repositories of a corpus folder: every directory three levels down, `DIR/<host>/<owner>/<name>`. */
