@@ -39,9 +39,19 @@ function passes(lower: string, { word, after }: Pattern): boolean {
 
 const known = new Set<string>();
 
-/** Registers a secret seen at run time (a configured token, a read token) so it is redacted verbatim too. */
+/** An authorization value's scheme word: the credential is what follows it, and a server may echo that alone. */
+const SCHEME = /^(?:token|bearer|basic|digest)\s+(\S.*)$/i;
+
+/**
+ * Registers a secret seen at run time (a configured token, a read token) so it is redacted verbatim too, and
+ * the credential part of a `token <t>`, `Bearer <t>` or `Basic <b>` value on its own.
+ */
 export function registerSecret(secret: string | undefined): void {
-  if (secret && secret.length >= 4) known.add(secret);
+  const whole = secret?.trim();
+  if (!whole || whole.length < 4) return;
+  known.add(whole);
+  const credential = SCHEME.exec(whole)?.[1]?.trim();
+  if (credential && credential.length >= 4) known.add(credential);
 }
 
 /**
@@ -60,9 +70,19 @@ export function redact(text: string): string {
   return out;
 }
 
-/** Registers every value of a set of headers sent to a server (credentials, proxy headers). */
-export function registerSecrets(values: Iterable<string>): void {
-  for (const value of values) registerSecret(value.trim());
+/**
+ * Header names whose values are credentials. Only these: an ordinary value (`x-forwarded-proto: https`)
+ * registered as a secret would rewrite every answer that says it.
+ */
+const CREDENTIAL_HEADER = /^(?:authorization|proxy-authorization|cookie)$|token|key|secret|password/i;
+
+/** Registers the credential-bearing values of headers sent to a server; a cookie's values one by one too. */
+export function registerHeaderSecrets(headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!CREDENTIAL_HEADER.test(name)) continue;
+    registerSecret(value);
+    if (name.toLowerCase() === 'cookie') for (const pair of value.split(';')) registerSecret(pair.slice(pair.indexOf('=') + 1));
+  }
 }
 
 /** A redacted, single-line excerpt of a reply body for error messages. */

@@ -18,6 +18,7 @@ const LAYER: Record<string, number> = {
   'random.ts': 0,
   'version.ts': 0,
   'redact.ts': 0,
+  'terminal-text.ts': 0,
   'answer-links.ts': 0,
   'emulator-identity.ts': 0,
   model: 1,

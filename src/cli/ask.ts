@@ -13,6 +13,8 @@ import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
 import { onStopSignal } from './signals.js';
 import type { CliOutput, CommandContext } from './io.js';
+import { terminalJson, terminalSafe } from '../terminal-text.js';
+import { redact } from '../redact.js';
 
 interface AskArgs extends GlobalArgs {
   question: string;
@@ -64,8 +66,8 @@ export const askCommand = (cli: CommandContext): CommandModule<GlobalArgs, AskAr
       }
       const { conversation, turns, trace } = asked;
       const last = turns[turns.length - 1];
-      if (argv.json) cli.stdout.write(`${JSON.stringify({ ...jsonOutput(conversation, turns, target.emulated), ...(argv.trace && { trace: trace ?? null }) }, null, 2)}\n`);
-      else cli.stdout.write(textOutput(conversation, turns) + (argv.trace ? traceLine(trace) : ''));
+      if (argv.json) cli.stdout.write(`${terminalJson(JSON.stringify({ ...jsonOutput(conversation, turns, target.emulated), ...(argv.trace && { trace: trace ?? null }) }, null, 2))}\n`);
+      else cli.stdout.write(terminalSafe(textOutput(conversation, turns) + (argv.trace ? traceLine(trace) : '')));
       if (!last || last.timedOut || last.question.state !== 'completed') cli.exitCode = ExitCode.expectationsFailed;
     } finally {
       await client.close();
@@ -142,7 +144,7 @@ async function cancelOnStop(client: DeepSearchClient, ref: string, index: number
     await client.cancel(ref, questionId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) });
     stderr.write(`dsbench: asked the server to cancel ${what}\n`);
   } catch (error) {
-    stderr.write(`dsbench: could not cancel ${what} (${error instanceof Error ? error.message : String(error)}); it may still be answered and counted against the quota\n`);
+    stderr.write(`dsbench: could not cancel ${what} (${terminalSafe(redact(error instanceof Error ? error.message : String(error)))}); it may still be answered and counted against the quota\n`);
   }
 }
 

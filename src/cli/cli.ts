@@ -10,6 +10,7 @@ import { type CommandName, commandUsage } from './command-usage.js';
 import { suggestFlags } from './did-you-mean.js';
 import { type GlobalArgs, NETWORK_COMMANDS, globalOptions } from './global-options.js';
 import type { CliIo, CommandContext } from './io.js';
+import { terminalSafe } from '../terminal-text.js';
 
 export type { CliIo, CliOutput } from './io.js';
 
@@ -143,7 +144,7 @@ function notLoaded(name: string): never {
 
 function report(io: CliIo, error: unknown): number {
   if (error instanceof DsbenchError) {
-    io.stderr.write(`dsbench: ${redact(error.message)}\n`);
+    io.stderr.write(`dsbench: ${terminalSafe(redact(error.message))}\n`);
     return error.exitCode;
   }
   if (error instanceof Error && error.name === 'YError') {
@@ -151,6 +152,6 @@ function report(io: CliIo, error: unknown): number {
     return ExitCode.usage;
   }
   const detail = error instanceof Error ? (io.env.DSBENCH_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
-  io.stderr.write(`dsbench: internal error: ${redact(detail)}\nPlease report it; set DSBENCH_DEBUG=1 for a stack trace.\n`);
+  io.stderr.write(`dsbench: internal error: ${terminalSafe(redact(detail))}\nPlease report it; set DSBENCH_DEBUG=1 for a stack trace.\n`);
   return ExitCode.internal;
 }

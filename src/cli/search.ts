@@ -8,6 +8,7 @@ import { transportSettings, type GlobalArgs } from './global-options.js';
 import { openTarget } from './target.js';
 import { commandUsage } from './command-usage.js';
 import type { CommandContext } from './io.js';
+import { terminalJson, terminalSafe } from '../terminal-text.js';
 
 interface SearchArgs extends GlobalArgs {
   query: string;
@@ -50,11 +51,11 @@ export const searchCommand = (cli: CommandContext): CommandModule<GlobalArgs, Se
         },
         { timeoutMs, stallTimeoutMs },
       );
-      if (argv.json) cli.stdout.write(`${JSON.stringify(jsonOf(result), null, 2)}\n`);
+      if (argv.json) cli.stdout.write(`${terminalJson(JSON.stringify(jsonOf(result), null, 2))}\n`);
       else {
         const text = textOf(result);
-        cli.stdout.write(text.out);
-        if (text.err) cli.stderr.write(text.err);
+        cli.stdout.write(terminalSafe(text.out));
+        if (text.err) cli.stderr.write(terminalSafe(text.err));
       }
       cli.exitCode = exitCodeOf(result);
     } finally {

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors/errors.js';
-import { registerSecret, registerSecrets } from '../redact.js';
+import { registerHeaderSecrets, registerSecret } from '../redact.js';
 import { CLIENT_NAME, VERSION } from '../version.js';
 
 export type ApiFlavour = 'legacy' | 'versioned';
@@ -63,8 +63,8 @@ export function connectionFor(endpoint: string, token: string | undefined, env: 
     throw new UsageError(`${tokenVariable} is required when CI is set (running against ${endpoint})`);
   }
   registerSecret(trimmed);
-  // Extra headers are often proxy credentials: every value is treated as a secret.
-  registerSecrets(Object.values(extraHeaders));
+  // Extra headers are often proxy credentials: those whose names say so are secrets.
+  registerHeaderSecrets(extraHeaders);
   return { endpoint, token: trimmed, extraHeaders };
 }
 

@@ -26,12 +26,12 @@ const LegacyStats = z.looseObject({
 
 const LegacyError = z.looseObject({
   title: OptServerText,
-  kind: OptString,
+  kind: OptServerText,
   message: OptServerText,
   details: OptServerText,
 });
 
-const LegacySource = z.looseObject({ type: z.string().default('Repository'), link: ServerText.default(''), label: ServerText.default('') });
+const LegacySource = z.looseObject({ type: ServerText.default('Repository'), link: ServerText.default(''), label: ServerText.default('') });
 
 export const LegacyQuestionWire = z.looseObject({
   id: Id,
@@ -39,7 +39,7 @@ export const LegacyQuestionWire = z.looseObject({
   question: ServerText.default(''),
   created_at: OptString,
   updated_at: OptString,
-  status: z.string(),
+  status: ServerText,
   title: OptServerText,
   answer: OptServerText,
   sources: z.array(LegacySource).nullish(),

@@ -184,5 +184,7 @@ function summaryOf(conversation: Conversation): ConversationSummary {
   if (conversation.createdAt) summary.createdAt = conversation.createdAt;
   if (conversation.updatedAt) summary.updatedAt = conversation.updatedAt;
   if (conversation.userId !== undefined) summary.userId = conversation.userId;
+  const first = conversation.questions[0]?.text;
+  if (first !== undefined) summary.firstQuestion = first;
   return summary;
 }

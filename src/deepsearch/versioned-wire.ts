@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { OptServerText, ServerText } from '../http/server-text.js';
 import { markPartial, outputLimitError, type Conversation, type ConversationSummary, type Question, type QuestionError, type QuestionState } from '../model/conversation.js';
 import { normalizeErrorCode } from './wire.js';
+import { redact } from '../redact.js';
 
 // Wire schemas of the versioned Connect-RPC API, read after snake_case keys were camelized.
 // Loose objects: unknown fields and unknown state keys pass through.
@@ -17,7 +18,7 @@ const VersionedAnswer = z.union([
   z.array(z.looseObject({ markdown: TextPart.nullish(), text: OptServerText })),
 ]);
 
-const VersionedError = z.looseObject({ code: OptString, message: OptServerText, retryTime: OptString });
+const VersionedError = z.looseObject({ code: OptServerText, message: OptServerText, retryTime: OptString });
 
 const VersionedState = z.looseObject({
   processing: z.unknown().optional(),
@@ -87,7 +88,7 @@ function stateOf(wire: VersionedConversationWire): { state: QuestionState; rawSt
   }
   if (state.completed !== undefined) return { state: 'completed', rawState: 'completed' };
   if (state.processing !== undefined) return { state: 'processing', rawState: 'processing' };
-  return { state: 'processing', rawState: Object.keys(state)[0] ?? 'processing' };
+  return { state: 'processing', rawState: redact(Object.keys(state)[0] ?? 'processing') };
 }
 
 export function versionedQuestion(wire: VersionedQuestionWire, index: number, state: ReturnType<typeof stateOf>): Question {

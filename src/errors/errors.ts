@@ -144,6 +144,26 @@ export class NothingToCompareError extends DsbenchError {
   }
 }
 
+/**
+ * A lookup of a lost send could not finish (conversations it had to read kept failing, or its deadline
+ * passed): whether the send acted is unknown, so its item is kept unfinished for a resume to look again.
+ */
+export class LookupIncompleteError extends DsbenchError {
+  constructor(message: string) {
+    super(message, ExitCode.unreachable);
+  }
+}
+
+/**
+ * A create's reply named a conversation another item owns, or one whose first question is not the text
+ * sent: a broken or hostile server. Nothing is recorded of it, posted into it or deleted.
+ */
+export class ForeignConversationError extends DsbenchError {
+  constructor(message: string) {
+    super(message, ExitCode.unreachable);
+  }
+}
+
 /** The user (or a signal) asked to stop. */
 export class AbortedError extends DsbenchError {
   constructor(message = 'aborted') {

@@ -142,6 +142,8 @@ export const ConversationSummarySchema = z.object({
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
   userId: z.number().optional(),
+  /** The first question's text, when the list carries it (the legacy API): a lookup skips other texts unread. */
+  firstQuestion: z.string().optional(),
 });
 export type ConversationSummary = z.infer<typeof ConversationSummarySchema>;
 

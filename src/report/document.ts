@@ -1,5 +1,6 @@
 import { redact } from '../redact.js';
-import { type Table, mdCell, mdTable, plainCell, textTable } from './tables.js';
+import { terminalSafe } from '../terminal-text.js';
+import { type Table, mdCell, mdTable, mdText, plainCell, textTable } from './tables.js';
 
 // A summary for people as a list of blocks, rendered as Markdown (for $GITHUB_STEP_SUMMARY and report.md)
 // or as plain text (for a terminal). Values inside text are marked so each renderer can escape them.
@@ -21,8 +22,8 @@ export type Block = (
 function mdInline(parts: Inline[]): string {
   return parts
     .map((p) => {
-      if (typeof p === 'string') return redact(p).replace(/</g, '&lt;').replace(/>/g, '&gt;');
-      if ('code' in p) return `\`${redact(p.code).replace(/`/g, "'").replace(/\r?\n/g, ' ')}\``;
+      if (typeof p === 'string') return mdText(p);
+      if ('code' in p) return `\`${terminalSafe(redact(p.code)).replace(/`/g, "'").replace(/\n/g, ' ')}\``;
       return `**${mdCell(p.strong)}**`;
     })
     .join('');

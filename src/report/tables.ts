@@ -1,4 +1,5 @@
 import { redact } from '../redact.js';
+import { terminalJson, terminalSafe } from '../terminal-text.js';
 
 // Tables for people: Markdown (CI job summaries, GitHub renders it) and aligned plain text (terminals).
 // A section is rendered either way from the same cells.
@@ -12,20 +13,26 @@ export interface Table {
   align?: Align[];
 }
 
-/** A cell of free text safe inside a Markdown table: one line, pipes escaped, no raw HTML, redacted. */
+/**
+ * A cell of free text safe inside a Markdown table: one line, pipes escaped, no raw HTML, no link a server
+ * wrote (its brackets escaped), no control characters, redacted.
+ */
 export function mdCell(text: string): string {
-  return redact(text)
-    .replace(/\r?\n|\r/g, ' ')
+  return mdText(text).replace(/[\t\n]+/g, ' ').replace(/\|/g, '\\|');
+}
+
+/** Free text for Markdown: no raw HTML, no live link (brackets escaped), no control characters but newline and tab, redacted. */
+export function mdText(text: string): string {
+  return terminalSafe(redact(text))
     .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
+    .replace(/[[\]]/g, '\\$&')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
 }
 
 /** Free text for a terminal: one line, no control characters, redacted, shortened. */
 export function plainCell(text: string, max = 120): string {
-  // eslint-disable-next-line no-control-regex
-  const flat = redact(text).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  const flat = terminalSafe(redact(text)).replace(/[\t\n]+/g, ' ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -114,7 +121,7 @@ export function capped<T>(items: readonly T[], max: number, total = items.length
 
 /** JSON for output (report.json, compare.json, --json): every string value redacted, like the CSV cells. */
 export function safeJson(value: unknown): string {
-  return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? redact(v) : v), 2)}\n`;
+  return `${terminalJson(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? redact(v) : v), 2))}\n`;
 }
 
 /** `2 of 5 question texts (the check failed: ...)`: creates given up that no end-of-run check looked for, in the run summary's and the report's words. */

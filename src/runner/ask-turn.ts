@@ -36,7 +36,7 @@ export async function send(
   try {
     if (index === 0) {
       const headers = ctx.target.emulated ? { headers: { [ITEM_KEY_HEADER]: item.key } } : {};
-      const conversation: Conversation = await recovery.create(text, () => client.create(text, { signal: until, persistent: true, onAttempt, idle: ctx.slot, ...headers }));
+      const conversation: Conversation = await recovery.create(item.key, text, () => client.create(text, { signal: until, persistent: true, onAttempt, idle: ctx.slot, ...headers }));
       await recordedOrCancelled(ctx, item.key, conversation.ref, undefined, () =>
         recorder.inOneCommit(() => {
           recorder.conversationCreated(runId, item.key, conversation.ref, isoNow());

@@ -1,5 +1,5 @@
 import type { DeepSearchClient } from '../deepsearch/client.js';
-import type { Conversation, ConversationSummary } from '../model/conversation.js';
+import type { ConversationSummary } from '../model/conversation.js';
 import type { ConversationSet } from '../deepsearch/names.js';
 import type { ServerClock } from './server-clock.js';
 
@@ -67,19 +67,5 @@ export async function* summariesSince(client: DeepSearchClient, clock: ServerClo
     if (!options.skip.has(summary.ref)) yield { summary, orderMs };
     // Without asking for the next one (a list's next page).
     if (stats.read >= most) return;
-  }
-}
-
-/**
- * Conversations on the server, newest first, that `skip` does not hold, each read whole, until they are
- * provably older than the send on the server's clock (less the margin) or `most` summaries were read:
- * the walk of a lost send's first lookup, and of one made while the run is aborting.
- */
-export async function* conversationsSince(client: DeepSearchClient, clock: ServerClock, options: WalkOptions, stats: WalkStats): AsyncGenerator<Conversation> {
-  for await (const { summary } of summariesSince(client, clock, options, stats)) {
-    stats.looked++;
-    const conversation = await client.get(summary.ref, { signal: options.signal, persistent: true });
-    clock.observe(conversation.serverDate);
-    yield conversation;
   }
 }

@@ -1,4 +1,4 @@
-import { AbortedError, HttpStatusError } from '../errors/errors.js';
+import { AbortedError, HttpStatusError, LookupIncompleteError } from '../errors/errors.js';
 import { linkedSignal } from '../http/linked-signal.js';
 import { redact } from '../redact.js';
 import type { ItemOutcome, TurnRecord } from '../model/item.js';
@@ -109,6 +109,12 @@ export async function runQuestion(ctx: ItemContext, item: QuestionItem, resume?:
         await cancelOnServer(ctx, item.key, ref);
         message = `no answer within ${formatTimeout(item.question.timeoutMs)} (requests were still failing); cancelled on the server`;
         turns[current] = { state: 'timeout', text, clientError: message, polls: 0 };
+      } else if (error instanceof LookupIncompleteError) {
+        // Whether the send acted is unknown: the item stays unfinished, and a resume looks for it again.
+        message = redact(error.message);
+        log(message);
+        commit(() => recorder.itemUnobserved(runId, item.key, message as string));
+        return { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
       } else if (following && ref !== undefined && !(error instanceof HttpStatusError && error.status === 404)) {
         // The question is on the server and its outcome unobserved: kept for a resume to re-poll, never re-asked.
         message = redact(error instanceof Error ? error.message : String(error));

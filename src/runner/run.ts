@@ -14,6 +14,7 @@ import { schedule, type Spend } from './schedule.js';
 import { storageWatch } from './storage-watch.js';
 import { recordProductVersions } from './product-versions.js';
 import { preflight, targetRuntime } from './target-setup.js';
+import { terminalSafe } from '../terminal-text.js';
 
 export type { RunTarget } from './item-context.js';
 export type { LiveGrader, LiveGradingTotals } from './live-grading.js';
@@ -27,7 +28,7 @@ export type { RunOptions, RunResult, TargetResult } from './run-options.js';
 export async function executeRun(given: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const { reporter, suite } = given;
-  const log = (message: string) => reporter.onLog?.(redact(message));
+  const log = (message: string) => reporter.onLog?.(terminalSafe(redact(message)));
   const items = planOf(given);
   // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
   const { lease, ...opened } = openRun(given, items, given.api ?? suite.resolved.questions[0]?.api ?? 'versioned');

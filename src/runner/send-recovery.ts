@@ -1,16 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeepSearchClient } from '../deepsearch/client.js';
 import { ConversationSet } from '../deepsearch/names.js';
-import { AbortedError } from '../errors/errors.js';
+import { AbortedError, ForeignConversationError, LookupIncompleteError } from '../errors/errors.js';
 import type { Conversation } from '../model/conversation.js';
-import { conversationsSince, walkFloor, type WalkStats } from './conversation-walk.js';
+import { summariesSince, walkFloor, type WalkStats } from './conversation-walk.js';
 import { CreatesInFlight } from './creates-in-flight.js';
 import { isoNow } from './iso-now.js';
 import { LandingWatch } from './landing-watch.js';
 import type { Recorder } from './recorder.js';
 import { ServerClock } from './server-clock.js';
 import type { ItemSlot } from './slots.js';
+import { readListed, type ListedReads } from './listed-reads.js';
 import { recordUnowned } from './unowned.js';
+import { redact } from '../redact.js';
 
 /** What a resumed run brought back of one target's lost sends. */
 export interface RecoveredSends {
@@ -89,6 +91,8 @@ export class SendRecovery {
   private readonly creates = new CreatesInFlight();
   /** Walks of the texts whose creates were lost, shared by their lookups and the end-of-run check. */
   private readonly landings: LandingWatch;
+  /** Which item owns a conversation this process saw created or took, for a create reply that names it again. */
+  private readonly owners = new Map<string, string>();
 
   constructor(
     private readonly options: SendRecoveryOptions,
@@ -109,18 +113,56 @@ export class SendRecovery {
     this.clock.observe(serverDate);
   }
 
-  /** Sends a create of `text` with `create`: in flight until it settles, its conversation claimed before. */
-  async create(text: string, create: () => Promise<Conversation>): Promise<Conversation> {
+  /**
+   * Sends item `key`'s create of `text` with `create`: in flight until it settles, its conversation claimed
+   * before. A reply naming a conversation another item owns, or one that does not ask `text` first, is a
+   * broken or hostile server's: never taken as this item's (its answer is another's; a follow-up or a delete
+   * would act on another item's conversation).
+   */
+  async create(key: string, text: string, create: () => Promise<Conversation>): Promise<Conversation> {
     const settled = this.creates.begin(text);
     let conversation: Conversation;
     try {
       conversation = await create();
+      this.checkCreated(key, text, conversation);
       this.claimed.add(conversation.ref);
+      this.owners.set(conversation.ref, key);
     } finally {
       settled();
     }
     this.clock.observe(conversation.serverDate);
     return conversation;
+  }
+
+  private checkCreated(key: string, text: string, conversation: Conversation): void {
+    const { ref } = conversation;
+    if (this.claimed.has(ref)) {
+      const owner = this.owners.get(ref) ?? 'another item of this run';
+      throw new ForeignConversationError(`${key}: the server answered its create with conversation ${ref}, which ${owner} owns; nothing of it is recorded for ${key}, nothing is posted into it or deleted (a broken or hostile server, or a proxy caching replies)`);
+    }
+    const first = conversation.questions[0]?.text;
+    if (first !== undefined && first !== text && first !== redact(text)) {
+      throw new ForeignConversationError(`${key}: the server answered its create with conversation ${ref}, whose first question is not the one sent; nothing of it is recorded, posted into or deleted (a broken or hostile server, or a proxy caching replies)`);
+    }
+  }
+
+  /** How long a lookup may take (a few request timeouts) before its item is kept unfinished for a resume. */
+  private get lookupMs(): number {
+    return 3 * this.options.sendWindowMs;
+  }
+
+  /**
+   * `look` under the lookup's deadline: one that cannot finish (its deadline passed, a conversation it had
+   * to read kept failing) leaves whether the send acted unknown, never a service outcome.
+   */
+  private async bounded(sent: SentTurn, signal: AbortSignal, look: (deadline: AbortSignal) => Promise<Looked>): Promise<Looked> {
+    try {
+      return await look(AbortSignal.any([signal, AbortSignal.timeout(this.lookupMs)]));
+    } catch (error) {
+      if (signal.aborted || error instanceof LookupIncompleteError) throw error;
+      const why = error instanceof Error ? error.message : String(error);
+      throw new LookupIncompleteError(`${sent.key}: could not finish looking on the server for turn ${sent.index} within ${seconds(this.lookupMs)} (${why}); its item is kept unfinished: dsbench run --resume looks again`);
+    }
   }
 
   /** A turn an earlier process may have sent before it died or gave the run up: looked for before it is asked again. */
@@ -188,7 +230,7 @@ export class SendRecovery {
     if (windowEnd - Date.now() > 0) {
       // Still landing, this look is only a shortcut (a create that acted is newest, on the first page): the
       // look after the window is the one that decides.
-      const first = await this.findNow(sent, signal, LOOKUP_FIRST_PAGE);
+      const first = await this.bounded(sent, signal, (deadline) => this.findNow(sent, deadline, LOOKUP_FIRST_PAGE));
       if (first.ref !== undefined) return first;
       const waitMs = windowEnd - Date.now();
       if (waitMs <= 0) log(`${sent.key}: ${first.said}`);
@@ -204,8 +246,8 @@ export class SendRecovery {
         await slot.retake(signal);
       }
     }
-    if (sent.ref !== undefined) return this.findNow(sent, signal);
-    return this.findLanded(sent, at, windowEnd, signal);
+    if (sent.ref !== undefined) return this.bounded(sent, signal, (deadline) => this.findNow(sent, deadline));
+    return this.bounded(sent, signal, (deadline) => this.findLanded(sent, at, windowEnd, deadline));
   }
 
   /**
@@ -227,7 +269,10 @@ export class SendRecovery {
     if (ref !== undefined) return { ref, said: `conversation ${ref}` };
     const walk: WalkStats = { read: 0, looked: 0, since: undefined };
     const options = { sentLocal: Date.parse(sent.sentAt ?? ''), contentQuery: client.api === 'versioned' ? text.slice(0, 200) : undefined, skip: this.claimed, signal, pageSize: LOOKUP_PAGE, firstPageSize: LOOKUP_FIRST_PAGE, most };
-    const found = await this.takeUnclaimed(key, text, conversationsSince(client, this.clock, options, walk));
+    const reads = this.reads(signal);
+    const found = await this.takeUnclaimed(key, text, readListed(summariesSince(client, this.clock, options, walk), text, reads));
+    incomplete(sent, found, reads);
+    walk.looked = reads.read;
     const back = walk.read === most ? `among the newest ${most}` : walk.since === undefined ? 'through every page' : `back to ${new Date(walk.since).toISOString()} on the server's clock`;
     return { ref: found, said: `looked at ${walk.looked} conversations ${back}: none is this question` };
   }
@@ -238,8 +283,10 @@ export class SendRecovery {
    */
   async checkUnowned(signal: AbortSignal): Promise<void> {
     if (this.lostCreates.size === 0) return;
-    const { runId, target, recorder, client, log } = this.options;
-    await recordUnowned({ name: target, client, landings: this.landings, lostCreates: this.lostCreates }, runId, recorder, signal, log);
+    const { runId, target, recorder, log } = this.options;
+    // A deadline of its own: a server that keeps failing must not hold the run's end (and a nightly job) open.
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.lookupMs)]);
+    await recordUnowned({ name: target, landings: this.landings, lostCreates: this.lostCreates, reads: this.reads(deadline) }, runId, recorder, deadline, log);
   }
 
   /**
@@ -248,21 +295,11 @@ export class SendRecovery {
    * `notBefore`) left them. The target's walks of the text are shared (`LandingWatch`).
    */
   private async findLanded(sent: SentTurn, sentLocal: number, notBefore: number, signal: AbortSignal): Promise<Looked> {
-    const { client } = this.options;
     const listed = await this.landings.unowned(sent.text, sentLocal, notBefore, signal);
-    let looked = 0;
-    const claimed = this.claimed;
-    const clock = this.clock;
-    const read = async function* () {
-      for (const { summary } of listed) {
-        if (claimed.has(summary.ref)) continue;
-        looked++;
-        const conversation = await client.get(summary.ref, { signal, persistent: true });
-        clock.observe(conversation.serverDate);
-        yield conversation;
-      }
-    };
-    const found = await this.takeUnclaimed(sent.key, sent.text, read());
+    const reads = this.reads(signal);
+    const found = await this.takeUnclaimed(sent.key, sent.text, readListed(listed, sent.text, reads));
+    incomplete(sent, found, reads);
+    const looked = reads.read;
     const since = walkFloor(this.clock, sentLocal);
     const back = since === undefined ? 'through every page' : `back to ${new Date(since).toISOString()} on the server's clock`;
     return { ref: found, said: `looked at ${looked} conversations ${back}: none is this question` };
@@ -278,12 +315,25 @@ export class SendRecovery {
         if (this.claimed.has(conversation.ref)) continue;
         log(`${key}: found conversation ${conversation.ref} sent before the interruption; following it instead of asking again`);
         this.claimed.add(conversation.ref);
+        this.owners.set(conversation.ref, key);
         recorder.conversationCreated(runId, key, conversation.ref, isoNow());
         return conversation.ref;
       }
     }
     return undefined;
   }
+
+  /** Reads of listed conversations, each under a deadline of one request timeout's worth of retries. */
+  private reads(signal: AbortSignal): ListedReads {
+    const { client, sendWindowMs } = this.options;
+    return { client, clock: this.clock, claimed: this.claimed, signal, readMs: 2 * sendWindowMs, read: 0, failed: [] };
+  }
+}
+
+/** A lookup that found nothing but could not read every conversation it had to: whether the send acted is unknown. */
+function incomplete(sent: SentTurn, found: string | undefined, reads: ListedReads): void {
+  if (found !== undefined || reads.failed.length === 0) return;
+  throw new LookupIncompleteError(`${sent.key}: could not read conversation${reads.failed.length === 1 ? '' : 's'} ${reads.failed.join(', ')} while looking for turn ${sent.index} on the server (${reads.failed.length === 1 ? 'it keeps' : 'they keep'} failing); its item is kept unfinished: dsbench run --resume looks again`);
 }
 
 export function seconds(ms: number): string {

@@ -1,5 +1,5 @@
-import type { DeepSearchClient } from '../deepsearch/client.js';
 import type { LandingWatch } from './landing-watch.js';
+import { readListed, type ListedReads } from './listed-reads.js';
 import type { Recorder } from './recorder.js';
 import type { UnownedConversation } from '../model/run.js';
 
@@ -11,26 +11,26 @@ import type { UnownedConversation } from '../model/run.js';
  * tell them apart. Each text's list is walked once more, back to where its last walk during the run began
  * (`LandingWatch`): what those walks read is not read again.
  */
-export async function findUnowned(client: DeepSearchClient, landings: LandingWatch, lostCreates: ReadonlyMap<string, number>, signal: AbortSignal): Promise<UnownedConversation[]> {
-  const listed = await landings.unownedNow(lostCreates, signal);
-  const read = await Promise.all(
-    listed.map(async ({ summary }) => {
-      const conversation = await client.get(summary.ref, { signal, persistent: true });
-      const text = conversation.questions[0]?.text;
-      // Any lost create's text, not only the walk's own: a text can contain another, and the walk of the
-      // shorter one may be the only one to read it.
-      return text !== undefined && lostCreates.has(text) ? [{ ref: conversation.ref, text, createdAt: conversation.createdAt }] : [];
-    }),
-  );
-  return read.flat();
+export async function findUnowned(landings: LandingWatch, lostCreates: ReadonlyMap<string, number>, reads: ListedReads): Promise<UnownedConversation[]> {
+  const listed = await landings.unownedNow(lostCreates, reads.signal);
+  const found: UnownedConversation[] = [];
+  // Any lost create's text, not only the walk's own: a text can contain another, and the walk of the
+  // shorter one may be the only one to read it.
+  for await (const conversation of readListed(listed, lostCreates, reads)) {
+    const text = conversation.questions[0]?.text;
+    if (text !== undefined && lostCreates.has(text)) found.push({ ref: conversation.ref, text, createdAt: conversation.createdAt });
+  }
+  if (reads.failed.length > 0) throw new Error(`conversation${reads.failed.length === 1 ? '' : 's'} ${reads.failed.join(', ')} could not be read (${reads.failed.length === 1 ? 'it keeps' : 'they keep'} failing)`);
+  return found;
 }
 
 /** A target's side of a run, as the check for conversations no item owns needs it. */
 export interface UnownedCheckTarget {
   name: string;
-  client: DeepSearchClient;
   landings: LandingWatch;
   lostCreates: ReadonlyMap<string, number>;
+  /** How it reads what it listed, under the check's deadline. */
+  reads: ListedReads;
 }
 
 /**
@@ -45,7 +45,7 @@ export async function recordUnowned(
   log: (message: string) => void,
 ): Promise<void> {
   try {
-    const found = await findUnowned(t.client, t.landings, t.lostCreates, signal);
+    const found = await findUnowned(t.landings, t.lostCreates, t.reads);
     const at = new Date().toISOString();
     recorder.inOneCommit(() => {
       for (const conversation of found) recorder.unownedConversation(runId, t.name, conversation, at);

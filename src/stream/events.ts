@@ -12,11 +12,11 @@ const REASON_SPELLINGS: Readonly<Record<string, string>> = {
 };
 
 const SkippedWire = z.looseObject({
-  reason: z.string(),
+  reason: ServerText,
   title: OptServerText,
   message: OptServerText,
-  severity: z.string().nullish(),
-  suggested: z.looseObject({ title: z.string().nullish(), queryExpression: z.string() }).nullish(),
+  severity: OptServerText,
+  suggested: z.looseObject({ title: OptServerText, queryExpression: ServerText }).nullish(),
 });
 
 export const ProgressEvent = z
@@ -26,7 +26,7 @@ export const ProgressEvent = z
     matchCount: z.number().int().nonnegative(),
     durationMs: z.number().nonnegative().nullish(),
     skipped: z.array(SkippedWire).nullish(),
-    trace: z.string().nullish(),
+    trace: OptServerText,
   })
   .transform((p) => ({
     done: p.done ?? false,
@@ -50,10 +50,10 @@ export type Progress = z.output<typeof ProgressEvent>;
 export const FiltersEvent = z.array(
   z
     .looseObject({
-      value: z.string(),
-      label: z.string(),
+      value: ServerText,
+      label: ServerText,
       count: z.number(),
-      kind: z.string().nullish(),
+      kind: OptServerText,
       exhaustive: z.boolean().optional(),
       limitHit: z.boolean().optional(),
     })
@@ -73,7 +73,7 @@ export const AlertEvent = z
   .looseObject({
     title: ServerText,
     description: OptServerText,
-    kind: z.string().nullish(),
+    kind: OptServerText,
     proposedQueries: z.array(z.looseObject({ query: ServerText, description: OptServerText })).nullish(),
   })
   .transform(

@@ -10,8 +10,8 @@ export type ProxyAction =
   | { kind: 'forward'; delayMs?: number; replyDelayMs?: number }
   /** Answered by the proxy; the server never sees the request. */
   | { kind: 'status'; status: number }
-  /** Answered by the proxy with this body; the server never sees the request. */
-  | { kind: 'reply'; status: number; body: string; contentType: string }
+  /** Answered by the proxy with this body (a hostile server's reply; JSON unless told); the server never sees the request. */
+  | { kind: 'reply'; status: number; body: string | (() => Promise<string>); contentType?: string }
   /** Never answered: the connection stays open until the client gives up or the proxy closes. */
   | { kind: 'hang' }
   /** The connection is reset before the request is forwarded: the server never acts. */
@@ -76,7 +76,8 @@ export async function startFaultProxy(upstream: string, decide: (req: ProxiedReq
         return;
       }
       if (action.kind === 'reply') {
-        res.writeHead(action.status, { 'content-type': action.contentType }).end(action.body);
+        const text = typeof action.body === 'string' ? action.body : await action.body();
+        res.writeHead(action.status, { 'content-type': action.contentType ?? 'application/json' }).end(text);
         return;
       }
       if (action.kind === 'hang') return;
