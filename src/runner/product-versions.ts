@@ -2,7 +2,7 @@ import { readProductVersion } from '../deepsearch/product-version.js';
 import type { RunContext, RunTarget } from './item-context.js';
 
 /**
- * Reads each target's product version beside the preflight and records it: an unreadable one is recorded as
+ * Reads each target's product version (after the preflight) and records it: an unreadable one is recorded as
  * unknown and logged, never a failure; a resume that reads another version than the one first recorded says so.
  */
 export async function recordProductVersions(targets: readonly RunTarget[], run: RunContext, timeoutMs?: number): Promise<void> {

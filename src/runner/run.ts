@@ -91,10 +91,9 @@ async function followRun(
   const { runId, recorder, reporter, signals, log } = run;
   const { resumed } = opened;
   try {
-    await Promise.all([
-      preflight([...runtimes.values()], options.suite.resolved.questions.length > 0, log, signals.stop),
-      recordProductVersions([...runtimes.values()], run, options.productVersionTimeoutMs),
-    ]);
+    await preflight([...runtimes.values()], options.suite.resolved.questions.length > 0, log, signals.stop);
+    // After the preflight: a target it stopped is asked nothing more, its version neither.
+    await recordProductVersions([...runtimes.values()].filter((r) => !r.gate.stopped), run, options.productVersionTimeoutMs);
     const pending = (item: WorkItem) => !resumed.done.has(item.key);
     let total = 0;
     let alreadyDone = 0;

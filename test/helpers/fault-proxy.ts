@@ -36,9 +36,10 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-/** `versioned.<Method>` or `legacy.create|get|list|addQuestion|cancel|delete`, from method and path. */
+/** `versioned.<Method>`, `legacy.create|get|list|addQuestion|cancel|delete` or `graphql`, from method and path. */
 export function operationOf(method: string, url: string): string {
   const path = url.split('?')[0] ?? '';
+  if (path.endsWith('/.api/graphql')) return 'graphql';
   const versioned = /\/([A-Za-z]+)$/.exec(path);
   if (path.includes('deepsearch.v1') || path.includes('DeepSearchService')) return `versioned.${versioned?.[1] ?? '?'}`;
   if (/\/questions\/\d+\/cancel$|\/cancel$/.test(path)) return 'legacy.cancel';

@@ -17,9 +17,11 @@ const GOOD = '{"time_millis":2000,"tool_calls":1,"total_input_tokens":100,"cache
 // 1e400 is read by JSON.parse as Infinity; a negative credit and 1e308 ms are as impossible.
 const BAD = '{"time_millis":1e308,"tool_calls":1e400,"total_input_tokens":100,"cached_tokens":0,"cache_creation_input_tokens":0,"prompt_tokens":10,"completion_tokens":20,"total_tokens":120,"credits":-3}';
 
-/** A legacy server whose conversation 1 answers with good stats and 2 with impossible ones. */
+const ASKED: Record<number, string> = { 1: 'Where is it?', 2: 'Where is the impossible one?' };
+
+/** A legacy server whose conversation 1 answers with good stats and 2 with impossible ones, each with the question asked. */
 function conversation(id: number, status: string, stats: string): string {
-  return `{"id":${id},"questions":[{"id":${id * 10},"question":"q","status":"${status}","answer":"a","stats":${stats}}]}`;
+  return `{"id":${id},"questions":[{"id":${id * 10},"question":"${ASKED[id]}","status":"${status}","answer":"a","stats":${stats}}]}`;
 }
 
 describe('stats that cannot be true', () => {
