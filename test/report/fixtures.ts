@@ -220,7 +220,7 @@ export function csvObjects(file: string): Array<Record<string, string>> {
  * `even` or `odd`; latency 1-1.1 s, varying a little by question and night, times `factor` from night
  * `stepAt` (0-based) on. Returns the run ids, oldest first.
  */
-export function recordNights(store: Store, options: { nights: number; questions?: number; stepAt?: number; factor?: number }): number[] {
+export function recordNights(store: Store, options: { nights: number; questions?: number; stepAt?: number; factor?: number; versions?: (night: number) => string }): number[] {
   const ids: number[] = [];
   for (let n = 0; n < options.nights; n++) {
     const factor = options.stepAt !== undefined && n >= options.stepAt ? (options.factor ?? 2) : 1;
@@ -232,7 +232,9 @@ export function recordNights(store: Store, options: { nights: number; questions?
       }
     }
     const day = new Date(Date.parse('2025-03-01T03:00:00.000Z') + n * 86_400_000).toISOString();
-    ids.push(recordRun(store, scripts, { targets: [TARGETS[0]!], info: { startedAt: day } }));
+    const runId = recordRun(store, scripts, { targets: [TARGETS[0]!], info: { startedAt: day } });
+    if (options.versions) store.recorder.productVersion(runId, TARGETS[0]!.name, { version: options.versions(n) });
+    ids.push(runId);
   }
   return ids;
 }

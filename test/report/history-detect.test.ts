@@ -47,6 +47,15 @@ describe('report --history N --detect', () => {
     expect(fs.readFileSync(path.join(out, 'history.html'), 'utf8')).toContain('"detection":{"method"');
   });
 
+  it('names the version change recorded at the runs\' start nearest to the change point', async () => {
+    const runs = recordNights(t.store, { nights: 12, stepAt: 8, factor: 2, versions: (n) => (n < 7 ? '6.9.2' : '7.0.1') });
+    const r = await dsbenchHere(['report', '--db', t.db, '--history', '12', '--detect', '--json', '--out', path.join(t.dir, 'v')]);
+    const changes = (JSON.parse(r.stdout) as { changePoints: { versionsKnown: boolean; changes: Change[] } }).changePoints;
+    expect(changes.versionsKnown).toBe(true);
+    const suite = changes.changes.find((c) => c.scope.kind === 'suite' && c.metric === 'latency p50');
+    expect(suite).toMatchObject({ runId: runs[8], version: { runId: runs[7], from: '6.9.2', to: '7.0.1', nights: -1 } });
+  });
+
   it('per question on request; without --detect no change points are looked for', async () => {
     recordNights(t.store, { nights: 10, stepAt: 6, factor: 3, questions: 2 });
     const plain = await dsbenchHere(['report', '--db', t.db, '--history', '10', '--json', '--out', path.join(t.dir, 'a')]);
