@@ -4,7 +4,7 @@ import { ExitCode } from '../errors/exit-codes.js';
 import { compareRuns } from '../report/compare/compare.js';
 import type { CompareResult } from '../report/compare/compare-result.js';
 import { resolveRun } from '../report/open.js';
-import { passedRunsBefore } from '../store/queries.js';
+import { passedRunsBefore, runTargets } from '../store/queries.js';
 import { parseConfirmBudget } from './confirm-run.js';
 import { parseConfirmAlpha } from './confirm.js';
 import { GATE_OPTIONS, type GateArgs, bootstrapFrom, thresholdsFrom } from './compare.js';
@@ -57,6 +57,24 @@ export function fixBaselineRef(db: Database.Database, file: string, given: strin
     return { run: text, given: text };
   }
   return { run: String(resolveRun(db, file, text).id), given: text };
+}
+
+/**
+ * `--confirm` re-asks on tonight's targets, which settles nothing if the baseline ran on another instance:
+ * refused before anything is asked, as `dsbench confirm` refuses it after (the embedded emulator's URL is a
+ * port of the moment and names no instance).
+ */
+export function refuseConfirmElsewhere(db: Database.Database, baseline: BaselineRef, targets: ReadonlyArray<{ name: string; url: string; emulated: boolean }>): void {
+  const before = runTargets(db, Number(baseline.run));
+  for (const t of targets) {
+    const b = before.find((x) => x.name === t.name) ?? (targets.length === 1 && before.length === 1 ? before[0] : undefined);
+    if (b && b.url !== t.url && !(t.emulated && b.emulated)) {
+      throw new UsageError(
+        `--confirm with --baseline ${baseline.given}: the baseline run ${baseline.run} ran on ${b.name}=${b.emulated ? 'the embedded emulator' : b.url}, tonight's run on ${t.name}=${t.emulated ? 'the embedded emulator' : t.url}: ` +
+          're-asking tonight\'s instance cannot tell a change of the service from a change of instance; nothing was asked. Name a baseline of the same endpoint, or leave out --confirm',
+      );
+    }
+  }
 }
 
 export interface RunComparison {

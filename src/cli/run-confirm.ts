@@ -1,6 +1,7 @@
 import { renderText } from '../report/document.js';
 import type { RunTarget } from '../runner/run.js';
 import { REPORTERS, type ReporterName } from '../runner/reporters/index.js';
+import { UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { bootstrapFrom, thresholdsFrom } from './compare.js';
 import { type ConfirmResult, confirmRun, parseConfirmBudget } from './confirm-run.js';
@@ -23,6 +24,19 @@ export interface Confirmed {
 /** Whether the comparison asks for a second look: its verdict is regressed or suspect. */
 export function needsSecondLook(comparison: RunComparison | undefined): comparison is RunComparison {
   return comparison !== undefined && (comparison.exitCode === ExitCode.expectationsFailed || comparison.exitCode === ExitCode.suspect);
+}
+
+/**
+ * The second look, or why there is none: a confirmation refused after the run (its suite file edited
+ * meanwhile, say) leaves the run and its comparison as recorded, and the comparison's code stands.
+ */
+export async function secondLook(cli: CommandContext, argv: RunArgs, run: { id: number; targets: readonly RunTarget[]; baseline: BaselineRef }, transport: ReturnType<typeof transportSettings>, reporterName: ReporterName): Promise<Confirmed | { refused: string }> {
+  try {
+    return await confirmAfterRun(cli, argv, run, transport, reporterName);
+  } catch (error) {
+    if (error instanceof UsageError) return { refused: error.message };
+    throw error;
+  }
 }
 
 export async function confirmAfterRun(

@@ -15,7 +15,7 @@ import type { transportSettings } from './global-options.js';
 import type { CommandContext } from './io.js';
 import { tellPush } from './push-metrics.js';
 import { baselineExitCode, type BaselineRef, compareWithBaseline, comparisonText, runEndedAsNight } from './run-baseline.js';
-import { confirmAfterRun, type Confirmed, needsSecondLook } from './run-confirm.js';
+import { type Confirmed, needsSecondLook, secondLook } from './run-confirm.js';
 import type { RunArgs } from './run-flags.js';
 import { groupShareText } from './run-group.js';
 import { interruptionNotes } from './run-notes.js';
@@ -46,8 +46,9 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
   const thresholds = runThresholdResults(store.db, run);
   const runCode = mostSevere([result.exitCode, thresholdsExitCode(thresholds)]);
   const comparison = baseline && runEndedAsNight(result.exitCode) ? await compareWithBaseline(argv.db, run.id, baseline, argv) : undefined;
-  const confirmed: Confirmed | undefined =
-    argv.confirm && baseline && needsSecondLook(comparison) ? await confirmAfterRun(cli, argv, { id: run.id, targets: ended.targets, baseline }, ended.transport, ended.reporterName) : undefined;
+  const look = argv.confirm && baseline && needsSecondLook(comparison) ? await secondLook(cli, argv, { id: run.id, targets: ended.targets, baseline }, ended.transport, ended.reporterName) : undefined;
+  const confirmed: Confirmed | undefined = look && 'result' in look ? look : undefined;
+  const refused = look && 'refused' in look ? `\nNo second look (--confirm): ${look.refused}. The comparison's exit code stands.\n` : '';
   const judged = confirmed ? { ...comparison!, exitCode: confirmed.exitCode } : comparison;
   const exitCode = judged ? baselineExitCode(judged, thresholdsExitCode(thresholds)) : runCode;
   const split = settings.shard && run.split;
@@ -57,7 +58,7 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
   const groupNote = settings.group ? groupShareText(settings.group, result) : '';
   cli.stdout.write(
     argv.json
-      ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), ...(settings.group && { group: settings.group }), quality, db: store.path, emulated, ...(comparison && { comparison: compareJson(comparison.result) }), ...(confirmed && { confirmation: { verdict: confirmed.result.verdict, verdictLine: confirmed.result.line, exitCode: confirmed.exitCode, confirmRunId: confirmed.result.confirmRunId, reasked: confirmed.result.reasked } }) }, null, 2)}\n`
+      ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), ...(settings.group && { group: settings.group }), quality, db: store.path, emulated, ...(comparison && { comparison: compareJson(comparison.result) }), ...(confirmed && { confirmation: { verdict: confirmed.result.verdict, verdictLine: confirmed.result.line, exitCode: confirmed.exitCode, confirmRunId: confirmed.result.confirmRunId, reasked: confirmed.result.reasked } }), ...(look && 'refused' in look && { confirmation: { refused: look.refused } }) }, null, 2)}\n`
       : formatRunSummary({ ...result, exitCode: runCode }, store.path, emulated) +
           formatFailingItems(failingItems(store.db, run.id, MAX_FAILING_LISTED), run.id, store.path) +
           formatQuality(quality) +
@@ -67,7 +68,7 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
           groupNote +
           interruptionNotes(result, argv.db, embedded, result.stoppedBy !== undefined && !settings.group ? ` --max-credits ${2 * (settings.maxCredits ?? 0)}` : '') +
           (baseline ? comparisonText(baseline, comparison, runCode, confirmed !== undefined) : '') +
-          (confirmed ? `${confirmed.text}\nThe second look decides the exit code: ${exitCode}.\n` : ''),
+          (confirmed ? `${confirmed.text}\nThe second look decides the exit code: ${exitCode}.\n` : refused),
   );
   if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
   if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics), cli.stderr);

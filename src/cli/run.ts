@@ -5,7 +5,7 @@ import { openStore } from '../store/index.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import type { CommandContext } from './io.js';
-import { fixBaselineRef } from './run-baseline.js';
+import { fixBaselineRef, refuseConfirmElsewhere } from './run-baseline.js';
 import { executeSuite, reporterNameOf, startTargets } from './run-execute.js';
 import { finishRun } from './run-finish.js';
 import { type RunArgs, runFlags } from './run-flags.js';
@@ -44,6 +44,7 @@ async function runSuite(cli: CommandContext, given: RunArgs): Promise<void> {
     const { targets } = started;
     const night = { suiteName: plan.suite.resolved.name, targets: targets.map((t) => t.name) };
     const baseline = argv.baseline !== undefined ? fixBaselineRef(store.db, argv.db, String(argv.baseline), night) : undefined;
+    if (baseline && argv.confirm) refuseConfirmElsewhere(store.db, baseline, targets.map((t) => ({ name: t.name, url: t.connection.endpoint, emulated: t.emulated })));
     const reporterName = reporterNameOf(cli, argv);
     const result = await executeSuite(cli, argv, store, plan, targets, inputs, reporterName);
     // The embedded emulator stays up until the run's end is written: a second look (--confirm) asks it again.

@@ -9,7 +9,7 @@ import { ExitCode } from '../../src/errors/exit-codes.js';
 import { listRuns } from '../../src/store/queries.js';
 import { openStore } from '../../src/store/store.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
-import { cleanup, tempDir, writeSuite } from '../runner/fixtures/harness.js';
+import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
 
@@ -83,12 +83,30 @@ describe('dsbench run --baseline --confirm', () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it('a run that does not end as a night (its instance unreachable) is neither compared nor confirmed: its own exit code stands', async () => {
+  it('refuses --confirm against a baseline that ran on another endpoint before anything is asked', async () => {
     const dir = tempDir();
     const db = path.join(dir, 'nights.db');
     const suite = writeSuite(SUITE, 'suite.yaml', dir);
-    expect((await dsbenchHere(['run', suite, '--db', db, '--reporter', 'quiet', '--emulator-time-scale', '0.004'])).code).toBe(0);
-    const down = await dsbenchHere(['run', suite, '--db', db, '--reporter', 'quiet', '--endpoint', 'http://127.0.0.1:9', '--max-attempts', '1', '--baseline', '1', '--confirm'], { SRC_ACCESS_TOKEN: 'sgp_confirm_token_0123456789abcdef' });
+    const [a, b] = await Promise.all([emulator(FAST), emulator(FAST)]);
+    const env = { SRC_ACCESS_TOKEN: a.adminToken };
+    expect((await dsbenchHere(['run', suite, '--db', db, '--reporter', 'quiet', '--endpoint', a.url], env)).code).toBe(0);
+    const elsewhere = await dsbenchHere(['run', suite, '--db', db, '--reporter', 'quiet', '--endpoint', b.url, '--baseline', '1', '--confirm'], env);
+    expect(elsewhere.code).toBe(ExitCode.usage);
+    expect(elsewhere.stderr).toContain(`the baseline run 1 ran on default=${a.url}, tonight's run on default=${b.url}`);
+    expect(elsewhere.stderr).toContain('nothing was asked');
+    expect(runs(db)).toHaveLength(1);
+  }, 60_000);
+
+  it('a run that does not end as a night (its instance down) is neither compared nor confirmed: its own exit code stands', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'nights.db');
+    const suite = writeSuite(SUITE, 'suite.yaml', dir);
+    const instance = await emulator(FAST);
+    const env = { SRC_ACCESS_TOKEN: instance.adminToken };
+    expect((await dsbenchHere(['run', suite, '--db', db, '--reporter', 'quiet', '--endpoint', instance.url], env)).code).toBe(0);
+    // Tonight the same endpoint is down.
+    await instance.stop();
+    const down = await dsbenchHere(['run', suite, '--db', db, '--reporter', 'quiet', '--endpoint', instance.url, '--max-attempts', '1', '--baseline', '1', '--confirm'], env);
     expect(down.code, down.stdout + down.stderr).toBe(ExitCode.unreachable);
     expect(down.stdout).toContain('No comparison with --baseline 1: the run did not end as a night');
     expect(down.stdout).not.toContain('Second look');

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { apportion } from '../../src/runner/run-settings.js';
 import { listRuns, openStore, storedItems } from '../../src/store/index.js';
 import { prepareCli } from '../helpers/cli.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
@@ -72,13 +71,6 @@ async function shards(flags: string[]): Promise<{ dbs: string[]; codes: Array<nu
 }
 
 describe('group limits', () => {
-  it('shares whole seats by weight, each shard at least one, adding up to the total', () => {
-    expect(apportion(4, [6, 6, 6])).toEqual([2, 1, 1]);
-    expect(apportion(10, [1, 1, 8])).toEqual([1, 1, 8]);
-    expect(apportion(3, [0, 5, 5])).toEqual([1, 1, 1]);
-    for (const total of [3, 7, 12, 50]) expect(apportion(total, [5, 3, 2]).reduce((a, b) => a + b, 0)).toBe(total);
-  });
-
   it('--group-concurrency 4 over 3 shard processes: never more than 4 questions in flight; the summary and merge state the share', async () => {
     const { dbs, codes, outputs } = await shards(['--group-concurrency', '4']);
     expect(codes, outputs.join('\n')).toEqual([0, 0, 0]);
