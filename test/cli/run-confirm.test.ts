@@ -113,3 +113,27 @@ describe('dsbench run --baseline --confirm', () => {
     expect(runs(db).filter((r) => r.confirmOf !== null)).toEqual([]);
   }, 120_000);
 });
+
+describe('run --confirm re-asks on the instance it just asked', () => {
+  it('a night whose errors rose takes the second look on its own endpoint: the re-asked items are a confirmation, and its verdict is the exit code', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'nights.db');
+    const suite = writeSuite(SUITE, 'suite.yaml', dir);
+    const good = await emulator(FAST);
+    const env = { SRC_ACCESS_TOKEN: good.adminToken };
+    expect((await dsbenchHere(['run', suite, '--db', db, '--reporter', 'quiet', '--endpoint', good.url], env)).code).toBe(0);
+    // The same endpoint tonight, most of its answers failing.
+    const port = Number(new URL(good.url).port);
+    await good.stop();
+    const worse = await emulator({ ...FAST, port, agent: { internalErrorRate: 0.6 } });
+    const night = await dsbenchHere(['run', suite, '--db', db, '--reporter', 'quiet', '--endpoint', worse.url, '--max-attempts', '1', '--baseline', '1', '--confirm', '--confirm-budget', '12', '--confirm-alpha', '0.0001%', '--json'], env);
+    const parsed = JSON.parse(night.stdout) as { exitCode: number; comparison: { verdict: string }; confirmation: { verdict: string; exitCode: number; confirmRunId: number | null; reasked: { items: number } } };
+    expect(['regressed', 'suspect'], JSON.stringify(parsed).slice(0, 3000)).toContain(parsed.comparison.verdict);
+    expect(parsed.confirmation.confirmRunId, night.stderr).not.toBeNull();
+    expect(parsed.confirmation.reasked.items).toBeGreaterThan(0);
+    expect(parsed.confirmation.reasked.items).toBeLessThanOrEqual(12);
+    expect(night.code).toBe(parsed.confirmation.exitCode);
+    expect(parsed.exitCode).toBe(parsed.confirmation.exitCode);
+    expect(runs(db).filter((r) => r.confirmOf === 2).map((r) => r.id)).toEqual([parsed.confirmation.confirmRunId]);
+  }, 120_000);
+});
