@@ -213,8 +213,6 @@ function functionLengths(file: string, text: string): Array<{ name: string; line
  */
 const LONG_FUNCTIONS: Record<string, number> = {
   'cli/emulator.ts: emulatorCommand': 111,
-  'cli/run.ts: runCommand': 191,
-  'cli/run.ts: runCommand.handler': 143,
   'emulator/server.ts: startEmulator': 126,
   'generate/generate.ts: generateSuite': 103,
   'runner/question-runner.ts: runQuestion': 120,

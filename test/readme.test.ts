@@ -63,6 +63,28 @@ describe('the README commands work as written', () => {
   }, 60_000);
 });
 
+describe("the README's nightly flow works as written, in order", () => {
+  const flow = commandsOf('Nightly use in CI');
+
+  it('bless, run with a blessed baseline and --confirm, with a pooled window, history with --detect', () => {
+    expect(flow.map((c) => c.slice(0, 2).join(' '))).toEqual(['run suites/smoke.yaml', 'baseline bless', 'run suites/smoke.yaml', 'run suites/smoke.yaml', 'report --history']);
+    expect(flow.flat()).toEqual(expect.arrayContaining(['blessed:release', '--confirm', 'window:2', '--detect']));
+  });
+
+  it('runs each command against a fresh database, exiting as the README says', async () => {
+    const nights = path.join(dir, 'nights.db');
+    for (const args of flow) {
+      const run = args[0] === 'run';
+      const given = run ? [...args, '--db', nights, '--reporter', 'quiet', '--emulator-time-scale', '0.02'] : [...args, '--db', nights];
+      const r = await cli.run(given, FAST);
+      expect(r.stderr).not.toContain('internal error');
+      // A run with --baseline exits with its verdict: two emulated nights may differ (1, 11) or pair too little (8).
+      const allowed = args.includes('--baseline') ? [0, 1, 8, 11] : run ? [0, 1] : [0];
+      expect(allowed, `${args.join(' ')}: ${r.stderr}`).toContain(r.code);
+    }
+  }, 240_000);
+});
+
 describe('the docs index', () => {
   it('links every page in docs/', () => {
     const index = fs.readFileSync(path.join(ROOT, 'docs/README.md'), 'utf8');

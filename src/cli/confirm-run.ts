@@ -158,7 +158,8 @@ function resolveBaseline(options: ConfirmOptions, store: ReturnType<typeof openS
 function refuseChangedEndpoint(candidate: RunRecord, stored: readonly StoredTarget[], baseline: RunRecord, baselineTargets: readonly StoredTarget[]): void {
   for (const t of stored) {
     const b = baselineTargets.find((x) => x.name === t.name) ?? (stored.length === 1 && baselineTargets.length === 1 ? baselineTargets[0] : undefined);
-    if (b && b.url !== t.url) {
+    // The embedded emulator's URL is a port of the moment: it names no instance.
+    if (b && b.url !== t.url && !(t.emulated && b.emulated)) {
       throw new UsageError(
         `run ${candidate.id} ran on ${t.name}=${t.url}, its baseline run ${baseline.id} on ${b.name}=${b.url}: the endpoint changed between them, so re-asking on ${t.url} cannot tell a change of the service from a change of instance. Confirm against a baseline of the same endpoint`,
       );

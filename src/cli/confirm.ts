@@ -66,7 +66,29 @@ export function confirmDocument(r: ConfirmResult): Block[] {
   return blocks;
 }
 
-function confirmJson(r: ConfirmResult): Record<string, unknown> {
+/** `--confirm-alpha`: a percentage above 0% and below 50%. */
+export function parseConfirmAlpha(text: string): number {
+  const alpha = parsePercent(text, '--confirm-alpha');
+  if (alpha === null || !(alpha > 0 && alpha < 0.5)) throw new UsageError(`--confirm-alpha takes a percentage above 0% and below 50%, e.g. 1%; got ${text}`);
+  return alpha;
+}
+
+/** The confirmed verdict's exit code (an interrupted confirmation decided nothing: aborted). */
+export function confirmExitCode(r: ConfirmResult): ExitCode {
+  return (r.interrupted ? ExitCode.aborted : VERDICT_EXIT_CODE[r.verdict]) as ExitCode;
+}
+
+/** Writes confirm.md and confirm.json into `out` (default beside the database) and returns the document. */
+export function writeConfirmation(r: ConfirmResult, db: string, out: string | undefined): Block[] {
+  const blocks = confirmDocument(r);
+  const folder = out ?? outputDir(db, `confirm-${r.first.candidate.run.id}-vs-${r.first.baseline.run.id}`);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, 'confirm.md'), renderMarkdown(blocks));
+  writeFileSync(path.join(folder, 'confirm.json'), safeJson(confirmJson(r)));
+  return blocks;
+}
+
+export function confirmJson(r: ConfirmResult): Record<string, unknown> {
   return {
     verdict: r.verdict,
     verdictLine: r.line,
@@ -110,8 +132,7 @@ export const confirmCommand = (cli: CommandContext): CommandModule<GlobalArgs, C
       throw new UsageError('a confirmation needs --baseline: the run the verdict compares with (e.g. --baseline nightly~1); without one there is no verdict to confirm');
     }
     const budget = parseConfirmBudget(argv.confirmBudget);
-    const alpha = parsePercent(argv.confirmAlpha, '--confirm-alpha');
-    if (alpha === null || !(alpha > 0 && alpha < 0.5)) throw new UsageError(`--confirm-alpha takes a percentage above 0% and below 50%, e.g. 1%; got ${argv.confirmAlpha}`);
+    const alpha = parseConfirmAlpha(argv.confirmAlpha);
     const transport = transportSettings(argv);
     const stop = new AbortController();
     const abort = new AbortController();
@@ -148,14 +169,10 @@ export const confirmCommand = (cli: CommandContext): CommandModule<GlobalArgs, C
     } finally {
       release();
     }
-    const blocks = confirmDocument(result);
-    const out = argv.out ?? outputDir(argv.db, `confirm-${result.first.candidate.run.id}-vs-${result.first.baseline.run.id}`);
-    mkdirSync(out, { recursive: true });
-    writeFileSync(path.join(out, 'confirm.md'), renderMarkdown(blocks));
-    writeFileSync(path.join(out, 'confirm.json'), safeJson(confirmJson(result)));
+    const blocks = writeConfirmation(result, argv.db, argv.out);
     const format = argv.format ?? (argv.json ? 'json' : 'text');
     cli.stdout.write(format === 'json' ? safeJson(confirmJson(result)) : format === 'md' ? renderMarkdown(blocks) : renderText(blocks));
-    const code = result.interrupted ? ExitCode.aborted : VERDICT_EXIT_CODE[result.verdict];
-    if (code !== ExitCode.ok) cli.exitCode = code as ExitCode;
+    const code = confirmExitCode(result);
+    if (code !== ExitCode.ok) cli.exitCode = code;
   },
 });

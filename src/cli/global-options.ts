@@ -4,6 +4,7 @@ import { parseDuration } from '../config/duration.js';
 import { parseSize } from '../config/size.js';
 import { UsageError } from '../errors/errors.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
+import { API_FLAVOURS, DEFAULT_API, type ApiFlavour } from '../model/api-flavour.js';
 import type { CliIo } from './io.js';
 
 /** Options every command takes. */
@@ -11,8 +12,7 @@ export function commonOptions<T>(y: Argv<T>) {
   return y.option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text', global: true });
 }
 
-export const API_FLAVOURS = ['legacy', 'versioned'] as const;
-export const DEFAULT_API = 'versioned';
+export { API_FLAVOURS, DEFAULT_API } from '../model/api-flavour.js';
 
 /** Commands that talk to an instance: its address, API flavour, retries and timeouts. */
 export const NETWORK_COMMANDS: ReadonlySet<string> = new Set(['ask', 'conversations', 'run', 'search', 'suite', 'confirm']);
@@ -64,7 +64,7 @@ export function transportSettings(argv: GlobalArgs): { retry: Partial<RetryPolic
 export interface GlobalArgs {
   endpoint?: string | undefined;
   /** Undefined when not given: DEFAULT_API, except for `run`, where the suite's own api comes first. */
-  api?: 'legacy' | 'versioned' | undefined;
+  api?: ApiFlavour | undefined;
   json: boolean;
   maxAttempts?: number | undefined;
   retryBaseDelay?: string | undefined;

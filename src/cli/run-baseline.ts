@@ -4,7 +4,9 @@ import { ExitCode } from '../errors/exit-codes.js';
 import { compareRuns } from '../report/compare/compare.js';
 import type { CompareResult } from '../report/compare/compare-result.js';
 import { resolveRun } from '../report/open.js';
-import { passedRunsBefore } from '../store/queries.js';
+import { passedRunsBefore, runTargets } from '../store/queries.js';
+import { parseConfirmBudget } from './confirm-run.js';
+import { parseConfirmAlpha } from './confirm.js';
 import { GATE_OPTIONS, type GateArgs, bootstrapFrom, thresholdsFrom } from './compare.js';
 
 // `dsbench run SUITE --baseline REF`: the run, then its comparison with REF, whose verdict is the exit code.
@@ -12,8 +14,22 @@ import { GATE_OPTIONS, type GateArgs, bootstrapFrom, thresholdsFrom } from './co
 /** `run`'s --baseline and the gate flags its comparison is judged by (compare's). */
 export const BASELINE_OPTIONS = {
   baseline: { type: 'string', describe: 'Then compare the run with this run (id, label, latest, blessed:<name>, window:K) under the compare gates below; the comparison decides the exit code' },
+  confirm: { type: 'boolean', default: false, describe: 'With --baseline: a verdict that is regressed or suspect takes a second look, as dsbench confirm RUN --baseline REF does; its verdict is the exit code' },
+  'confirm-budget': { type: 'string', default: '10%', describe: "With --confirm: most items re-asked, a share of the run's items (10%) or a number (25)" },
+  'confirm-alpha': { type: 'string', default: '1%', describe: 'With --confirm: false-alarm rate of a red verdict over both looks (all gates together)' },
   ...GATE_OPTIONS,
 } as const;
+
+/** `--confirm` needs one baseline run to look at again; its budget and level are checked before anything is asked. */
+export function checkConfirmFlags(argv: { baseline?: string | undefined; confirm?: boolean | undefined; confirmBudget: string; confirmAlpha: string }): void {
+  if (!argv.confirm) return;
+  if (argv.baseline === undefined) throw new UsageError('--confirm takes a second look at the comparison with --baseline REF: give --baseline (e.g. --baseline blessed:release)');
+  if (/^\s*window:/.test(argv.baseline)) {
+    throw new UsageError(`--confirm with --baseline ${argv.baseline}: a second look compares with one run, not a pooled window; name a run (blessed:NAME, a label or an id), or leave out --confirm`);
+  }
+  parseConfirmBudget(argv.confirmBudget);
+  parseConfirmAlpha(argv.confirmAlpha);
+}
 
 /** What `--baseline` names, fixed before the run starts. */
 export interface BaselineRef {
@@ -41,6 +57,24 @@ export function fixBaselineRef(db: Database.Database, file: string, given: strin
     return { run: text, given: text };
   }
   return { run: String(resolveRun(db, file, text).id), given: text };
+}
+
+/**
+ * `--confirm` re-asks on tonight's targets, which settles nothing if the baseline ran on another instance:
+ * refused before anything is asked, as `dsbench confirm` refuses it after (the embedded emulator's URL is a
+ * port of the moment and names no instance).
+ */
+export function refuseConfirmElsewhere(db: Database.Database, baseline: BaselineRef, targets: ReadonlyArray<{ name: string; url: string; emulated: boolean }>): void {
+  const before = runTargets(db, Number(baseline.run));
+  for (const t of targets) {
+    const b = before.find((x) => x.name === t.name) ?? (targets.length === 1 && before.length === 1 ? before[0] : undefined);
+    if (b && b.url !== t.url && !(t.emulated && b.emulated)) {
+      throw new UsageError(
+        `--confirm with --baseline ${baseline.given}: the baseline run ${baseline.run} ran on ${b.name}=${b.emulated ? 'the embedded emulator' : b.url}, tonight's run on ${t.name}=${t.emulated ? 'the embedded emulator' : t.url}: ` +
+          're-asking tonight\'s instance cannot tell a change of the service from a change of instance; nothing was asked. Name a baseline of the same endpoint, or leave out --confirm',
+      );
+    }
+  }
 }
 
 export interface RunComparison {
@@ -84,9 +118,12 @@ export function runEndedAsNight(runExitCode: ExitCode): boolean {
   return !UNFINISHED.has(runExitCode);
 }
 
+const VERDICT_WORDS = new Map<ExitCode, string>([[ExitCode.ok, 'passed'], [ExitCode.expectationsFailed, 'FAILED'], [ExitCode.suspect, 'SUSPECT']]);
+
 /** What the run's summary says of its comparison: the comparison itself, or why none was made. */
-export function comparisonText(baseline: BaselineRef, comparison: RunComparison | undefined, runExitCode: ExitCode): string {
+export function comparisonText(baseline: BaselineRef, comparison: RunComparison | undefined, runExitCode: ExitCode, secondLook = false): string {
   if (!comparison) return `\nNo comparison with --baseline ${baseline.given}: the run did not end as a night (exit ${runExitCode}), and its own exit code stands.\n`;
-  const verdict = comparison.exitCode === ExitCode.ok ? 'passed' : comparison.exitCode === ExitCode.expectationsFailed ? 'FAILED' : 'NOTHING TO JUDGE';
-  return `\nCompared with --baseline ${baseline.given}: ${verdict} (exit ${comparison.exitCode}, the run's exit code)\n\n${comparison.result.text}`;
+  const verdict = VERDICT_WORDS.get(comparison.exitCode) ?? 'NOTHING TO JUDGE';
+  const decides = secondLook ? 'a second look follows' : "the run's exit code";
+  return `\nCompared with --baseline ${baseline.given}: ${verdict} (exit ${comparison.exitCode}, ${decides})\n\n${comparison.result.text}`;
 }

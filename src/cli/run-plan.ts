@@ -8,22 +8,29 @@ import { fmtNum, fmtSeconds, textTable } from '../report/tables.js';
 import { median } from '../runner/budget.js';
 import { planItems, planPart, type Subset } from '../runner/plan.js';
 import { itemHistory, lastQuota, type ItemCosts, type LastQuota } from '../store/estimates.js';
-import { refuseUnmeasuredBudget } from './run-budget.js';
+import type { ApiFlavour } from '../model/api-flavour.js';
+import { resolveRunSettings, type RunFlags, type RunSettings } from '../runner/run-settings.js';
+import { EMULATOR_TARGET } from './run-start.js';
 import { rerunOf, type RerunArgs } from './run-subset.js';
 import type { CliOutput } from './io.js';
 
 /** The flags `run --dry-run` reads. */
-export interface DryRunArgs extends RerunArgs {
-  api?: 'legacy' | 'versioned' | undefined;
-  repeats?: number | undefined;
-  concurrency?: number | undefined;
+export interface DryRunArgs extends RerunArgs, RunFlags {
   searchConcurrency?: number | undefined;
-  maxCredits?: number | undefined;
   json?: boolean | undefined;
 }
 
+/** What `readRunInputs` gave: the suite, targets and --only as given, and a new run's settings. */
+export interface DryRunInputs {
+  givenSuite: LoadedSuite | undefined;
+  named: NamedConnection[] | undefined;
+  onlyGiven: Subset | undefined;
+  settings: RunSettings | undefined;
+}
+
 /** `run --dry-run`: the plan and its estimate, from the database when there is one (never made by it). */
-export async function dryRun(argv: DryRunArgs, givenSuite: LoadedSuite | undefined, named: NamedConnection[] | undefined, onlyGiven: Subset | undefined, stdout: CliOutput): Promise<void> {
+export async function dryRun(argv: DryRunArgs, inputs: DryRunInputs, stdout: CliOutput): Promise<void> {
+  const { givenSuite, named, onlyGiven } = inputs;
   const store = existsSync(argv.db) ? openResults(argv.db) : undefined;
   try {
     if (argv.rerunFailed !== undefined && !store) throw new UsageError(`no results database at ${argv.db}: --rerun-failed needs the run's database (--db)`);
@@ -31,17 +38,17 @@ export async function dryRun(argv: DryRunArgs, givenSuite: LoadedSuite | undefin
     const suite = (rerun?.suite ?? givenSuite) as LoadedSuite;
     const targets = rerun
       ? rerun.source.targets.map((t) => ({ name: t.name, url: t.emulated ? undefined : t.url }))
-      : (named?.map((t) => ({ name: t.name, url: t.connection.endpoint })) ?? [{ name: 'emulator', url: undefined }]);
-    const api = rerun?.source.targets[0]?.api ?? argv.api ?? suite.resolved.questions[0]?.api ?? 'versioned';
-    refuseUnmeasuredBudget(argv.maxCredits, api);
+      : (named?.map((t) => ({ name: t.name, url: t.connection.endpoint })) ?? [{ name: EMULATOR_TARGET, url: undefined }]);
+    const subset = rerun?.subset ?? onlyGiven;
+    const settings = inputs.settings ?? resolveRunSettings(argv, suite.resolved, targets.map((t) => t.name), { rerunOf: rerun?.source }, subset);
     const plan = dryRunPlan({
       suite,
       targets,
-      api,
-      repeats: argv.repeats ?? (rerun?.source.info.options.repeats as number | undefined),
-      concurrency: argv.concurrency ?? suite.resolved.concurrency,
+      api: settings.api,
+      repeats: settings.repeats,
+      concurrency: settings.concurrency ?? suite.resolved.concurrency,
       searchConcurrency: argv.searchConcurrency ?? suite.resolved.searchConcurrency,
-      subset: rerun?.subset ?? onlyGiven,
+      subset,
       db: store?.db,
       dbPath: argv.db,
     });
@@ -55,7 +62,7 @@ export async function dryRun(argv: DryRunArgs, givenSuite: LoadedSuite | undefin
 export interface DryRunInput {
   suite: LoadedSuite;
   targets: ReadonlyArray<{ name: string; url: string | undefined }>;
-  api: 'legacy' | 'versioned';
+  api: ApiFlavour;
   repeats: number | undefined;
   concurrency: number;
   searchConcurrency: number;

@@ -2,7 +2,9 @@ import { UsageError } from '../errors/errors.js';
 import { registerHeaderSecrets, registerSecret } from '../redact.js';
 import { CLIENT_NAME, VERSION } from '../version.js';
 
-export type ApiFlavour = 'legacy' | 'versioned';
+import type { ApiFlavour } from '../model/api-flavour.js';
+
+export type { ApiFlavour };
 
 /** Where to connect and how to authenticate, read the way the platform's own CLI reads it. */
 export interface Connection {

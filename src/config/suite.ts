@@ -324,4 +324,4 @@ export type Suite = z.output<typeof SuiteSchema>;
 /** A suite as written in the file, before defaults and normalization. */
 export type SuiteInput = z.input<typeof SuiteSchema>;
 
-export type ApiFlavour = z.infer<typeof ApiFlavourSchema>;
+export type { ApiFlavour } from '../model/api-flavour.js';

@@ -1,4 +1,5 @@
 import type { Idle } from '../http/transport.js';
+import type { ApiFlavour } from '../model/api-flavour.js';
 import type { Conversation, ConversationSummary, Question } from '../model/conversation.js';
 
 /** List options of both flavours; an option the chosen flavour lacks is a usage error, not silently ignored. */
@@ -37,7 +38,7 @@ export interface CallOptions {
 
 /** One interface over both Deep Search API flavours. */
 export interface DeepSearchClient {
-  readonly api: 'legacy' | 'versioned';
+  readonly api: ApiFlavour;
   create(question: string, options?: CallOptions): Promise<Conversation>;
   get(ref: string, options?: CallOptions): Promise<Conversation>;
   /** Adds a follow-up question; the conversation goes back to processing. */

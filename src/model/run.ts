@@ -1,4 +1,5 @@
 // A run, its targets and what a resume reads back of it: the vocabulary the runner records and the store keeps.
+import type { ApiFlavour } from './api-flavour.js';
 import type { ItemOutcome, ItemKind, ItemStatus, TurnRecord, TurnState } from './item.js';
 
 export type RunStatus = 'running' | 'completed' | 'aborted' | 'failed';
@@ -35,7 +36,7 @@ export interface RunGroupInfo {
 export interface TargetInfo {
   name: string;
   url: string;
-  api: 'legacy' | 'versioned';
+  api: ApiFlavour;
   emulated: boolean;
 }
 

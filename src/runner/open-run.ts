@@ -1,6 +1,7 @@
 import { ConversationSet } from '../deepsearch/names.js';
 import { UsageError } from '../errors/errors.js';
 import { DEFAULT_TIMEOUT_MS } from '../http/transport.js';
+import type { ApiFlavour } from '../model/api-flavour.js';
 import type { RunLease } from '../model/lease.js';
 import type { ResumeItem, TargetInfo } from '../model/run.js';
 import { VERSION } from '../version.js';
@@ -47,7 +48,7 @@ export function targetOf(key: string): string {
   return key.slice(0, key.indexOf('/'));
 }
 
-export type Api = 'legacy' | 'versioned';
+export type Api = ApiFlavour;
 
 export interface Opening {
   runId: number;
@@ -62,9 +63,11 @@ export function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api
   const staleMs = (options.lease ?? DEFAULT_LEASE).staleMs;
   if (options.resumeRunId === undefined) {
     const targets: TargetInfo[] = options.targets.map((t) => ({ name: t.name, url: t.connection.endpoint, api, emulated: t.emulated }));
+    const limits = options.groupLimits;
     const runOptions = {
       api,
-      concurrency: options.concurrency ?? suite.resolved.concurrency,
+      // A shard's share of a group limit differs from shard to shard; its options must not (merge compares them).
+      ...(limits?.concurrency !== undefined ? { groupConcurrency: limits.concurrency } : { concurrency: options.concurrency ?? suite.resolved.concurrency }),
       searchConcurrency: options.searchConcurrency ?? suite.resolved.searchConcurrency,
       repeats: options.repeats,
       onQuota: options.onQuota,
@@ -76,7 +79,7 @@ export function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api
       ...(options.subset?.rerunOf !== undefined && { rerunOf: options.subset.rerunOf }),
       ...(options.subset?.confirmOf !== undefined && { confirmOf: options.subset.confirmOf }),
       // A resume without --max-credits keeps the cap the run started with.
-      ...(options.budget && { maxCredits: options.budget.maxCredits }),
+      ...(limits?.maxCredits !== undefined ? { groupMaxCredits: limits.maxCredits } : options.budget && { maxCredits: options.budget.maxCredits }),
       // Kept with the run so that its report judges the thresholds it was started with.
       ...(Object.keys(suite.resolved.thresholds).length > 0 && { thresholds: suite.resolved.thresholds }),
     };

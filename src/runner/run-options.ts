@@ -1,6 +1,7 @@
 import type { LoadedSuite } from '../config/load-suite.js';
 import type { ExitCode } from '../errors/exit-codes.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
+import type { ApiFlavour } from '../model/api-flavour.js';
 import type { RunStatus } from '../model/run.js';
 import type { TargetTally } from '../model/tally.js';
 import type { BudgetOptions } from './budget.js';
@@ -18,7 +19,7 @@ export interface RunOptions {
   recorder: Recorder;
   reporter: Reporter;
   label?: string | undefined;
-  api?: 'legacy' | 'versioned' | undefined;
+  api?: ApiFlavour | undefined;
   concurrency?: number | undefined;
   searchConcurrency?: number | undefined;
   repeats?: number | undefined;
@@ -34,6 +35,8 @@ export interface RunOptions {
   subset?: Subset | undefined;
   /** `--group`: the label that, with the suite and targets, names the group the shards belong to. */
   groupLabel?: string | undefined;
+  /** `--group-concurrency`, `--group-max-credits`: the group's totals, kept as the run's options (`concurrency` and `budget` are this shard's share). */
+  groupLimits?: { concurrency?: number | undefined; maxCredits?: number | undefined } | undefined;
   /** Told the run's id as soon as it is created or reopened (the CLI marks it aborted on a forced exit). */
   onRunOpened?: ((runId: number) => void) | undefined;
   /** First signal: launch nothing more. */

@@ -108,3 +108,11 @@ export function runGroupId(identity: GroupIdentity): string {
   const targets = identity.targets.map((t) => [t.name, t.emulated ? 'emulated' : t.url]);
   return hashOf(JSON.stringify({ suite: identity.suiteHash, targets, label: identity.label })).slice(0, 16);
 }
+
+/** Each shard's questions' weight (asked turns) under the split of `count`, index 0 for shard 1: what a group limit is shared by. */
+export function shardQuestionWeights(items: readonly WorkItem[], count: number): number[] {
+  const owner = assignUnits(items, count);
+  const weights = new Array<number>(count).fill(0);
+  for (const item of items) if (item.kind === 'question') weights[owner.get(unitKey(item))! - 1]! += weightOf(item);
+  return weights;
+}

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ExitCode } from '../errors/exit-codes.js';
+import type { ApiFlavour } from '../model/api-flavour.js';
 import type { RunStatus } from '../model/run.js';
 import { type RowOf, decoder, omit, pick, qualified, selectList } from './columns.js';
 import { type TargetProductVersion, runProductVersions } from './product-versions.js';
@@ -184,7 +185,7 @@ const readTarget = decoder(TARGET_LISTED);
 export interface RunTargetRow {
   name: string;
   url: string;
-  api: 'legacy' | 'versioned';
+  api: ApiFlavour;
   /** The embedded emulator (gone with its process: a resume starts another). */
   emulated: boolean;
   /** Its answers came from a dsbench emulator, the embedded one or a standalone one. */
