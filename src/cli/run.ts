@@ -37,8 +37,9 @@ import type { CommandContext } from './io.js';
 import type { GateArgs } from './compare.js';
 import { BASELINE_OPTIONS, baselineExitCode, compareWithBaseline, comparisonText, fixBaselineRef, runEndedAsNight } from './run-baseline.js';
 import { compareJson } from '../report/compare/compare-json.js';
+import { checkNotify, NOTIFY_OPTIONS, notifyAfterRun, type NotifyArgs } from './run-notify.js';
 
-interface RunArgs extends GlobalArgs, GateArgs {
+interface RunArgs extends GlobalArgs, GateArgs, NotifyArgs {
   baseline?: string | undefined;
   suite?: string | undefined;
   target: string[];
@@ -112,8 +113,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       .option('rerun-failed', { type: 'string', describe: 'A new run of the items that failed, erred or never ended in RUN (its id, label or latest), with its suite and targets' })
       .option('max-credits', { type: 'number', describe: 'Launch nothing that would take the run past N credits (recorded, plus what running items are expected to cost); legacy API only' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan and an estimate of credits and wall time from earlier runs, and ask nothing' })
-      .option('push-metrics', PUSH_METRICS_OPTION)
-      .options(BASELINE_OPTIONS)
+      .options({ 'push-metrics': PUSH_METRICS_OPTION, ...BASELINE_OPTIONS, ...NOTIFY_OPTIONS })
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
       .check((argv) => {
@@ -125,6 +125,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
         if (argv.dryRun && argv.resume !== undefined) throw new UsageError("--dry-run plans a new run; a resumed run keeps its own plan (dsbench report RUN shows what is left of it)");
         if (argv.shard !== undefined && argv.shard !== 'auto') parseShard(String(argv.shard));
         checkPushUrl(argv.pushMetrics);
+        checkNotify(argv as unknown as NotifyArgs);
         if (argv.baseline !== undefined && argv.shard !== undefined) throw new UsageError('--baseline compares a whole night: compare the merged run (dsbench compare REF MERGED) instead of each --shard');
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
@@ -255,7 +256,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
         : '';
       cli.stdout.write(
         argv.json
-          ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), quality, db: store.path, emulated, ...(comparison && { comparison: compareJson(comparison.result) }) }, null, 2)}\n`
+          ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), quality, db: store.path, emulated, ...(comparison && { comparison: compareJson(comparison.result) }), ...(await notifyAfterRun(store.db, run, argv, 'json')) }, null, 2)}\n`
           : formatRunSummary({ ...result, exitCode: runCode }, store.path, emulated) +
             formatFailingItems(failingItems(store.db, run.id, MAX_FAILING_LISTED), run.id, store.path) +
             formatQuality(quality) +
@@ -263,7 +264,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
             formatThresholds(thresholds) +
             shardNote +
             interruptionNotes(result, argv.db, targets.some((t) => t.emulated), result.stoppedBy !== undefined ? ` --max-credits ${2 * (maxCredits ?? 0)}` : '') +
-            (baseline ? comparisonText(baseline, comparison, runCode) : ''),
+            (baseline ? comparisonText(baseline, comparison, runCode) : '') + (await notifyAfterRun(store.db, run, argv, 'text')),
       );
       if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
       if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics), cli.stderr);
