@@ -158,16 +158,16 @@ const engineEnv = (engine: Engine, i: number): Record<string, string> =>
  * `restarted` (killed mid-run, started again on the same disk), `replaced` (killed, started on a new disk),
  * `killed` (killed, never started again).
  */
-async function night(engine: Engine, fates: Array<'runs' | 'restarted' | 'replaced' | 'killed'>, base: ItemView[]) {
+async function night(name: string, engine: Engine, fates: Array<'runs' | 'restarted' | 'replaced' | 'killed'>, base: ItemView[]) {
   const e = await emulatorFor();
   const env = (i: number) => ({ SRC_ENDPOINT: e.url, SRC_ACCESS_TOKEN: e.adminToken, ...engineEnv(engine, i) });
   const started = performance.now();
   const disk = (i: number, generation: number) => {
-    const d = path.join(dir, `${engine}-pod${i}-disk${generation}`);
+    const d = path.join(dir, `${name}-pod${i}-disk${generation}`);
     mkdirSync(d, { recursive: true });
     return path.join(d, 'shard.db');
   };
-  const args = (db: string) => ['run', suiteFile, '--shard', 'auto', '--group', `${engine}-night`, '--resume-or-start', '--db', db, '--label', 'nightly', '--quiet'];
+  const args = (db: string) => ['run', suiteFile, '--shard', 'auto', '--group', name, '--resume-or-start', '--db', db, '--label', 'nightly', '--quiet'];
   let processes = 0;
   const finalDisks: string[] = [];
   const lostDisks: string[] = [];
@@ -182,8 +182,9 @@ async function night(engine: Engine, fates: Array<'runs' | 'restarted' | 'replac
         finalDisks.push(first);
         return;
       }
-      killedAfter[i] = await killAfter(p, first, 2);
+      killedAfter[i] = await killAfter(p, first, 1);
       if (fate === 'killed') return finalDisks.push(first);
+      if (query<string>(first, 'SELECT status FROM runs WHERE id = 1') === 'completed') throw new Error(`${name}: shard ${i} ended before it was killed; give it more --questions`);
       const again = fate === 'restarted' ? first : disk(i, 1);
       if (fate === 'replaced') lostDisks.push(first);
       processes++;
@@ -191,13 +192,14 @@ async function night(engine: Engine, fates: Array<'runs' | 'restarted' | 'replac
       finalDisks.push(again);
     }),
   );
-  const into = path.join(dir, `${engine}-merged.db`);
+  const into = path.join(dir, `${name}-merged.db`);
   const partial = fates.includes('killed');
   const merge = await mergedRun(into, finalDisks, partial).exited;
   const status = query<string>(into, 'SELECT status FROM runs ORDER BY id DESC LIMIT 1');
   const runId = query<number>(into, 'SELECT max(id) FROM runs') ?? 1;
   const creditsOnLostDisks = lostDisks.reduce((n, db) => n + (query<number>(db, 'SELECT coalesce(sum(credits), 0) FROM turns') ?? 0), 0);
   const result = {
+    scenario: name,
     engine,
     fates: fates.map((f, i) => `${i}: ${f}${killedAfter[i] !== undefined ? ` (killed after ${killedAfter[i]} items done)` : ''}`),
     processes,
@@ -220,9 +222,9 @@ const base = await unsharded();
 const baseItems = items(base.db, 1);
 const worst = SHARDS >= 3 ? (['runs', 'restarted', 'replaced'] as const) : (['restarted', 'replaced'] as const);
 const scenarios = [
-  await night('kubernetes', Array.from({ length: SHARDS }, () => 'runs' as const), baseItems),
-  await night('kubernetes', Array.from({ length: SHARDS }, (_, i) => worst[i % worst.length]!), baseItems),
-  await night('gitlab', Array.from({ length: SHARDS }, (_, i) => (i === SHARDS - 1 ? ('killed' as const) : ('runs' as const))), baseItems),
+  await night('k8s-clean', 'kubernetes', Array.from({ length: SHARDS }, () => 'runs' as const), baseItems),
+  await night('k8s-pod-failures', 'kubernetes', Array.from({ length: SHARDS }, (_, i) => worst[i % worst.length]!), baseItems),
+  await night('gitlab-shard-killed', 'gitlab', Array.from({ length: SHARDS }, (_, i) => (i === SHARDS - 1 ? ('killed' as const) : ('runs' as const))), baseItems),
 ];
 process.stdout.write(
   `${JSON.stringify({ seed: SEED, shards: SHARDS, questions: QUESTIONS, unsharded: base.result, scenarios, load: { before: loadBefore, after: loadavg().map((l) => l.toFixed(1)).join(' ') } }, null, 2)}\n`,
