@@ -51,11 +51,11 @@ async function ok(p: Proc, what: string): Promise<void> {
   if (exit.code !== 0 && exit.code !== 1) throw new Error(`${what}: exit ${exit.code ?? exit.signal}\n${exit.stderr.slice(-2000)}`);
 }
 
-function query<T>(db: string, sql: string): T | undefined {
+function query<T>(db: string, sql: string, ...params: unknown[]): T | undefined {
   try {
     const conn = new Database(db, { readonly: true, fileMustExist: true });
     try {
-      return conn.prepare(sql).pluck().get() as T;
+      return conn.prepare(sql).pluck().get(...params) as T;
     } finally {
       conn.close();
     }
@@ -90,9 +90,25 @@ async function chargedCredits(e: RunningEmulator): Promise<number | null> {
 }
 
 function askedTwice(e: RunningEmulator): number {
+  return [...twiceByText(e).values()].reduce((n, c) => n + c, 0);
+}
+
+/** Each question text asked more than once, with how many times more. */
+function twiceByText(e: RunningEmulator): Map<string, number> {
   const byText = new Map<string, number>();
   for (const r of e.questionRecords()) byText.set(r.text, (byText.get(r.text) ?? 0) + 1);
-  return [...byText.values()].reduce((n, c) => n + c - 1, 0);
+  return new Map([...byText].filter(([, c]) => c > 1).map(([t, c]) => [t, c - 1]));
+}
+
+/** Questions asked twice, by the fate of the shard whose disk holds them at the end. */
+function twiceByFate(e: RunningEmulator, disks: ReadonlyMap<string, Fate>): Record<string, number> {
+  const by: Record<string, number> = {};
+  for (const [text, extra] of twiceByText(e)) {
+    const owner = [...disks].find(([db]) => (query<number>(db, 'SELECT count(*) FROM turns WHERE text = ?', text) ?? 0) > 0);
+    const fate = owner?.[1] ?? 'unknown';
+    by[fate] = (by[fate] ?? 0) + extra;
+  }
+  return by;
 }
 
 interface ItemView {
@@ -120,18 +136,17 @@ function items(db: string, runId: number): ItemView[] {
   }
 }
 
-/** The merged run against the unsharded one, item for item: plan place, status, outcome, questions asked; answers apart (the emulator's draws follow the order of asks). */
+/** The merged run against the unsharded one, item for item: plan place, status, outcome, questions asked and answers. */
 function sameAsUnsharded(base: ItemView[], merged: ItemView[]) {
   const byKey = new Map(merged.map((m) => [m.key, m]));
   const differ = base.filter((b) => {
     const m = byKey.get(b.key);
-    return !m || m.position !== b.position || m.status !== b.status || m.outcome !== b.outcome || m.texts !== b.texts;
+    return !m || m.position !== b.position || m.status !== b.status || m.outcome !== b.outcome || m.texts !== b.texts || m.answers !== b.answers;
   });
   return {
     items: `${base.length - differ.length}/${base.length}`,
     equal: differ.length === 0 && merged.length === base.length,
     differing: differ.map((d) => `${d.key} (${byKey.get(d.key)?.status ?? 'missing'})`).slice(0, 10),
-    sameAnswers: base.filter((b) => byKey.get(b.key)?.answers === b.answers).length,
   };
 }
 
@@ -158,7 +173,9 @@ const engineEnv = (engine: Engine, i: number): Record<string, string> =>
  * `restarted` (killed mid-run, started again on the same disk), `replaced` (killed, started on a new disk),
  * `killed` (killed, never started again).
  */
-async function night(name: string, engine: Engine, fates: Array<'runs' | 'restarted' | 'replaced' | 'killed'>, base: ItemView[]) {
+type Fate = 'runs' | 'ends-then-restarted' | 'restarted' | 'replaced' | 'killed';
+
+async function night(name: string, engine: Engine, fates: Fate[], base: ItemView[]) {
   const e = await emulatorFor();
   const env = (i: number) => ({ SRC_ENDPOINT: e.url, SRC_ACCESS_TOKEN: e.adminToken, ...engineEnv(engine, i) });
   const started = performance.now();
@@ -170,16 +187,23 @@ async function night(name: string, engine: Engine, fates: Array<'runs' | 'restar
   const args = (db: string) => ['run', suiteFile, '--shard', 'auto', '--group', name, '--resume-or-start', '--db', db, '--label', 'nightly', '--quiet'];
   let processes = 0;
   const finalDisks: string[] = [];
+  const fateOf = new Map<string, Fate>();
   const lostDisks: string[] = [];
   const killedAfter: Record<number, number> = {};
+  const afterEnd: Record<number, string> = {};
   await Promise.all(
     fates.map(async (fate, i) => {
       const first = disk(i, 0);
       processes++;
       const p = dsbench(args(first), env(i));
-      if (fate === 'runs') {
+      if (fate === 'runs' || fate === 'ends-then-restarted') {
         await ok(p, `${engine} shard ${i}`);
         finalDisks.push(first);
+        if (fate === 'runs') return;
+        // The container restarted after its shard ended (a later step of the pod failed): same disk, same command.
+        processes++;
+        const again = await dsbench(args(first), env(i)).exited;
+        afterEnd[i] = `exit ${again.code}: ${again.stderr.trim().split('\n').pop() ?? ''}`;
         return;
       }
       killedAfter[i] = await killAfter(p, first, 1);
@@ -192,6 +216,7 @@ async function night(name: string, engine: Engine, fates: Array<'runs' | 'restar
       finalDisks.push(again);
     }),
   );
+  for (const db of finalDisks) fateOf.set(db, fates[Number(/pod(\d+)/.exec(db)?.[1])]!);
   const into = path.join(dir, `${name}-merged.db`);
   const partial = fates.includes('killed');
   const merge = await mergedRun(into, finalDisks, partial).exited;
@@ -201,10 +226,11 @@ async function night(name: string, engine: Engine, fates: Array<'runs' | 'restar
   const result = {
     scenario: name,
     engine,
-    fates: fates.map((f, i) => `${i}: ${f}${killedAfter[i] !== undefined ? ` (killed after ${killedAfter[i]} items done)` : ''}`),
+    fates: fates.map((f, i) => `${i}: ${f}${killedAfter[i] !== undefined ? ` (killed after ${killedAfter[i]} items done)` : ''}${afterEnd[i] !== undefined ? ` (restart after its end: ${afterEnd[i]})` : ''}`),
     processes,
     askedOnServer: e.questionRecords().length,
     askedTwice: askedTwice(e),
+    askedTwiceByFate: twiceByFate(e, fateOf),
     creditsCharged: await chargedCredits(e),
     creditsRecordedMerged: query<number>(into, 'SELECT sum(credits) FROM turns'),
     creditsOnLostDisks,
@@ -220,11 +246,11 @@ async function night(name: string, engine: Engine, fates: Array<'runs' | 'restar
 const loadBefore = loadavg().map((l) => l.toFixed(1)).join(' ');
 const base = await unsharded();
 const baseItems = items(base.db, 1);
-const worst = SHARDS >= 3 ? (['runs', 'restarted', 'replaced'] as const) : (['restarted', 'replaced'] as const);
+const worst: Fate[] = SHARDS >= 3 ? ['ends-then-restarted', 'restarted', 'replaced'] : ['restarted', 'replaced'];
 const scenarios = [
   await night('k8s-clean', 'kubernetes', Array.from({ length: SHARDS }, () => 'runs' as const), baseItems),
   await night('k8s-pod-failures', 'kubernetes', Array.from({ length: SHARDS }, (_, i) => worst[i % worst.length]!), baseItems),
-  await night('gitlab-shard-killed', 'gitlab', Array.from({ length: SHARDS }, (_, i) => (i === SHARDS - 1 ? ('killed' as const) : ('runs' as const))), baseItems),
+  await night('gitlab-shard-killed', 'gitlab', Array.from({ length: SHARDS }, (_, i): Fate => (i === SHARDS - 1 ? 'killed' : 'runs')), baseItems),
 ];
 process.stdout.write(
   `${JSON.stringify({ seed: SEED, shards: SHARDS, questions: QUESTIONS, unsharded: base.result, scenarios, load: { before: loadBefore, after: loadavg().map((l) => l.toFixed(1)).join(' ') } }, null, 2)}\n`,

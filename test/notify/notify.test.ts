@@ -24,12 +24,13 @@ questions:
 const GREEN = suiteText('backoffDelay');
 const RED = suiteText('no-such-text-anywhere');
 
+/** Three runs of a CLI each: a loaded machine takes longer than the default 20 s. */
+const CLI_TESTS_MS = 90_000;
+
 let e: RunningEmulator;
-let db: string;
 const servers: TestServer[] = [];
 beforeAll(async () => {
   e = await emulator({ ...FAST, corpus: { dir: corpusDir() }, users: [{ id: 1, username: 'admin', tokens: [{ token: TOKEN, scopes: ['externalapi:read', 'externalapi:write'] }] }] });
-  db = path.join(tempDir(), 'nights.db');
 });
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
@@ -42,19 +43,20 @@ async function receiver(handler: Parameters<typeof startServer>[0] = (_req, res)
   return s;
 }
 
-const night = (suite: string, extra: string[]) =>
+const night = (db: string, suite: string, extra: string[]) =>
   dsbenchHere(['run', writeSuite(suite), '--endpoint', e.url, '--db', db, '--quiet', '--label', `nightly token ${TOKEN}`, ...extra], { SRC_ACCESS_TOKEN: TOKEN });
 
 describe('run --notify', () => {
   it('posts nothing on a first night, then a Slack body and the JSON payload when green turns red, never the token', async () => {
+    const db = path.join(tempDir(), 'nights.db');
     const slack = await receiver();
     const json = await receiver();
-    const first = await night(GREEN, ['--notify', `${slack.url}/services/T0/B0/secret`, '--notify', `json=${json.url}/hook`]);
+    const first = await night(db, GREEN, ['--notify', `${slack.url}/services/T0/B0/secret`, '--notify', `json=${json.url}/hook`]);
     expect(first.code, first.stderr).toBe(ExitCode.ok);
     expect(first.stdout).toContain('Notify: nothing posted (no earlier night of suite nightly with these targets to compare with).');
     expect(slack.received).toHaveLength(0);
 
-    const second = await night(RED, ['--notify', `${slack.url}/services/T0/B0/secret`, '--notify', `json=${json.url}/hook`]);
+    const second = await night(db, RED, ['--notify', `${slack.url}/services/T0/B0/secret`, '--notify', `json=${json.url}/hook`]);
     expect(second.code, second.stderr).toBe(ExitCode.expectationsFailed);
     expect(second.stdout).toContain('Notify (green-to-red)\n  receiver 1 (slack, http://127.0.0.1:');
     expect(second.stdout).not.toContain('/services/T0');
@@ -67,10 +69,10 @@ describe('run --notify', () => {
     expect(payload).toMatchObject({ schemaVersion: 1, suite: 'nightly', changes: ['green-to-red'], tonight: { runId: 2, verdict: 'red', exitCode: 1 }, previous: { runId: 1, verdict: 'green' } });
     for (const r of [...slack.received, ...json.received]) expect(r.body).not.toContain(TOKEN);
 
-    const again = await night(RED, ['--notify', `${slack.url}/services/T0/B0/secret`]);
+    const again = await night(db, RED, ['--notify', `${slack.url}/services/T0/B0/secret`]);
     expect(again.stdout).toContain('Notify: nothing posted (the verdict and flaky questions are as on run 2).');
     expect(slack.received).toHaveLength(1);
-  });
+  }, CLI_TESTS_MS);
 
   it('names each receiver that is down, failing, redirected or slow; the run keeps its exit code, within the deadline', async () => {
     const failing = await receiver((_req, res) => res.writeHead(500).end('boom'));
@@ -78,8 +80,10 @@ describe('run --notify', () => {
     const slow = await receiver(() => new Promise(() => undefined));
     const down = await closedPort();
     const fine = await receiver();
+    const db = path.join(tempDir(), 'faults.db');
+    expect((await night(db, RED, [])).code).toBe(ExitCode.expectationsFailed);
     const started = Date.now();
-    const ran = await night(GREEN, ['--notify-timeout', '500ms', '--notify', failing.url, '--notify', moved.url, '--notify', `json=${slow.url}`, '--notify', down, '--notify', fine.url]);
+    const ran = await night(db, GREEN, ['--notify-timeout', '500ms', '--notify', failing.url, '--notify', moved.url, '--notify', `json=${slow.url}`, '--notify', down, '--notify', fine.url]);
     expect(ran.code, ran.stderr).toBe(ExitCode.ok);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(ran.stdout).toContain('Notify (red-to-green): 4 of 5 receivers failed; the run\'s exit code is its own\n');
@@ -90,7 +94,7 @@ describe('run --notify', () => {
     expect(ran.stdout).toMatch(/receiver 5 \(slack, [^)]+\): posted \(HTTP 200\)/);
     // The redirect was not followed: the 500 receiver got only its own post.
     expect(failing.received.map((r) => r.url)).toEqual(['/']);
-  });
+  }, CLI_TESTS_MS);
 
   it('refuses a receiver that is not http(s), or a shard, before anything runs', async () => {
     const fresh = path.join(tempDir(), 'none.db');

@@ -76,7 +76,8 @@ searches:
       const ran = await dsbenchHere(['run', suite, '--endpoint', e.url, '--db', db, '--quiet', '--label', label], { SRC_ACCESS_TOKEN: e.adminToken });
       expect(ran.code, ran.stderr).toBe(0);
     }
-  });
+    // Two runs of the CLI: a loaded machine takes longer than the default 20 s.
+  }, 90_000);
   afterAll(cleanup);
 
   const json = async (args: string[]) => {
@@ -90,7 +91,7 @@ searches:
     reportJsonSchemaV1.parse(await json(['report', 'b', '--json']));
     compareJsonSchemaV1.parse(await json(['compare', 'a', 'b', '--json', '--min-pairs', '1']));
     historyJsonSchemaV1.parse(await json(['report', '--history', '5', '--json']));
-  });
+  }, 60_000);
 
   it('history.json, the file, too', async () => {
     const out = tempDir();
