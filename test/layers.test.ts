@@ -33,6 +33,7 @@ const LAYER: Record<string, number> = {
   grade: 7,
   generate: 7,
   view: 8,
+  notify: 8,
   cli: 9,
 };
 const EMULATOR_MAY_IMPORT = new Set(['random.ts', 'version.ts', 'answer-links.ts', 'emulator-identity.ts']);

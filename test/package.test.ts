@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCliMain, ROOT } from './helpers/cli.js';
 
 const run = promisify(execFile);
-const SHIPPED = ['package.json', 'README.md', 'docs', 'suites', 'dashboards', 'examples'];
+const SHIPPED = ['package.json', 'README.md', 'docs', 'suites', 'schemas', 'dashboards', 'examples'];
 
 /** A user's suite about a package the project installed beside dsbench (the corpus is that folder). */
 const SUITE = `name: mine
@@ -64,8 +64,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the packed tarball', () => {
-  it('holds the built CLI, the suites and their schema, the README, the docs and the CI examples', () => {
-    for (const file of ['package.json', 'README.md', 'dist/cli/main.js', 'suites/smoke.yaml', 'suites/suite.schema.json', 'docs/cli.md', 'docs/ci.md', 'examples/ci/github-nightly.yml', 'examples/kubernetes/cronjob.yaml']) {
+  it('holds the built CLI, the suites and their schema, the schemas of the JSON outputs, the README, the docs and the CI examples', () => {
+    for (const file of ['package.json', 'README.md', 'dist/cli/main.js', 'suites/smoke.yaml', 'suites/suite.schema.json', 'schemas/report.v1.schema.json', 'schemas/compare.v1.schema.json', 'schemas/history.v1.schema.json', 'schemas/notify.v1.schema.json', 'docs/cli.md', 'docs/ci.md', 'examples/ci/github-nightly.yml', 'examples/kubernetes/cronjob.yaml']) {
       expect(packed).toContain(file);
     }
     expect(packed.filter((f) => f.startsWith('dist/chunks/')).length).toBeGreaterThan(10);

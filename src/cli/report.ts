@@ -1,4 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { HISTORY_SCHEMA_VERSION } from '../report/output-schemas.js';
 import { UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { writeHistory } from '../report/history-report.js';
@@ -72,7 +73,7 @@ export async function runReport(args: ReportArgs, stdout: CliOutput = process.st
     if (args.detectSeed !== undefined && !args.detect && !args.detectQuestions) throw new UsageError('--detect-seed seeds --detect: add --detect (or --detect-questions)');
     const detect = args.detect || args.detectQuestions ? { questions: args.detectQuestions === true, seed: args.detectSeed ?? 1 } : undefined;
     const result = await writeHistory({ db: args.db, limit: args.history, suite: args.suite, out: args.out, formats, bom: args.bom, detect });
-    const json = { suite: result.suite, rows: result.rows, nothingAsked: result.nothingAsked, ...(result.detection && { changePoints: result.detection }), files: result.files };
+    const json = { schemaVersion: HISTORY_SCHEMA_VERSION, suite: result.suite, rows: result.rows, nothingAsked: result.nothingAsked, ...(result.detection && { changePoints: result.detection }), files: result.files };
     stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(json) : result.text);
     return ExitCode.ok;
   }

@@ -19,6 +19,7 @@ import { type Confirmed, needsSecondLook, secondLook } from './run-confirm.js';
 import type { RunArgs } from './run-flags.js';
 import { groupShareText } from './run-group.js';
 import { interruptionNotes } from './run-notes.js';
+import { notifyAfterRun } from './run-notify.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
 
 /** What the run left for its end: its result, where it ran, and what it is judged against. */
@@ -58,7 +59,7 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
   const groupNote = settings.group ? groupShareText(settings.group, result) : '';
   cli.stdout.write(
     argv.json
-      ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), ...(settings.group && { group: settings.group }), quality, db: store.path, emulated, ...(comparison && { comparison: compareJson(comparison.result) }), ...(confirmed && { confirmation: { verdict: confirmed.result.verdict, verdictLine: confirmed.result.line, exitCode: confirmed.exitCode, confirmRunId: confirmed.result.confirmRunId, reasked: confirmed.result.reasked } }), ...(look && 'refused' in look && { confirmation: { refused: look.refused } }) }, null, 2)}\n`
+      ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), ...(settings.group && { group: settings.group }), quality, db: store.path, emulated, ...(comparison && { comparison: compareJson(comparison.result) }), ...(confirmed && { confirmation: { verdict: confirmed.result.verdict, verdictLine: confirmed.result.line, exitCode: confirmed.exitCode, confirmRunId: confirmed.result.confirmRunId, reasked: confirmed.result.reasked } }), ...(look && 'refused' in look && { confirmation: { refused: look.refused } }), ...(await notifyAfterRun(store.db, run, argv, 'json')) }, null, 2)}\n`
       : formatRunSummary({ ...result, exitCode: runCode }, store.path, emulated) +
           formatFailingItems(failingItems(store.db, run.id, MAX_FAILING_LISTED), run.id, store.path) +
           formatQuality(quality) +
@@ -68,7 +69,8 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
           groupNote +
           interruptionNotes(result, argv.db, embedded, result.stoppedBy !== undefined && !settings.group ? ` --max-credits ${2 * (settings.maxCredits ?? 0)}` : '') +
           (baseline ? comparisonText(baseline, comparison, runCode, confirmed !== undefined) : '') +
-          (confirmed ? `${confirmed.text}\nThe second look decides the exit code: ${exitCode}.\n` : refused),
+          (confirmed ? `${confirmed.text}\nThe second look decides the exit code: ${exitCode}.\n` : refused) +
+          (await notifyAfterRun(store.db, run, argv, 'text')),
   );
   if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
   if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics), cli.stderr);

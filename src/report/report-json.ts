@@ -1,8 +1,10 @@
 import type { ReportData } from './report-result.js';
+import { REPORT_SCHEMA_VERSION } from './output-schemas.js';
 
-/** The JSON form of a report (report.json, `--format json`): the same figures as the CSV summaries. */
+/** The JSON form of a report (report.json, `--format json`): the same figures as the CSV summaries; its shape is output-schemas.ts's. */
 export function reportJson(data: ReportData, files: readonly string[]): Record<string, unknown> {
   return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
     db: data.db,
     generatedAt: data.generatedAt,
     run: data.run,

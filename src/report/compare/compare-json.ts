@@ -1,4 +1,5 @@
 import type { CompareResult, PairwiseView, Side } from './compare-result.js';
+import { COMPARE_SCHEMA_VERSION } from '../output-schemas.js';
 
 /** compare.json and `compare --format json`: the comparison's figures, and the pairwise judge's when it was asked. */
 export function compareJson(r: CompareResult, pairwise?: PairwiseView): Record<string, unknown> {
@@ -15,6 +16,7 @@ export function compareJson(r: CompareResult, pairwise?: PairwiseView): Record<s
     ...(s.window && { window: { requested: s.window.requested, runIds: s.window.runs.map((r) => r.id) } }),
   });
   return {
+    schemaVersion: COMPARE_SCHEMA_VERSION,
     baseline: side(r.baseline),
     candidate: side(r.candidate),
     pairedBy: r.byTarget ? ['target', 'item_id', 'repeat', 'turn'] : ['item_id', 'repeat', 'turn'],
