@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSuite } from '../../src/config/load-suite.js';
 import { compareRuns } from '../../src/report/compare/compare.js';
-import { DEFAULT_THRESHOLDS, type Thresholds } from '../../src/report/compare/gates.js';
+import { DEFAULT_THRESHOLDS, type Thresholds, verdictOf } from '../../src/report/compare/gates.js';
 import { night, SCENARIOS, suiteText, wilson } from './nights-lib.js';
 
 // The change-point benchmarks, each reading its own options: 90 nights' series (series.ts) and the time of
@@ -59,6 +59,8 @@ const FLAKY = Number(args.flaky);
 const REPEATS = Number(args.repeats);
 interface Tally {
   red: number;
+  /** Not red, but a gate near its limit (exit 11, "settle it with dsbench confirm"). */
+  suspect: number;
   pairs: number;
   gates: Map<string, number>;
 }
@@ -82,9 +84,10 @@ async function main(): Promise<void> {
           const out = path.join(dir, 'compare');
           const r = await compareRuns({ baseline: { db, run: String(b) }, candidate: { db, run: String(c) }, out, thresholds });
           const key = `${scenario}\u0000${config}`;
-          const t = tallies.get(key) ?? { red: 0, pairs: 0, gates: new Map<string, number>() };
+          const t = tallies.get(key) ?? { red: 0, suspect: 0, pairs: 0, gates: new Map<string, number>() };
           t.pairs++;
           if (r.summary.failed) t.red++;
+          else if (verdictOf(r.summary) === 'suspect') t.suspect++;
           if (args.verbose && r.summary.failed === (regression === null)) {
             const lat = r.summary.metrics[0]!;
             process.stderr.write(`\n${scenario} pair ${i} (${config}): ${r.summary.failed ? "red" : "green"}; latency medians ${lat.baselineMedian} -> ${lat.candidateMedian}, n ${lat.n}\n${r.summary.gates.map((g) => `  ${g.name}: ${g.detail}`).join('\n')}\n`);
@@ -101,12 +104,12 @@ async function main(): Promise<void> {
       `Nights benchmark, seed ${args.seed}: ${QUESTIONS} questions (${FLAKY} flaky) x ${REPEATS} repeats a night, noise profile realistic;`,
       `${NULL_PAIRS} null pairs, ${REGRESSED_PAIRS} pairs per regression; ${((performance.now() - started) / 1000).toFixed(0)} s, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}.`,
       '',
-      '| scenario | command | red (95% Wilson interval) | gates that fired |',
-      '|---|---|---|---|',
+      '| scenario | command | red (95% Wilson interval) | suspect, not red | gates that fired |',
+      '|---|---|---|---|---|',
       ...[...tallies].map(([key, t]) => {
         const [scenario, config] = key.split('\u0000');
         const gates = [...t.gates].map(([g, n]) => `${g} ${n}`).join(', ') || '–';
-        return `| ${scenario} | ${config} | ${t.red}/${t.pairs} = ${wilson(t.red, t.pairs)} | ${gates} |`;
+        return `| ${scenario} | ${config} | ${t.red}/${t.pairs} = ${wilson(t.red, t.pairs)} | ${t.suspect}/${t.pairs} | ${gates} |`;
       }),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
