@@ -23,7 +23,7 @@ for (const [flag, module] of [['--series', './series.js'], ['--detect-speed', '.
 //   latency x1.6; every green one is a miss.
 // Each night is a real run (the runner against an emulator with a new seed) recorded in SQLite, and each
 // pair is judged by `compare` with the default gates and with the README's nightly command.
-// Usage: node --import tsx bench/nights/index.ts [--null N] [--regressed N] [--seed S] [--quick] [--write]
+// Usage: node --import tsx bench/nights/index.ts [--null N] [--regressed N] [--seed S] [--quick] [--default-only] [--write]
 // With --series: the change-point benchmark over 90 nights instead (series.ts).
 // With --confirm: the second look before red (bench/nights/confirm.ts), each candidate night confirmed.
 
@@ -41,6 +41,8 @@ const { values: args } = parseArgs({
     /** Print each red (or, for regressions, green) pair's gate details. */
     verbose: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
+    /** Judge each pair with the default gates only, not also with the README's nightly command (half the comparing). */
+    'default-only': { type: 'boolean', default: false },
     /** The confirmation mode (bench/nights/confirm.ts). */
     confirm: { type: 'boolean', default: false },
     /** --confirm: the confirmation's budget (items, or a percentage of the run's) and its false-alarm rate. */
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
         const seed = `${args.seed}/${scenario}/${i}`;
         const b = await night(suite, db, `${seed}/a`, null);
         const c = await night(suite, db, `${seed}/b`, regression);
-        for (const [config, thresholds] of Object.entries(CONFIGS)) {
+        for (const [config, thresholds] of Object.entries(CONFIGS).filter(([name]) => !args['default-only'] || name === 'dsbench compare a b')) {
           const out = path.join(dir, 'compare');
           const r = await compareRuns({ baseline: { db, run: String(b) }, candidate: { db, run: String(c) }, out, thresholds });
           const key = `${scenario}\u0000${config}`;
