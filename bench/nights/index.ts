@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSuite } from '../../src/config/load-suite.js';
 import { compareRuns } from '../../src/report/compare/compare.js';
-import { DEFAULT_THRESHOLDS, type Thresholds } from '../../src/report/compare/gates.js';
+import { DEFAULT_THRESHOLDS, type Thresholds, verdictOf } from '../../src/report/compare/gates.js';
 import { night, SCENARIOS, suiteText, wilson } from './nights-lib.js';
 
 // The change-point benchmarks, each reading its own options: 90 nights' series (series.ts) and the time of
@@ -23,7 +23,7 @@ for (const [flag, module] of [['--series', './series.js'], ['--detect-speed', '.
 //   latency x1.6; every green one is a miss.
 // Each night is a real run (the runner against an emulator with a new seed) recorded in SQLite, and each
 // pair is judged by `compare` with the default gates and with the README's nightly command.
-// Usage: node --import tsx bench/nights/index.ts [--null N] [--regressed N] [--seed S] [--quick] [--write]
+// Usage: node --import tsx bench/nights/index.ts [--null N] [--regressed N] [--seed S] [--quick] [--default-only] [--write]
 // With --series: the change-point benchmark over 90 nights instead (series.ts).
 // With --confirm: the second look before red (bench/nights/confirm.ts), each candidate night confirmed.
 
@@ -41,6 +41,8 @@ const { values: args } = parseArgs({
     /** Print each red (or, for regressions, green) pair's gate details. */
     verbose: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
+    /** Judge each pair with the default gates only, not also with the README's nightly command (half the comparing). */
+    'default-only': { type: 'boolean', default: false },
     /** The confirmation mode (bench/nights/confirm.ts). */
     confirm: { type: 'boolean', default: false },
     /** --confirm: the confirmation's budget (items, or a percentage of the run's) and its false-alarm rate. */
@@ -59,6 +61,8 @@ const FLAKY = Number(args.flaky);
 const REPEATS = Number(args.repeats);
 interface Tally {
   red: number;
+  /** Not red, but a gate near its limit (exit 11, "settle it with dsbench confirm"). */
+  suspect: number;
   pairs: number;
   gates: Map<string, number>;
 }
@@ -78,13 +82,14 @@ async function main(): Promise<void> {
         const seed = `${args.seed}/${scenario}/${i}`;
         const b = await night(suite, db, `${seed}/a`, null);
         const c = await night(suite, db, `${seed}/b`, regression);
-        for (const [config, thresholds] of Object.entries(CONFIGS)) {
+        for (const [config, thresholds] of Object.entries(CONFIGS).filter(([name]) => !args['default-only'] || name === 'dsbench compare a b')) {
           const out = path.join(dir, 'compare');
           const r = await compareRuns({ baseline: { db, run: String(b) }, candidate: { db, run: String(c) }, out, thresholds });
           const key = `${scenario}\u0000${config}`;
-          const t = tallies.get(key) ?? { red: 0, pairs: 0, gates: new Map<string, number>() };
+          const t = tallies.get(key) ?? { red: 0, suspect: 0, pairs: 0, gates: new Map<string, number>() };
           t.pairs++;
           if (r.summary.failed) t.red++;
+          else if (verdictOf(r.summary) === 'suspect') t.suspect++;
           if (args.verbose && r.summary.failed === (regression === null)) {
             const lat = r.summary.metrics[0]!;
             process.stderr.write(`\n${scenario} pair ${i} (${config}): ${r.summary.failed ? "red" : "green"}; latency medians ${lat.baselineMedian} -> ${lat.candidateMedian}, n ${lat.n}\n${r.summary.gates.map((g) => `  ${g.name}: ${g.detail}`).join('\n')}\n`);
@@ -101,12 +106,12 @@ async function main(): Promise<void> {
       `Nights benchmark, seed ${args.seed}: ${QUESTIONS} questions (${FLAKY} flaky) x ${REPEATS} repeats a night, noise profile realistic;`,
       `${NULL_PAIRS} null pairs, ${REGRESSED_PAIRS} pairs per regression; ${((performance.now() - started) / 1000).toFixed(0)} s, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}.`,
       '',
-      '| scenario | command | red (95% Wilson interval) | gates that fired |',
-      '|---|---|---|---|',
+      '| scenario | command | red (95% Wilson interval) | suspect, not red | gates that fired |',
+      '|---|---|---|---|---|',
       ...[...tallies].map(([key, t]) => {
         const [scenario, config] = key.split('\u0000');
         const gates = [...t.gates].map(([g, n]) => `${g} ${n}`).join(', ') || '–';
-        return `| ${scenario} | ${config} | ${t.red}/${t.pairs} = ${wilson(t.red, t.pairs)} | ${gates} |`;
+        return `| ${scenario} | ${config} | ${t.red}/${t.pairs} = ${wilson(t.red, t.pairs)} | ${t.suspect}/${t.pairs} | ${gates} |`;
       }),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);

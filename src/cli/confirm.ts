@@ -44,7 +44,7 @@ export function confirmDocument(r: ConfirmResult): Block[] {
     kind: 'para',
     text: [
       `Flagged: ${r.flagged.join(', ')}. Two looks with Lan-DeMets alpha spending of the O'Brien-Fleming type: a red verdict's false-alarm rate ${pct(l.alpha)} over both looks, ` +
-        `information fraction ${l.informationFraction.toFixed(3)} (items asked over items asked plus the budget), first look ${pct(l.first, 3)}, second ${pct(l.second, 3)}, each split over ${l.gates} gates (docs/statistics.md).`,
+        `information fraction ${l.informationFraction.toFixed(3)} (items asked over items asked plus the budget), first look ${pct(l.first, 3)}, second ${pct(l.second, 3)}, each split over ${l.gates} gates by weight (docs/statistics.md).`,
     ],
   });
   if (r.second && r.second.firstLookRegressed.length > 0) blocks.push({ kind: 'para', text: [`Regressed at the first look's spent level: ${r.second.firstLookRegressed.join(', ')}; nothing re-asked.`] });

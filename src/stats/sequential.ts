@@ -1,4 +1,5 @@
 import { normalCdf, normalQuantile, signFlipTest, type SignFlipResult } from './sign-flip.js';
+import { type ClusterCounts, stratifiedExactTest, type StratifiedExactResult } from './stratified-exact.js';
 
 // A second look at a gate (`dsbench confirm`) without raising its false-alarm rate: a two-look
 // group-sequential test with Lan-DeMets alpha spending of the O'Brien-Fleming type (Lan and DeMets 1983,
@@ -39,13 +40,7 @@ export function informationFraction(asked: number, budget: number): number {
   return asked + budget <= 0 ? 1 : asked / (asked + budget);
 }
 
-/** One question's (or search's) trials and successes on each side, all repeats together. */
-export interface ClusterCounts {
-  baselineTrials: number;
-  baselineSuccesses: number;
-  candidateTrials: number;
-  candidateSuccesses: number;
-}
+export type { ClusterCounts } from './stratified-exact.js';
 
 /**
  * Sign-flip test over questions of the change of a rate when the sides have different numbers of repeats
@@ -59,4 +54,13 @@ export function clusterRateTest(clusters: readonly ClusterCounts[], options: { r
   }
   const change = diffs.length === 0 ? null : diffs.reduce((a, x) => a + x, 0) / diffs.length;
   return { ...signFlipTest(diffs, options), questions: diffs.length, change };
+}
+
+/**
+ * The second look's test of a 0/1 rate (pass, error): the exact conditional test stratified by question
+ * (stratified-exact.ts), which the re-asked items strengthen; the mean of the questions' changes for display.
+ */
+export function conditionalRateTest(clusters: readonly ClusterCounts[]): StratifiedExactResult & { change: number | null } {
+  const diffs = clusters.filter((c) => c.baselineTrials > 0 && c.candidateTrials > 0).map((c) => c.candidateSuccesses / c.candidateTrials - c.baselineSuccesses / c.baselineTrials);
+  return { ...stratifiedExactTest(clusters), change: diffs.length === 0 ? null : diffs.reduce((a, x) => a + x, 0) / diffs.length };
 }

@@ -104,11 +104,13 @@ describe('dsbench confirm: a second look', () => {
     expect((await child.exited).signal).toBe('SIGKILL');
 
     const resumed = await dsbenchHere([...confirmArgs(), '--format', 'json'], env);
-    const json = JSON.parse(resumed.stdout) as { verdict: string; exitCode: number; confirmRunId: number; reasked: { items: number; repeats: number; questions: string[] } };
+    const json = JSON.parse(resumed.stdout) as { verdict: string; exitCode: number; confirmRunId: number; secondLook: { secondLookRegressed: string[] }; reasked: { items: number; repeats: number; questions: string[] } };
     expect(resumed.code, resumed.stderr).toBe(json.exitCode);
-    // A strong rise of errors, but at a false-alarm rate of one in a million neither look can call it: suspect.
-    expect(json.verdict).toBe('suspect');
-    expect(resumed.code).toBe(11);
+    // A strong rise of errors that the first look cannot call at a false-alarm rate of one in a million; the
+    // second look's exact conditional test, counting the re-asked items, does.
+    expect(json.verdict).toBe('regressed');
+    expect(resumed.code).toBe(1);
+    expect(json.secondLook.secondLookRegressed).toEqual(['new-errors']);
     const confirmations = peek(db, (d) => listRuns(d).filter((r) => r.confirmOf === 2))!;
     expect(confirmations.map((r) => [r.id, r.status])).toEqual([[json.confirmRunId, 'completed']]);
     const items = json.reasked.questions.length * json.reasked.repeats;
@@ -120,7 +122,7 @@ describe('dsbench confirm: a second look', () => {
 
     // Again: the decision is made from what was asked, nothing more is asked.
     const again = await dsbenchHere([...confirmArgs(), '--format', 'json'], env);
-    expect(JSON.parse(again.stdout).verdict).toBe('suspect');
+    expect(JSON.parse(again.stdout).verdict).toBe('regressed');
     expect((candidate.counters()[op('versioned', 'create')] ?? 0) - createsBefore).toBe(items);
 
     // Counted apart: the candidate run's items are its own; runs shows the confirmation; the baseline is as it was.

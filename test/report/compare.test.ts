@@ -144,16 +144,16 @@ describe('compare two runs', () => {
     expect(off).toBe(ExitCode.ok);
   });
 
-  it('a rate gate near its limit is suspect (exit 11): four of eight questions newly failing, p = 0.0625', async () => {
+  it('a rate gate near its limit is suspect (exit 11): five of eight questions newly failing, p = 0.031 against 0.022', async () => {
     const items = (failing: number) =>
       [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({ item: question(`q${i}`, 'prod'), turns: [completed({ serverMs: 1000 + i })], expectations: [{ name: 'contains', passed: i >= failing, reason: 'r' }] }));
     const b = recordRun(store, items(0), { targets: one('prod') });
-    const c = recordRun(store, items(4), { targets: one('prod') });
+    const c = recordRun(store, items(5), { targets: one('prod') });
     const out = sink();
     const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'near'), format: 'text' }, out);
     expect(out.text).toContain(`Verdict: SUSPECT (pass-rate near its limit); exit 11. Settle it with: dsbench confirm ${c} --baseline ${b}`);
     expect(code).toBe(ExitCode.suspect);
-    const failedOutright = await runCompare({ baseline: String(b), candidate: String(recordRun(store, items(5), { targets: one('prod') })), db, out: path.join(dir, 'far') }, sink());
+    const failedOutright = await runCompare({ baseline: String(b), candidate: String(recordRun(store, items(6), { targets: one('prod') })), db, out: path.join(dir, 'far') }, sink());
     expect(failedOutright).toBe(ExitCode.expectationsFailed);
   });
 

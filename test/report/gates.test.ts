@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PairedChange } from '../../src/stats/bootstrap.js';
-import { judge, parseFailOn, parsePercent, VERDICT_EXIT_CODE, verdictLine, verdictOf } from '../../src/report/compare/gates.js';
+import { DEFAULT_THRESHOLDS, gateLevels, judge, parseFailOn, parsePercent, passOn, VERDICT_EXIT_CODE, verdictLine, verdictOf } from '../../src/report/compare/gates.js';
 import { UsageError } from '../../src/errors/errors.js';
 
 const change = (overrides: Partial<PairedChange>): PairedChange => ({
@@ -88,5 +88,26 @@ describe('the verdict tiers (verdictOf)', () => {
     expect(verdictOf(first, none)).toBe('unchanged');
     expect(verdictLine('suspect', first, { ...none, unsettled: ['pass-rate'] })).toMatch(/^Verdict: SUSPECT \(pass-rate: .*; exit 11/);
     expect(verdictLine('regressed', first)).toContain('dsbench confirm');
+  });
+});
+
+describe('splitting one false-alarm rate over the gates', () => {
+  it('gives the two default outcome gates alike shares of 5%, a judged metric 1 part', () => {
+    const l = gateLevels(DEFAULT_THRESHOLDS, 0.95, ['latency']);
+    expect(l.get('pass-rate')).toBeCloseTo((0.05 * 8) / 17, 12);
+    expect(l.get('new-errors')).toBeCloseTo((0.05 * 8) / 17, 12);
+    expect(l.get('latency regression')).toBeCloseTo(0.05 / 17, 12);
+  });
+
+  it('passes a failed gate its level on to the others in proportion (weighted Holm), and stops when none more fails', () => {
+    const base = new Map([['a', 0.02], ['b', 0.02], ['c', 0.01]]);
+    const p: Record<string, number> = { a: 0.001, b: 0.03, c: 0.5 };
+    const levels = passOn(base, ['a', 'b', 'c'], (g, l) => p[g]! < l);
+    // a fails at 0.02; b and c are judged at 0.05 / 0.03 of theirs; b fails at 0.0333, c then at 0.05.
+    expect(levels.get('a')).toBeCloseTo(0.02, 12);
+    expect(levels.get('b')).toBeCloseTo(0.02 * (0.05 / 0.03), 12);
+    expect(levels.get('c')).toBeCloseTo(0.05, 12);
+    // Nothing fails: every gate keeps its base level.
+    expect([...passOn(base, ['a', 'b', 'c'], () => false)]).toEqual([...base]);
   });
 });

@@ -90,9 +90,9 @@ describe('quality of a run and across runs', () => {
     expect(plan.noise.latency.between).toBeCloseTo(Math.log(2) ** 2 / 2, 12);
     // p(1-p) unbiased per question over both runs' repeats: 3 of 4 passed each, 3 * 1 / (4 * 3) = 0.25.
     expect(plan.noise.passRate).toEqual({ questions: 2, variance: 0.25 });
-    // Items for a 10-point drop at the pass-rate gate's one-sided 4% (16/20 of 5%), 80% power, the drop's own
-    // failures counted: (1.7507 + 0.8416)^2 * (2 * 0.25 + 0.1) / 0.01 = 403.2.
-    expect(plan.table.find((r) => r.repeats === 1)!.passRate).toBe(404);
+    // Items for a 10-point drop at the pass-rate gate's one-sided 2.2% (8/18 of 5%), 80% power, the drop's own
+    // failures counted: (2.0101 + 0.8416)^2 * (2 * 0.25 + 0.1) / 0.01 = 487.9.
+    expect(plan.table.find((r) => r.repeats === 1)!.passRate).toBe(488);
     const text = sink();
     await runPlan({ db: t.db, detectLatency: '30%', detectPassRate: '10%', maxLatencyRegression: '20%', confidence: 95 }, text);
     expect(text.text).toContain('noise measured between runs 1 and 2');

@@ -1,6 +1,6 @@
 import { NumberColumn, mean, sortedMedian } from '../../stats/percentiles.js';
 import { type BootstrapOptions, type PairedChange, detectableIncrease, pairedMedianChange } from '../../stats/bootstrap.js';
-import { type FailOn, type GateResult, type Judgement, type Thresholds, gateLevels, judge } from './gates.js';
+import { type FailOn, type GateResult, type Judgement, type Thresholds, TEST_GATES, gateLevels, judge, passOn } from './gates.js';
 import { type OutcomeSummary, OutcomeTally } from './outcomes.js';
 import type { CompareRow } from './pairs.js';
 import { detectableRateDrop, type RateChange, worseThanAllowed } from '../../stats/cluster-rate.js';
@@ -266,12 +266,22 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
   }));
   const on = (name: FailOn): boolean => t.failOn.has(name);
   const o = s.outcomes;
-  const level = (g: string): number => levels.get(g) ?? 1 - confidence;
-  const errorsRose = worseThanAllowed(o.errorRate, 'rise', t.errorRateRise, level('new-errors'));
-  const passDropped = worseThanAllowed(o.passRate, 'drop', t.passRateDrop, level('pass-rate'));
-  const noAnswerRose = worseThanAllowed(o.truncatedNoAnswerRate, 'rise', t.errorRateRise, level('truncated-no-answer'));
   const k = o.passHatK;
-  const passKDropped = k.change !== null && k.test.pLower < level('pass-k') && -k.change > t.passRateDrop + 1e-12;
+  // Each test at a level; a failed gate's level passes on to the others (passOn). Metric gates keep theirs.
+  const failsAt: Record<(typeof TEST_GATES)[number], (level: number) => boolean> = {
+    'new-errors': (l) => worseThanAllowed(o.errorRate, 'rise', t.errorRateRise, l),
+    'pass-rate': (l) => worseThanAllowed(o.passRate, 'drop', t.passRateDrop, l),
+    'truncated-no-answer': (l) => worseThanAllowed(o.truncatedNoAnswerRate, 'rise', t.errorRateRise, l),
+    'pass-k': (l) => k.change !== null && k.test.pLower < l && -k.change > t.passRateDrop + 1e-12,
+  };
+  const metricFailed = new Map(gates.map((g) => [g.name, g.failed]));
+  const enabled = [...TEST_GATES.filter(on), ...gates.filter((g) => g.enabled && levels.has(g.name)).map((g) => g.name)];
+  const passed = passOn(levels, enabled, (g, l) => (g in failsAt ? failsAt[g as keyof typeof failsAt](l) : metricFailed.get(g) === true));
+  const level = (g: string): number => passed.get(g) ?? levels.get(g) ?? 1 - confidence;
+  const errorsRose = failsAt['new-errors'](level('new-errors'));
+  const passDropped = failsAt['pass-rate'](level('pass-rate'));
+  const noAnswerRose = failsAt['truncated-no-answer'](level('truncated-no-answer'));
+  const passKDropped = failsAt['pass-k'](level('pass-k'));
   // Near its limit: passed, but changed beyond what is allowed with a p-value below twice its level (the verdict's suspect tier).
   const test = (name: FailOn, failed: boolean, p: number | null, beyondAllowed: boolean): Pick<GateResult, 'level' | 'p' | 'near'> => ({
     level: level(name),
@@ -302,7 +312,8 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
       detail:
         k.change === null
           ? `no question has ${k.k} repeats with checks on both sides`
-          : `pass^${k.k} ${pct(k.baseline!)} → ${pct(k.candidate!)} over ${k.questions} questions, ${signedPoints(k.change)}, p = ${pValue(k.test.pLower)}`,
+          : `pass^${k.k} ${pct(k.baseline!)} → ${pct(k.candidate!)} over ${k.questions} questions, ${signedPoints(k.change)}, p = ${pValue(k.test.pLower)}` +
+            (passKDropped ? '' : (couldNotBeRed(k.questions, level('pass-k')) ?? '').replace(/^(?=.)/, '; ')),
       ...test('pass-k', passKDropped, k.change === null ? null : k.test.pLower, -(k.change ?? 0) > t.passRateDrop + 1e-12),
     },
     { name: 'any-new-error', enabled: on('any-new-error'), failed: s.newErrors.count > 0, detail: `${s.newErrors.count} items ended well in the baseline and erred in the candidate` },
@@ -338,6 +349,15 @@ const points = (x: number): string => `${Math.abs(x * 100).toFixed(1)} points`;
 const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}`;
 const signedPoints = (x: number): string => `${signed(x)} points`;
 
+/**
+ * A test over N questions (sign flips of their changes) can give no p-value below 0.5^N, all N questions
+ * changed the bad way: at or above the gate's level it could not be red whatever the runs had done.
+ */
+export function couldNotBeRed(questions: number, level: number): string | null {
+  const smallest = 0.5 ** questions;
+  return smallest >= level ? `could not be red with ${questions} questions (the smallest p-value ${questions} questions can give is ${pValue(smallest)}, not below its level ${level.toPrecision(2)})` : null;
+}
+
 /** p-values as people read them: two significant digits, "< 0.001" below that. */
 export function pValue(p: number): string {
   return p < 0.001 ? '< 0.001' : p.toPrecision(2);
@@ -350,6 +370,8 @@ function rateDetail(name: string, r: RateChange, confidence: number, bad: 'drop'
   const ci = `${Math.round(confidence * 100)}% CI ${signed(r.low!)} to ${signedPoints(r.high!)}`;
   const head = `${name} ${pct(r.baseline!)} → ${pct(r.candidate!)}, ${signedPoints(r.change)} (${ci}), p = ${pValue(p)} against a level of ${level.toPrecision(2)}${allowed > 0 ? `, allowed ${bad} ${pct(allowed)}` : ''}`;
   if (failed) return head;
+  const never = couldNotBeRed(r.clusters, level);
+  if (never) return `${head}; ${never}`;
   const detectable = detectableRateDrop(r, level, allowed, bad);
   return `${head}; could have detected a ${bad} of ${detectable === null ? '–' : points(detectable)} or more`;
 }

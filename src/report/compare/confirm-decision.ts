@@ -1,5 +1,5 @@
 import type { BootstrapOptions } from '../../stats/bootstrap.js';
-import { clusterRateTest, informationFraction, type TwoLookLevels, twoLookLevels } from '../../stats/sequential.js';
+import { conditionalRateTest, informationFraction, type TwoLookLevels, twoLookLevels } from '../../stats/sequential.js';
 import { gateAlpha, type CompareSummary, CompareAccumulator } from './aggregate.js';
 import { type ConfirmTally, RATE_GATES, type RateGate } from './confirm-tally.js';
 import type { GateResult, SecondLook, Thresholds } from './gates.js';
@@ -20,13 +20,21 @@ export function flaggedGates(s: CompareSummary): GateResult[] {
 }
 
 export interface ConfirmLevels extends TwoLookLevels {
-  /** Statistical gates sharing alpha (Bonferroni): each look's level is split evenly among them. */
+  /** Statistical gates sharing alpha (weighted Bonferroni): each look's level split by the comparison's weights (gateLevels). */
   gates: number;
+  /** Each gate's share of a look's level: its level in the comparison over the sum of the statistical gates' levels. */
+  shares: Record<string, number>;
 }
 
-export function confirmLevels(alpha: number, asked: number, budget: number, gates: number): ConfirmLevels {
-  return { ...twoLookLevels(alpha, informationFraction(asked, budget)), gates: Math.max(1, gates) };
+export function confirmLevels(alpha: number, asked: number, budget: number, first: CompareSummary): ConfirmLevels {
+  const gates = statisticalGates(first).map((g) => g.name);
+  const total = gates.reduce((a, g) => a + (first.levels[g] ?? 0), 0);
+  const shares = Object.fromEntries(gates.map((g) => [g, total > 0 ? (first.levels[g] ?? 0) / total : 1 / gates.length]));
+  return { ...twoLookLevels(alpha, informationFraction(asked, budget)), gates: Math.max(1, gates.length), shares };
 }
+
+/** A gate's share of a look's level (1 when the gate was not among the statistical gates). */
+export const shareOf = (levels: ConfirmLevels, gate: string): number => levels.shares[gate] ?? 1 / levels.gates;
 
 /** The comparison's gates again on the same rows at a stricter level (the spent alpha of one gate). */
 export function gatesAtLevel(rows: readonly CompareRow[], thresholds: Thresholds, bootstrap: BootstrapOptions, level: number): CompareSummary {
@@ -49,9 +57,11 @@ export interface GateLook {
 }
 
 /**
- * The second look: each flagged rate gate's test over questions on all the data (the run's repeats and the
- * re-asked ones) at its share of the second level; a flagged metric gate, whose questions are not re-asked,
- * on the first look's data at its share of the whole alpha (the same data at both looks: one test).
+ * The second look: each flagged rate gate's exact conditional test stratified by question on all the data
+ * (the run's repeats and the re-asked ones, which it counts item by item: a sign flip over questions gains
+ * nothing from re-asking a question already at 0) at its share of the second level; a flagged metric gate,
+ * whose questions are not re-asked, on the first look's data at the whole alpha split by weight (the same
+ * data at both looks: one test).
  */
 export function secondLookOf(
   flagged: readonly GateResult[],
@@ -62,14 +72,14 @@ export function secondLookOf(
   bootstrap: BootstrapOptions,
 ): GateLook[] {
   const plain = gateAlpha(bootstrap.confidence);
-  const second = levels.second / levels.gates;
   const looks: GateLook[] = [];
   const metricNames = flagged.filter((g) => !(RATE_GATES as readonly string[]).includes(g.name));
-  const metricSummary = metricNames.length > 0 ? gatesAtLevel(rows, thresholds, bootstrap, levels.alpha / levels.gates) : undefined;
+  const metricSummary = metricNames.length > 0 ? gatesAtLevel(rows, thresholds, bootstrap, levels.alpha) : undefined;
   for (const g of flagged) {
+    const second = levels.second * shareOf(levels, g.name);
     if ((RATE_GATES as readonly string[]).includes(g.name)) {
       const gate = g.name as RateGate;
-      const test = clusterRateTest(tally.counts(gate), bootstrap);
+      const test = conditionalRateTest(tally.counts(gate));
       const rise = gate === 'new-errors';
       const p = rise ? test.pUpper : test.pLower;
       const allowed = rise ? thresholds.errorRateRise : thresholds.passRateDrop;
@@ -80,11 +90,12 @@ export function secondLookOf(
         level: second,
         crossed: beyond && p < second,
         flaggedStill: beyond && p < plain,
-        how: `${test.questions} questions, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}, one-sided sign-flip p = ${p.toPrecision(2)} against ${second.toPrecision(2)}`,
+        how: `${test.questions} questions, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}, ${test.informative} with items that differ, one-sided exact conditional p = ${p.toPrecision(2)} against ${second.toPrecision(2)}`,
       });
     } else {
       const m = metricSummary!.gates.find((x) => x.name === g.name);
-      looks.push({ gate: g.name, p: null, level: levels.alpha / levels.gates, crossed: m?.failed === true, flaggedStill: g.failed, how: `not re-asked; first look's interval at one-sided ${((levels.alpha / levels.gates) / 2).toPrecision(2)}: ${m?.detail ?? '–'}` });
+      const level = m?.level ?? levels.alpha * shareOf(levels, g.name);
+      looks.push({ gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, how: `not re-asked; first look's interval, its bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` });
     }
   }
   return looks;

@@ -99,23 +99,26 @@ export interface GateResult {
   p?: number | null;
 }
 
-/**
- * Weights of the weighted Bonferroni split of the false-alarm rate over the enabled tests, fixed before any
- * data: the pass rate carries most of it because its regressions are the hardest to see; an error surge is
- * seen at a small level too, and a metric gate's share only bounds "worse at all" (its threshold is judged
- * on its interval). The nights benchmark measured the catch rates (bench/nights/RESULTS.md).
- */
 /** The outcome gates that are statistical tests (the others fail on any single event). */
-const TEST_GATES = ['pass-rate', 'pass-k', 'new-errors', 'truncated-no-answer'] as const;
-
-const WEIGHTS = { 'pass-rate': 16, 'pass-k': 8, 'new-errors': 2, 'truncated-no-answer': 2, metric: 1 } as const;
+export const TEST_GATES = ['pass-rate', 'pass-k', 'new-errors', 'truncated-no-answer'] as const;
 
 /**
- * Each test gate's one-sided level: the family's rate 1 - confidence split by weight over the tests that
- * can fail the comparison (weighted Bonferroni, Holm 1979: the chance that any of them fails on a night
- * where nothing changed is at most 1 - confidence, whatever their dependence). `judgedMetrics`: metric
- * gates with a threshold and enough pairs to be judged (known before any test is run). A test that cannot
- * fail the comparison gets the level it would have if it could.
+ * Weights of the split of the false-alarm rate over the enabled tests, fixed before any data from what each
+ * gate is for: the two default outcome gates (pass-rate, new-errors) are the verdict's primary questions
+ * and weigh alike (an error surge is as much a regression as a drop of the pass rate; at 2 of 19 the error
+ * test, discrete and over questions, caught a surge from 4% to 30% errors at 30 x 2 only 80% of nights);
+ * pass-k half as much (it restates the pass rate, errors included), truncated-no-answer a quarter (a
+ * narrower question), and each judged metric 1: its threshold is judged on its interval; its share only
+ * bounds "worse at all".
+ */
+const WEIGHTS = { 'pass-rate': 8, 'pass-k': 4, 'new-errors': 8, 'truncated-no-answer': 2, metric: 1 } as const;
+
+/**
+ * Each test gate's one-sided level before any gate has failed: the family's rate 1 - confidence split by
+ * weight over the tests that can fail the comparison (weighted Bonferroni, Holm 1979). `judgedMetrics`:
+ * metric gates with a threshold and enough pairs to be judged (known before any test is run). A test that
+ * cannot fail the comparison gets the level it would have if it could. `passOn` then hands a failed gate's
+ * level on to the others.
  */
 export function gateLevels(t: Thresholds, confidence: number, judgedMetrics: readonly string[]): Map<string, number> {
   const alpha = 1 - confidence;
@@ -127,6 +130,33 @@ export function gateLevels(t: Thresholds, confidence: number, judgedMetrics: rea
   for (const g of TEST_GATES) levels.set(g, (alpha * WEIGHTS[g]) / (total + (weights.has(g) ? 0 : WEIGHTS[g])));
   for (const m of judgedMetrics) levels.set(`${m} regression`, (alpha * WEIGHTS.metric) / total);
   return levels;
+}
+
+/**
+ * Weighted Holm (Holm 1979), the graphical procedure of Bretz et al. (2009) whose edges pass a failed
+ * gate's level to the others in proportion to their weights: once the gates in R have failed, every other
+ * enabled gate is judged at base x alpha / (alpha - sum of R's base levels), alpha the sum of the enabled
+ * gates' base levels; repeated until no more fail. It fails every gate the split fails and keeps the
+ * family's rate (a closed test). `fails(gate, level)`: whether the gate fails at that level. Returns
+ * the level each enabled gate was last judged at (a gate that failed: the level it failed at).
+ */
+export function passOn(base: ReadonlyMap<string, number>, enabled: readonly string[], fails: (gate: string, level: number) => boolean): Map<string, number> {
+  const alpha = enabled.reduce((a, g) => a + (base.get(g) ?? 0), 0);
+  const levels = new Map<string, number>();
+  const failed = new Set<string>();
+  for (;;) {
+    const spent = [...failed].reduce((a, g) => a + base.get(g)!, 0);
+    const factor = alpha - spent > 1e-15 ? alpha / (alpha - spent) : 1;
+    const newly: string[] = [];
+    for (const g of enabled) {
+      if (failed.has(g) || !base.has(g)) continue;
+      const level = base.get(g)! * factor;
+      levels.set(g, level);
+      if (fails(g, level)) newly.push(g);
+    }
+    if (newly.length === 0) return levels;
+    for (const g of newly) failed.add(g);
+  }
 }
 
 /**

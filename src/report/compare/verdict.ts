@@ -25,7 +25,7 @@ export function falseAlarmLine(r: CompareResult): string {
   const total = 1 - r.bootstrap.confidence;
   return (
     `The ${tests.length} test gates together go red on at most ${percent(total)} of nights where nothing changed ` +
-    `(weighted Bonferroni, one-sided: ${tests.map((g) => `${g.name} ${percent(g.level!)}`).join(', ')}; docs/statistics.md).`
+    `(weighted Holm, one-sided, before a failed gate passes its level on: ${tests.map((g) => `${g.name} ${percent(r.summary.levels[g.name] ?? g.level!)}`).join(', ')}; docs/statistics.md).`
   );
 }
 
