@@ -18,13 +18,15 @@ export interface Column<Row> {
 
 /**
  * A text cell a spreadsheet would run as a formula (first character `=`, `+`, `-`, `@`, tab or CR) gets a
- * leading `'`, which spreadsheets show as text. Numbers are written as numbers and never prefixed (so
- * -3 stays a number); a string that looks like a number ("-3") is text and is prefixed.
+ * leading `'`, which spreadsheets show as text; so does text already starting with `'`, so that no two texts
+ * are written alike (`=x` is `'=x`, `'=x` is `''=x`: drop one leading `'` of a prefixed cell to read it back).
+ * Numbers are written as numbers and never prefixed (so -3 stays a number); a string that looks like a
+ * number ("-3") is text and is prefixed.
  */
 export function neutralize(text: string): string {
   const first = text.charCodeAt(0);
-  // = + - @ tab CR (NaN, for empty text, is none of them)
-  return first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13 ? `'${text}` : text;
+  // = + - @ tab CR ' (NaN, for empty text, is none of them)
+  return first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13 || first === 39 ? `'${text}` : text;
 }
 
 /** A cell as written: numbers as numbers (NaN and infinities empty), booleans true/false, text neutralized. */

@@ -25,7 +25,17 @@ describe('formula neutralization', () => {
     expect(neutralize('')).toBe('');
     expect(neutralize('a=b')).toBe('a=b');
     expect(neutralize(' =x')).toBe(' =x');
-    expect(neutralize("'already")).toBe("'already");
+  });
+
+  it("is injective: text that starts with ' is prefixed too, so =x and '=x stay apart", () => {
+    expect(neutralize("'=x")).toBe("''=x");
+    expect(neutralize("'already")).toBe("''already");
+    const texts = ['=x', "'=x", "''=x", 'x', "'x", '-1', "'-1", '', "'"];
+    expect(new Set(texts.map(neutralize)).size).toBe(texts.length);
+    for (const t of texts) {
+      const written = neutralize(t);
+      expect(written !== t ? written.slice(1) : written).toBe(t);
+    }
   });
 
   it('writes numbers as numbers: a negative number is not prefixed, a negative-looking string is', () => {
