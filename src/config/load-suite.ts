@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
@@ -169,6 +170,25 @@ export async function loadSuite(file: string): Promise<LoadedSuite> {
     if (error instanceof UsageError) throw error;
     throw readFailure(file, absolute, error);
   }
-  const text = bytes.toString('utf8');
+  const text = suiteText(bytes, file);
   return { ...parseSuite(text, file), path: absolute, sha256: createHash('sha256').update(bytes).digest('hex'), text };
 }
+
+/**
+ * The suite's bytes as text; bytes that are not UTF-8 are refused at the first of them (file:line:col),
+ * never replaced: a question would silently differ from the file (and from another run's hash of it).
+ */
+export function suiteText(bytes: Buffer, file: string): string {
+  const text = bytes.toString('utf8');
+  if (isUtf8(bytes)) return text;
+  // Before the first replacement character that stands for bad bytes, every byte decoded as itself.
+  let bad = text.indexOf('\ufffd');
+  while (bad >= 0 && bytes.subarray(Buffer.byteLength(text.slice(0, bad))).subarray(0, 3).equals(REPLACEMENT)) bad = text.indexOf('\ufffd', bad + 1);
+  const at = Math.max(bad, 0);
+  const offset = Buffer.byteLength(text.slice(0, at));
+  throw new SuiteError(file, [
+    { ...positionAt(text, at), path: '', message: `not UTF-8 (byte 0x${bytes[offset]?.toString(16).padStart(2, '0') ?? '??'} at offset ${offset}): save the file as UTF-8` },
+  ]);
+}
+
+const REPLACEMENT = Buffer.from('\ufffd', 'utf8');

@@ -1,5 +1,6 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { redact } from '../redact.js';
+import { partialOf } from './whole-file.js';
 
 // CSV files of every report: UTF-8, comma-separated, a header row, records ended by \n, fields quoted
 // only when they must be (comma, quote, CR or LF inside; RFC 4180). Rows are handed over one by one (or
@@ -18,13 +19,15 @@ export interface Column<Row> {
 
 /**
  * A text cell a spreadsheet would run as a formula (first character `=`, `+`, `-`, `@`, tab or CR) gets a
- * leading `'`, which spreadsheets show as text. Numbers are written as numbers and never prefixed (so
- * -3 stays a number); a string that looks like a number ("-3") is text and is prefixed.
+ * leading `'`, which spreadsheets show as text; so does text already starting with `'`, so that no two texts
+ * are written alike (`=x` is `'=x`, `'=x` is `''=x`: drop one leading `'` of a prefixed cell to read it back).
+ * Numbers are written as numbers and never prefixed (so -3 stays a number); a string that looks like a
+ * number ("-3") is text and is prefixed.
  */
 export function neutralize(text: string): string {
   const first = text.charCodeAt(0);
-  // = + - @ tab CR (NaN, for empty text, is none of them)
-  return first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13 ? `'${text}` : text;
+  // = + - @ tab CR ' (NaN, for empty text, is none of them)
+  return first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13 || first === 39 ? `'${text}` : text;
 }
 
 /** A cell as written: numbers as numbers (NaN and infinities empty), booleans true/false, text neutralized. */
@@ -57,8 +60,9 @@ export function csvField(value: string | number): string {
 const CHUNK = 256 * 1024;
 
 /**
- * A CSV file written as rows are handed to it (`row`), a chunk at a time; `end` writes the rest and closes
- * it. Writes are synchronous, as the database reads that feed them are: nothing else runs meanwhile.
+ * A CSV file written as rows are handed to it (`row`), a chunk at a time, into `<file>.partial`; `end`
+ * writes the rest, closes it and renames it to `file`, so a kill mid-write never leaves a cut file that
+ * reads as whole. Writes are synchronous, as the database reads that feed them are: nothing else runs meanwhile.
  */
 export class CsvFile<Row> {
   private readonly fd: number;
@@ -73,7 +77,7 @@ export class CsvFile<Row> {
     private readonly columns: ReadonlyArray<Column<Row>>,
     options: CsvOptions = {},
   ) {
-    this.fd = openSync(file, 'w');
+    this.fd = openSync(partialOf(file), 'w');
     this.chunk = `${options.bom === true ? '\ufeff' : ''}${columns.map((c) => csvField(c.name)).join(',')}\n`;
   }
 
@@ -86,18 +90,25 @@ export class CsvFile<Row> {
     if (this.chunk.length >= CHUNK) this.flush();
   }
 
-  /** Writes what is left and closes the file; the file is closed even when that write fails. */
+  /** Writes what is left, closes the file and gives it its name; the file is closed even when that write fails. */
   end(): void {
     try {
       this.flush();
-    } finally {
-      closeSync(this.fd);
+    } catch (error) {
+      this.abandon();
+      throw error;
     }
+    closeSync(this.fd);
+    renameSync(partialOf(this.file), this.file);
   }
 
-  /** Closes the file after a failure, leaving what was written. */
+  /** Closes and removes the unfinished file after a failure (the run's records are whole: report again). */
   abandon(): void {
-    closeSync(this.fd);
+    try {
+      closeSync(this.fd);
+    } finally {
+      rmSync(partialOf(this.file), { force: true });
+    }
   }
 
   private flush(): void {

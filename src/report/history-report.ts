@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { HISTORY_SCHEMA_VERSION } from './output-schemas.js';
+import { writeWhole } from './whole-file.js';
 import path from 'node:path';
 import { NothingToCompareError, UsageError } from '../errors/errors.js';
 import { findRun } from '../store/queries.js';
@@ -80,9 +81,9 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     if (htmlFile) files.push(htmlFile);
     const blocks = [...historyDocument(suite, options.db, rows, grid, files, detection), ...nothingAskedBlocks(nothingAsked)];
     const markdown = renderMarkdown(blocks);
-    if (mdFile) writeFileSync(mdFile, markdown);
-    if (jsonFile) writeFileSync(jsonFile, safeJson({ schemaVersion: HISTORY_SCHEMA_VERSION, db: options.db, suite, rows, nothingAsked, questions: grid, ...(detection && { changePoints: detection }), files }));
-    if (htmlFile) writeFileSync(htmlFile, historyHtml(options.db, suite, rows, nothingAsked, new Date().toISOString(), grid, detection));
+    if (mdFile) writeWhole(mdFile, markdown);
+    if (jsonFile) writeWhole(jsonFile, safeJson({ schemaVersion: HISTORY_SCHEMA_VERSION, db: options.db, suite, rows, nothingAsked, questions: grid, ...(detection && { changePoints: detection }), files }));
+    if (htmlFile) writeWhole(htmlFile, historyHtml(options.db, suite, rows, nothingAsked, new Date().toISOString(), grid, detection));
     return { suite, rows, nothingAsked, detection, out, files, markdown, text: renderText(blocks) };
   } finally {
     store.close();

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeWhole } from './whole-file.js';
 import path from 'node:path';
 import { redact } from '../redact.js';
 
@@ -88,5 +89,5 @@ export class Suites {
 
 export function writeJunitFile(file: string, xml: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, xml);
+  writeWhole(file, xml);
 }

@@ -155,7 +155,12 @@ export async function pushRunMetrics(db: Database.Database, run: RunRecord, base
   const body = exposition(run, scopes, evaluateThresholds(scopes, runThresholds(run)));
   const again = `the run is recorded; push it again with dsbench report ${run.id} --push-metrics URL`;
   try {
-    const response = await fetch(target.url, { method: 'PUT', headers: target.headers, body, signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
+    // A redirect is not followed: it would carry the metrics (and a 307/308 the credentials) elsewhere.
+    const response = await fetch(target.url, { method: 'PUT', headers: target.headers, body, redirect: 'manual', signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
+    if (response.status >= 300 && response.status < 400) {
+      const location = response.headers.get('location') ?? '(no location)';
+      return { ok: false, message: `could not push metrics to ${target.shown}: HTTP ${response.status} redirects to ${JSON.stringify(redact(location))}, which is not followed; give --push-metrics the gateway's own URL; ${again}` };
+    }
     if (response.ok) return { ok: true, message: `pushed the metrics of run ${run.id} to ${target.shown}` };
     const detail = (await response.text().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 200);
     return { ok: false, message: `could not push metrics to ${target.shown}: HTTP ${response.status}${detail ? ` (${redact(detail)})` : ''}; check the URL and the gateway's log; ${again}` };

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { QuestionExportRow, SearchExportRow } from '../store/queries.js';
 import { COST_COLUMNS } from './costs.js';
@@ -10,6 +9,7 @@ import { SEARCH_COLUMNS } from './searches-csv.js';
 import { MarkdownFile, type SinkMap } from './sink.js';
 import { SEARCH_SUMMARY_COLUMNS, SUMMARY_COLUMNS } from './summary.js';
 import { safeJson } from './tables.js';
+import { writeWhole } from './whole-file.js';
 
 /** The CSV files: questions.csv and searches.csv as the rows stream, the summaries' files at the end. */
 class RunCsv implements RunSink {
@@ -62,7 +62,7 @@ class ReportJson implements RunSink {
   }
 
   end(result: ReportResult): void {
-    writeFileSync(this.files[0]!, safeJson(reportJson(result.data, result.files)));
+    writeWhole(this.files[0]!, safeJson(reportJson(result.data, result.files)));
   }
 }
 

@@ -22,7 +22,9 @@ function splitBlocks(data: ReportData): Block[] {
   if (!split) return [];
   const blocks: Block[] = [];
   const group = split.groupLabel === '' ? `run group ${split.groupId}` : `run group ${split.groupLabel} (${split.groupId})`;
-  if (split.shardIndex !== null) {
+  if (split.shardIndex === null && data.run.status === 'running') {
+    blocks.push({ kind: 'callout', text: [{ strong: 'UNFINISHED MERGE' }, `: dsbench merge of ${group} is still copying its shards or was stopped while it did; this run holds only part of their items. Run the same dsbench merge again.`] });
+  } else if (split.shardIndex !== null) {
     blocks.push({ kind: 'callout', text: [`Shard ${split.shardIndex}/${split.shardCount} of ${group}: this run holds only its share of the suite; dsbench merge joins the shards into one run.`] });
   } else if (split.partial) {
     const missing = Array.from({ length: split.shardCount }, (_, i) => i + 1).filter((i) => !split.shards.includes(i));

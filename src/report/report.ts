@@ -25,6 +25,7 @@ import { REPORT_SINKS } from './report-sinks.js';
 import { runQuality } from './quality.js';
 import { RunSummaries } from './run-summaries.js';
 import { abandonSinks, endSinks, openSinks, rowsTo } from './sink.js';
+import { removeStalePartials } from './whole-file.js';
 import { runThresholdResults } from './thresholds.js';
 
 export interface ReportOptions {
@@ -58,6 +59,8 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
     const run = resolveRun(store.db, options.db, options.run);
     const out = options.out ?? defaultReportDir(options.db, run.id);
     mkdirSync(out, { recursive: true });
+    // A report killed mid-write left its unfinished files; this one writes them again.
+    removeStalePartials(out);
     const result = await inSnapshot(store.db, async (): Promise<ReportResult> => {
       const db = store.db;
       const names = new Set<ReportFormat | 'junit'>(options.formats);

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { writeWhole } from './whole-file.js';
 
 // Every file `report` and `compare` write is made by a sink: told each row as the command streams them
 // (if it wants rows), then the finished result. The commands pick their sinks by name from a map over this
@@ -67,6 +67,6 @@ export class MarkdownFile implements ReportSink<unknown, { markdown: string }> {
   }
 
   end(result: { markdown: string }): void {
-    writeFileSync(this.files[0]!, result.markdown);
+    writeWhole(this.files[0]!, result.markdown);
   }
 }

@@ -82,7 +82,8 @@ export function findRun(db: Database.Database, selector: RunSelector): RunRecord
  * while `report latest` in a shard's own database still finds the shard. Likewise a run that asked nothing
  * (every item skipped before it was sent, e.g. a refused token) is chosen only when no run that asked matches:
  * it is never a night's `latest`. A confirmation (`dsbench confirm`) is a part of the run it confirms, never a night:
- * it is chosen by its id only.
+ * it is chosen by its id only. So is a merge still copying, or killed while it copied (a merged run is `running`
+ * only then): it holds part of its shards' items.
  */
 export function findRunOffset(
   db: Database.Database,
@@ -95,6 +96,7 @@ export function findRunOffset(
       `SELECT ${RUN_RECORD_SQL} FROM runs
       WHERE ${matches} AND confirm_of IS NULL AND (shard_index IS NULL OR NOT EXISTS (SELECT 1 FROM runs WHERE ${matches} AND shard_index IS NULL))
         AND (nothing_asked = 0 OR NOT EXISTS (SELECT 1 FROM runs WHERE ${matches} AND nothing_asked = 0))
+        AND NOT (group_id IS NOT NULL AND shard_index IS NULL AND status = 'running')
       ORDER BY id DESC LIMIT 1 OFFSET @offset`,
     )
     .get({ label: where.label ?? null, suite: where.suite ?? null, maxId: where.atMostId ?? null, offset });

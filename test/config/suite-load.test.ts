@@ -51,6 +51,16 @@ describe('loadSuite', () => {
     expect(loaded.resolved.searches[0]?.query).toBe('q');
     expect(loaded.text.startsWith('\uFEFF')).toBe(true);
   });
+
+  it('refuses bytes that are not UTF-8 at file:line:col of the first of them; a literal U+FFFD before it is text', async () => {
+    const file = path.join(dir, 'latin1.yaml');
+    const head = Buffer.from('name: latin1\nquestions:\n  - id: q\n    question: "Wo ist \ufffd, und ', 'utf8');
+    // "Größe" saved as Latin-1: 0xF6 and 0xDF are not UTF-8.
+    await writeFile(file, Buffer.concat([head, Buffer.from([0x47, 0x72, 0xf6, 0xdf, 0x65]), Buffer.from('?"\n')]));
+    const error = await loadSuite(file).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(`${file}:4:32: not UTF-8 (byte 0xf6 at offset ${head.length + 2}): save the file as UTF-8`);
+  });
 });
 
 describe('YAML features', () => {

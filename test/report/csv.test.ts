@@ -25,7 +25,17 @@ describe('formula neutralization', () => {
     expect(neutralize('')).toBe('');
     expect(neutralize('a=b')).toBe('a=b');
     expect(neutralize(' =x')).toBe(' =x');
-    expect(neutralize("'already")).toBe("'already");
+  });
+
+  it("is injective: text that starts with ' is prefixed too, so =x and '=x stay apart", () => {
+    expect(neutralize("'=x")).toBe("''=x");
+    expect(neutralize("'already")).toBe("''already");
+    const texts = ['=x', "'=x", "''=x", 'x', "'x", '-1', "'-1", '', "'"];
+    expect(new Set(texts.map(neutralize)).size).toBe(texts.length);
+    for (const t of texts) {
+      const written = neutralize(t);
+      expect(written !== t ? written.slice(1) : written).toBe(t);
+    }
   });
 
   it('writes numbers as numbers: a negative number is not prefixed, a negative-looking string is', () => {
@@ -145,20 +155,28 @@ describe('CsvFile', () => {
     await writeCsv(pulled, columns, rows, { bom: true });
     const pushed = new CsvFile(path.join(dir, 'pushed.csv'), columns, { bom: true });
     for (const row of rows) pushed.row(row);
-    expect(fs.statSync(pushed.file).size).toBeGreaterThan(0);
+    expect(fs.statSync(`${pushed.file}.partial`).size).toBeGreaterThan(0);
     pushed.end();
     expect(pushed.count).toBe(rows.length);
     expect(fs.readFileSync(pushed.file, 'utf8') === fs.readFileSync(pulled, 'utf8')).toBe(true);
   });
 
-  it('abandoned after a failure, closes its file and leaves the chunks it wrote', () => {
+  it('is written beside its name and renamed at the end: a cut file never reads as whole', () => {
+    const file = new CsvFile(path.join(dir, 'cut.csv'), columns);
+    file.row({ a: 'x'.repeat(300_000), b: 1 });
+    // Killed here: the chunks written are in cut.csv.partial, and no cut.csv exists.
+    expect(fs.existsSync(file.file)).toBe(false);
+    expect(fs.statSync(`${file.file}.partial`).size).toBe('a,b\n'.length + 300_000 + ',1\n'.length);
+    file.row({ a: 'last', b: 2 });
+    file.end();
+    expect(fs.readFileSync(file.file, 'utf8').endsWith('last,2\n')).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual(['cut.csv']);
+  });
+
+  it('abandoned after a failure, closes its file and leaves nothing', () => {
     const file = new CsvFile(path.join(dir, 'partial.csv'), columns);
     file.row({ a: 'x'.repeat(300_000), b: 1 });
-    file.row({ a: 'unwritten', b: 2 });
     file.abandon();
-    const written = fs.readFileSync(file.file, 'utf8');
-    expect(written.startsWith('a,b\n')).toBe(true);
-    expect(written.length).toBe('a,b\n'.length + 300_000 + ',1\n'.length);
-    expect(written).not.toContain('unwritten');
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 });

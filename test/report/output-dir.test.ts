@@ -33,4 +33,17 @@ describe('report outputs beside their database', () => {
     expect(compare.out).toBe(path.join(t.dir, 'results-compare-1-vs-2-prod-vs-prod'));
     for (const dir of [report.out, history.out, compare.out]) expect(fs.readdirSync(dir).length).toBeGreaterThan(0);
   });
+
+  it('a report killed mid-write left .partial files: the next report removes them and writes its files whole', async () => {
+    recordRun(t.store, [{ item: question('a'), turns: [completed()] }]);
+    const out = path.join(t.dir, 'killed');
+    fs.mkdirSync(out);
+    // What a kill during an earlier report left: a cut CSV beside its name, and a page of a format not asked now.
+    fs.writeFileSync(path.join(out, 'questions.csv.partial'), 'target,item_id\nprod,');
+    fs.writeFileSync(path.join(out, 'report.html.partial'), '<!doctype html><html><body');
+    const report = await writeReport({ db: t.db, run: 'latest', out, formats: new Set(['csv', 'md']) });
+    const files = fs.readdirSync(out).sort();
+    expect(files.filter((f) => f.endsWith('.partial'))).toEqual([]);
+    expect(files).toEqual(report.files.map((f) => path.basename(f)).sort());
+  });
 });

@@ -78,6 +78,21 @@ describe('a push that fails', () => {
     }
   });
 
+  it('a redirect (to another origin) is not followed: reported as a failed push, the other server gets nothing', async () => {
+    const elsewhere = await startServer((_req, res) => res.writeHead(200).end());
+    const gateway = await startServer((_req, res) => res.writeHead(307, { location: `${elsewhere.url}/metrics` }).end());
+    try {
+      const exit = await run(['--push-metrics', gateway.url]);
+      expect(exit.code, exit.stderr).toBe(ExitCode.thresholdsFailed);
+      expect(gateway.received).toHaveLength(1);
+      expect(elsewhere.received).toHaveLength(0);
+      expect(exit.stderr).toContain(`dsbench: could not push metrics to ${gateway.url}/metrics/job/dsbench/suite/pushed/label/nightly: HTTP 307 redirects to "${elsewhere.url}/metrics", which is not followed`);
+      expect(exit.stderr).not.toContain('pushed the metrics');
+    } finally {
+      await Promise.all([gateway.close(), elsewhere.close()]);
+    }
+  });
+
   it('to nothing listening: reported the same way; a malformed URL is refused before the run', async () => {
     const gone = await startServer(() => undefined);
     await gone.close();

@@ -72,6 +72,44 @@ describe('a hostile server', () => {
     }
   });
 
+  it('a lookup reads only the listed conversations of the lost text: a not-JSON and an always-500 one of other texts are never read', async () => {
+    const e = await emulator({ timeScale: 0.001 });
+    let others: string[] = [];
+    let made: Promise<void> | undefined;
+    const read: string[] = [];
+    let creates = 0;
+    const proxy = await proxied(e.url, (req) => {
+      const ref = /\/(\d+)$/.exec(req.url.split('?')[0] ?? '')?.[1];
+      if (req.operation === 'legacy.get' && ref !== undefined) read.push(ref);
+      if (req.operation === 'legacy.get' && ref === others[0]) return { kind: 'reply', status: 200, body: '<html>not json</html>', contentType: 'text/html' };
+      if (req.operation === 'legacy.get' && ref === others[1]) return { kind: 'status', status: 500 };
+      if (req.operation === 'legacy.create' && ++creates === 1) {
+        // Asked by another client while the lost create is in flight: both are in the lookup's window.
+        made = brokenConversations(e, ['Some other question?', 'Yet another question?']).then((refs) => void (others = refs));
+        return { kind: 'resetThenDeliver', delayMs: 0 };
+      }
+      if (req.operation === 'legacy.list' && made !== undefined) {
+        const listed = made;
+        return { kind: 'reply', status: 200, body: async () => (await listed, (await raw(e, 'GET', `/.api/deepsearch/v1?${req.url.split('?')[1] ?? ''}`, { headers: { 'x-requested-with': 'test' } })).text) };
+      }
+      return { kind: 'forward' };
+    });
+    const run = await runSuite(await suite(ONE), [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })], { requestTimeoutMs: 1000 });
+    try {
+      const logs = run.reporter.logs.join('\n');
+      const victim = e.questionRecords().filter((r) => r.text === QUESTION);
+      expect(victim, logs).toHaveLength(1);
+      expect(others).toHaveLength(2);
+      expect(new Set(read), logs).toEqual(new Set([String(victim[0]!.conversationId)]));
+      const item = storedItem(run.db, run.result.runId, 'main/question/q1/0');
+      expect(item.outcome, logs).toBe('completed');
+      expect(item.conversationRef).toBe(String(victim[0]!.conversationId));
+      expect(run.result.exitCode, logs).toBe(ExitCode.ok);
+    } finally {
+      run.close();
+    }
+  });
+
   it('the end-of-run check gives up a conversation of the lost text that always answers 500 and says so, instead of hanging', async () => {
     const e = await emulator({ timeScale: 0.001 });
     // Asked by another client just before: listed with the lost text, unowned, and unreadable.

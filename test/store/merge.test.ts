@@ -391,4 +391,25 @@ describe('dsbench merge', () => {
       expect(findRun(db, 'nightly')?.split?.shardIndex).toBe(2);
     });
   });
+
+  it('a merge killed while it copied is no whole run: latest and its label pass it by, and its report says it is unfinished', async () => {
+    const into = path.join(dir, 'results.db');
+    const [earlier] = mergeShards({ sources: shards(2, { label: 'night-1' }), into });
+    const [cut] = mergeShards({ sources: shards(2, { label: 'night-2' }), into });
+    // As a kill while copying leaves it: running, with part of the items and no shard recorded yet.
+    const db = new Database(into);
+    db.prepare(`UPDATE runs SET status = 'running' WHERE id = ?`).run(cut!.runId);
+    db.prepare('DELETE FROM run_shards WHERE run_id = ?').run(cut!.runId);
+    db.prepare(`DELETE FROM items WHERE run_id = ? AND key LIKE '%q1%'`).run(cut!.runId);
+    db.close();
+    readDb(into, (d) => {
+      expect(findRun(d, 'latest')?.id).toBe(earlier!.runId);
+      expect(findRun(d, 'nightly')?.id).toBe(earlier!.runId);
+      expect(findRun(d, cut!.runId)?.id).toBe(cut!.runId);
+    });
+    const out: string[] = [];
+    expect(await runReport({ db: into, run: String(cut!.runId), format: 'md', out: path.join(dir, 'report-cut') }, { write: (t: string) => out.push(t) })).toBe(0);
+    expect(out.join('')).toMatch(/\*\*UNFINISHED MERGE\*\*: dsbench merge of run group night-2 .* is still copying its shards or was stopped while it did/);
+    expect(out.join('')).not.toContain('Merged from all');
+  });
 });

@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MarkdownFile, type SinkMap } from '../sink.js';
 import { safeJson } from '../tables.js';
 import { CompareCsv } from './compare-csv.js';
 import { compareJson } from './compare-json.js';
 import type { CompareResult, CompareSink, CompareSinkOptions, PairwiseView } from './compare-result.js';
+import { writeWhole } from '../whole-file.js';
 
 /** compare.md: the document, as printed with `--format md`. */
 class CompareMarkdown extends MarkdownFile implements CompareSink {
@@ -13,7 +13,7 @@ class CompareMarkdown extends MarkdownFile implements CompareSink {
   }
 
   pairwise(result: CompareResult, _pairwise: PairwiseView, text: string): void {
-    writeFileSync(this.files[0]!, result.markdown + text);
+    writeWhole(this.files[0]!, result.markdown + text);
   }
 }
 
@@ -26,11 +26,11 @@ class CompareJson implements CompareSink {
   }
 
   end(result: CompareResult): void {
-    writeFileSync(this.files[0]!, safeJson(compareJson(result)));
+    writeWhole(this.files[0]!, safeJson(compareJson(result)));
   }
 
   pairwise(result: CompareResult, pairwise: PairwiseView): void {
-    writeFileSync(this.files[0]!, safeJson(compareJson(result, pairwise)));
+    writeWhole(this.files[0]!, safeJson(compareJson(result, pairwise)));
   }
 }
 

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { QuestionExportRow } from '../../store/queries.js';
 import type { ComparePair, CompareResult, CompareSink, CompareSinkOptions, PairwiseView } from '../compare/compare-result.js';
@@ -7,6 +6,7 @@ import { reasons } from '../expectations.js';
 import type { ComparePage, EmbeddedAnswers, Row, SideGrade } from './browser/data.js';
 import { htmlPage } from './page.js';
 import { MAX_EMBEDDED_ANSWERS, clip } from './report-html.js';
+import { writeWhole } from '../whole-file.js';
 
 const PAIR_COLUMNS = [
   'kind', 'pairing', 'target', 'itemId', 'repeat', 'turn', 'stateBaseline', 'stateCandidate', 'stateChange',
@@ -73,11 +73,11 @@ export class CompareHtml implements CompareSink {
 
   end(result: CompareResult): void {
     this.generatedAt = new Date().toISOString();
-    writeFileSync(this.files[0]!, this.page(result, this.generatedAt));
+    writeWhole(this.files[0]!, this.page(result, this.generatedAt));
   }
 
   pairwise(result: CompareResult, pairwise: PairwiseView): void {
-    writeFileSync(this.files[0]!, this.page(result, this.generatedAt, pairwise));
+    writeWhole(this.files[0]!, this.page(result, this.generatedAt, pairwise));
   }
 
   private page(result: CompareResult, generatedAt: string, pairwise?: PairwiseView): string {

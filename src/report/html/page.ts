@@ -4,6 +4,7 @@ import path from 'node:path';
 import { redact } from '../../redact.js';
 import { clientScript } from './client-script.js';
 import { PAGE_STYLE } from './page-style.js';
+import { partialOf } from '../whole-file.js';
 
 // One self-contained HTML file: the charting library, the data and the viewer inlined, nothing fetched,
 // so it opens offline from a CI artifact or an e-mail attachment.
@@ -80,7 +81,7 @@ export class HtmlPageFile {
     private readonly file: string,
     title: string,
   ) {
-    this.partial = `${file}.partial`;
+    this.partial = partialOf(file);
     this.fd = openSync(this.partial, 'w');
     this.write(pageHead(title));
   }
