@@ -89,7 +89,7 @@ export function runPage(db: Database.Database, run: RunRecord, params: RunPagePa
   const name = `Run ${run.id}${run.label ? ` (${run.label})` : ''}`;
   const body = html`<h1>${name} <span class="state ${run.status}" id="run-status">${run.status}</span></h1>
 <p class="meta">Suite ${run.suiteName}, started ${run.startedAt}${run.endedAt ? `, ended ${run.endedAt}` : ''}. <a href="/history${queryString({ suite: run.suiteName })}">History of the suite</a> · <a href="/compare${queryString({ candidate: run.id })}">Compare with…</a></p>
-<section aria-label="Summary" data-fragment="/runs/${run.id}/figures" aria-busy="true"><p class="muted">Counting the run's figures… (<a href="/runs/${run.id}/figures">open them</a>)</p></section>
+<section class="figures" aria-label="Summary" data-fragment="/runs/${run.id}/figures" aria-busy="true"><p class="muted">Counting the run's figures… (<a href="/runs/${run.id}/figures">open them</a>)</p></section>
 ${itemsHtml(db, run.id, params, cache)}`;
   return { title: name, body };
 }
