@@ -53,6 +53,9 @@ describe('dsbench view on loopback', () => {
     const failing = await get(viewer, '/runs/1?check=failed');
     const ids = [...failing.text.matchAll(/items\/prod%2Fquestion%2F(q\d+)%2F0/g)].map((m) => m[1]);
     expect(new Set(ids)).toEqual(new Set(['q003', 'q010']));
+    const passing = await get(viewer, '/runs/1?check=passed');
+    expect(passing.text).toContain('10 items');
+    expect(passing.text).not.toMatch(/items\/prod%2Fquestion%2Fq(003|010)%2F0/);
     const text = await get(viewer, '/runs/1?q=q011');
     expect(text.text).toContain('1 item');
     const slowest = (await get(viewer, '/runs/1?sort=latency&order=desc')).text.split('id="items-table"')[1]!;
