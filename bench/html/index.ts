@@ -8,21 +8,12 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { writeReport } from '../../src/report/report.js';
+import { benchArgs, chromiumPath, launchBrowser, load, spread } from '../lib/browser-bench.js';
 import { generate } from '../report/generate.js';
 
-const args = process.argv.slice(2);
-const items = Number(args.find((a) => /^\d+$/.test(a)) ?? 100_000);
-const roundsAt = args.indexOf('--rounds');
-const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 5;
-const executable = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && statSync(p, { throwIfNoEntry: false }));
-if (!executable) throw new Error('no chromium: install it (apt-get install chromium) or set CHROMIUM_PATH');
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const spread = (values: number[], unit: string, digits = 0) =>
-  `${median(values).toFixed(digits)} ${unit} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const { items, rounds } = benchArgs();
+const executable = chromiumPath();
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-html-bench-'));
 try {
@@ -45,12 +36,7 @@ try {
     file = result.files.find((f) => f.endsWith('.html'))!;
   }
   const mb = statSync(file).size / 1e6;
-  const context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
-    executablePath: executable,
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-precise-memory-info'],
-  });
+  const context = await launchBrowser(executable, dir, ['--enable-precise-memory-info']);
   const readyMs: number[] = [];
   // The page's main-thread busy time until ready (Chrome's TaskDuration): its CPU, less bent by load than wall time.
   const taskMs: number[] = [];

@@ -11,22 +11,24 @@ const MAX_LISTED = 20;
 const MAX_PER_QUESTION = 200;
 
 /** A part of the report, from the run's data alone. */
-type Section = (data: ReportData) => Block[];
+export type Section = (data: ReportData) => Block[];
 
-/** The report, section by section. */
-const SECTIONS: readonly Section[] = [
-  headBlocks,
-  ...WARNING_SECTIONS,
-  questionBlocks,
-  errorBlocks,
-  thresholdBlocks,
-  expectationBlocks,
-  (data) => qualityBlocks(data.quality),
-  perQuestionBlocks,
-  tagBlocks,
-  searchBlocks,
-  costBlocks,
-];
+/** The report's sections by name, in its order: report.md renders them all, the viewer picks some by name. */
+export const REPORT_SECTIONS = {
+  head: headBlocks,
+  warnings: (data) => WARNING_SECTIONS.flatMap((section) => section(data)),
+  questions: questionBlocks,
+  errors: errorBlocks,
+  thresholds: thresholdBlocks,
+  expectations: expectationBlocks,
+  quality: (data) => qualityBlocks(data.quality),
+  perQuestion: perQuestionBlocks,
+  tags: tagBlocks,
+  searches: searchBlocks,
+  costs: costBlocks,
+} as const satisfies Record<string, Section>;
+
+const SECTIONS: readonly Section[] = Object.values(REPORT_SECTIONS);
 
 /** The human summary of one run: status, questions by target, errors, expectations, tags, searches, costs. */
 export function reportDocument(data: ReportData, files: readonly string[]): Block[] {

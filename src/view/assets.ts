@@ -36,9 +36,11 @@ button { cursor: pointer; background: var(--accent); color: #fff; border-color: 
 .answer, .question { overflow-wrap: anywhere; }
 .answer pre, .summary pre, pre { background: var(--panel); padding: .6em; overflow-x: auto; border-radius: 4px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .92em; }
+.callout { border-left: 4px solid var(--warn); padding: .4em .8em; background: var(--panel); }
 ul.key { padding-left: 1.2em; } details > summary { cursor: pointer; color: var(--accent); margin: .6em 0; }
 ul.sources li, ul.others li { margin: .15em 0; }
-.summary table { display: block; overflow-x: auto; }
+.summary table, .figures table { display: block; overflow-x: auto; }
+.figures { font-size: .9em; } .figures h3 { margin: .8em 0 .2em; } .figures p { margin: .3em 0; max-width: 70em; }
 .align-right { text-align: right; font-variant-numeric: tabular-nums; } .align-center { text-align: center; }
 `;
 

@@ -1,3 +1,4 @@
+import { reportData } from '../report/report.js';
 import { type RunRecord, findRun } from '../store/queries.js';
 import type { Store } from '../store/store.js';
 import type { html } from './html.js';
@@ -7,6 +8,7 @@ import { HISTORY_NIGHTS, historyPage } from './pages/history-page.js';
 import { itemPage } from './pages/item-page.js';
 import { figuresHtml, reportPage, runPage } from './pages/run-page.js';
 import { runsPage } from './pages/runs-page.js';
+import { RunCache } from './run-cache.js';
 
 // The viewer's pages by address: which reader makes which page, and what is kept between requests.
 
@@ -16,20 +18,20 @@ export class PageNotFound extends Error {}
 
 export class ViewPages {
   private readonly made: GeneratedPages;
-  // Figures of a run read every turn: kept until the database changes.
-  private readonly figuresKept = new Map<number, ReturnType<typeof html>>();
+  // A run's report reads every turn, its sort keys too: kept while the run is unchanged.
+  private readonly runs: RunCache;
 
   constructor(
     private readonly store: Store,
     private readonly dbPath: string,
   ) {
     this.made = new GeneratedPages(dbPath);
+    this.runs = new RunCache(store.db);
   }
 
   /** The database changed: what was made from it is stale. */
   clear(): void {
     this.made.clear();
-    this.figuresKept.clear();
   }
 
   close(): void {
@@ -74,19 +76,21 @@ export class ViewPages {
     if (!run) throw new PageNotFound(`There is no run ${id} in ${this.dbPath}.`);
     const live = run.status === 'running' ? run.id : undefined;
     const runCrumb: [string, string] = [`run ${run.id}`, `/runs/${run.id}`];
-    if (part === 'figures') return { title: `Figures of run ${run.id}`, body: this.figures(run), live, crumbs: [['runs', '/'], runCrumb, ['figures']] };
-    if (part !== undefined) return { ...reportPage(db, this.dbPath, run), live, crumbs: [['runs', '/'], runCrumb, ['report']] };
-    if (itemKey === undefined) return { ...runPage(db, run, params), live, crumbs: [['runs', '/'], [`run ${run.id}`]] };
+    if (part === 'figures') return { title: `Figures of run ${run.id}`, body: this.report(run).figures, live, crumbs: [['runs', '/'], runCrumb, ['figures']] };
+    if (part !== undefined) return { ...this.report(run).page, live, crumbs: [['runs', '/'], runCrumb, ['report']] };
+    if (itemKey === undefined) return { ...runPage(db, run, params, this.runs), live, crumbs: [['runs', '/'], [`run ${run.id}`]] };
     const key = decodeURIComponent(itemKey);
     const item = itemPage(db, run, key);
     if (!item) throw new PageNotFound(`Run ${run.id} has no item ${key}.`);
     return { ...item, live, crumbs: [['runs', '/'], runCrumb, [key]] };
   }
 
-  private figures(run: RunRecord): ReturnType<typeof html> {
-    let made = this.figuresKept.get(run.id);
-    if (!made) this.figuresKept.set(run.id, (made = figuresHtml(this.store.db, run)));
-    return made;
+  /** The run's report data, read once for its figures and its report page alike. */
+  private report(run: RunRecord): { figures: ReturnType<typeof html>; page: ReturnType<typeof reportPage> } {
+    return this.runs.get(run.id, 'report', () => {
+      const data = reportData(this.store.db, this.dbPath, run, new Date());
+      return { figures: figuresHtml(data), page: reportPage(data) };
+    });
   }
 }
 

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ViewServer, startViewer } from '../../src/view/server.js';
 import { openStore } from '../../src/store/store.js';
+import { writeReport } from '../../src/report/report.js';
 import { completed, question, recordRun } from '../report/fixtures.js';
 import { twoRuns } from './fixtures.js';
 
@@ -43,15 +44,18 @@ describe('dsbench view on loopback', () => {
   it('pages, filters and sorts a run\'s items in the database', async () => {
     const all = await get(viewer, '/runs/1');
     expect(all.text).toContain('13 items');
-    // Its figures come after the first paint: items by state, server time, pass rate over questions.
+    // Its figures (the report's questions and quality sections) come after the first paint.
     expect(all.text).toContain('data-fragment="/runs/1/figures"');
     const figures = await get(viewer, '/runs/1/figures', { headers: { 'x-dsbench-fragment': '1' } });
-    expect(figures.text).toMatch(/13 of 13 items done, 2 failed, server time p50 [\d.]+ s/);
-    expect(figures.text).toMatch(/pass rate 83\.3% \(\d+\.\d%–\d+\.\d%\) \(95% interval over 12 questions/);
+    expect(figures.text).toContain('<td>prod</td><td class="num">12/12</td>');
+    expect(figures.text).toMatch(/83\.3% \(95% CI \d+\.\d–\d+\.\d%\)/);
     expect(figures.text).not.toContain('<html');
     const failing = await get(viewer, '/runs/1?check=failed');
     const ids = [...failing.text.matchAll(/items\/prod%2Fquestion%2F(q\d+)%2F0/g)].map((m) => m[1]);
     expect(new Set(ids)).toEqual(new Set(['q003', 'q010']));
+    const passing = await get(viewer, '/runs/1?check=passed');
+    expect(passing.text).toContain('10 items');
+    expect(passing.text).not.toMatch(/items\/prod%2Fquestion%2Fq(003|010)%2F0/);
     const text = await get(viewer, '/runs/1?q=q011');
     expect(text.text).toContain('1 item');
     const slowest = (await get(viewer, '/runs/1?sort=latency&order=desc')).text.split('id="items-table"')[1]!;
@@ -121,6 +125,33 @@ describe('dsbench view on loopback', () => {
   });
 });
 
+describe('dsbench view and report.md', () => {
+  it("shows a run's figures and report with report.md's own rows", async () => {
+    const fixture = twoRuns();
+    const viewer = await startViewer({ db: fixture.db, host: '127.0.0.1', port: 0 });
+    try {
+      const figures = (await get(viewer, '/runs/2/figures')).text;
+      const report = (await get(viewer, '/runs/2/report')).text;
+      await viewer.close();
+      await writeReport({ db: fixture.db, run: '2', out: path.join(fixture.dir, 'out'), formats: new Set(['md']) });
+      const markdown = fs.readFileSync(path.join(fixture.dir, 'out', 'report.md'), 'utf8');
+      // Every row of report.md's tables, cell by cell, is a row of the viewer's report; the questions and quality rows are its figures.
+      const rows = markdown.split('\n').filter((l) => /^\| (prod|contains) /.test(l)).map((l) => l.slice(2, -2).split(' | '));
+      expect(rows.length).toBeGreaterThanOrEqual(3);
+      const cells = (text: string) => [...text.matchAll(/<tr>(.*?)<\/tr>/g)].map((m) => [...m[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]!));
+      const shown = cells(report).map((r) => r.join(' | '));
+      for (const row of rows) expect(shown).toContain(row.join(' | '));
+      const rowsUnder = (heading: string) => markdown.split(/^#+ /m).find((part) => part.startsWith(heading))!.split('\n').filter((l) => l.startsWith('| prod ')).map((l) => l.slice(2, -2));
+      const figureRows = [...rowsUnder('Questions'), ...rowsUnder('Quality and consistency')];
+      expect(figureRows.length).toBe(2);
+      expect(cells(figures).map((r) => r.join(' | '))).toEqual(expect.arrayContaining(figureRows));
+    } finally {
+      await viewer.close();
+      fs.rmSync(fixture.dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('dsbench view off loopback', () => {
   it('needs a token for every request, and takes it once from the address into a cookie', async () => {
     const fixture = twoRuns();
@@ -187,12 +218,17 @@ describe('dsbench view refuses what it cannot show', () => {
       };
       await until(/event: hello/);
       expect(seen).toContain('"done":0');
+      // Counted once while the run records (its figures, its sort keys), then counted again after its next commit.
+      expect((await get(viewer, `/runs/${runId}/figures`)).text).toContain('0/1');
+      expect((await get(viewer, `/runs/${runId}?sort=latency`)).text).not.toMatch(/<td class="num">1\.\d s<\/td>/);
       writer.recorder.itemStarted(runId, 'prod/question/live-1/0', new Date().toISOString());
       writer.recorder.recordTurn(runId, 'prod/question/live-1/0', 0, completed());
       writer.recorder.itemFinished(runId, 'prod/question/live-1/0', 'completed', new Date().toISOString());
       writer.recorder.commit();
       await until(/event: change[\s\S]*"done":1/);
       await reader.cancel();
+      expect((await get(viewer, `/runs/${runId}/figures`)).text).toContain('1/1');
+      expect((await get(viewer, `/runs/${runId}?sort=latency`)).text).toMatch(/<td class="num">1\.\d s<\/td>/);
     } finally {
       await viewer.close();
       writer.close();

@@ -1,15 +1,14 @@
 import type Database from 'better-sqlite3';
-import { renderMarkdown as documentMarkdown } from '../../report/document.js';
-import { reportDocument } from '../../report/report-document.js';
-import { reportData } from '../../report/report.js';
-import { passRates, rateText } from '../figures.js';
+import { REPORT_SECTIONS, reportDocument } from '../../report/report-document.js';
+import type { ReportData } from '../../report/report-result.js';
 import type { RunRecord } from '../../store/queries.js';
-import { ITEM_SORTS, type ItemPageQuery, type ItemSort, itemFacets, itemPage, keyFigures } from '../../store/view-queries.js';
+import { ITEM_SORTS, type ItemPageQuery, type ItemSort, type SortKeys, itemFacets, itemPage, sortKeys } from '../../store/view-queries.js';
+import { blocksHtml } from '../blocks-html.js';
 import { type SafeHtml, fmtMs, html, queryString } from '../html.js';
-import { renderMarkdown } from '../markdown.js';
+import type { RunCache } from '../run-cache.js';
 
-// `/runs/<id>`: the run's summary (the same document as report.md) and its items, a page at a time, sorted
-// and filtered by the database.
+// `/runs/<id>`: the run's figures (sections of report.md, from the same code and data) and its items, a page
+// at a time, sorted and filtered by the database.
 
 export const PAGE_SIZE = 50;
 
@@ -32,26 +31,22 @@ export function itemQueryOf(params: RunPageParams): ItemPageQuery {
   };
 }
 
-/** The run's key figures, from grouped queries and one pass over its turns: fetched by the page after its first paint. */
-export function figuresHtml(db: Database.Database, run: RunRecord): SafeHtml {
-  const rates = new Map(passRates(db, run.id).map((r) => [r.target, r.rate]));
-  return html`<ul class="key">${keyFigures(db, run.id).map((t) => {
-    const rate = rates.get(t.target);
-    return html`<li><strong>${t.target}</strong>: ${t.done} of ${t.items} items done, ${t.failed} failed, server time p50 ${fmtMs(t.p50)}, p90 ${fmtMs(t.p90)}${t.credits === null ? ', credits not measured' : `, ${t.credits} credits`}${
-      rate && rate.value !== null ? `; pass rate ${rateText(rate)} (95% interval over ${rate.clusters} questions, ${rate.method})` : ''
-    }</li>`;
-  })}</ul>
-<p><a href="/runs/${run.id}/report">The whole report</a> (as report.md: errors, costs, quota, expectations, quality).</p>`;
+/** The sections of the run's report shown above its items: its warnings, questions by target and quality. */
+const FIGURES = [REPORT_SECTIONS.warnings, REPORT_SECTIONS.questions, REPORT_SECTIONS.quality];
+
+/** The run's key figures, the report's own sections: fetched by the page after its first paint. */
+export function figuresHtml(data: ReportData): SafeHtml {
+  return html`${blocksHtml(FIGURES.flatMap((section) => section(data)))}
+<p><a href="/runs/${data.run.id}/report">The whole report</a> (as report.md: errors, thresholds, expectations, tags, searches, costs).</p>`;
 }
 
-/** The report of a run, made by the same code as report.md. */
-export function reportPage(db: Database.Database, file: string, run: RunRecord): { title: string; body: SafeHtml } {
-  const markdown = documentMarkdown(reportDocument(reportData(db, file, run, new Date()), []));
-  return { title: `Report of run ${run.id}`, body: html`<section class="summary">${renderMarkdown(markdown)}</section>` };
+/** The report of a run: every section of report.md, from the same code. */
+export function reportPage(data: ReportData): { title: string; body: SafeHtml } {
+  return { title: `Report of run ${data.run.id}`, body: html`<section class="summary">${blocksHtml(reportDocument(data, []))}</section>` };
 }
 
-function filtersHtml(db: Database.Database, runId: number, params: RunPageParams): SafeHtml {
-  const facets = itemFacets(db, runId);
+function filtersHtml(db: Database.Database, runId: number, params: RunPageParams, cache: RunCache): SafeHtml {
+  const facets = cache.get(runId, 'facets', () => itemFacets(db, runId));
   const option = (value: string, text: string, selected: string | undefined) => html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${text}</option>`;
   const select = (name: string, label: string, options: Array<[string, string]>, all = true) =>
     html`<label>${label} <select name="${name}">${all ? option('', 'all', params[name]) : ''}${options.map(([v, t]) => option(v, t, params[name]))}</select></label>`;
@@ -67,9 +62,9 @@ ${select('order', 'Order', [['', 'ascending'], ['desc', 'descending']], false)}
 </form>`;
 }
 
-function itemsHtml(db: Database.Database, runId: number, params: RunPageParams): SafeHtml {
+function itemsHtml(db: Database.Database, runId: number, params: RunPageParams, cache: RunCache): SafeHtml {
   const query = itemQueryOf(params);
-  const { rows, total } = itemPage(db, runId, query);
+  const { rows, total } = itemPage(db, runId, query, () => cache.get<SortKeys>(runId, 'sort keys', () => sortKeys(db, runId)));
   const page = query.offset / PAGE_SIZE + 1;
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const link = (p: number) => `/runs/${runId}${queryString({ ...params, page: p === 1 ? undefined : p })}#items`;
@@ -85,16 +80,16 @@ ${page < pages ? html`<a href="${link(page + 1)}" rel="next">next →</a>` : ''}
 <td>${r.target}</td><td>${r.tags.join(', ')}</td><td class="text">${(r.question ?? '').slice(0, 160)}</td>
 </tr>`,
   );
-  return html`<h2 id="items">Items</h2>${filtersHtml(db, runId, params)}${nav}
+  return html`<h2 id="items">Items</h2>${filtersHtml(db, runId, params, cache)}${nav}
 <table class="list" id="items-table"><thead><tr><th scope="col">item</th><th scope="col">state</th><th scope="col">checks</th><th scope="col">server time</th><th scope="col">credits</th><th scope="col">target</th><th scope="col">tags</th><th scope="col">question or query</th></tr></thead>
 <tbody>${body.length === 0 ? html`<tr><td colspan="8">No item matches.</td></tr>` : body}</tbody></table>${nav}`;
 }
 
-export function runPage(db: Database.Database, run: RunRecord, params: RunPageParams): { title: string; body: SafeHtml } {
+export function runPage(db: Database.Database, run: RunRecord, params: RunPageParams, cache: RunCache): { title: string; body: SafeHtml } {
   const name = `Run ${run.id}${run.label ? ` (${run.label})` : ''}`;
   const body = html`<h1>${name} <span class="state ${run.status}" id="run-status">${run.status}</span></h1>
 <p class="meta">Suite ${run.suiteName}, started ${run.startedAt}${run.endedAt ? `, ended ${run.endedAt}` : ''}. <a href="/history${queryString({ suite: run.suiteName })}">History of the suite</a> · <a href="/compare${queryString({ candidate: run.id })}">Compare with…</a></p>
-<section aria-label="Summary" data-fragment="/runs/${run.id}/figures" aria-busy="true"><p class="muted">Counting the run's figures… (<a href="/runs/${run.id}/figures">open them</a>)</p></section>
-${itemsHtml(db, run.id, params)}`;
+<section class="figures" aria-label="Summary" data-fragment="/runs/${run.id}/figures" aria-busy="true"><p class="muted">Counting the run's figures… (<a href="/runs/${run.id}/figures">open them</a>)</p></section>
+${itemsHtml(db, run.id, params, cache)}`;
   return { title: name, body };
 }
