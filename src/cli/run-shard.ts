@@ -83,10 +83,10 @@ export function checkShardFlags(flags: Omit<ShardFlags, 'db'>): void {
 
 /**
  * `--shard auto` as the shard it reads (said on stderr), and `--resume-or-start` as `--resume RUN` when the
- * database holds a run of this shard of the group (the newest unfinished one, else the newest): its flags
- * are then those of a resume, without --group. Other flags pass as they are.
+ * database holds an unfinished run of this shard of the group: its flags are then those of a resume, without
+ * --group; `completedRun` when that run completed already. Other flags pass as they are.
  */
-export function resolveShardFlags<T extends ShardFlags>(flags: T, env: Env, say: (text: string) => void): T {
+export function resolveShardFlags<T extends ShardFlags>(flags: T, env: Env, say: (text: string) => void): T & { completedRun?: number } {
   let resolved = flags;
   if (flags.shard === 'auto') {
     const { shard, from } = shardFromEnv(env, flags.shardCount);
@@ -99,6 +99,11 @@ export function resolveShardFlags<T extends ShardFlags>(flags: T, env: Env, say:
   if (!found) {
     say(`--resume-or-start: no run of shard ${formatShard(shard)} of group ${resolved.group} in ${resolved.db}: starting one`);
     return resolved;
+  }
+  if (found.status === 'completed') {
+    // A pod restarted after its shard ended (a later step failed): the shard's work is done, its verdict stands.
+    say(`--resume-or-start: run ${found.id}, shard ${formatShard(shard)} of group ${resolved.group}, completed already: nothing to ask; its verdict is the exit code`);
+    return { ...resolved, completedRun: found.id };
   }
   say(`--resume-or-start: resuming run ${found.id} (${found.status}), shard ${formatShard(shard)} of group ${resolved.group}`);
   return { ...resolved, resume: String(found.id), group: undefined };

@@ -2,6 +2,8 @@ import { setFlagsFromString } from 'node:v8';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { RunningEmulator } from '../emulator/index.js';
 import { openStore } from '../store/index.js';
+import { findRun, storedVerdict } from '../store/queries.js';
+import { verdictWord } from '../model/verdict.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import type { CommandContext } from './io.js';
@@ -30,6 +32,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
 async function runSuite(cli: CommandContext, given: RunArgs): Promise<void> {
   checkShardFlags(given);
   const argv = resolveShardFlags(given, cli.env, (text) => cli.stderr.write(`dsbench: ${text}\n`));
+  if (argv.completedRun !== undefined) return endCompletedShard(cli, argv.db, argv.completedRun);
   tuneHeap();
   // Flags and the suite are checked before the database is opened: a usage error leaves no file behind.
   const inputs = await readRunInputs(cli, argv);
@@ -52,6 +55,19 @@ async function runSuite(cli: CommandContext, given: RunArgs): Promise<void> {
   } finally {
     store.close();
     await emulator?.stop();
+  }
+}
+
+/** A shard whose run completed before its pod restarted: its stored verdict is the exit code, nothing is asked. */
+function endCompletedShard(cli: CommandContext, db: string, runId: number): void {
+  const store = openStore(db, { readOnly: true });
+  try {
+    const run = findRun(store.db, runId)!;
+    const exitCode = storedVerdict(store.db, runId);
+    cli.stdout.write(`Run ${run.id} (shard ${run.split?.shardIndex}/${run.split?.shardCount}) completed already: ${verdictWord(exitCode)} (exit ${exitCode}); report it with: npx dsbench report ${run.id} --db ${db}\n`);
+    cli.exitCode = exitCode;
+  } finally {
+    store.close();
   }
 }
 

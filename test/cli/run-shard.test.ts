@@ -75,6 +75,12 @@ describe('--resume-or-start', () => {
     expect(runs.map((r) => [r.id, r.status, r.items])).toEqual([[1, 'completed', 2]]);
     // Nothing was asked twice.
     expect(created()).toBe(2);
+    // The pod restarted again after its shard completed (a later step failed): its verdict stands, nothing is asked.
+    const done = await dsbenchHere(args, env);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toContain('dsbench: --resume-or-start: run 1, shard 2/3 of group pipeline-7, completed already: nothing to ask');
+    expect(done.stdout).toContain('Run 1 (shard 2/3) completed already: passed (exit 0)');
+    expect(created()).toBe(2);
     // Another shard of the same group starts its own.
     const other = await dsbenchHere(args, { ...env, CI_NODE_INDEX: '1' });
     expect(other.stderr).toContain('starting one');
