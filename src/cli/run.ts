@@ -200,7 +200,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       const reporter = REPORTERS[reporterName](cli.stderr);
       // Signal notices go through the progress display like every other message, so they never land in the bar's line.
       const later = () => continueLater(runId, argv.db, targets.some((t) => t.emulated));
-      const signals = handleSignals(graceMs, later, (text) => (reporter.onLog ? reporter.onLog(text) : cli.stderr.write(`dsbench: ${text}\n`)), () => {
+      const signals = handleSignals(graceMs, later, (text) => reporter.log(text), () => {
         if (runId !== undefined) store.recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
       });
       let result: RunResult;
@@ -218,7 +218,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
           suite,
           targets,
           recorder: store.recorder,
-          reporter,
+          observers: [reporter],
           label: argv.label,
           api,
           concurrency: argv.concurrency,
