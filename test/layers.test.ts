@@ -217,7 +217,7 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'cli/run.ts: runCommand.handler': 143,
   'emulator/server.ts: startEmulator': 126,
   'generate/generate.ts: generateSuite': 103,
-  'runner/question-runner.ts: runQuestion': 120,
+  'runner/question-runner.ts: runQuestion': 119,
   'store/row-writers.ts: prepareRowWriters': 159,
 };
 
