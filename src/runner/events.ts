@@ -60,7 +60,10 @@ export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
 /** An event as emitted: its time is added by the emitter. */
 export type RunEventData = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'at'> : never) : never;
 
-/** Watches a run's events. Called synchronously, in order; an observer that throws is detached (RunEvents). */
+/**
+ * Watches a run's events. Called synchronously, in order; an observer that throws is detached (RunEvents).
+ * An event and what it carries (an item's recorded turns) are shared with the runner and the other observers: read them, never change them.
+ */
 export interface RunObserver {
   /** Named in the message when it fails. */
   readonly name?: string | undefined;
