@@ -60,7 +60,10 @@ for (let round = 0; round < ROUNDS; round++) {
       ...(before !== undefined ? [['before', () => runDsbench(before as string, emulator, `cpu-before-${round}.db`)] as [string, () => Promise<Measured>]] : []),
       ['dsbench', () => runDsbench(main, emulator, `cpu-${round}.db`)],
     ];
+    // Each process takes each place in turn: the order reversed every other round, and with a baseline rotated
+    // too, so before and after do not keep their places.
     if (round % 2 === 1) steps.reverse();
+    if (before !== undefined) steps.push(...steps.splice(0, Math.floor(round / 2) % 3));
     const m: Record<string, Measured> = {};
     for (const [name, run] of steps) m[name] = await run();
     const b = m.bare as Measured;
