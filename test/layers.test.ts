@@ -216,7 +216,7 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'cli/emulator.ts: emulatorCommand': 111,
   'emulator/server.ts: startEmulator': 126,
   'generate/generate.ts: generateSuite': 103,
-  'runner/question-runner.ts: runQuestion': 120,
+  'runner/question-runner.ts: runQuestion': 119,
   'store/row-writers.ts: prepareRowWriters': 159,
 };
 

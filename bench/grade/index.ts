@@ -8,7 +8,6 @@ import { JudgeClient, resolveJudgeEndpoint } from '../../src/grade/judge-client.
 import { gradePrompt } from '../../src/grade/prompt.js';
 import { RunGrading } from '../../src/grade/run-grading.js';
 import { GradeVerdictSchema, parseVerdict } from '../../src/grade/judge-verdict.js';
-import type { Reporter } from '../../src/runner/reporters/index.js';
 import { executeRun } from '../../src/runner/run.js';
 import { openStore, SqliteGradeStore } from '../../src/store/index.js';
 
@@ -25,7 +24,6 @@ const TIME_SCALE = 0.02;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const range = (xs: number[], digits = 1) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
-const silent: Reporter = {};
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-bench-grade-'));
@@ -61,7 +59,7 @@ async function main(): Promise<void> {
           // Graded as the CLI grades a run: the grade module's RunGrading is its live grader.
           const grader = during === 'run' ? RunGrading.create({ suite: loaded.resolved, store: new SqliteGradeStore(store.db), targets, env: process.env }) : undefined;
           const result = await executeRun({
-            suite: loaded, targets, recorder: store.recorder, grader, reporter: silent,
+            suite: loaded, targets, recorder: store.recorder, grader, observers: [],
             onQuota: 'stop', maxQuotaWaitMs: 1000, cleanup: false, stop: new AbortController().signal, abort: new AbortController().signal,
           }).finally(() => grader?.close());
           walls[during] = result.wallMs;

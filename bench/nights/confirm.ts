@@ -69,7 +69,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
           const c = await runNight(suite, db, service);
           const r = await confirmRun({
             db, run: String(c), baseline: { db, run: String(b) }, budget, alpha, thresholds: DEFAULT_THRESHOLDS, bootstrap: DEFAULT_BOOTSTRAP,
-            out: path.join(dir, 'confirm'), bind: () => [nightTarget(service)], reporter: {}, stop: NEVER, abort: NEVER, retry: RETRY,
+            out: path.join(dir, 'confirm'), bind: () => [nightTarget(service)], reporter: { log: () => undefined, onEvent: () => undefined }, stop: NEVER, abort: NEVER, retry: RETRY,
           });
           t.pairs++;
           t.items += o.questions * o.repeats;

@@ -56,7 +56,7 @@ export const RETRY = { baseDelayMs: 1, maxDelayMs: 20 };
 export async function runNight(suite: LoadedSuite, db: string, emulator: RunningEmulator): Promise<number> {
   const store = openStore(db);
   try {
-    const result = await executeRun({ suite, targets: [nightTarget(emulator)], recorder: store.recorder, reporter: {}, label: 'nightly', onQuota: 'continue', maxQuotaWaitMs: 0, cleanup: false, stop: NEVER, abort: NEVER, retry: RETRY });
+    const result = await executeRun({ suite, targets: [nightTarget(emulator)], recorder: store.recorder, observers: [], label: 'nightly', onQuota: 'continue', maxQuotaWaitMs: 0, cleanup: false, stop: NEVER, abort: NEVER, retry: RETRY });
     return result.runId;
   } finally {
     store.close();

@@ -52,7 +52,7 @@ export async function measurePolling(strategy: 'adaptive' | 'fixed', api: 'legac
       suite,
       targets: [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.adminToken, {}), emulated: true, timeScale: TIME_SCALE }],
       recorder: store.recorder,
-      reporter: {},
+      observers: [],
       onQuota: 'continue',
       maxQuotaWaitMs: 0,
       cleanup: false,

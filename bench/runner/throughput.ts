@@ -53,7 +53,7 @@ export async function measureThroughput(api: 'legacy' | 'versioned', questions: 
       suite,
       targets: [{ name: 'emulator', connection: connectionFor(emulator.url, emulator.token, {}), emulated: true, timeScale: TIME_SCALE }],
       recorder: store.recorder,
-      reporter: {},
+      observers: [],
       onQuota: 'continue',
       maxQuotaWaitMs: 0,
       cleanup: false,

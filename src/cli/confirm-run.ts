@@ -109,7 +109,7 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
         suite,
         targets,
         recorder: store.recorder,
-        reporter: options.reporter,
+        observers: [options.reporter],
         api: stored[0]?.api,
         repeats: plan.repeats,
         subset: existing ? { keep: (item) => store.recorder.hasItem(existing.runId, item.key), confirmOf: candidate.id } : { keep: (item) => chosen.has(questionKey(item.target, item.kind, item.suiteItemId)), confirmOf: candidate.id },

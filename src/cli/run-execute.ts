@@ -42,7 +42,7 @@ export async function executeSuite(cli: CommandContext, argv: RunArgs, store: St
   const later = () => continueLater(runId, argv.db, targets.some((t) => t.emulated));
   // A second signal exits at once; the run is marked aborted first (one synchronous commit) so the
   // database does not claim a run is still running in a process that is gone.
-  const signals = handleSignals(inputs.graceMs, later, (text) => (reporter.onLog ? reporter.onLog(text) : cli.stderr.write(`dsbench: ${text}\n`)), () => {
+  const signals = handleSignals(inputs.graceMs, later, (text) => reporter.log(text), () => {
     if (runId !== undefined) store.recorder.setRunStatus(runId, 'aborted', new Date().toISOString());
   });
   let grader: RunGrading | undefined;
@@ -60,7 +60,7 @@ export async function executeSuite(cli: CommandContext, argv: RunArgs, store: St
       suite,
       targets,
       recorder: store.recorder,
-      reporter,
+      observers: [reporter],
       label: argv.label,
       api: settings.api,
       concurrency: settings.concurrency,

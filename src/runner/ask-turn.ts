@@ -27,6 +27,21 @@ export async function send(
   recordSending: () => void,
   until: AbortSignal,
 ): Promise<string | undefined> {
+  const on = await sendTurn(ctx, item, ref, index, text, sending, recordSending, until);
+  if (on !== undefined) ctx.run.events.emit({ type: 'turn-sent', key: item.key, turn: index, ref: on });
+  return on;
+}
+
+async function sendTurn(
+  ctx: ItemContext,
+  item: QuestionItem,
+  ref: string | undefined,
+  index: number,
+  text: string,
+  sending: { at: string },
+  recordSending: () => void,
+  until: AbortSignal,
+): Promise<string | undefined> {
   const { recorder, runId, log } = ctx.run;
   const { client, recovery } = ctx.target;
   const onAttempt = () => {

@@ -37,6 +37,7 @@ export async function follow(ctx: ItemContext, item: QuestionItem, sent: SentQue
       onPoll: (conversation) => {
         const question = questionAt(conversation, index);
         recovery.observe(conversation.serverDate);
+        ctx.run.events.emit({ type: 'turn-polled', key: item.key, turn: index, ref, state: question?.rawState });
         if (question && question.rawState !== lastState && !TERMINAL_STATES.has(question.state)) {
           lastState = question.rawState;
           recorder.recordTurn(runId, item.key, index, { ...turnOf(question, conversation, text, sentAt), polls: 0 });
@@ -64,7 +65,7 @@ export async function follow(ctx: ItemContext, item: QuestionItem, sent: SentQue
         ? `no answer within ${formatTimeout(item.question.timeoutMs)}: it ended after ${formatTimeout(Math.round(waited.ranMs))} of the item's time on the server's clock`
         : `no answer within ${formatTimeout(item.question.timeoutMs)}; cancelled on the server`,
     };
-    recorder.recordTurn(runId, item.key, index, turn);
+    turnEnded(ctx, item.key, index, turn)();
     return { turn };
   }
   const question = waited.question as Question;
@@ -77,12 +78,19 @@ export async function follow(ctx: ItemContext, item: QuestionItem, sent: SentQue
   clock.spend(turn.serverMs);
   if (question.anomalies) log(`${item.key} turn ${index + 1}: stats that cannot be true, left out of sums: ${question.anomalies.join(', ')}`);
   tracker.finish(turn.serverMs);
+  turnEnded(ctx, item.key, index, turn);
   if (question.error && isLimitError(question.error.code)) {
     const serverNow = Date.parse(waited.conversation.serverDate ?? '');
     const decision = gate.onQuotaError(question.error, waited.conversation.quotaUsage, Number.isNaN(serverNow) ? undefined : serverNow);
     if (decision) log(decision);
   }
   return { turn, record };
+}
+
+/** Tells the run's observers how turn `index` ended; returns the write that records it, for the caller to commit. */
+export function turnEnded(ctx: ItemContext, key: string, index: number, turn: TurnRecord): () => void {
+  ctx.run.events.emit({ type: 'turn-ended', key, turn: index, state: turn.state, polls: turn.polls, wallMs: turn.wallMs, serverMs: turn.serverMs });
+  return () => ctx.run.recorder.recordTurn(ctx.run.runId, key, index, turn);
 }
 
 /** `300 ms`, `2.5 s`, `300 s`: a sub-second timeout must not read as `0 s`. */

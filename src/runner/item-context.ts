@@ -5,8 +5,8 @@ import type { ExitCode } from '../errors/exit-codes.js';
 import type { Transport } from '../http/transport.js';
 import type { EmulatorNoted } from './emulator-note.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
+import type { RunEvents } from './run-events.js';
 import type { Recorder } from './recorder.js';
-import type { Reporter } from './reporters/index.js';
 import type { SendRecovery } from './send-recovery.js';
 import type { ItemSlot, Slots } from './slots.js';
 import type { TargetGate } from './target-gate.js';
@@ -23,7 +23,8 @@ export interface RunTarget {
 export interface RunContext {
   runId: number;
   recorder: Recorder;
-  reporter: Reporter;
+  /** What the run tells its observers; they see the events' data, never this context. */
+  events: RunEvents;
   /** `stop`: launch nothing more. `abort`: cancel what is still running (what is processing is then cancelled on the server). */
   signals: { stop: AbortSignal; abort: AbortSignal };
   /** `--cleanup`: delete each conversation once its result is recorded. */
@@ -48,18 +49,6 @@ export interface TargetRuntime extends RunTarget {
   searches: Slots;
   /** Exit codes of items that ended in an exception (a bug, or a fault of the recorder). */
   failures: ExitCode[];
-}
-
-/** What an item runs with: its run, its target, and its concurrency slot. */
-export interface ItemContext {
-  run: RunContext;
-  target: TargetRuntime;
-  /**
-   * Given up while a send not found waits out its window (only a create still in flight on the server then
-   * can land late), and while a send waits to be retried after an attempt the server did not act on
-   * (nothing of it is on the server); taken again before the next request.
-   */
-  slot: ItemSlot;
 }
 
 /** What an item runs with: its run, its target, and its concurrency slot. */

@@ -58,7 +58,7 @@ export interface Opening {
   sendWindowMs: number;
 }
 
-export function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Opening & { lease: RunLease } {
+export function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api, log: (message: string) => void): Opening & { lease: RunLease } {
   const { recorder, suite } = options;
   const staleMs = (options.lease ?? DEFAULT_LEASE).staleMs;
   if (options.resumeRunId === undefined) {
@@ -109,7 +109,7 @@ export function openRun(options: RunOptions, items: Iterable<WorkItem>, api: Api
   // Taken before the run's state is read: what a live holder writes meanwhile must not be missed.
   const lease = recorder.acquireLease(options.resumeRunId, staleMs);
   try {
-    return { ...resumeRun(options, items, api), lease };
+    return { ...resumeRun(options, items, api, log), lease };
   } catch (error) {
     lease.release();
     throw error;
@@ -120,7 +120,7 @@ function ownWindow(options: RunOptions): number {
   return options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
 }
 
-function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Opening {
+function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api, log: (message: string) => void): Opening {
   const { recorder, suite } = options;
   const state = recorder.loadRunInfo(options.resumeRunId as number);
   if (!state) throw new UsageError(`there is no run ${options.resumeRunId} in this database; list runs with dsbench runs`);
@@ -168,7 +168,7 @@ function resumeRun(options: RunOptions, items: Iterable<WorkItem>, api: Api): Op
   const claim = (target: string, ref: string) => resumed.claimed.set(target, (resumed.claimed.get(target) ?? new ConversationSet()).add(ref));
   for (const item of requeued) if (item.conversationRef !== null) claim(item.target, item.conversationRef);
   if (requeued.length > 0) {
-    options.reporter.onLog?.(
+    log(
       `run ${state.runId}: running again ${requeued.length} item${requeued.length === 1 ? '' : 's'} dsbench stopped when the run was interrupted ` +
         `(${requeued.map((i) => i.key).slice(0, 5).join(', ')}${requeued.length > 5 ? ', ...' : ''}); the stopped attempts are kept (docs/restarts.md)`,
     );

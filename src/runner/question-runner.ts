@@ -6,7 +6,7 @@ import type { ResumeItem, ResumeTurn } from '../model/run.js';
 import { send } from './ask-turn.js';
 import { deleteConversation } from './cleanup.js';
 import { evaluateQuestion } from './expectations.js';
-import { follow, formatTimeout } from './follow-turn.js';
+import { follow, formatTimeout, turnEnded } from './follow-turn.js';
 import { ItemClock } from './item-clock.js';
 import type { ItemContext, QuestionItem } from './item-context.js';
 import type { ItemSummary } from './item-summary.js';
@@ -127,8 +127,7 @@ export async function runQuestion(ctx: ItemContext, item: QuestionItem, resume?:
         if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) gate.fail(message);
         turns[current] = { state: 'client_error', text, clientError: message, polls: 0 };
       }
-      const failed = turns[current] as TurnRecord;
-      ended = () => recorder.recordTurn(runId, item.key, current, failed);
+      ended = turnEnded(ctx, item.key, current, turns[current] as TurnRecord);
     }
 
     const asked = turns.filter(Boolean);

@@ -5,11 +5,11 @@ import type { ApiFlavour } from '../model/api-flavour.js';
 import type { RunStatus } from '../model/run.js';
 import type { TargetTally } from '../model/tally.js';
 import type { BudgetOptions } from './budget.js';
+import type { RunObserver } from './events.js';
 import type { RunTarget } from './item-context.js';
 import type { LiveGrader, LiveGradingTotals } from './live-grading.js';
 import type { Subset } from './plan.js';
 import type { Recorder } from './recorder.js';
-import type { Reporter } from './reporters/index.js';
 import type { Shard } from './shard.js';
 import type { QuotaPolicy } from './target-gate.js';
 
@@ -17,7 +17,8 @@ export interface RunOptions {
   suite: LoadedSuite;
   targets: RunTarget[];
   recorder: Recorder;
-  reporter: Reporter;
+  /** Watch the run's events (the progress display among them); see events.ts. */
+  observers: readonly RunObserver[];
   label?: string | undefined;
   api?: ApiFlavour | undefined;
   concurrency?: number | undefined;

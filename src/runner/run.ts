@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import { redact } from '../redact.js';
 import type { RunTally } from '../model/tally.js';
 import { CreditBudget } from './budget.js';
 import { deleteConversation } from './cleanup.js';
@@ -14,11 +13,12 @@ import { schedule, type Spend } from './schedule.js';
 import { storageWatch } from './storage-watch.js';
 import { recordProductVersions } from './product-versions.js';
 import { preflight, targetRuntime } from './target-setup.js';
-import { terminalSafe } from '../terminal-text.js';
+import { RunEvents } from './run-events.js';
 
 export type { RunTarget } from './item-context.js';
 export type { LiveGrader, LiveGradingTotals } from './live-grading.js';
 export type { RunOptions, RunResult, TargetResult } from './run-options.js';
+export type { RunEvent, RunObserver } from './events.js';
 
 /**
  * Runs a suite on its targets: opens the run (or resumes it) under its lease, sets each target up, schedules
@@ -27,11 +27,12 @@ export type { RunOptions, RunResult, TargetResult } from './run-options.js';
  */
 export async function executeRun(given: RunOptions): Promise<RunResult> {
   const started = performance.now();
-  const { reporter, suite } = given;
-  const log = (message: string) => reporter.onLog?.(terminalSafe(redact(message)));
+  const { suite } = given;
+  const events = new RunEvents(given.observers);
+  const log = (message: string) => events.log(message);
   const items = planOf(given);
   // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
-  const { lease, ...opened } = openRun(given, items, given.api ?? suite.resolved.questions[0]?.api ?? 'versioned');
+  const { lease, ...opened } = openRun(given, items, given.api ?? suite.resolved.questions[0]?.api ?? 'versioned', log);
   const { runId } = opened;
   if (lease.takeover) log(lease.takeover);
   // A database that cannot be written any more stops the run at once: nothing more is launched and what
@@ -46,7 +47,7 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   const abort = AbortSignal.any([given.abort, storage.broken]);
   // Every running item listens on these two signals at once: many listeners are expected, not a leak.
   setMaxListeners(0, stop, abort);
-  const run: RunContext = { runId, recorder: storage.recorder, reporter, signals: { stop, abort }, cleanup: given.cleanup, log };
+  const run: RunContext = { runId, recorder: storage.recorder, events, signals: { stop, abort }, cleanup: given.cleanup, log };
   try {
     given.onRunOpened?.(runId);
     const spend = budget && { budget, stop: () => overBudget.abort() };
@@ -88,7 +89,7 @@ async function followRun(
   grading: LiveGrading | undefined,
   spend: Spend | undefined,
 ): Promise<void> {
-  const { runId, recorder, reporter, signals, log } = run;
+  const { runId, recorder, events, signals, log } = run;
   const { resumed } = opened;
   try {
     await preflight([...runtimes.values()], options.suite.resolved.questions.length > 0, log, signals.stop);
@@ -101,7 +102,7 @@ async function followRun(
       total++;
       if (!pending(item)) alreadyDone++;
     }
-    reporter.onRunStart?.({ runId, total, alreadyDone, targets: options.targets.map((t) => t.name) });
+    events.emit({ type: 'run-started', runId, total, alreadyDone, targets: options.targets.map((t) => t.name) });
     await Promise.all([
       ...schedule(items, pending, runtimes, { run, resumeOf: (key) => resumed.unfinished.get(key), grading, spend }),
       ...resumed.toDelete.map((item) => {
@@ -119,6 +120,6 @@ async function followRun(
   } finally {
     // Each close waits for its requests in flight: the lease is released only after it (see RunLease.earlierSendsGivenUpBy).
     await Promise.allSettled([...runtimes.values()].flatMap((r) => [r.client.close(), r.stream.close()]));
-    reporter.onRunEnd?.();
+    events.emit({ type: 'run-ended', runId });
   }
 }

@@ -100,17 +100,17 @@ function creditsBefore(resumed: ResumeItem | undefined): number {
 /** Runs one item in its slot, once it may start; undefined when it did not run to its end (a stop, a skip). */
 async function runItem(item: WorkItem, r: TargetRuntime, ctx: Launching, slot: ItemSlot): Promise<ItemSummary | undefined> {
   const { run } = ctx;
-  const { runId, recorder, reporter, signals, log } = run;
+  const { runId, recorder, events, signals, log } = run;
   const stop = await r.gate.admit(signals.stop);
   if (signals.stop.aborted) return undefined;
   if (stop) {
     recorder.itemSkipped(runId, item.key, stop.reason, new Date().toISOString());
     // A skipped item is finished for the progress display too, so done reaches the total.
-    reporter.onItemStart?.(item.key);
-    reporter.onItemEnd?.(item.key, { outcome: 'skipped', credits: null, passed: 0, failed: 0 });
+    events.emit({ type: 'item-started', key: item.key });
+    events.emit({ type: 'item-ended', key: item.key, summary: { outcome: 'skipped', credits: null, passed: 0, failed: 0 } });
     return undefined;
   }
-  reporter.onItemStart?.(item.key);
+  events.emit({ type: 'item-started', key: item.key });
   let summary: ItemSummary;
   try {
     summary =
@@ -126,6 +126,6 @@ async function runItem(item: WorkItem, r: TargetRuntime, ctx: Launching, slot: I
     r.failures.push(error instanceof DsbenchError ? error.exitCode : ExitCode.internal);
     summary = { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
   }
-  reporter.onItemEnd?.(item.key, summary);
+  events.emit({ type: 'item-ended', key: item.key, summary });
   return summary;
 }

@@ -60,7 +60,7 @@ async function run(text: string, emulatorOptions?: EmulatorOptions, env: Record<
       suite: loaded,
       targets: [target({ name: 'emu', emulator: e })],
       recorder: store.recorder,
-      reporter,
+      observers: [reporter],
       onQuota: 'stop',
       maxQuotaWaitMs: 60_000,
       cleanup: false,
@@ -182,7 +182,7 @@ describe('judge failures', () => {
     const dbPath = path.join(tempDir(), 'runs.db');
     const store = openStore(dbPath);
     try {
-      const base = { suite: loaded, targets: [target({ name: 'emu', emulator: e })], recorder: store.recorder, reporter: new CapturingReporter(), onQuota: 'stop' as const, maxQuotaWaitMs: 1000, cleanup: false, stop: new AbortController().signal, abort: new AbortController().signal, retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 2 } };
+      const base = { suite: loaded, targets: [target({ name: 'emu', emulator: e })], recorder: store.recorder, observers: [new CapturingReporter()], onQuota: 'stop' as const, maxQuotaWaitMs: 1000, cleanup: false, stop: new AbortController().signal, abort: new AbortController().signal, retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 2 } };
       const down = await runGraded(base, new SqliteGradeStore(store.db), {});
       expect(down.exitCode).toBe(ExitCode.expectationsFailed);
       const errors = store.db.prepare('SELECT error FROM grades').pluck().all() as string[];

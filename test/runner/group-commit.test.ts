@@ -60,7 +60,7 @@ describe('group commit in a run', () => {
         suite: loaded,
         targets: [target({ name: 'main', emulator: e })],
         recorder,
-        reporter: new CapturingReporter(),
+        observers: [new CapturingReporter()],
         onRunOpened: (id) => (runId = id),
       });
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -287,7 +287,7 @@ questions:
     // The process dies as q1 ends, answered by its second create.
     const recorder = crashingRecorder(store, { method: 'itemFinished', when: (_run: number, key: string) => key === 'main/question/q1/0', at: 'after' }, stop);
     const targets = [target({ name: 'main', emulator: proxy.url, timeScale: 0.001 })];
-    await executeRun({ ...runDefaults(), suite: loaded, targets, recorder, reporter: new CapturingReporter(), stop: stop.signal, requestTimeoutMs: 300 }).catch((error: unknown) => {
+    await executeRun({ ...runDefaults(), suite: loaded, targets, recorder, observers: [new CapturingReporter()], stop: stop.signal, requestTimeoutMs: 300 }).catch((error: unknown) => {
       if (!(error instanceof CrashError)) throw error;
     });
     store.close();
@@ -326,7 +326,7 @@ describe('on resume, a create that acted before the process died', () => {
       suite: loaded,
       targets: [target({ name: 'main', emulator: e })],
       recorder,
-      reporter: new CapturingReporter(),
+      observers: [new CapturingReporter()],
       onQuota: 'stop',
       maxQuotaWaitMs: 1000,
       cleanup: false,
@@ -376,7 +376,7 @@ questions:
     const stop = new AbortController();
     // The process dies with q1's create recorded as being sent, its request never sent.
     const recorder = crashingRecorder(store, { method: 'recordTurn', when: (_run: number, key: string, _turn: number, record: { state: string }) => key === 'main/question/q1/0' && record.state === 'sending', at: 'after' }, stop);
-    await executeRun({ ...runDefaults(), suite: loaded, targets: [target({ name: 'main', emulator: e, timeScale: 0.001 })], recorder, reporter: new CapturingReporter(), stop: stop.signal, requestTimeoutMs: 300 }).catch((error: unknown) => {
+    await executeRun({ ...runDefaults(), suite: loaded, targets: [target({ name: 'main', emulator: e, timeScale: 0.001 })], recorder, observers: [new CapturingReporter()], stop: stop.signal, requestTimeoutMs: 300 }).catch((error: unknown) => {
       if (!(error instanceof CrashError)) throw error;
     });
     store.close();

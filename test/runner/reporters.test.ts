@@ -96,13 +96,13 @@ describe('the bar on a terminal', () => {
   it('first frame shows ETA -- (never NaN or Infinity); a message takes a line of its own and the bar is drawn again below it', async () => {
     const term = fakeTerminal();
     const bar = new BarReporter(term.stream);
-    bar.onRunStart({ runId: 1, total: 3, alreadyDone: 0, targets: ['main'] });
+    bar.onEvent({ type: 'run-started', at: 0, runId: 1, total: 3, alreadyDone: 0, targets: ['main'] });
     await flush();
     expect(term.screen()).toEqual([expect.stringMatching(/^dsbench \S+ 0\/3 \| running 0 \| 0 errors, 0 checks failed, 0 credits \| ETA --$/)]);
-    bar.onItemStart();
-    bar.onLog('RATE_LIMITED on target main: stopped launching (--on-quota stop)');
-    bar.onItemEnd('k', { outcome: 'completed', credits: 2, passed: 1, failed: 0 });
-    bar.onRunEnd();
+    bar.onEvent({ type: 'item-started', at: 0, key: 'k' });
+    bar.onEvent({ type: 'log', at: 0, message: 'RATE_LIMITED on target main: stopped launching (--on-quota stop)' });
+    bar.onEvent({ type: 'item-ended', at: 0, key: 'k', summary: { outcome: 'completed', credits: 2, passed: 1, failed: 0 } });
+    bar.onEvent({ type: 'run-ended', at: 0, runId: 1 });
     await flush();
     expect(term.output()).not.toMatch(/NaN|Infinity|NFs/);
     expect(term.screen()).toEqual([

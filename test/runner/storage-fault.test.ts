@@ -39,7 +39,7 @@ describe('a database that fills up during a run', () => {
     const store = openStore(dbPath);
     let error: unknown;
     try {
-      await executeRun({ ...runDefaults(), maxQuotaWaitMs: 1000, suite: loaded, targets: [target({ name: 'main', emulator: e })], recorder: store.recorder, reporter: new FillAfterFirst(store.db) });
+      await executeRun({ ...runDefaults(), maxQuotaWaitMs: 1000, suite: loaded, targets: [target({ name: 'main', emulator: e })], recorder: store.recorder, observers: [new FillAfterFirst(store.db)] });
     } catch (caught) {
       error = caught;
     } finally {

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { ItemSummary } from '../item-summary.js';
+import type { RunEvent } from '../events.js';
 import { etaText, ProgressState, type ProgressOutput, type Reporter, type RunStart } from './reporter.js';
 
 /** DECAWM: the terminal wraps a line wider than itself (on), or writes its last column over (off). */
@@ -30,6 +30,7 @@ function withoutCursorRestore(stream: ProgressOutput): NodeJS.WritableStream {
  * while it is drawn goes through onLog, which clears the bar's line first, so the two never mix.
  */
 export class BarReporter implements Reporter {
+  readonly name = 'progress bar';
   private readonly state = new ProgressState();
   private readonly bar: cliProgress.SingleBar;
   private drawn = false;
@@ -50,23 +51,25 @@ export class BarReporter implements Reporter {
     );
   }
 
-  onRunStart(start: RunStart): void {
+  onEvent(event: RunEvent): void {
+    if (event.type === 'run-started') this.start(event);
+    else if (event.type === 'item-started') {
+      this.state.itemStarted();
+      this.bar.update(this.state.done);
+    } else if (event.type === 'item-ended') {
+      this.state.itemEnded(event.summary);
+      this.bar.update(this.state.done);
+    } else if (event.type === 'log') this.log(event.message);
+    else if (event.type === 'run-ended') this.end();
+  }
+
+  private start(start: RunStart): void {
     this.state.start(start);
     this.bar.start(start.total, start.alreadyDone);
     this.drawn = true;
   }
 
-  onItemStart(): void {
-    this.state.itemStarted();
-    this.bar.update(this.state.done);
-  }
-
-  onItemEnd(_key: string, summary: ItemSummary): void {
-    this.state.itemEnded(summary);
-    this.bar.update(this.state.done);
-  }
-
-  onLog(message: string): void {
+  log(message: string): void {
     // The message takes the bar's line (cleared first) and the bar is drawn again below it. While the bar is
     // drawn the terminal's line wrap is off (cli-progress cuts its line at the terminal's width), so a message
     // is written with it back on: one wider than the terminal wraps onto lines of its own instead of being
@@ -76,7 +79,7 @@ export class BarReporter implements Reporter {
     if (this.drawn) this.bar.render();
   }
 
-  onRunEnd(): void {
+  private end(): void {
     if (this.drawn) this.bar.stop();
     this.drawn = false;
   }

@@ -11,7 +11,12 @@ export const REPORTERS = {
   lines: (stderr: ProgressOutput) => new LinesReporter(new StderrLines((text) => stderr.write(text))),
   quiet: (stderr: ProgressOutput): Reporter => {
     const lines = new StderrLines((text) => stderr.write(text));
-    return { onLog: (message) => lines.write(`dsbench: ${message}`), onRunEnd: () => lines.close() };
+    const log = (message: string) => lines.write(`dsbench: ${message}`);
+    return {
+      name: 'messages',
+      log,
+      onEvent: (event) => (event.type === 'log' ? log(event.message) : event.type === 'run-ended' && lines.close()),
+    };
   },
 } satisfies Record<string, (stderr: ProgressOutput) => Reporter>;
 

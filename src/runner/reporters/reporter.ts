@@ -1,13 +1,8 @@
 import type { ItemSummary } from '../item-summary.js';
 import { failureClass } from '../../model/verdict.js';
+import type { RunEventOf, RunObserver } from '../events.js';
 
-export interface RunStart {
-  runId: number;
-  total: number;
-  /** Items already finished by an earlier process (resume). */
-  alreadyDone: number;
-  targets: string[];
-}
+export type RunStart = Omit<RunEventOf<'run-started'>, 'type' | 'at'>;
 
 /** Where a reporter writes: the command's stderr (a terminal when `isTTY`, `columns` wide). */
 export interface ProgressOutput {
@@ -16,14 +11,12 @@ export interface ProgressOutput {
   readonly columns?: number | undefined;
 }
 
-/** Hooks a progress display may implement; all optional. */
-export interface Reporter {
-  onRunStart?(start: RunStart): void;
-  onItemStart?(key: string): void;
-  onItemEnd?(key: string, summary: ItemSummary): void;
-  /** Something a person watching should know (quota decisions, stops, retries that gave up). */
-  onLog?(message: string): void;
-  onRunEnd?(): void;
+/**
+ * A progress display: an observer of the run's events, which also shows messages from outside the run (the
+ * command's signal notices) the way it shows the run's log events, so the two never mix.
+ */
+export interface Reporter extends RunObserver {
+  log(message: string): void;
 }
 
 /** Counts that every display shows: done of total, running, errors, checks, credits, and an ETA from the pace so far. */
