@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { selectPercentiles } from '../stats/percentiles.js';
 import { runProductVersions } from '../store/product-versions.js';
-import { iterateNightItems, type NightItemRow } from '../store/series-queries.js';
+import { iterateNightItems, nightItemsStatement, type NightItemRow, type NightItemValues } from '../store/series-queries.js';
 
 // Each metric's nightly series, for the suite, each tag and (on request) each question, per target: what
 // change-point detection reads. A night is a run; its value is the night's figure over the scope's items.
@@ -48,20 +48,25 @@ export class ScopeTally {
   tokenItems = 0;
 
   add(row: NightItemRow): void {
+    this.addValues([row.target, row.kind, row.suiteItemId, row.tagsJson, row.errored, row.passed, row.ms, row.credits, row.tokens]);
+  }
+
+  addValues(row: NightItemValues): void {
+    const [, kind, , , errored, passed, ms, credits, tokens] = row;
     this.done++;
-    this.errored += row.errored;
-    if (row.passed !== null) {
+    this.errored += errored;
+    if (passed !== null) {
       this.checked++;
-      this.passed += row.passed;
+      this.passed += passed;
     }
-    if (row.kind !== 'question') return;
-    if (row.ms !== null && row.ms > 0) this.ms.push(row.ms);
-    if (row.credits !== null) {
-      this.credits += row.credits;
+    if (kind !== 'question') return;
+    if (ms !== null && ms > 0) this.ms.push(ms);
+    if (credits !== null) {
+      this.credits += credits;
       this.creditItems++;
     }
-    if (row.tokens !== null) {
-      this.tokens += row.tokens;
+    if (tokens !== null) {
+      this.tokens += tokens;
       this.tokenItems++;
     }
   }
@@ -83,20 +88,29 @@ export class ScopeTally {
 /** The series of every scope and metric over `nights` (oldest first). */
 export function collectSeries(db: Database.Database, nights: readonly Night[], options: { questions: boolean }): MetricSeries[] {
   const scopes = new Map<string, { scope: SeriesScope; tallies: Array<ScopeTally | undefined> }>();
-  const tally = (scope: SeriesScope, night: number): ScopeTally => {
+  const entry = (scope: SeriesScope) => {
     const key = `${scope.target}\u0000${scope.kind}\u0000${scope.name ?? ''}`;
-    let entry = scopes.get(key);
-    if (!entry) scopes.set(key, (entry = { scope, tallies: [] }));
-    return (entry.tallies[night] ??= new ScopeTally());
+    let found = scopes.get(key);
+    if (!found) scopes.set(key, (found = { scope, tallies: [] }));
+    return found;
   };
-  // Items share a few tag lists: each parsed once.
-  const tagLists = new Map<string, string[]>();
-  const tagsOf = (json: string) => tagLists.get(json) ?? tagLists.set(json, JSON.parse(json) as string[]).get(json)!;
+  // Items share a few targets and tag lists: the suite's and tags' scopes of each pair are looked up once.
+  const shared = new Map<string, Array<ReturnType<typeof entry>>>();
+  const sharedOf = (target: string, tagsJson: string) => {
+    const key = `${target}\u0000${tagsJson}`;
+    let found = shared.get(key);
+    if (!found) {
+      const tags = JSON.parse(tagsJson) as string[];
+      shared.set(key, (found = [entry({ target, kind: 'suite', name: null }), ...tags.map((tag) => entry({ target, kind: 'tag', name: tag }))]));
+    }
+    return found;
+  };
+  const statement = nightItemsStatement(db);
   nights.forEach((night, i) => {
-    for (const row of iterateNightItems(db, night.runId)) {
-      tally({ target: row.target, kind: 'suite', name: null }, i).add(row);
-      for (const tag of tagsOf(row.tagsJson)) tally({ target: row.target, kind: 'tag', name: tag }, i).add(row);
-      if (options.questions) tally({ target: row.target, kind: 'question', name: `${row.kind === 'search' ? 'search ' : ''}${row.suiteItemId}` }, i).add(row);
+    for (const row of iterateNightItems(statement, night.runId)) {
+      const [target, kind, suiteItemId, tagsJson] = row;
+      for (const e of sharedOf(target, tagsJson)) (e.tallies[i] ??= new ScopeTally()).addValues(row);
+      if (options.questions) (entry({ target, kind: 'question', name: `${kind === 'search' ? 'search ' : ''}${suiteItemId}` }).tallies[i] ??= new ScopeTally()).addValues(row);
     }
   });
   const order = { suite: 0, tag: 1, question: 2 };

@@ -52,12 +52,13 @@ export interface QuestionNightRow {
   definitionHash: string | null;
 }
 
-/** Per run, target and question or search id: how its repeats did; for the runs given, oldest first. */
+/** Per run, target and question or search id: how its repeats did; for the runs given, oldest first. Each item's
+ * checks are read once (MATERIALIZED: SQLite would otherwise look them up once per aggregate that reads them). */
 export function questionNights(db: Database.Database, runIds: readonly number[]): QuestionNightRow[] {
   if (runIds.length === 0) return [];
   return db
     .prepare(
-      `WITH v AS (
+      `WITH v AS MATERIALIZED (
          SELECT i.run_id, i.target, i.kind, i.suite_item_id, i.tags_json, i.outcome, i.definition_hash,
            (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS passed
          FROM items i WHERE i.run_id IN (SELECT value FROM json_each(?)) AND i.status NOT IN ('pending', 'running', 'skipped'))

@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3';
 
 // What the nightly series of `report --history N --detect` read: one row per finished item of a run, with
 // its checks' verdict, whether it ended in an error, its first turn's time and its turns' credits and tokens.
+// Rows come as arrays (no object per row) from point lookups on each table's key: the series of 90 nights
+// of thousands of items read hundreds of thousands of them.
 
 export interface NightItemRow {
   target: string;
@@ -19,16 +21,35 @@ export interface NightItemRow {
   tokens: number | null;
 }
 
-export function iterateNightItems(db: Database.Database, runId: number): IterableIterator<NightItemRow> {
+/** A NightItemRow's values in its fields' order, as the query returns them. */
+export type NightItemValues = [
+  target: string,
+  kind: NightItemRow['kind'],
+  suiteItemId: string,
+  tagsJson: string,
+  errored: NightItemRow['errored'],
+  passed: NightItemRow['passed'],
+  ms: number | null,
+  credits: number | null,
+  tokens: number | null,
+];
+
+export function nightItemsStatement(db: Database.Database): Database.Statement<[number]> {
   return db
-    .prepare(
-      `SELECT i.target, i.kind, i.suite_item_id AS suiteItemId, i.tags_json AS tagsJson,
-        i.outcome IN ('error', 'canceled', 'timeout', 'client_error', 'http_error', 'truncated') AS errored,
-        (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS passed,
-        (SELECT coalesce(t.server_ms, t.wall_ms) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key AND t.turn = 0 AND t.state = 'completed') AS ms,
-        t.credits, t.tokens
-      FROM items i LEFT JOIN (SELECT item_key, sum(credits) AS credits, sum(total_tokens) AS tokens FROM turns WHERE run_id = @run GROUP BY item_key) t ON t.item_key = i.key
-      WHERE i.run_id = @run AND i.status NOT IN ('pending', 'running', 'skipped')`,
+    .prepare<[number]>(
+      `SELECT i.target, i.kind, i.suite_item_id, i.tags_json,
+        i.outcome IN ('error', 'canceled', 'timeout', 'client_error', 'http_error', 'truncated'),
+        (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key),
+        CASE WHEN t0.state = 'completed' THEN coalesce(t0.server_ms, t0.wall_ms) END,
+        (SELECT sum(t.credits) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key),
+        (SELECT sum(t.total_tokens) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key)
+      FROM items i LEFT JOIN turns t0 ON t0.run_id = i.run_id AND t0.item_key = i.key AND t0.turn = 0
+      WHERE i.run_id = ? AND i.status NOT IN ('pending', 'running', 'skipped')
+      ORDER BY i.position`,
     )
-    .iterate({ run: runId }) as IterableIterator<NightItemRow>;
+    .raw(true);
+}
+
+export function iterateNightItems(statement: Database.Statement<[number]>, runId: number): IterableIterator<NightItemValues> {
+  return statement.iterate(runId) as IterableIterator<NightItemValues>;
 }
