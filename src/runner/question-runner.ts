@@ -2,6 +2,7 @@ import { AbortedError, HttpStatusError, LookupIncompleteError } from '../errors/
 import { linkedSignal } from '../http/linked-signal.js';
 import { redact } from '../redact.js';
 import type { ItemOutcome, TurnRecord } from '../model/item.js';
+import { keepsTraces } from '../model/trace.js';
 import type { ResumeItem, ResumeTurn } from '../model/run.js';
 import { send } from './ask-turn.js';
 import { deleteConversation } from './cleanup.js';
@@ -136,6 +137,7 @@ export async function runQuestion(ctx: ItemContext, item: QuestionItem, resume?:
     const results = evaluateQuestion(item.question.expect, item.question.followups, asked);
     commit(() => {
       if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
+      if (!keepsTraces(ctx.target.trace, outcome !== 'completed' || results.some((r) => !r.passed))) recorder.dropTraces(runId, item.key);
       recorder.itemFinished(runId, item.key, outcome, iso(), message);
     });
     if (ctx.run.cleanup && ref !== undefined) await deleteConversation({ runId, recorder, client: ctx.target.client, log }, item.key, ref);

@@ -5,6 +5,8 @@ import { evaluateSearch } from './expectations.js';
 import type { ItemContext } from './item-context.js';
 import type { ItemSummary } from './item-summary.js';
 import type { SearchRecord } from '../model/item.js';
+import { keepsTraces } from '../model/trace.js';
+import { traceHeaders } from './trace-requests.js';
 
 export interface SearchItem {
   key: string;
@@ -13,6 +15,9 @@ export interface SearchItem {
 }
 
 const iso = () => new Date().toISOString();
+
+/** Verdicts of a search that did not fail (`--trace failed` keeps no link of one with its checks passed). */
+const SEARCH_PASSED: ReadonlySet<string> = new Set(['complete', 'limit_hit']);
 
 /** Runs one streaming search and records its tally and verdict; a failed search is a verdict, not an exception. */
 export async function runSearchItem(ctx: Pick<ItemContext, 'run' | 'target'>, item: SearchItem): Promise<ItemSummary> {
@@ -27,7 +32,8 @@ export async function runSearchItem(ctx: Pick<ItemContext, 'run' | 'target'>, it
     ...(search.maxLineLength !== undefined && { maxLineLen: search.maxLineLength }),
     ...(search.display !== undefined && { display: search.display }),
   };
-  const result = await runSearch(ctx.target.stream, params, { timeoutMs: search.timeoutMs, signal: ctx.run.signals.abort });
+  const headers = traceHeaders(ctx.target.trace, item.key);
+  const result = await runSearch(ctx.target.stream, params, { timeoutMs: search.timeoutMs, signal: ctx.run.signals.abort, ...(headers && { headers }) });
   const record = searchRecord(search.query, params, result);
   recorder.inOneCommit(() => {
     noteServedByEmulator(recorder, runId, item.target, ctx.target.emulatorNoted, result.servedByEmulator);
@@ -36,6 +42,7 @@ export async function runSearchItem(ctx: Pick<ItemContext, 'run' | 'target'>, it
   if (result.httpStatus === 401 || result.httpStatus === 403) ctx.target.gate.fail(record.error ?? `HTTP ${result.httpStatus}`);
   const results = evaluateSearch(search.expect, record);
   if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
+  if (!keepsTraces(ctx.target.trace, !SEARCH_PASSED.has(result.verdict) || results.some((r) => !r.passed))) recorder.dropTraces(runId, item.key);
   recorder.itemFinished(runId, item.key, result.verdict, iso(), result.failure?.message);
   return { outcome: result.verdict, credits: null, passed: results.filter((r) => r.passed).length, failed: results.filter((r) => !r.passed).length };
 }
@@ -62,5 +69,6 @@ export function searchRecord(query: string, params: Record<string, unknown>, res
     alert: alert ? [alert.title, alert.description].filter(Boolean).join(': ') : undefined,
     error: errors.length > 0 ? errors.join('; ') : undefined,
     httpStatus: result.httpStatus,
+    trace: result.requestTrace,
   };
 }

@@ -222,6 +222,10 @@ export class SqliteRecorder implements Recorder {
     this.writing(() => onPlannedItem(runId, key, () => this.write.expectations({ runId, itemKey: key }, results)));
   }
 
+  dropTraces(runId: number, key: string): void {
+    this.writing(() => this.write.dropTraces({ runId, itemKey: key }));
+  }
+
   itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void {
     this.updateItem(this.s.itemEnded, runId, key, 'done', outcome, redacted(message), at);
   }
