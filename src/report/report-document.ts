@@ -1,5 +1,6 @@
 import type { Block, Inline } from './document.js';
 import { qualityBlocks } from './quality-document.js';
+import { traceBlocks } from './trace-document.js';
 import { WARNING_SECTIONS } from './report-warnings.js';
 import type { ReportData } from './report-result.js';
 import { productVersionText } from '../store/queries.js';
@@ -19,6 +20,7 @@ const SECTIONS: readonly Section[] = [
   ...WARNING_SECTIONS,
   questionBlocks,
   errorBlocks,
+  traceBlocks,
   thresholdBlocks,
   expectationBlocks,
   (data) => qualityBlocks(data.quality),
