@@ -37,8 +37,9 @@ import type { CommandContext } from './io.js';
 import type { GateArgs } from './compare.js';
 import { BASELINE_OPTIONS, baselineExitCode, compareWithBaseline, comparisonText, fixBaselineRef, runEndedAsNight } from './run-baseline.js';
 import { compareJson } from '../report/compare/compare-json.js';
+import { fetchRunTraces, TRACE_OPTIONS, traceSelectionOf, type TraceArgs } from './run-trace.js';
 
-interface RunArgs extends GlobalArgs, GateArgs {
+interface RunArgs extends GlobalArgs, GateArgs, TraceArgs {
   baseline?: string | undefined;
   suite?: string | undefined;
   target: string[];
@@ -113,6 +114,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       .option('max-credits', { type: 'number', describe: 'Launch nothing that would take the run past N credits (recorded, plus what running items are expected to cost); legacy API only' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan and an estimate of credits and wall time from earlier runs, and ask nothing' })
       .option('push-metrics', PUSH_METRICS_OPTION)
+      .options(TRACE_OPTIONS)
       .options(BASELINE_OPTIONS)
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
@@ -125,6 +127,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
         if (argv.dryRun && argv.resume !== undefined) throw new UsageError("--dry-run plans a new run; a resumed run keeps its own plan (dsbench report RUN shows what is left of it)");
         if (argv.shard !== undefined && argv.shard !== 'auto') parseShard(String(argv.shard));
         checkPushUrl(argv.pushMetrics);
+        traceSelectionOf(argv as unknown as TraceArgs);
         if (argv.baseline !== undefined && argv.shard !== undefined) throw new UsageError('--baseline compares a whole night: compare the merged run (dsbench compare REF MERGED) instead of each --shard');
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
@@ -233,6 +236,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
           shard,
           groupLabel: argv.group,
           onRunOpened: (id) => (runId = id),
+          trace: traceSelectionOf(argv),
           stop: signals.stop,
           abort: signals.abort,
         });
@@ -265,6 +269,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
             interruptionNotes(result, argv.db, targets.some((t) => t.emulated), result.stoppedBy !== undefined ? ` --max-credits ${2 * (maxCredits ?? 0)}` : '') +
             (baseline ? comparisonText(baseline, comparison, runCode) : ''),
       );
+      if (argv.traceFetch) await fetchRunTraces(store.db, argv.db, run.id, targets, argv, cli.stderr);
       if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
       if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics), cli.stderr);
       cli.exitCode = exitCode;

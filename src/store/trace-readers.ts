@@ -72,3 +72,13 @@ export function traceOverview(db: Database.Database, runId: number, limit: numbe
   const failed = db.prepare(`SELECT * FROM (${select} ORDER BY i.position) WHERE failed = 1 AND traceId IS NOT NULL LIMIT ?`).all(runId, limit).map(read);
   return { traces: kept.traces, items: kept.items, slowest, failed };
 }
+
+/** The traces `--trace-fetch` downloads: each item's sends and searches (a poll's trace holds only the poll), by target, in plan order. */
+export function tracesToFetch(db: Database.Database, runId: number): Array<{ target: string; itemKey: string; id: string }> {
+  return db
+    .prepare(
+      `SELECT i.target, x.item_key AS itemKey, x.trace_id AS id FROM traces x JOIN items i ON i.run_id = x.run_id AND i.key = x.item_key
+      WHERE x.run_id = ? AND x.operation <> 'poll' ORDER BY i.position, x.turn, x.rowid`,
+    )
+    .all(runId) as Array<{ target: string; itemKey: string; id: string }>;
+}
