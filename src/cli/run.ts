@@ -21,7 +21,7 @@ import { mostSevere } from '../model/verdict.js';
 import type { GradeStore } from '../model/grading.js';
 import { formatGradingSummary, gradingSummary, openStore, SqliteGradeStore } from '../store/index.js';
 import { failingItems } from '../store/failing-items.js';
-import { findRun, runTargets } from '../store/queries.js';
+import { findRun, runTargets, type RunRecord } from '../store/queries.js';
 import { API_FLAVOURS, DEFAULT_API, transportSettings, type GlobalArgs, pathOption } from './global-options.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
 import { formatQuality, runQuality } from '../report/quality.js';
@@ -38,6 +38,7 @@ import type { GateArgs } from './compare.js';
 import { BASELINE_OPTIONS, baselineExitCode, compareWithBaseline, comparisonText, fixBaselineRef, runEndedAsNight } from './run-baseline.js';
 import { compareJson } from '../report/compare/compare-json.js';
 import { fetchRunTraces, TRACE_OPTIONS, traceSelectionOf, type TraceArgs } from './run-trace.js';
+import type Database from 'better-sqlite3';
 
 interface RunArgs extends GlobalArgs, GateArgs, TraceArgs {
   baseline?: string | undefined;
@@ -113,8 +114,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
       .option('rerun-failed', { type: 'string', describe: 'A new run of the items that failed, erred or never ended in RUN (its id, label or latest), with its suite and targets' })
       .option('max-credits', { type: 'number', describe: 'Launch nothing that would take the run past N credits (recorded, plus what running items are expected to cost); legacy API only' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan and an estimate of credits and wall time from earlier runs, and ask nothing' })
-      .option('push-metrics', PUSH_METRICS_OPTION)
-      .options(TRACE_OPTIONS)
+      .options({ 'push-metrics': PUSH_METRICS_OPTION, ...TRACE_OPTIONS })
       .options(BASELINE_OPTIONS)
       .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
       .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
@@ -127,7 +127,6 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
         if (argv.dryRun && argv.resume !== undefined) throw new UsageError("--dry-run plans a new run; a resumed run keeps its own plan (dsbench report RUN shows what is left of it)");
         if (argv.shard !== undefined && argv.shard !== 'auto') parseShard(String(argv.shard));
         checkPushUrl(argv.pushMetrics);
-        traceSelectionOf(argv as unknown as TraceArgs);
         if (argv.baseline !== undefined && argv.shard !== undefined) throw new UsageError('--baseline compares a whole night: compare the merged run (dsbench compare REF MERGED) instead of each --shard');
         if (argv.group !== undefined && argv.shard === undefined) throw new UsageError('--group names the shards of one run: give it with --shard INDEX/COUNT');
         if (argv.group !== undefined && argv.resume !== undefined) throw new UsageError('--group is fixed when a shard starts; resume it without --group');
@@ -146,7 +145,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
     setFlagsFromString('--semi-space-growth-factor=1');
     const maxQuotaWaitMs = parseDuration(argv.maxQuotaWait, '--max-quota-wait');
     const graceMs = parseDuration(argv.grace, '--grace');
-    const transport = transportSettings(argv);
+    const [transport, trace] = [transportSettings(argv), traceSelectionOf(argv)];
     // Flags and the suite are checked before the database is opened: a usage error leaves no file behind.
     let named = targetsFrom(argv.target, argv.endpoint, cli.env);
     const givenSuite = argv.suite !== undefined ? await loadSuite(argv.suite) : undefined;
@@ -236,7 +235,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
           shard,
           groupLabel: argv.group,
           onRunOpened: (id) => (runId = id),
-          trace: traceSelectionOf(argv),
+          trace,
           stop: signals.stop,
           abort: signals.abort,
         });
@@ -269,9 +268,7 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
             interruptionNotes(result, argv.db, targets.some((t) => t.emulated), result.stoppedBy !== undefined ? ` --max-credits ${2 * (maxCredits ?? 0)}` : '') +
             (baseline ? comparisonText(baseline, comparison, runCode) : ''),
       );
-      if (argv.traceFetch) await fetchRunTraces(store.db, argv.db, run.id, targets, argv, cli.stderr);
-      if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
-      if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics), cli.stderr);
+      await runOutputs(cli, store.db, run, targets, argv);
       cli.exitCode = exitCode;
     } finally {
       store.close();
@@ -279,6 +276,13 @@ export const runCommand = (cli: CommandContext): CommandModule<GlobalArgs, RunAr
     }
   },
 });
+
+/** What a run writes once it ended: the traces it kept (--trace-fetch), JUnit, the pushed metrics. */
+async function runOutputs(cli: CommandContext, db: Database.Database, run: RunRecord, targets: RunTarget[], argv: RunArgs): Promise<void> {
+  if (argv.traceFetch) await fetchRunTraces(db, argv.db, run.id, targets, argv, cli.stderr);
+  if (argv.junit !== undefined) writeRunJunit(db, run, argv.junit);
+  if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(db, run, argv.pushMetrics), cli.stderr);
+}
 
 /** The grading of items as they end, when the suite asks for it (judge.during: run). */
 function liveGrader(suite: ResolvedSuite, store: GradeStore, targets: RunTarget[], transport: ReturnType<typeof transportSettings>, env: NodeJS.ProcessEnv): RunGrading | undefined {

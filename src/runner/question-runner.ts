@@ -2,7 +2,6 @@ import { AbortedError, HttpStatusError, LookupIncompleteError } from '../errors/
 import { linkedSignal } from '../http/linked-signal.js';
 import { redact } from '../redact.js';
 import type { ItemOutcome, TurnRecord } from '../model/item.js';
-import { keepsTraces } from '../model/trace.js';
 import type { ResumeItem, ResumeTurn } from '../model/run.js';
 import { send } from './ask-turn.js';
 import { deleteConversation } from './cleanup.js';
@@ -14,6 +13,7 @@ import type { ItemSummary } from './item-summary.js';
 import { isoNow as iso } from './iso-now.js';
 import { cancelOnServer } from './server-cancel.js';
 import { CANCELLED_ON_INTERRUPT } from './stopped.js';
+import { recordChecks } from './trace-requests.js';
 
 /** Where a resumed item picks up: which turn, and whether that turn was sent, or may have been. */
 interface Start {
@@ -136,8 +136,7 @@ export async function runQuestion(ctx: ItemContext, item: QuestionItem, resume?:
     const outcome = outcomeOf(asked[asked.length - 1]);
     const results = evaluateQuestion(item.question.expect, item.question.followups, asked);
     commit(() => {
-      if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
-      if (!keepsTraces(ctx.target.trace, outcome !== 'completed' || results.some((r) => !r.passed))) recorder.dropTraces(runId, item.key);
+      recordChecks(ctx, item.key, outcome === 'completed', results);
       recorder.itemFinished(runId, item.key, outcome, iso(), message);
     });
     if (ctx.run.cleanup && ref !== undefined) await deleteConversation({ runId, recorder, client: ctx.target.client, log }, item.key, ref);

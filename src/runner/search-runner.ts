@@ -5,8 +5,7 @@ import { evaluateSearch } from './expectations.js';
 import type { ItemContext } from './item-context.js';
 import type { ItemSummary } from './item-summary.js';
 import type { SearchRecord } from '../model/item.js';
-import { keepsTraces } from '../model/trace.js';
-import { traceHeaders } from './trace-requests.js';
+import { recordChecks, traceHeaders } from './trace-requests.js';
 
 export interface SearchItem {
   key: string;
@@ -41,8 +40,7 @@ export async function runSearchItem(ctx: Pick<ItemContext, 'run' | 'target'>, it
   });
   if (result.httpStatus === 401 || result.httpStatus === 403) ctx.target.gate.fail(record.error ?? `HTTP ${result.httpStatus}`);
   const results = evaluateSearch(search.expect, record);
-  if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
-  if (!keepsTraces(ctx.target.trace, !SEARCH_PASSED.has(result.verdict) || results.some((r) => !r.passed))) recorder.dropTraces(runId, item.key);
+  recordChecks(ctx, item.key, SEARCH_PASSED.has(result.verdict), results);
   recorder.itemFinished(runId, item.key, result.verdict, iso(), result.failure?.message);
   return { outcome: result.verdict, credits: null, passed: results.filter((r) => r.passed).length, failed: results.filter((r) => !r.passed).length };
 }

@@ -2,11 +2,10 @@ import type Database from 'better-sqlite3';
 import { redact } from '../redact.js';
 import type { QuotaUsage } from '../model/conversation.js';
 import type { ExpectationResult, PlannedItem, SearchRecord, TurnRecord } from '../model/item.js';
-import type { TracedRequest } from '../model/trace.js';
 import type { RunInfo, TargetInfo, UnownedConversation } from '../model/run.js';
 import { type SqlValue, binder, insertSql, pick } from './columns.js';
-import { withoutLinkSecrets, withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
-import { EXPECTATIONS, FOLLOWUPS, ITEMS, LOST_CREATES, QUOTA_SNAPSHOTS, RUNS, SEARCHES, SOURCES, TARGETS, TRACES, TURNS, TURN_KEYS, UNOWNED_CONVERSATIONS, turnMerge } from './tables.js';
+import { withoutSecretKeys, withoutUrlSecrets } from './secrets.js';
+import { EXPECTATIONS, FOLLOWUPS, ITEMS, LOST_CREATES, QUOTA_SNAPSHOTS, RUNS, SEARCHES, SOURCES, TARGETS, TURNS, TURN_KEYS, UNOWNED_CONVERSATIONS, turnMerge } from './tables.js';
 
 const RUN_WRITTEN = pick(RUNS, 'label', 'suiteName', 'suitePath', 'suiteHash', 'dsbenchVersion', 'options', 'startedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'rerunOf', 'confirmOf');
 const TARGET_WRITTEN = pick(TARGETS, 'runId', 'name', 'url', 'api', 'emulated');
@@ -23,16 +22,10 @@ const bindExpectation = binder(EXPECTATIONS);
 const bindQuota = binder(QUOTA_SNAPSHOTS);
 const bindUnowned = binder(UNOWNED_CONVERSATIONS);
 const bindLostCreate = binder(LOST_CREATES);
-const bindTrace = binder(TRACES);
 
 // Client errors and messages are redacted by the runner already; once more costs nothing here.
 export function redacted(text: string | undefined): string | null {
   return text === undefined ? null : redact(text);
-}
-
-/** A trace link as stored: never with a user, password or secret query parameter (they are not the link's to carry). */
-function traceUrl(url: string | undefined): string | null {
-  return url === undefined ? null : redact(withoutLinkSecrets(url));
 }
 
 /** A turn's, a search's or an item's child rows are those of one (run, item key). */
@@ -63,10 +56,6 @@ export function prepareRowWriters(db: Database.Database) {
   const insertQuota = s(insertSql('quota_snapshots', QUOTA_SNAPSHOTS));
   const insertUnowned = s(insertSql('unowned_conversations', UNOWNED_CONVERSATIONS, 'ignore'));
   const insertLostCreate = s(insertSql('lost_creates', LOST_CREATES));
-  const insertTrace = s(insertSql('traces', TRACES, 'ignore'));
-  const deleteTraces = s('DELETE FROM traces WHERE run_id = ? AND item_key = ?');
-  const trace = (ref: ItemRef, turn: number | null, t: TracedRequest) =>
-    insertTrace.run(bindTrace({ runId: ref.runId, itemKey: ref.itemKey, turn, operation: t.operation, traceId: t.id, url: traceUrl(t.url), note: t.note ?? null }));
 
   return {
     /** The run, its targets and its planned items (all `pending`); returns the run's id. */
@@ -158,7 +147,6 @@ export function prepareRowWriters(db: Database.Database) {
         deleteFollowups.run([ref.runId, ref.itemKey, turn]);
         r.suggestedFollowups.forEach((text, position) => insertFollowup.run(bindFollowup({ runId: ref.runId, itemKey: ref.itemKey, turn, position, text })));
       }
-      if (r.traces !== undefined) for (const t of r.traces) trace(ref, turn, t);
     },
 
     search(ref: ItemRef, search: SearchRecord): void {
@@ -186,7 +174,6 @@ export function prepareRowWriters(db: Database.Database) {
           httpStatus: search.httpStatus ?? null,
         }),
       );
-      if (search.trace) trace(ref, null, { operation: 'search', ...search.trace });
     },
 
     /** Replaces the item's expectations. */
@@ -203,11 +190,6 @@ export function prepareRowWriters(db: Database.Database) {
 
     unowned(runId: number, target: string, conversation: UnownedConversation, foundAt: string): void {
       insertUnowned.run(bindUnowned({ runId, target, conversationRef: conversation.ref, text: conversation.text, createdAt: conversation.createdAt ?? null, foundAt }));
-    },
-
-    /** Forgets the item's trace links (`--trace failed`, an item that passed). */
-    dropTraces(ref: ItemRef): void {
-      deleteTraces.run([ref.runId, ref.itemKey]);
     },
 
     lostCreate(runId: number, target: string, text: string, sentAt: string): void {
