@@ -1,7 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { createClient, type DeepSearchClient } from '../deepsearch/index.js';
 import { questionAt, withoutSecrets, type Conversation, type Question, type TraceRef } from '../model/conversation.js';
-import { SHOULD_TRACE_HEADER } from '../deepsearch/trace.js';
+import { SHOULD_TRACE_HEADER } from '../http/trace-headers.js';
 import { fixedSchedule, waitForQuestion } from '../deepsearch/wait.js';
 import { AbortedError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';

@@ -57,6 +57,7 @@ export async function executeSuite(cli: CommandContext, argv: RunArgs, store: St
       retry: inputs.transport.retry,
       requestTimeoutMs: inputs.transport.timeoutMs,
       maxReplyBytes: inputs.transport.maxReplyBytes,
+      trace: inputs.trace,
       suite,
       targets,
       recorder: store.recorder,

@@ -20,6 +20,7 @@ import type { RunArgs } from './run-flags.js';
 import { groupShareText } from './run-group.js';
 import { interruptionNotes } from './run-notes.js';
 import { notifyAfterRun } from './run-notify.js';
+import { fetchRunTraces } from './run-trace.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
 
 /** What the run left for its end: its result, where it ran, and what it is judged against. */
@@ -72,6 +73,7 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
           (confirmed ? `${confirmed.text}\nThe second look decides the exit code: ${exitCode}.\n` : refused) +
           (await notifyAfterRun(store.db, run, argv, 'text')),
   );
+  if (argv.traceFetch) await fetchRunTraces(store.db, argv.db, run.id, ended.targets, argv, cli.stderr);
   if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
   if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics), cli.stderr);
   cli.exitCode = exitCode;

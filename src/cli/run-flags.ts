@@ -9,10 +9,11 @@ import type { CliIo } from './io.js';
 import { checkPushUrl, PUSH_METRICS_OPTION } from './push-metrics.js';
 import { BASELINE_OPTIONS, checkConfirmFlags } from './run-baseline.js';
 import { checkNotify, NOTIFY_OPTIONS, type NotifyArgs } from './run-notify.js';
+import { TRACE_OPTIONS, type TraceArgs } from './run-trace.js';
 
 // `dsbench run`'s flags: their declarations and the checks that need nothing but the flags themselves.
 
-export interface RunArgs extends GlobalArgs, GateArgs, RunFlags, NotifyArgs {
+export interface RunArgs extends GlobalArgs, GateArgs, RunFlags, NotifyArgs, TraceArgs {
   baseline?: string | undefined;
   confirm: boolean;
   confirmBudget: string;
@@ -75,7 +76,7 @@ export function runFlags(cli: CliIo, y: Argv<GlobalArgs>): Argv<RunArgs> {
     .option('rerun-failed', { type: 'string', describe: 'A new run of the items that failed, erred or never ended in RUN (its id, label or latest), with its suite and targets' })
     .option('max-credits', { type: 'number', describe: 'Launch nothing that would take the run past N credits (recorded, plus what running items are expected to cost); legacy API only' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan and an estimate of credits and wall time from earlier runs, and ask nothing' })
-    .options({ 'push-metrics': PUSH_METRICS_OPTION, ...BASELINE_OPTIONS, ...NOTIFY_OPTIONS })
+    .options({ 'push-metrics': PUSH_METRICS_OPTION, ...TRACE_OPTIONS, ...BASELINE_OPTIONS, ...NOTIFY_OPTIONS })
     .option('emulator-time-scale', { type: 'number', default: 0.05, describe: 'Pace of the embedded emulator (used with no endpoint): 0.05 makes a 30 s answer take 1.5 s' })
     .option('emulator-noise', { type: 'string', choices: ['none', 'realistic'], default: 'none', describe: "The embedded emulator's noise: realistic rehearses a real service's random errors, latency and flaky answers (docs/emulator.md)" })
     .check((argv) => checkRunFlags(argv as unknown as RunArgs)) as unknown as Argv<RunArgs>;

@@ -9,6 +9,8 @@ import type { Subset } from '../runner/plan.js';
 import { resolveRunSettings, type RunSettings } from '../runner/run-settings.js';
 import type { Store } from '../store/store.js';
 import { transportSettings } from './global-options.js';
+import { traceSelectionOf } from './run-trace.js';
+import type { TraceSelection } from '../model/trace.js';
 import type { CommandContext } from './io.js';
 import type { RunArgs } from './run-flags.js';
 import { onlySubset, planHasAny, rerunOf, resumedSubset, runToResume } from './run-subset.js';
@@ -23,6 +25,8 @@ export interface RunInputs {
   maxQuotaWaitMs: number;
   graceMs: number;
   transport: ReturnType<typeof transportSettings>;
+  /** `--trace`: which items' requests the instance is asked to trace. */
+  trace: TraceSelection | undefined;
   /** The targets the flags or environment name; undefined: the embedded emulator. */
   named: NamedConnection[] | undefined;
   givenSuite: LoadedSuite | undefined;
@@ -35,6 +39,7 @@ export async function readRunInputs(cli: CommandContext, argv: RunArgs): Promise
   const maxQuotaWaitMs = parseDuration(argv.maxQuotaWait, '--max-quota-wait');
   const graceMs = parseDuration(argv.grace, '--grace');
   const transport = transportSettings(argv);
+  const trace = traceSelectionOf(argv);
   const named = targetsFrom(argv.target, argv.endpoint, cli.env);
   const givenSuite = argv.suite !== undefined ? await loadSuite(argv.suite) : undefined;
   const tooLarge = givenSuite && planTooLarge(givenSuite.resolved, named?.length ?? 1, argv.repeats);
@@ -42,7 +47,7 @@ export async function readRunInputs(cli: CommandContext, argv: RunArgs): Promise
   const onlyGiven = givenSuite && argv.resume === undefined && argv.only.length > 0 ? onlySubset(givenSuite.resolved, argv.only) : undefined;
   const fresh = givenSuite && argv.resume === undefined && argv.rerunFailed === undefined;
   const settings = fresh ? resolveRunSettings(argv, givenSuite.resolved, named?.map((t) => t.name) ?? [EMULATOR_TARGET], {}, onlyGiven) : undefined;
-  return { maxQuotaWaitMs, graceMs, transport, named, givenSuite, onlyGiven, settings };
+  return { maxQuotaWaitMs, graceMs, transport, trace, named, givenSuite, onlyGiven, settings };
 }
 
 /** What the run is: its suite, targets, part of the plan and settings, with the run it resumes or reruns. */

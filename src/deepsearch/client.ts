@@ -1,6 +1,6 @@
 import type { Idle } from '../http/transport.js';
 import type { ApiFlavour } from '../model/api-flavour.js';
-import type { Conversation, ConversationSummary, Question } from '../model/conversation.js';
+import type { Conversation, ConversationSummary, Question, TraceRef } from '../model/conversation.js';
 
 /** List options of both flavours; an option the chosen flavour lacks is a usage error, not silently ignored. */
 export interface ListOptions {
@@ -61,8 +61,8 @@ export interface ReadTokenReader {
 
 export const MAX_QUESTION_LENGTH = 100_000;
 
-/** A just-added question: its position is the caller's to know (replies carry none). */
-export type AddedQuestion = Omit<Question, 'index'>;
+/** A just-added question: its position is the caller's to know (replies carry none); `trace`, its request's. */
+export type AddedQuestion = Omit<Question, 'index'> & { trace?: TraceRef };
 
 export function withoutIndex(question: Question): AddedQuestion {
   const { index: _index, ...rest } = question;

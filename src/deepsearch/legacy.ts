@@ -11,7 +11,7 @@ import {
   legacyQuestion,
 } from './legacy-wire.js';
 import type { Conversation, ConversationSummary } from '../model/conversation.js';
-import { checkQuestionText, parseReply, withReplyHeaders } from './wire.js';
+import { checkQuestionText, parseReply, withReplyHeaders, withReplyTrace } from './wire.js';
 
 const BASE = '/.api/deepsearch/v1';
 const SORTS = new Set(['id', '-id', 'created_at', '-created_at', 'updated_at', '-updated_at']);
@@ -51,10 +51,10 @@ export class LegacyClient implements DeepSearchClient, ReadTokenReader {
     };
     const { reply, json } = await this.transport.requestJson(spec);
     const wire = parseReply(LegacyAddQuestionWire, json, contextOf(spec), reply);
-    if (!isLegacyConversation(wire)) return withoutIndex(legacyQuestion(wire, -1));
+    if (!isLegacyConversation(wire)) return withReplyTrace(withoutIndex(legacyQuestion(wire, -1)), reply, this.transport.endpoint);
     const last = legacyConversation(wire).questions.at(-1);
     if (!last) throw new ProtocolError(contextOf(spec), 'field "questions" is empty after adding a question', '');
-    return withoutIndex(last);
+    return withReplyTrace(withoutIndex(last), reply, this.transport.endpoint);
   }
 
   async cancel(ref: string, questionId?: string, options: CallOptions = {}): Promise<void> {

@@ -10,7 +10,7 @@ import {
   versionedConversation,
   versionedSummary,
 } from './versioned-wire.js';
-import { camelizeKeys, checkQuestionText, parseReply, withReplyHeaders } from './wire.js';
+import { camelizeKeys, checkQuestionText, parseReply, withReplyHeaders, withReplyTrace } from './wire.js';
 
 const SERVICE = '/api/deepsearch.v1.Service';
 const PARENT = 'users/~self';
@@ -36,7 +36,7 @@ export class VersionedClient implements DeepSearchClient {
     checkQuestionText(question);
     const body = { parent: nameOf(ref), question: { input: [{ question: { text: question } }] } };
     const { reply, json, spec } = await this.call('AddConversationQuestion', body, true, options);
-    return withoutIndex(addedQuestion(parseReply(VersionedQuestionWire, json, contextOf(spec), reply)));
+    return withReplyTrace(withoutIndex(addedQuestion(parseReply(VersionedQuestionWire, json, contextOf(spec), reply))), reply, this.transport.endpoint);
   }
 
   async cancel(ref: string, _questionId?: string, options: CallOptions = {}): Promise<void> {

@@ -50,6 +50,8 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** Each poll retries transient failures until `signal` aborts (see CallOptions). */
   persistent?: boolean;
+  /** Headers of every poll (the request to trace it). */
+  headers?: Record<string, string>;
   /** Sees every polled conversation, so the caller can record each state change as it is observed. */
   onPoll?: (conversation: Conversation) => void;
 }
@@ -82,7 +84,10 @@ export async function waitForQuestion(
   for (;;) {
     if (options.signal?.aborted) throw new AbortedError(`waiting for ${ref} aborted`);
     const pollStarted = performance.now();
-    const conversation = await client.get(ref, options.signal ? { signal: options.signal, ...(options.persistent && { persistent: true }) } : {});
+    const conversation = await client.get(ref, {
+      ...(options.signal && { signal: options.signal, ...(options.persistent && { persistent: true }) }),
+      ...(options.headers && { headers: options.headers }),
+    });
     polls++;
     options.onPoll?.(conversation);
     const question = questionAt(conversation, index);

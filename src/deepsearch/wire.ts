@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { traceOf } from './trace.js';
+import { traceOf } from '../http/trace-headers.js';
 import { EMULATOR_HEADER } from '../emulator-identity.js';
 import { ProtocolError, UsageError, type RequestContext } from '../errors/errors.js';
 import { excerpt } from '../redact.js';
 import type { Reply } from '../http/transport.js';
-import { MAX_QUESTION_LENGTH } from './client.js';
+import { MAX_QUESTION_LENGTH, type AddedQuestion } from './client.js';
 import type { Conversation, ErrorCode } from '../model/conversation.js';
 
 /** Parses a reply with a wire schema; a missing or mistyped field the client relies on is named in the error. */
@@ -39,6 +39,13 @@ export function withReplyHeaders(conversation: Conversation, reply: Reply, endpo
   const trace = traceOf(reply.headers, endpoint);
   if (trace) conversation.trace = trace;
   return conversation;
+}
+
+/** A just-added question with the trace its reply named, if any. */
+export function withReplyTrace(added: AddedQuestion, reply: Reply, endpoint: string): AddedQuestion {
+  const trace = traceOf(reply.headers, endpoint);
+  if (trace) added.trace = trace;
+  return added;
 }
 
 export function checkQuestionText(text: string): void {

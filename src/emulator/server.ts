@@ -102,7 +102,7 @@ export async function startEmulator(input: EmulatorOptions = {}, hooks: Emulator
   const tracer = new Tracer(() => clock.now(), (id) => service.cursorTarget(id));
   const router = new Router([
     ...legacyRoutes(apiDeps),
-    tracer.route(),
+    ...tracer.routes(),
     ...versionedRoutes(apiDeps),
     streamRoute,
     ...llmRoutes(corpus, options.llmModels, () => clock.now(), llm),

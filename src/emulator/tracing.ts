@@ -59,11 +59,14 @@ export class Tracer {
     };
   }
 
-  /** The Jaeger query API's route for a trace (any signed-in user here; site admins on a real instance). */
-  route(): Route {
-    return {
+  /**
+   * The Jaeger query API's route for a trace (any signed-in user here; site admins on a real instance), and
+   * the page X-Trace-URL links to, which here serves the same JSON.
+   */
+  routes(): Route[] {
+    return [JAEGER_API, TRACE_URL].map((base) => ({
       method: 'GET',
-      path: `${JAEGER_API}/:id`,
+      path: `${base}/:id`,
       operation: 'jaeger.trace',
       scope: 'read',
       handler: (_req, res, ctx) => {
@@ -71,7 +74,7 @@ export class Tracer {
         if (!body) sendJson(res, 404, { data: null, errors: [{ code: 404, msg: 'trace not found' }] });
         else sendJson(res, 200, body);
       },
-    };
+    }));
   }
 
   /** Jaeger's JSON shape: `{data: [{traceID, spans, processes}]}`, times in microseconds. */

@@ -1,5 +1,6 @@
 // One unit of a run's work (a question or a search, with its repeat) and what is recorded of it.
-import type { QuestionError, QuestionState, Source, Stats } from './conversation.js';
+import type { QuestionError, QuestionState, Source, Stats, TraceRef } from './conversation.js';
+import type { TracedRequest } from './trace.js';
 
 export type ItemKind = 'question' | 'search';
 
@@ -64,6 +65,8 @@ export interface TurnRecord {
   /** Observed latency from sending to seeing the end: depends on when dsbench polled. */
   wallMs?: number | undefined;
   polls: number;
+  /** The traces of the turn's requests the instance named (run --trace): its send's, then its polls'. */
+  traces?: TracedRequest[] | undefined;
 }
 
 export interface SearchRecord {
@@ -85,6 +88,8 @@ export interface SearchRecord {
   alert?: string | undefined;
   error?: string | undefined;
   httpStatus?: number | undefined;
+  /** The search request's trace, when it asked for one and the instance named it (run --trace). */
+  trace?: TraceRef | undefined;
 }
 
 export interface ExpectationResult {

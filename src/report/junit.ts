@@ -34,13 +34,25 @@ function questionCase(suite: string, turns: QuestionExportRow[]): Case {
   const last = turns.at(-1)!;
   const seconds = turns.reduce((sum, t) => sum + (t.serverMs ?? t.wallMs ?? 0), 0) / 1000;
   const detail = [last.errorCode, last.errorMessage, last.clientError].filter(Boolean).join(': ');
+  const trace = traceLink(turns.find((t) => t.traceUrl !== null || t.traceId !== null) ?? first);
   return {
     classname: `${suite}.${first.target}.questions`,
     name: `${first.suiteItemId} [repeat ${first.repeat}]`,
     seconds,
-    error: outcomeError('question', outcomeOf(first), null, detail),
-    failure: withTruncation(checksFailure(first.expectations), truncationOf(last.errorCode), detail),
+    error: withTrace(outcomeError('question', outcomeOf(first), null, detail), trace),
+    failure: withTrace(withTruncation(checksFailure(first.expectations), truncationOf(last.errorCode), detail), trace),
   };
+}
+
+/** The instance's trace of an item (run --trace): its URL, else its id; undefined when none was kept. */
+function traceLink(row: { traceUrl?: string | null; traceId?: string | null }): string | undefined {
+  return row.traceUrl ?? (row.traceId ? `trace id ${row.traceId}` : undefined);
+}
+
+/** A failure or error of a traced item names its trace, where the reader of a CI log looks. */
+function withTrace<T extends Case['failure'] | Case['error']>(problem: T, trace: string | undefined): T {
+  if (!problem || trace === undefined) return problem;
+  return { ...problem, message: `${problem.message} (trace: ${trace})`, body: `${problem.body}\ntrace: ${trace}` };
 }
 
 /** A failed check of a question stopped by the output limit says which of the two outcomes it was. */
@@ -82,8 +94,8 @@ export function runJunit(db: Database.Database, run: RunRecord): { xml: string; 
       classname: `${run.suiteName}.${s.target}.searches`,
       name: `${s.suiteItemId} [repeat ${s.repeat}]`,
       seconds: (s.durationMs ?? s.wallMs) / 1000,
-      error: outcomeError('search', outcomeOf(s), s.httpStatus, [s.verdict, s.error ?? s.alert].filter(Boolean).join(': ')),
-      failure: checksFailure(s.expectations),
+      error: withTrace(outcomeError('search', outcomeOf(s), s.httpStatus, [s.verdict, s.error ?? s.alert].filter(Boolean).join(': ')), traceLink(s)),
+      failure: withTrace(checksFailure(s.expectations), traceLink(s)),
     });
   }
   for (const r of runThresholdResults(db, run)) {

@@ -63,4 +63,7 @@ export const QUESTION_COLUMNS: ReadonlyArray<Column<Row>> = [
   // A partial answer (one that came with an error state) counts in the answer's length like any other.
   { name: 'answer_chars', value: (r) => r.answer?.length ?? null },
   { name: 'answer_partial', value: (r) => r.partial },
+  // The instance's trace of the turn (run --trace): a link that needs a login, never a secret.
+  { name: 'trace_id', value: (r) => r.traceId },
+  { name: 'trace_url', value: (r) => r.traceUrl },
 ];

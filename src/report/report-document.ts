@@ -1,5 +1,6 @@
 import type { Block, Inline } from './document.js';
 import { qualityBlocks } from './quality-document.js';
+import { traceBlocks } from './trace-document.js';
 import { WARNING_SECTIONS } from './report-warnings.js';
 import type { ReportData } from './report-result.js';
 import { productVersionText } from '../store/queries.js';
@@ -19,6 +20,7 @@ export const REPORT_SECTIONS = {
   warnings: (data) => WARNING_SECTIONS.flatMap((section) => section(data)),
   questions: questionBlocks,
   errors: errorBlocks,
+  traces: traceBlocks,
   thresholds: thresholdBlocks,
   expectations: expectationBlocks,
   quality: (data) => qualityBlocks(data.quality),

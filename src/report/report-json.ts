@@ -25,6 +25,7 @@ export function reportJson(data: ReportData, files: readonly string[]): Record<s
     expectations: data.expectations,
     quality: data.quality,
     thresholds: data.thresholds,
+    ...(data.traces && { traces: data.traces }),
     files,
   };
 }

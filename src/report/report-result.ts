@@ -10,8 +10,10 @@ import type {
   RunTargetRow,
   SearchExportRow,
   StatAnomalyRow,
+  TraceOverview,
   UnownedConversationRow,
 } from '../store/queries.js';
+import type { FetchedTraces } from './trace-archive.js';
 import type { CostRow } from './costs.js';
 import type { QuestionLine } from './per-question.js';
 import type { PushOutcome } from './push-metrics.js';
@@ -54,6 +56,8 @@ export interface ReportData {
   quality: RunQuality;
   /** The suite's thresholds judged on this run; empty when it set none. */
   thresholds: ThresholdResult[];
+  /** The instance's traces the run kept (run --trace), with what --trace-fetch saved of them; absent when it kept none. */
+  traces?: (TraceOverview & { fetched?: FetchedTraces }) | undefined;
   generatedAt: string;
 }
 

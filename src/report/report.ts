@@ -14,6 +14,7 @@ import {
   type SearchExportRow,
   runCounts,
   runTargets,
+  traceOverview,
   unownedConversations,
 } from '../store/queries.js';
 import { renderMarkdown, renderText } from './document.js';
@@ -27,6 +28,7 @@ import { RunSummaries } from './run-summaries.js';
 import { abandonSinks, endSinks, openSinks, rowsTo } from './sink.js';
 import { removeStalePartials } from './whole-file.js';
 import { runThresholdResults } from './thresholds.js';
+import { readFetchedTraces, traceArchiveDir } from './trace-archive.js';
 
 export interface ReportOptions {
   /** Results database path. */
@@ -133,6 +135,15 @@ export function reportData(db: Database.Database, file: string, run: RunRecord, 
     perQuestion,
     quality: runQuality(db, run.id),
     thresholds: runThresholdResults(db, run),
+    ...traceData(db, file, run.id, maxListed ?? 20),
     generatedAt: at.toISOString(),
   };
+}
+
+/** The run's kept traces, and what `--trace-fetch` saved of them beside the database. */
+function traceData(db: Database.Database, file: string, runId: number, limit: number): Pick<ReportData, 'traces'> {
+  const overview = traceOverview(db, runId, limit);
+  if (!overview) return {};
+  const fetched = readFetchedTraces(traceArchiveDir(file, runId));
+  return { traces: { ...overview, ...(fetched && { fetched }) } };
 }

@@ -37,4 +37,6 @@ export const SEARCH_COLUMNS: ReadonlyArray<Column<Row>> = [
   { name: 'http_status', value: (r) => r.httpStatus },
   { name: 'expect_verdict', value: (r) => verdictOf(r.expectations) },
   { name: 'expect_reasons', value: (r) => text(reasons(r.expectations)) },
+  { name: 'trace_id', value: (r) => r.traceId },
+  { name: 'trace_url', value: (r) => r.traceUrl },
 ];

@@ -7,6 +7,7 @@ import type { ItemContext, QuestionItem } from './item-context.js';
 import { isoNow } from './iso-now.js';
 import { seconds } from './send-recovery.js';
 import { recordedOrCancelled } from './server-cancel.js';
+import { traceHeaders, tracedAs } from './trace-requests.js';
 
 /**
  * Sends turn `index`; returns the conversation's ref, or undefined when the send provably did not act (not
@@ -49,21 +50,23 @@ async function sendTurn(
     recordSending();
   };
   try {
+    const traced = traceHeaders(ctx.target.trace, item.key);
     if (index === 0) {
-      const headers = ctx.target.emulated ? { headers: { [ITEM_KEY_HEADER]: item.key } } : {};
+      const emulated = ctx.target.emulated ? { [ITEM_KEY_HEADER]: item.key } : undefined;
+      const headers = emulated || traced ? { headers: { ...emulated, ...traced } } : {};
       const conversation: Conversation = await recovery.create(item.key, text, () => client.create(text, { signal: until, persistent: true, onAttempt, idle: ctx.slot, ...headers }));
       await recordedOrCancelled(ctx, item.key, conversation.ref, undefined, () =>
         recorder.inOneCommit(() => {
           recorder.conversationCreated(runId, item.key, conversation.ref, isoNow());
           noteServedByEmulator(recorder, runId, item.target, ctx.target.emulatorNoted, conversation.servedByEmulator);
-          recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation) });
+          recorder.recordTurn(runId, item.key, 0, { state: 'processing', text, polls: 0, ...serverTimes(conversation.questions[0], conversation), traces: tracedAs('create', conversation.trace) });
         }),
       );
       return conversation.ref;
     }
-    const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true, onAttempt, idle: ctx.slot });
+    const added = await client.addQuestion(ref as string, text, { signal: until, persistent: true, onAttempt, idle: ctx.slot, ...(traced && { headers: traced }) });
     await recordedOrCancelled(ctx, item.key, ref as string, added.id, () =>
-      recorder.recordTurn(runId, item.key, index, { state: 'processing', text, questionId: added.id, polls: 0 }),
+      recorder.recordTurn(runId, item.key, index, { state: 'processing', text, questionId: added.id, polls: 0, traces: tracedAs('follow-up', added.trace) }),
     );
     return ref as string;
   } catch (error) {

@@ -5,6 +5,8 @@ import type { ItemContext, QuestionItem } from './item-context.js';
 import { serverDuration, type ItemClock } from './item-clock.js';
 import { isoNow } from './iso-now.js';
 import { cancelOnServer } from './server-cancel.js';
+import { traceHeaders } from './trace-requests.js';
+import type { TracedRequest } from '../model/trace.js';
 
 /** Turn `index` of `item`, sent: its conversation, its text and when it was sent (ISO, and performance.now()). */
 export interface SentQuestion {
@@ -25,6 +27,9 @@ export async function follow(ctx: ItemContext, item: QuestionItem, sent: SentQue
   const { client, recovery, gate } = ctx.target;
   const { ref, index, text, sentAt } = sent;
   let lastState: string | undefined;
+  // The polls' traces not yet recorded: written with the next record of the turn.
+  const polls: TracedRequest[] = [];
+  const headers = traceHeaders(ctx.target.trace, item.key);
   const tracker = ctx.target.schedule.track();
   let waited: Awaited<ReturnType<typeof waitForQuestion>>;
   try {
@@ -34,13 +39,15 @@ export async function follow(ctx: ItemContext, item: QuestionItem, sent: SentQue
       clock: clock.forTurn(),
       signal: until,
       persistent: true,
+      ...(headers && { headers }),
       onPoll: (conversation) => {
         const question = questionAt(conversation, index);
         recovery.observe(conversation.serverDate);
         ctx.run.events.emit({ type: 'turn-polled', key: item.key, turn: index, ref, state: question?.rawState });
+        if (conversation.trace) polls.push({ operation: 'poll', ...conversation.trace });
         if (question && question.rawState !== lastState && !TERMINAL_STATES.has(question.state)) {
           lastState = question.rawState;
-          recorder.recordTurn(runId, item.key, index, { ...turnOf(question, conversation, text, sentAt), polls: 0 });
+          recorder.recordTurn(runId, item.key, index, { ...turnOf(question, conversation, text, sentAt), polls: 0, traces: polls.splice(0) });
         }
       },
     });
@@ -61,6 +68,7 @@ export async function follow(ctx: ItemContext, item: QuestionItem, sent: SentQue
       polls: waited.polls,
       wallMs,
       observedEndAt,
+      traces: polls,
       clientError: late
         ? `no answer within ${formatTimeout(item.question.timeoutMs)}: it ended after ${formatTimeout(Math.round(waited.ranMs))} of the item's time on the server's clock`
         : `no answer within ${formatTimeout(item.question.timeoutMs)}; cancelled on the server`,
@@ -69,7 +77,7 @@ export async function follow(ctx: ItemContext, item: QuestionItem, sent: SentQue
     return { turn };
   }
   const question = waited.question as Question;
-  const turn: TurnRecord = { ...turnOf(question, waited.conversation, text, sentAt), polls: waited.polls, wallMs, observedEndAt };
+  const turn: TurnRecord = { ...turnOf(question, waited.conversation, text, sentAt), polls: waited.polls, wallMs, observedEndAt, traces: polls };
   const quota = waited.conversation.quotaUsage;
   const record = () => {
     recorder.recordTurn(runId, item.key, index, turn);

@@ -3,6 +3,7 @@ import type { ResolvedQuestion } from '../config/resolve-suite.js';
 import type { DeepSearchClient } from '../deepsearch/client.js';
 import type { ExitCode } from '../errors/exit-codes.js';
 import type { Transport } from '../http/transport.js';
+import type { TraceSelection } from '../model/trace.js';
 import type { EmulatorNoted } from './emulator-note.js';
 import type { AdaptivePollSchedule } from './poll-schedule.js';
 import type { RunEvents } from './run-events.js';
@@ -49,6 +50,8 @@ export interface TargetRuntime extends RunTarget {
   searches: Slots;
   /** Exit codes of items that ended in an exception (a bug, or a fault of the recorder). */
   failures: ExitCode[];
+  /** `--trace`: the items whose requests ask the instance for a trace. */
+  trace?: TraceSelection | undefined;
 }
 
 /** What an item runs with: its run, its target, and its concurrency slot. */

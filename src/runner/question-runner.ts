@@ -13,6 +13,7 @@ import type { ItemSummary } from './item-summary.js';
 import { isoNow as iso } from './iso-now.js';
 import { cancelOnServer } from './server-cancel.js';
 import { CANCELLED_ON_INTERRUPT } from './stopped.js';
+import { recordChecks } from './trace-requests.js';
 
 /** Where a resumed item picks up: which turn, and whether that turn was sent, or may have been. */
 interface Start {
@@ -134,7 +135,7 @@ export async function runQuestion(ctx: ItemContext, item: QuestionItem, resume?:
     const outcome = outcomeOf(asked[asked.length - 1]);
     const results = evaluateQuestion(item.question.expect, item.question.followups, asked);
     commit(() => {
-      if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
+      recordChecks(ctx, item.key, outcome === 'completed', results);
       recorder.itemFinished(runId, item.key, outcome, iso(), message);
     });
     if (ctx.run.cleanup && ref !== undefined) await deleteConversation({ runId, recorder, client: ctx.target.client, log }, item.key, ref);

@@ -65,6 +65,8 @@ export interface Recorder {
   quotaSnapshot(runId: number, target: string, quota: QuotaUsage, at: string): void;
   recordSearch(runId: number, key: string, search: SearchRecord): void;
   recordExpectations(runId: number, key: string, results: ExpectationResult[]): void;
+  /** Forgets the trace links the item's turns and search recorded (`--trace failed`: an item that passed keeps none). */
+  dropTraces(runId: number, key: string): void;
   itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void;
   itemSkipped(runId: number, key: string, reason: string, at: string): void;
   /**

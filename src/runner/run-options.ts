@@ -3,6 +3,7 @@ import type { ExitCode } from '../errors/exit-codes.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import type { ApiFlavour } from '../model/api-flavour.js';
 import type { RunStatus } from '../model/run.js';
+import type { TraceSelection } from '../model/trace.js';
 import type { TargetTally } from '../model/tally.js';
 import type { BudgetOptions } from './budget.js';
 import type { RunObserver } from './events.js';
@@ -56,6 +57,8 @@ export interface RunOptions {
    * caller, so that a judge that cannot be configured fails before the run is opened.
    */
   grader?: LiveGrader | undefined;
+  /** `--trace`: which items ask the instance to trace their requests (none when absent). */
+  trace?: TraceSelection | undefined;
   /** How often the run's lease is refreshed, and after how long a silent holder is presumed gone (ms). */
   lease?: { heartbeatMs: number; staleMs: number } | undefined;
 }

@@ -5,6 +5,7 @@ import { evaluateSearch } from './expectations.js';
 import type { ItemContext } from './item-context.js';
 import type { ItemSummary } from './item-summary.js';
 import type { SearchRecord } from '../model/item.js';
+import { recordChecks, traceHeaders } from './trace-requests.js';
 
 export interface SearchItem {
   key: string;
@@ -13,6 +14,9 @@ export interface SearchItem {
 }
 
 const iso = () => new Date().toISOString();
+
+/** Verdicts of a search that did not fail (`--trace failed` keeps no link of one with its checks passed). */
+const SEARCH_PASSED: ReadonlySet<string> = new Set(['complete', 'limit_hit']);
 
 /** Runs one streaming search and records its tally and verdict; a failed search is a verdict, not an exception. */
 export async function runSearchItem(ctx: Pick<ItemContext, 'run' | 'target'>, item: SearchItem): Promise<ItemSummary> {
@@ -27,7 +31,8 @@ export async function runSearchItem(ctx: Pick<ItemContext, 'run' | 'target'>, it
     ...(search.maxLineLength !== undefined && { maxLineLen: search.maxLineLength }),
     ...(search.display !== undefined && { display: search.display }),
   };
-  const result = await runSearch(ctx.target.stream, params, { timeoutMs: search.timeoutMs, signal: ctx.run.signals.abort });
+  const headers = traceHeaders(ctx.target.trace, item.key);
+  const result = await runSearch(ctx.target.stream, params, { timeoutMs: search.timeoutMs, signal: ctx.run.signals.abort, ...(headers && { headers }) });
   const record = searchRecord(search.query, params, result);
   recorder.inOneCommit(() => {
     noteServedByEmulator(recorder, runId, item.target, ctx.target.emulatorNoted, result.servedByEmulator);
@@ -35,7 +40,7 @@ export async function runSearchItem(ctx: Pick<ItemContext, 'run' | 'target'>, it
   });
   if (result.httpStatus === 401 || result.httpStatus === 403) ctx.target.gate.fail(record.error ?? `HTTP ${result.httpStatus}`);
   const results = evaluateSearch(search.expect, record);
-  if (results.length > 0) recorder.recordExpectations(runId, item.key, results);
+  recordChecks(ctx, item.key, SEARCH_PASSED.has(result.verdict), results);
   recorder.itemFinished(runId, item.key, result.verdict, iso(), result.failure?.message);
   return { outcome: result.verdict, credits: null, passed: results.filter((r) => r.passed).length, failed: results.filter((r) => !r.passed).length };
 }
@@ -62,5 +67,6 @@ export function searchRecord(query: string, params: Record<string, unknown>, res
     alert: alert ? [alert.title, alert.description].filter(Boolean).join(': ') : undefined,
     error: errors.length > 0 ? errors.join('; ') : undefined,
     httpStatus: result.httpStatus,
+    trace: result.requestTrace,
   };
 }

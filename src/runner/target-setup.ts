@@ -47,6 +47,7 @@ export function targetRuntime(target: RunTarget, options: RunOptions, run: RunCo
     questions: new Slots(concurrency),
     searches: new Slots(searchConcurrency),
     failures: [],
+    trace: options.trace,
   };
 }
 

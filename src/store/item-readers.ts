@@ -17,13 +17,29 @@ export const TURN_EXPORTED = omit(TURNS, 'runId', 'itemKey', 'anomalies');
 
 export interface TurnRow extends ItemColumns, RowOf<typeof TURN_EXPORTED> {
   conversationRef: string | null;
+  /** The instance's trace of the turn (its send's, else a poll's: run --trace); null when none was kept. */
+  traceId?: string | null;
+  traceUrl?: string | null;
   /** The answer came with an error state (or a cancel): what was written before it stopped. */
   partial: boolean;
 }
 
 const SEARCH_EXPORTED = omit(SEARCHES, 'runId', 'itemKey');
 
-export interface SearchRow extends ItemColumns, RowOf<typeof SEARCH_EXPORTED> {}
+export interface SearchRow extends ItemColumns, RowOf<typeof SEARCH_EXPORTED> {
+  /** The instance's trace of the search request (run --trace); null when none was kept. */
+  traceId: string | null;
+  traceUrl: string | null;
+}
+
+/**
+ * The trace a row links to: of the turn (`turn`, an SQL expression) its send's before its polls', of a search
+ * its request's; `field` is `trace_id` or `url`.
+ */
+export function traceOfRow(field: 'trace_id' | 'url', run: string, item: string, turn?: string): string {
+  const ofTurn = turn === undefined ? '' : ` AND x.turn = ${turn}`;
+  return `(SELECT x.${field} FROM traces x WHERE x.run_id = ${run} AND x.item_key = ${item}${ofTurn} ORDER BY x.operation = 'poll', x.rowid LIMIT 1)`;
+}
 
 export interface ExpectationRecord {
   name: string;
@@ -88,12 +104,12 @@ const readSearchRow = decoder(SEARCH_READ);
 /** The one reader of a run's searches with their items; with `expectations`, each item's expectations too. */
 function* searchRows(db: Database.Database, runId: number, options: ExportOptions, expectations: boolean): Generator<SearchRow & { expectations?: string | null }> {
   const statement = db.prepare(
-    `SELECT ${selectList(SEARCH_READ)}${expectations ? `, ${EXPECTATIONS_JSON} AS expectations` : ''}
+    `SELECT ${selectList(SEARCH_READ)}, ${traceOfRow('trace_id', 'i.run_id', 'i.key')} AS traceId, ${traceOfRow('url', 'i.run_id', 'i.key')} AS traceUrl${expectations ? `, ${EXPECTATIONS_JSON} AS expectations` : ''}
     FROM items i CROSS JOIN searches s ON s.run_id = i.run_id AND s.item_key = i.key
     WHERE i.run_id = ? AND i.kind = 'search' AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}`,
   );
   const target = options.target ?? null;
-  for (const raw of statement.iterate(runId, target, target)) yield readSearchRow(raw);
+  for (const raw of statement.iterate(runId, target, target)) yield readSearchRow(raw) as SearchRow;
 }
 
 /** Every search of a run with its item, in plan order. */

@@ -8,3 +8,4 @@ export { requeuedAttemptRows, type RequeuedAttemptRow } from './requeue.js';
 export * from './question-export.js';
 export * from './product-versions.js';
 export { type BaselineRow, findBaseline, listBaselines } from './baselines.js';
+export * from './trace-readers.js';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { isPartialAnswer } from '../model/partial.js';
 import { type Codec, type RowOf, column, decoder, nullable, num, pick, qualified, selectList, text, valuesReader } from './columns.js';
-import { EXPECTATIONS_JSON, type ExpectationRecord, type ExportOptions, ITEM_EXPORTED, TURN_EXPORTED, type TurnRow, exportOrder, parseExpectations } from './item-readers.js';
+import { EXPECTATIONS_JSON, type ExpectationRecord, type ExportOptions, ITEM_EXPORTED, TURN_EXPORTED, type TurnRow, exportOrder, parseExpectations, traceOfRow } from './item-readers.js';
 import { ITEMS } from './tables.js';
 
 // The question export (questions.csv, comparisons): every turn of a run with its item, sources, follow-ups,
@@ -25,6 +25,8 @@ export interface QuestionExportRow extends TurnRow {
   citationsInvalid: number;
   /** The reply's stat anomalies as stored (a JSON array of descriptions); null when its stats could be true. */
   anomalies: string | null;
+  traceId: string | null;
+  traceUrl: string | null;
 }
 
 const jsonList: Codec<string[]> = { decode: (json: string) => (json === '[]' ? [] : (JSON.parse(json) as string[])) };
@@ -46,6 +48,8 @@ const QUESTION_EXPORT = [
   column(`(SELECT count(*) ${ofTurn('citations', 'c')} AND c.status = 'valid')`, 'citationsValid', num),
   column(`(SELECT count(*) ${ofTurn('citations', 'c')} AND c.status = 'invalid')`, 'citationsInvalid', num),
   column('t.anomalies', 'anomalies', nullable(text)),
+  column(traceOfRow('trace_id', 't.run_id', 't.item_key', 't.turn'), 'traceId', nullable(text)),
+  column(traceOfRow('url', 't.run_id', 't.item_key', 't.turn'), 'traceUrl', nullable(text)),
 ];
 type ExportColumns = RowOf<typeof QUESTION_EXPORT>;
 

@@ -10,6 +10,7 @@ import { GroupCommit } from './group-commit.js';
 import { acquireLease } from './lease.js';
 import { requeueStoppedItems } from './requeue.js';
 import { prepareResumeReader } from './resume-reader.js';
+import { prepareTraceWriters } from './trace-writers.js';
 import { prepareRowWriters, redacted } from './row-writers.js';
 import { runTally } from './tallies.js';
 
@@ -70,6 +71,7 @@ function prepareUpdates(db: Database.Database) {
 export class SqliteRecorder implements Recorder {
   private readonly s: ReturnType<typeof prepareUpdates>;
   private readonly write: ReturnType<typeof prepareRowWriters>;
+  private readonly traces: ReturnType<typeof prepareTraceWriters>;
   private readonly read: ReturnType<typeof prepareResumeReader>;
   private readonly commits: GroupCommit;
   private readonly createRunTx: (info: RunInfo, targets: TargetInfo[], items: Iterable<PlannedItem>) => number;
@@ -83,6 +85,7 @@ export class SqliteRecorder implements Recorder {
   ) {
     this.s = prepareUpdates(db);
     this.write = prepareRowWriters(db);
+    this.traces = prepareTraceWriters(db);
     this.read = prepareResumeReader(db);
     this.commits = new GroupCommit(db, file);
     // IMMEDIATE: take the write lock up front so the busy timeout applies, rather than failing on upgrade.
@@ -186,7 +189,12 @@ export class SqliteRecorder implements Recorder {
   }
 
   recordTurn(runId: number, key: string, turn: number, record: TurnRecord): void {
-    this.writing(() => onPlannedItem(runId, key, () => this.write.turn({ runId, itemKey: key }, turn, record)));
+    this.writing(() =>
+      onPlannedItem(runId, key, () => {
+        this.write.turn({ runId, itemKey: key }, turn, record);
+        if (record.traces) this.traces.turn({ runId, itemKey: key }, turn, record.traces);
+      }),
+    );
   }
 
   unownedConversation(runId: number, target: string, conversation: UnownedConversation, at: string): void {
@@ -215,11 +223,20 @@ export class SqliteRecorder implements Recorder {
   }
 
   recordSearch(runId: number, key: string, search: SearchRecord): void {
-    this.writing(() => onPlannedItem(runId, key, () => this.write.search({ runId, itemKey: key }, search)));
+    this.writing(() =>
+      onPlannedItem(runId, key, () => {
+        this.write.search({ runId, itemKey: key }, search);
+        if (search.trace) this.traces.search({ runId, itemKey: key }, search.trace);
+      }),
+    );
   }
 
   recordExpectations(runId: number, key: string, results: ExpectationResult[]): void {
     this.writing(() => onPlannedItem(runId, key, () => this.write.expectations({ runId, itemKey: key }, results)));
+  }
+
+  dropTraces(runId: number, key: string): void {
+    this.writing(() => this.traces.drop({ runId, itemKey: key }));
   }
 
   itemFinished(runId: number, key: string, outcome: ItemOutcome, at: string, message?: string): void {

@@ -228,3 +228,22 @@ CREATE TABLE baselines (
 );
 CREATE INDEX baselines_run ON baselines (run_id);
 `;
+
+/**
+ * The instance's traces of a run's requests (`run --trace`): each traced request's `X-Trace` id, its
+ * `X-Trace-URL` made absolute (null when the reply gave none, or one that was not a URL: `note` says so),
+ * the turn (null for a search) and the operation. A trace id is one request's: recorded once.
+ */
+export const TRACES = `
+CREATE TABLE traces (
+  run_id    INTEGER NOT NULL,
+  item_key  TEXT NOT NULL,
+  turn      INTEGER,
+  operation TEXT NOT NULL CHECK (operation IN ('create', 'poll', 'follow-up', 'search')),
+  trace_id  TEXT NOT NULL,
+  url       TEXT,
+  note      TEXT,
+  PRIMARY KEY (run_id, item_key, trace_id),
+  FOREIGN KEY (run_id, item_key) REFERENCES items (run_id, key) ON DELETE CASCADE
+);
+`;

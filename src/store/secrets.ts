@@ -25,3 +25,19 @@ export function withoutUrlSecrets(url: string): string {
     return url;
   }
 }
+
+/**
+ * A link kept whole (its query may name what it links to, as a trace URL's `trace_id` does) but for
+ * user:password and query parameters named like a credential.
+ */
+export function withoutLinkSecrets(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    for (const key of [...parsed.searchParams.keys()]) if (SECRET_KEY.test(key)) parsed.searchParams.delete(key);
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

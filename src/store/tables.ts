@@ -3,6 +3,7 @@
 import type { Stats } from '../model/conversation.js';
 import type { ItemKind, ItemStatus } from '../model/item.js';
 import type { RunStatus, TargetInfo } from '../model/run.js';
+import type { TraceOperation } from '../model/trace.js';
 import { type RowOf, bool, column, json, nullable, num, text, textOf } from './columns.js';
 
 const maybeText = nullable(text);
@@ -171,6 +172,16 @@ export const SEARCHES = [
   column('http_status', 'httpStatus', maybeInt),
 ] as const;
 export type SearchColumns = RowOf<typeof SEARCHES>;
+
+export const TRACES = [
+  column('run_id', 'runId', num),
+  column('item_key', 'itemKey', text),
+  column('turn', 'turn', maybeInt),
+  column('operation', 'operation', textOf<TraceOperation>()),
+  column('trace_id', 'traceId', text),
+  column('url', 'url', maybeText),
+  column('note', 'note', maybeText),
+] as const;
 
 export const EXPECTATIONS = [
   column('run_id', 'runId', num),

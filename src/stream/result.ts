@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TraceRefSchema } from '../model/conversation.js';
 
 /**
  * How a search ended, worst first:
@@ -62,6 +63,8 @@ export const SearchResultSchema = z.object({
   contentEncoding: z.string().optional(),
   /** The reply came from a dsbench emulator (it names itself in a header), not a real instance. */
   servedByEmulator: z.boolean().optional(),
+  /** The instance's trace of the request (X-Trace, X-Trace-URL), when it asked for one and the reply named it. */
+  requestTrace: TraceRefSchema.optional(),
   /** True once the `done` event arrived. */
   done: z.boolean(),
   /** Server's figure from the last progress event; a lower bound when `skipped` is non-empty. */

@@ -5,6 +5,7 @@ import { AbortedError, DsbenchError, HttpStatusError, UsageError } from '../erro
 import { ExitCode } from '../errors/exit-codes.js';
 import { redact } from '../redact.js';
 import type { StreamReply, Transport } from '../http/transport.js';
+import { traceOf } from '../http/trace-headers.js';
 import { EventConsumer } from './consume.js';
 import { EventDecoder, MAX_EVENT_BYTES } from './decoder.js';
 import { DEFAULT_MAX_DISTINCT } from './distinct.js';
@@ -22,6 +23,8 @@ export const SearchOptionsSchema = z
     timeoutMs: z.number().positive().max(MAX_TIMER_MS).default(600_000),
     /** Cancels the search; the result then has failure kind `aborted` (exit code 4). */
     signal: z.instanceof(AbortSignal).optional(),
+    /** Headers of the request (the one that asks the instance to trace it). */
+    headers: z.record(z.string(), z.string()).optional(),
     /** Ask for a gzip body (the platform compresses when asked). */
     gzip: z.boolean().default(true),
     /** Cap of the distinct repository and file counts (see DistinctCounter). */
@@ -65,7 +68,7 @@ export async function runSearch(transport: Transport, params: SearchParamsInput,
   try {
     let reply: StreamReply;
     try {
-      reply = await openStream(transport, search, stop.signal, opts.gzip);
+      reply = await openStream(transport, search, stop.signal, opts.gzip, opts.headers);
     } catch (error) {
       recordRequestFailure(tally, error, stop.signal.reason, opts);
       return finish(tally);
@@ -73,6 +76,7 @@ export async function runSearch(transport: Transport, params: SearchParamsInput,
     tally.httpStatus = reply.status;
     tally.contentEncoding = reply.headers['content-encoding'];
     if (reply.headers[EMULATOR_HEADER] !== undefined) tally.servedByEmulator = true;
+    tally.requestTrace = traceOf(reply.headers, transport.endpoint);
     const encoding = bodyEncoding(reply.headers);
     if (encoding !== 'identity' && encoding !== 'gzip') {
       discard(reply.body);

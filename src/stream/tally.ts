@@ -1,3 +1,4 @@
+import type { TraceRef } from '../model/conversation.js';
 import type { MatchBatch } from './batch.js';
 import { DistinctCounter } from './distinct.js';
 import type { Progress } from './events.js';
@@ -19,6 +20,7 @@ export class Tally {
   httpStatus: number | undefined;
   contentEncoding: string | undefined;
   servedByEmulator: boolean | undefined;
+  requestTrace: TraceRef | undefined;
   bytes = 0;
   decodedBytes = 0;
   done = false;
@@ -125,6 +127,7 @@ export class Tally {
       httpStatus: this.httpStatus,
       contentEncoding: this.contentEncoding,
       servedByEmulator: this.servedByEmulator,
+      ...(this.requestTrace && { requestTrace: this.requestTrace }),
       done: this.done,
       matchCount,
       counted,

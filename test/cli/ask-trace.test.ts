@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { traceOf } from '../../src/deepsearch/trace.js';
+import { traceOf } from '../../src/http/trace-headers.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
 import { ADMIN, FAST, closeAll, emulator } from '../helpers/emulator.js';
 

@@ -54,7 +54,7 @@ describe('report of a run', () => {
       'total_input_tokens', 'cached_tokens', 'cache_creation_input_tokens', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'credits',
       'expect_verdict', 'expect_reasons', 'item_expect_verdict', 'conversation_ref', 'server_question_id', 'question', 'title', 'answer',
       'source_count', 'sources', 'suggested_followups', 'judge_score', 'citations_valid', 'citations_invalid', 'citation_validity',
-      'answer_chars', 'answer_partial',
+      'answer_chars', 'answer_partial', 'trace_id', 'trace_url',
     ]);
     expect(fs.readFileSync(path.join(dir, 'out', 'summary.csv'), 'utf8').split('\n')[0]).toBe(headers(SUMMARY_COLUMNS).join(','));
   });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate, schemaVersion } from '../../src/store/migrations.js';
+import { MIGRATIONS, latestVersion, migrate, schemaVersion } from '../../src/store/migrations.js';
 import { confirmationsOf, confirmationTotals, saveConfirmation } from '../../src/store/confirmations.js';
 import { findRun, listRuns } from '../../src/store/queries.js';
 
@@ -31,7 +31,7 @@ describe('confirmations (schema version 15)', () => {
     migrate(db, MIGRATIONS.filter((m) => m.version <= 12));
     db.prepare(`INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, status) VALUES ('nightly', 's', 's.yaml', 'h', '0', '{}', '2026-01-01T00:00:00Z', 'completed')`).run();
     migrate(db);
-    expect(schemaVersion(db)).toBe(15);
+    expect(schemaVersion(db)).toBe(latestVersion());
     expect(db.prepare('SELECT confirm_of, confirm_json FROM runs').get()).toEqual({ confirm_of: null, confirm_json: null });
   });
 

@@ -29,7 +29,7 @@ describe('openStore', () => {
       expect(store.db.pragma('user_version', { simple: true })).toBe(latestVersion());
       const tables = store.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
       expect(tables).toEqual(
-        ['baselines', 'citations', 'expectations', 'grades', 'items', 'judge_cache', 'lost_creates', 'quota_snapshots', 'requeued_attempts', 'run_leases', 'run_shards', 'runs', 'searches', 'sources', 'suggested_followups', 'targets', 'turns', 'unowned_conversations'].sort(),
+        ['baselines', 'citations', 'expectations', 'grades', 'items', 'judge_cache', 'lost_creates', 'quota_snapshots', 'requeued_attempts', 'run_leases', 'run_shards', 'runs', 'searches', 'sources', 'suggested_followups', 'targets', 'traces', 'turns', 'unowned_conversations'].sort(),
       );
       expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(store.db.pragma('foreign_key_check')).toEqual([]);

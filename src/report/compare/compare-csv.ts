@@ -47,6 +47,8 @@ export const COMPARE_COLUMNS: ReadonlyArray<Column<Row>> = [
   { name: 'expect_candidate', value: (r) => r.expectCandidate },
   { name: 'expect_change', value: (r) => r.expectChange },
   { name: 'edited', value: (r) => r.edited },
+  { name: 'trace_url_baseline', value: (r) => r.traceUrlBaseline },
+  { name: 'trace_url', value: (r) => r.traceUrlCandidate },
 ];
 
 /** compare.csv, written as the pairs stream. */

@@ -75,5 +75,7 @@ export function verdictCase(verdict: Verdict, line: string): Case {
 function pairCase(row: CompareRow, failure: Case['failure']): Case {
   const turn = row.turn === null ? '' : ` turn ${row.turn}`;
   const target = row.targetCandidate ?? row.targetBaseline ?? '';
-  return { classname: `compare.${row.kind}s${target ? `.${target}` : ''}`, name: `${row.itemId} [repeat ${row.repeat}]${turn}`, seconds: (row.latencyCandidate ?? 0) / 1000, failure };
+  // The candidate's trace (run --trace), where the reader of a CI log looks first.
+  const traced = failure && row.traceUrlCandidate ? { ...failure, message: `${failure.message} (trace: ${row.traceUrlCandidate})`, body: `${failure.body}\ntrace: ${row.traceUrlCandidate}` } : failure;
+  return { classname: `compare.${row.kind}s${target ? `.${target}` : ''}`, name: `${row.itemId} [repeat ${row.repeat}]${turn}`, seconds: (row.latencyCandidate ?? 0) / 1000, failure: traced };
 }

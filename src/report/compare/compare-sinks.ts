@@ -3,7 +3,7 @@ import { MarkdownFile, type SinkMap } from '../sink.js';
 import { safeJson } from '../tables.js';
 import { CompareCsv } from './compare-csv.js';
 import { compareJson } from './compare-json.js';
-import type { CompareResult, CompareSink, CompareSinkOptions, PairwiseView } from './compare-result.js';
+import type { ComparePair, CompareResult, CompareSink, CompareSinkOptions, PairwiseView } from './compare-result.js';
 import { writeWhole } from '../whole-file.js';
 
 /** compare.md: the document, as printed with `--format md`. */
@@ -17,20 +17,34 @@ class CompareMarkdown extends MarkdownFile implements CompareSink {
   }
 }
 
-/** compare.json: the figures, as printed with `--format json`. */
+/** Pairs of compare.json's trace list: those that got worse in the candidate. */
+const MAX_TRACED_PAIRS = 100;
+
+/** compare.json: the figures, as printed with `--format json`, and the trace links of the pairs that got worse. */
 class CompareJson implements CompareSink {
   readonly files: string[];
+  private readonly traces: Array<Record<string, unknown>> = [];
 
   constructor(o: CompareSinkOptions) {
     this.files = [path.join(o.out, 'compare.json')];
   }
 
+  row({ row }: ComparePair): void {
+    const worse = row.stateChange === 'new_error' || row.expectChange === 'new_failure';
+    if (!worse || (row.traceUrlBaseline === null && row.traceUrlCandidate === null) || this.traces.length >= MAX_TRACED_PAIRS) return;
+    this.traces.push({ kind: row.kind, itemId: row.itemId, repeat: row.repeat, turn: row.turn, stateChange: row.stateChange, expectChange: row.expectChange, traceUrlBaseline: row.traceUrlBaseline, traceUrlCandidate: row.traceUrlCandidate });
+  }
+
   end(result: CompareResult): void {
-    writeWhole(this.files[0]!, safeJson(compareJson(result)));
+    writeWhole(this.files[0]!, safeJson(this.withTraces(compareJson(result))));
   }
 
   pairwise(result: CompareResult, pairwise: PairwiseView): void {
-    writeWhole(this.files[0]!, safeJson(compareJson(result, pairwise)));
+    writeWhole(this.files[0]!, safeJson(this.withTraces(compareJson(result, pairwise))));
+  }
+
+  private withTraces(json: Record<string, unknown>): Record<string, unknown> {
+    return this.traces.length > 0 ? { ...json, traces: this.traces } : json;
   }
 }
 

@@ -65,6 +65,9 @@ export interface CompareRow {
   citationsCheckedBaseline: number;
   citationsValidCandidate: number;
   citationsCheckedCandidate: number;
+  /** The instance's trace of the turn or search on each side (run --trace); null when none was kept. */
+  traceUrlBaseline: string | null;
+  traceUrlCandidate: string | null;
 }
 
 const NO_GRADES = {
@@ -165,6 +168,8 @@ export function questionRow(p: Paired<QuestionExportRow, QuestionExportRow>): Co
     citationsCheckedBaseline: b ? b.citationsValid + b.citationsInvalid : 0,
     citationsValidCandidate: c?.citationsValid ?? 0,
     citationsCheckedCandidate: c ? c.citationsValid + c.citationsInvalid : 0,
+    traceUrlBaseline: b?.traceUrl ?? null,
+    traceUrlCandidate: c?.traceUrl ?? null,
   };
 }
 
@@ -211,5 +216,7 @@ export function searchRow(p: Paired<SearchExportRow, SearchExportRow>): CompareR
     quarantined: tagged(b?.tags) || tagged(c?.tags),
     edited: edited(b, c),
     ...NO_GRADES,
+    traceUrlBaseline: b?.traceUrl ?? null,
+    traceUrlCandidate: c?.traceUrl ?? null,
   };
 }

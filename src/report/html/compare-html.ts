@@ -11,7 +11,7 @@ import { writeWhole } from '../whole-file.js';
 const PAIR_COLUMNS = [
   'kind', 'pairing', 'target', 'itemId', 'repeat', 'turn', 'stateBaseline', 'stateCandidate', 'stateChange',
   'latencyBaseline', 'latencyCandidate', 'creditsBaseline', 'creditsCandidate', 'answerSimilarity', 'sourcesJaccard',
-  'expectBaseline', 'expectCandidate', 'expectChange', 'judgeBaseline', 'judgeCandidate', 'answer',
+  'expectBaseline', 'expectCandidate', 'expectChange', 'judgeBaseline', 'judgeCandidate', 'answer', 'traceBaseline', 'traceCandidate',
 ] as const;
 
 const gradeOf = (r: QuestionExportRow | undefined): SideGrade | null =>
@@ -68,6 +68,8 @@ export class CompareHtml implements CompareSink {
       row.kind === 'question' ? ((p.baseline as QuestionExportRow | undefined)?.judgeScore ?? null) : null,
       row.kind === 'question' ? ((p.candidate as QuestionExportRow | undefined)?.judgeScore ?? null) : null,
       answer,
+      row.traceUrlBaseline,
+      row.traceUrlCandidate,
     ]);
   }
 

@@ -10,7 +10,8 @@ import { reportWarnings } from '../report-warnings.js';
 import { itemErrorsText } from '../tables.js';
 import { formatThresholdValue, thresholdVerdict } from '../thresholds.js';
 import { searchCount } from '../summary.js';
-import type { ReportPage, Row } from './browser/data.js';
+import type { ReportPage, Row, TraceItem, TracePanel } from './browser/data.js';
+import type { TracedItemRow } from '../../store/queries.js';
 import { HtmlPageFile } from './page.js';
 
 /** Answers embedded in a report page; past that the table still lists every question, without its text. */
@@ -64,6 +65,7 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
       turnColumns: TURN_COLUMNS,
       searchColumns: SEARCH_COLUMNS,
       // The trend up to this run, its own summary reused; older runs are summarized within a budget of turns.
+      ...(data.traces && { traces: tracePanel(data.traces) }),
       history: collectHistory(db, data.run.suiteName, TREND_RUNS, { through: runId, maxTurns: TREND_TURNS, known: { runId, rows: data.summary } }).rows,
     };
     page.json(`${JSON.stringify(head).slice(0, -1)},"turns":[`);
@@ -99,6 +101,19 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
     page.abandon();
     throw error;
   }
+}
+
+const traceItem = (r: TracedItemRow): TraceItem => ({ target: r.target, item: r.suiteItemId, repeat: r.repeat, outcome: r.outcome, ms: r.ms, id: r.traceId, url: r.traceUrl });
+
+function tracePanel(t: NonNullable<ReportData['traces']>): TracePanel {
+  const f = t.fetched;
+  return {
+    traces: t.traces,
+    items: t.items,
+    slowest: t.slowest.map(traceItem),
+    failed: t.failed.map(traceItem),
+    ...(f && { fetched: { dir: f.dir, saved: f.saved, ...(f.stopped !== undefined && { stopped: f.stopped }), traces: f.traces.map((x) => ({ id: x.id, itemKey: x.itemKey, cut: x.cut, slowest: x.slowest })) } }),
+  };
 }
 
 /** report.html, as a sink of the report: it reads the run in a pass of its own, as its page puts the summary before the rows. */

@@ -8,12 +8,12 @@ import { app, el, fmtMs, fmtNum, fmtP, fmtPct, fmtPts, fmtSigned, header, headin
 import { num, pagedTable, staticTable, type Column } from './tables.js';
 
 /** Indexes of the pair rows' columns. */
-type PairIndex = Record<'kind' | 'pairing' | 'target' | 'id' | 'repeat' | 'turn' | 'sb' | 'sc' | 'change' | 'lb' | 'lc' | 'cb' | 'cc' | 'sim' | 'jac' | 'eb' | 'ec' | 'echange' | 'jb' | 'jc' | 'answer', number>;
+type PairIndex = Record<'kind' | 'pairing' | 'target' | 'id' | 'repeat' | 'turn' | 'sb' | 'sc' | 'change' | 'lb' | 'lc' | 'cb' | 'cc' | 'sim' | 'jac' | 'eb' | 'ec' | 'echange' | 'jb' | 'jc' | 'answer' | 'tb' | 'tc', number>;
 
 export function renderCompare(d: ComparePage): void {
   const P = d.pairColumns;
   const c = (n: string) => P.indexOf(n);
-  const I: PairIndex = { kind: c('kind'), pairing: c('pairing'), target: c('target'), id: c('itemId'), repeat: c('repeat'), turn: c('turn'), sb: c('stateBaseline'), sc: c('stateCandidate'), change: c('stateChange'), lb: c('latencyBaseline'), lc: c('latencyCandidate'), cb: c('creditsBaseline'), cc: c('creditsCandidate'), sim: c('answerSimilarity'), jac: c('sourcesJaccard'), eb: c('expectBaseline'), ec: c('expectCandidate'), echange: c('expectChange'), jb: c('judgeBaseline'), jc: c('judgeCandidate'), answer: c('answer') };
+  const I: PairIndex = { kind: c('kind'), pairing: c('pairing'), target: c('target'), id: c('itemId'), repeat: c('repeat'), turn: c('turn'), sb: c('stateBaseline'), sc: c('stateCandidate'), change: c('stateChange'), lb: c('latencyBaseline'), lc: c('latencyCandidate'), cb: c('creditsBaseline'), cc: c('creditsCandidate'), sim: c('answerSimilarity'), jac: c('sourcesJaccard'), eb: c('expectBaseline'), ec: c('expectCandidate'), echange: c('expectChange'), jb: c('judgeBaseline'), jc: c('judgeCandidate'), answer: c('answer'), tb: c('traceBaseline'), tc: c('traceCandidate') };
   header('dsbench compare: ' + runName(d.baseline.run) + ' vs ' + runName(d.candidate.run),
     ['Baseline ' + runName(d.baseline.run) + (d.baseline.target ? ', target ' + d.baseline.target : '') + ' in ' + d.baseline.db + '; candidate ' + runName(d.candidate.run) + (d.candidate.target ? ', target ' + d.candidate.target : '') + ' in ' + d.candidate.db,
       'Product version: ' + d.versions,
@@ -123,6 +123,11 @@ function pairwiseSection(pw: Pairwise, failedGates: string[]): void {
 }
 
 /** Every pair in a paged table; a click shows both answers side by side, their differences marked. */
+/** A link to the instance's trace of one side (run --trace); only http(s) links become anchors. */
+function traceAnchor(url: unknown, text: string): HTMLAnchorElement | null {
+  return typeof url === 'string' && /^https?:\/\//i.test(url) ? el('a', { href: url, rel: 'noopener noreferrer nofollow', target: '_blank', text }) : null;
+}
+
 function pairsSection(d: ComparePage, I: PairIndex): void {
   const judged = d.pairs.some((r) => r[I.jb] != null || r[I.jc] != null);
   heading('Answers side by side');
@@ -132,6 +137,8 @@ function pairsSection(d: ComparePage, I: PairIndex): void {
     const a = index ? d.answers[index - 1] : null;
     const box = el('div', { className: 'detail', id: 'side-by-side' });
     box.appendChild(el('h4', { text: r[I.id] + ' / repeat ' + r[I.repeat] + (r[I.turn] == null ? '' : ' / turn ' + r[I.turn]) + ': ' + (r[I.sb] || '-') + ' → ' + (r[I.sc] || '-') + (r[I.sim] == null ? '' : '; answer similarity ' + fmtNum(num(r, I.sim), 3)) + (r[I.jac] == null ? '' : ', sources ' + fmtNum(num(r, I.jac), 3)) }));
+    const traces = [traceAnchor(r[I.tb], 'baseline trace'), traceAnchor(r[I.tc], 'candidate trace')].filter((x): x is HTMLAnchorElement => x !== null);
+    if (traces.length) box.appendChild(el('p', {}, traces.flatMap((x, i) => (i ? [' · ', x] : [x]))));
     if (!a) {
       box.appendChild(el('p', { className: 'muted', text: r[I.kind] === 'search' ? 'A search: counts and verdicts are in the table.' : 'Answers not embedded for this pair.' }));
       return box;

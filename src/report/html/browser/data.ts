@@ -68,6 +68,8 @@ export interface ReportPage {
   turnColumns: readonly string[];
   searchColumns: readonly string[];
   history: readonly HistoryRow[];
+  /** The run's trace links (run --trace); absent when it kept none. */
+  traces?: TracePanel;
   turns: Row[];
   gradings: TurnGrading[];
   answersCapped: number;
@@ -232,3 +234,22 @@ export interface HistoryPage {
 }
 
 export type PageData = ReportPage | ComparePage | HistoryPage;
+
+/** An item of a run beside its trace link (run --trace). */
+export interface TraceItem {
+  target: string;
+  item: string;
+  repeat: number;
+  outcome: string | null;
+  ms: number | null;
+  id: string | null;
+  url: string | null;
+}
+
+export interface TracePanel {
+  traces: number;
+  items: number;
+  slowest: TraceItem[];
+  failed: TraceItem[];
+  fetched?: { dir: string; saved: number; stopped?: string; traces: Array<{ id: string; itemKey: string; cut: boolean; slowest: Array<{ operation: string; ms: number }> }> };
+}

@@ -4,6 +4,7 @@ import { COLORS, chart, chartBox, endCharts, histogram, trendChart } from './cha
 import type { ReportPage, Row, TurnGrading } from './data.js';
 import { app, el, fmtCredits, fmtEst, fmtMs, fmtNum, fmtPct, header, heading, runName } from './dom.js';
 import { num, pagedTable, staticTable, str, type Column } from './tables.js';
+import { traceSection } from './trace-view.js';
 
 export function renderReport(d: ReportPage): void {
   const T = d.turnColumns;
@@ -33,6 +34,7 @@ export function renderReport(d: ReportPage): void {
     thresholdsTable.id = 'thresholds';
     app.appendChild(thresholdsTable);
   }
+  traceSection(d.traces);
   reportCharts(d, I);
 
   heading('Questions');
