@@ -1,10 +1,10 @@
-import { z } from 'zod';
-
-/** The Deep Search conversation API a run speaks: the legacy REST one or the versioned (Connect-RPC) one. */
-export const ApiFlavourSchema = z.enum(['legacy', 'versioned']);
-export type ApiFlavour = z.infer<typeof ApiFlavourSchema>;
-
-export const API_FLAVOURS = ApiFlavourSchema.options;
+/**
+ * The Deep Search conversation API a run speaks: the legacy REST one or the versioned (Connect-RPC) one. A plain
+ * tuple, the one source of the type and of the zod enum built from it (model/conversation.ts): the CLI reads it
+ * at start-up, before any schema library is loaded.
+ */
+export const API_FLAVOURS = ['legacy', 'versioned'] as const;
+export type ApiFlavour = (typeof API_FLAVOURS)[number];
 export const DEFAULT_API: ApiFlavour = 'versioned';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiFlavourSchema } from './api-flavour.js';
+import { API_FLAVOURS } from './api-flavour.js';
 import { isPartialAnswer } from './partial.js';
 
 /** Normalized question state, the same for both API flavours. */
@@ -33,7 +33,7 @@ export function isLimitError(code: ErrorCode): boolean {
   return LIMIT_CODES.has(code);
 }
 
-export { ApiFlavourSchema };
+export const ApiFlavourSchema = z.enum(API_FLAVOURS);
 
 /** Legacy `stats`; the versioned API has none, so a versioned question has no stats at all (not zeros). */
 export const StatsSchema = z.object({
