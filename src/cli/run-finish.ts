@@ -21,7 +21,13 @@ import { groupShareText } from './run-group.js';
 import { interruptionNotes } from './run-notes.js';
 import { notifyAfterRun } from './run-notify.js';
 import { fetchRunTraces } from './run-trace.js';
+import { renderText } from '../report/document.js';
+import { traceData } from '../report/report.js';
+import { traceOverviewBlocks } from '../report/trace-document.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
+
+/** The slowest and the failed items `run --trace` lists with their links at the end of its summary. */
+const RUN_TRACES_LISTED = 5;
 
 /** What the run left for its end: its result, where it ran, and what it is judged against. */
 export interface EndedRun {
@@ -71,6 +77,7 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
           interruptionNotes(result, argv.db, embedded, result.stoppedBy !== undefined && !settings.group ? ` --max-credits ${2 * (settings.maxCredits ?? 0)}` : '') +
           (baseline ? comparisonText(baseline, comparison, runCode, confirmed !== undefined) : '') +
           (confirmed ? `${confirmed.text}\nThe second look decides the exit code: ${exitCode}.\n` : refused) +
+          (argv.trace !== undefined ? renderText(traceOverviewBlocks(traceData(store.db, argv.db, run.id, RUN_TRACES_LISTED).traces)) : '') +
           (await notifyAfterRun(store.db, run, argv, 'text')),
   );
   if (argv.traceFetch) await fetchRunTraces(store.db, argv.db, run.id, ended.targets, argv, cli.stderr);

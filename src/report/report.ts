@@ -141,7 +141,7 @@ export function reportData(db: Database.Database, file: string, run: RunRecord, 
 }
 
 /** The run's kept traces, and what `--trace-fetch` saved of them beside the database. */
-function traceData(db: Database.Database, file: string, runId: number, limit: number): Pick<ReportData, 'traces'> {
+export function traceData(db: Database.Database, file: string, runId: number, limit: number): Pick<ReportData, 'traces'> {
   const overview = traceOverview(db, runId, limit);
   if (!overview) return {};
   const fetched = readFetchedTraces(traceArchiveDir(file, runId));

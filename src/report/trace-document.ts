@@ -17,9 +17,13 @@ const table = (rows: readonly TracedItemRow[]): Block => ({
   },
 });
 
-/** Nothing for a run that kept no trace. */
+/** The report's section: nothing for a run that kept no trace. */
 export function traceBlocks(data: ReportData): Block[] {
-  const t = data.traces;
+  return traceOverviewBlocks(data.traces);
+}
+
+/** The slowest and the failed items with their trace links, as the report and `run --trace`'s summary show them. */
+export function traceOverviewBlocks(t: ReportData['traces']): Block[] {
   if (!t) return [];
   const blocks: Block[] = [
     { kind: 'heading', level: 2, text: ['Traces'] },

@@ -60,6 +60,9 @@ describe('run --trace all --trace-fetch against the emulator', () => {
     const db = path.join(dir, 'runs.db');
     const ran = await dsbenchHere(['run', suite, '--endpoint', e.url, '--db', db, '--trace', 'all', '--trace-fetch', '--quiet'], { SRC_ACCESS_TOKEN: ADMIN });
     expect(ran.stderr).toMatch(/2 of 2 traces saved in/);
+    // The run's own summary lists its slowest items with their links.
+    expect(ran.stdout).toContain('Slowest items');
+    expect(ran.stdout).toMatch(new RegExp(`${e.url.replace(/[.]/g, '\\.')}/-/debug/jaeger/trace/\\w+`));
     const saved = path.join(dir, 'runs-traces-1');
     const index = JSON.parse(readFileSync(path.join(saved, 'index.json'), 'utf8'));
     expect(index.traces).toHaveLength(2);
