@@ -16,6 +16,7 @@ import { type Detection, detectChanges } from './change-detection.js';
 import { collectSeries, historyNights } from './history-series.js';
 import { fmtInt, fmtNum, fmtPct, fmtSeconds, itemErrorsText, safeJson } from './tables.js';
 import type { RunHead } from '../store/queries.js';
+import { removeStalePartials } from './whole-file.js';
 
 export interface HistoryOptions {
   db: string;
@@ -67,6 +68,7 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     if (runs.length === 0 && nothingAsked.length === 0) throw new NothingToCompareError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);
     const out = options.out ?? outputDir(options.db, `history-${safeName(suite)}`);
     mkdirSync(out, { recursive: true });
+    removeStalePartials(out);
     const files: string[] = [];
     if (options.formats.has('csv')) {
       const file = path.join(out, 'history.csv');

@@ -46,4 +46,20 @@ describe('report outputs beside their database', () => {
     expect(files.filter((f) => f.endsWith('.partial'))).toEqual([]);
     expect(files).toEqual(report.files.map((f) => path.basename(f)).sort());
   });
+
+  it('compare and history into a folder a killed one left .partial files in: removed, files whole', async () => {
+    recordRun(t.store, [{ item: question('a'), turns: [completed()] }]);
+    recordRun(t.store, [{ item: question('a'), turns: [completed()] }]);
+    for (const [name, write] of [
+      ['compare', (out: string) => compareRuns({ baseline: { db: t.db, run: 'latest~1' }, candidate: { db: t.db, run: 'latest' }, out })],
+      ['history', (out: string) => writeHistory({ db: t.db, limit: 5, formats: new Set(['csv']), out })],
+    ] as const) {
+      const out = path.join(t.dir, `killed-${name}`);
+      fs.mkdirSync(out);
+      // A page of a format not asked now: nothing of this writer would write over it.
+      fs.writeFileSync(path.join(out, `${name}.html.partial`), '<!doctype html><html><body');
+      await write(out);
+      expect(fs.readdirSync(out).filter((f) => f.endsWith('.partial'))).toEqual([]);
+    }
+  });
 });

@@ -16,6 +16,7 @@ import { DEFAULT_THRESHOLDS, type Thresholds, verdictLine, verdictOf } from './g
 import { type KeyPart, type Paired, pairByKey } from './pairing.js';
 import { type CompareRow, questionRow, searchRow } from './pairs.js';
 import { type PooledPair, pairPooled } from './pooled.js';
+import { removeStalePartials } from '../whole-file.js';
 
 export interface SideOptions {
   db: string;
@@ -74,6 +75,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
       const bName = bRuns.window === null ? String(bRun.id) : `window${bRuns.window}`;
       const out = options.out ?? outputDir(options.candidate.db, `compare-${bName}-vs-${cRun.id}${byTarget ? '' : targetSuffix(baseline, candidate)}`);
       mkdirSync(out, { recursive: true });
+      removeStalePartials(out);
       const acc = new CompareAccumulator(options.maxListed ?? 50, options.includeEdited === true);
       const names = new Set<CompareOutput>(['csv', 'md', 'json']);
       if (options.html) names.add('html');
