@@ -14,6 +14,7 @@ import { storageWatch } from './storage-watch.js';
 import { recordProductVersions } from './product-versions.js';
 import { preflight, targetRuntime } from './target-setup.js';
 import { RunEvents } from './run-events.js';
+import { apiFlavourOf } from '../model/api-flavour.js';
 
 export type { RunTarget } from './item-context.js';
 export type { LiveGrader, LiveGradingTotals } from './live-grading.js';
@@ -32,7 +33,7 @@ export async function executeRun(given: RunOptions): Promise<RunResult> {
   const log = (message: string) => events.log(message);
   const items = planOf(given);
   // A resumed run keeps the API it started with: its stored conversation refs belong to that flavour.
-  const { lease, ...opened } = openRun(given, items, given.api ?? suite.resolved.questions[0]?.api ?? 'versioned', log);
+  const { lease, ...opened } = openRun(given, items, apiFlavourOf({ given: given.api, suite: suite.resolved.questions[0]?.api }), log);
   const { runId } = opened;
   if (lease.takeover) log(lease.takeover);
   // A database that cannot be written any more stops the run at once: nothing more is launched and what
