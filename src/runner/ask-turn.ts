@@ -18,17 +18,9 @@ import { traceHeaders, tracedAs } from './trace-requests.js';
  * Each attempt is recorded as `sending` as it starts, with a send time its request timeout cannot precede
  * (`sending.at`): earlier attempts provably did not act, and a resume waits out the window of the last one.
  */
-export async function send(
-  ctx: ItemContext,
-  item: QuestionItem,
-  ref: string | undefined,
-  index: number,
-  text: string,
-  sending: { at: string },
-  recordSending: () => void,
-  until: AbortSignal,
-): Promise<string | undefined> {
-  const on = await sendTurn(ctx, item, ref, index, text, sending, recordSending, until);
+export async function send(...args: Parameters<typeof sendTurn>): Promise<string | undefined> {
+  const on = await sendTurn(...args);
+  const [ctx, item, , index] = args;
   if (on !== undefined) ctx.run.events.emit({ type: 'turn-sent', key: item.key, turn: index, ref: on });
   return on;
 }
