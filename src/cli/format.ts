@@ -31,11 +31,14 @@ export function formatQuestion(question: Question, info: TurnInfo = {}): string 
 }
 
 export function formatStats(stats: Stats): string {
+  const figure = (value: number | undefined, unit: string) => (value === undefined ? `${unit} not reported` : `${value} ${unit}`);
+  const seconds = stats.timeMillis === undefined ? 'server time not reported' : `${(stats.timeMillis / 1000).toFixed(1)} s server time`;
+  const tokens = (value: number | undefined) => (value === undefined ? 'not reported' : String(value));
   return (
-    `Stats: ${(stats.timeMillis / 1000).toFixed(1)} s server time, ${stats.toolCalls} tool calls, ` +
+    `Stats: ${seconds}, ${figure(stats.toolCalls, 'tool calls')}, ` +
     // Side by side as the server reports them: its figures are not parts of each other.
-    `${stats.credits} credits; tokens as reported: total ${stats.totalTokens}, input ${stats.totalInputTokens}, ` +
-    `prompt ${stats.promptTokens}, cached ${stats.cachedTokens}, cache creation ${stats.cacheCreationInputTokens}, completion ${stats.completionTokens}`
+    `${figure(stats.credits, 'credits')}; tokens as reported: total ${tokens(stats.totalTokens)}, input ${tokens(stats.totalInputTokens)}, ` +
+    `prompt ${tokens(stats.promptTokens)}, cached ${tokens(stats.cachedTokens)}, cache creation ${tokens(stats.cacheCreationInputTokens)}, completion ${tokens(stats.completionTokens)}`
   );
 }
 

@@ -106,7 +106,10 @@ export function legacyQuestion(wire: LegacyQuestionWire, index: number): Questio
     // One impossible figure makes the whole block suspect: it is kept out of every sum and percentile.
     const anomalies = impossibleStats(wire.stats);
     if (anomalies.length > 0) question.anomalies = anomalies;
-    else question.stats = statsFromSnakeCase(wire.stats);
+    else {
+      const stats = statsFromSnakeCase(wire.stats);
+      if (stats) question.stats = stats;
+    }
   }
   if (wire.created_at) question.createdAt = wire.created_at;
   if (wire.updated_at) question.updatedAt = wire.updated_at;

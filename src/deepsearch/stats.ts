@@ -1,7 +1,7 @@
 // Apart from model.ts so that reading stats from the database loads no zod.
 import type { Stats } from '../model/conversation.js';
 
-/** Stats fields as the legacy API and the database both name them; a missing field is read as 0. */
+/** Stats fields as the legacy API and the database both name them; a missing or null field was not measured. */
 export type SnakeCaseStats = Partial<Record<
   | 'time_millis'
   | 'tool_calls'
@@ -15,18 +15,26 @@ export type SnakeCaseStats = Partial<Record<
   number | null
 >>;
 
-export function statsFromSnakeCase(s: SnakeCaseStats): Stats {
-  return {
-    timeMillis: s.time_millis ?? 0,
-    toolCalls: s.tool_calls ?? 0,
-    totalInputTokens: s.total_input_tokens ?? 0,
-    cachedTokens: s.cached_tokens ?? 0,
-    cacheCreationInputTokens: s.cache_creation_input_tokens ?? 0,
-    promptTokens: s.prompt_tokens ?? 0,
-    completionTokens: s.completion_tokens ?? 0,
-    totalTokens: s.total_tokens ?? 0,
-    credits: s.credits ?? 0,
-  };
+const CAMEL: ReadonlyArray<[keyof SnakeCaseStats, keyof Stats]> = [
+  ['time_millis', 'timeMillis'],
+  ['tool_calls', 'toolCalls'],
+  ['total_input_tokens', 'totalInputTokens'],
+  ['cached_tokens', 'cachedTokens'],
+  ['cache_creation_input_tokens', 'cacheCreationInputTokens'],
+  ['prompt_tokens', 'promptTokens'],
+  ['completion_tokens', 'completionTokens'],
+  ['total_tokens', 'totalTokens'],
+  ['credits', 'credits'],
+];
+
+/** The reply's stats, each figure it reported; undefined when it reported none (an empty `stats` object). */
+export function statsFromSnakeCase(s: SnakeCaseStats): Stats | undefined {
+  const stats: Stats = {};
+  for (const [snake, camel] of CAMEL) {
+    const value = s[snake];
+    if (typeof value === 'number') stats[camel] = value;
+  }
+  return Object.keys(stats).length > 0 ? stats : undefined;
 }
 
 // Largest value each figure can truly take for one answer (30 days of server time, ten billion tokens, ten

@@ -35,17 +35,20 @@ export function isLimitError(code: ErrorCode): boolean {
 
 export const ApiFlavourSchema = z.enum(API_FLAVOURS);
 
-/** Legacy `stats`; the versioned API has none, so a versioned question has no stats at all (not zeros). */
+/**
+ * Legacy `stats`; the versioned API has none, so a versioned question has no stats at all (not zeros). A field
+ * the reply left out or sent as null was not measured: it stays absent, never 0.
+ */
 export const StatsSchema = z.object({
-  timeMillis: z.number(),
-  toolCalls: z.number(),
-  totalInputTokens: z.number(),
-  cachedTokens: z.number(),
-  cacheCreationInputTokens: z.number(),
-  promptTokens: z.number(),
-  completionTokens: z.number(),
-  totalTokens: z.number(),
-  credits: z.number(),
+  timeMillis: z.number().optional(),
+  toolCalls: z.number().optional(),
+  totalInputTokens: z.number().optional(),
+  cachedTokens: z.number().optional(),
+  cacheCreationInputTokens: z.number().optional(),
+  promptTokens: z.number().optional(),
+  completionTokens: z.number().optional(),
+  totalTokens: z.number().optional(),
+  credits: z.number().optional(),
 });
 export type Stats = z.infer<typeof StatsSchema>;
 

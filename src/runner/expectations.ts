@@ -82,24 +82,20 @@ export function evaluateQuestion(expect: QuestionExpect, followups: readonly Fol
   if (turns.length < planned && !expectsFailure && expect.errorCode === undefined) {
     results.push({ name: 'turns', passed: false, reason: `only ${turns.length} of ${planned} turns were asked: turn ${turns.length - 1} ended ${last.state}` });
   }
-  const withStats = turns.filter((t) => t.stats);
   const unmeasured = (what: string) => `not measured: the API reported no ${what} (the versioned API has no stats)`;
-  if (expect.maxCredits !== undefined) {
-    const total = withStats.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0);
+  const limit = (name: string, field: 'credits' | 'totalTokens', what: string, most: number | undefined) => {
+    if (most === undefined) return;
+    const reported = turns.flatMap((t) => (t.stats?.[field] === undefined ? [] : [t.stats[field]]));
+    const total = reported.reduce((sum, value) => sum + value, 0);
+    const over = reported.length < turns.length ? ` (reported for ${reported.length} of ${turns.length} turns)` : '';
     results.push(
-      withStats.length === 0
-        ? { name: 'maxCredits', passed: false, reason: unmeasured('credits') }
-        : { name: 'maxCredits', passed: total <= expect.maxCredits, reason: `${total} credits, at most ${expect.maxCredits} expected` },
+      reported.length === 0
+        ? { name, passed: false, reason: unmeasured(what) }
+        : { name, passed: total <= most, reason: `${total} ${what}${over}, at most ${most} expected` },
     );
-  }
-  if (expect.maxTotalTokens !== undefined) {
-    const total = withStats.reduce((sum, t) => sum + (t.stats?.totalTokens ?? 0), 0);
-    results.push(
-      withStats.length === 0
-        ? { name: 'maxTotalTokens', passed: false, reason: unmeasured('tokens') }
-        : { name: 'maxTotalTokens', passed: total <= expect.maxTotalTokens, reason: `${total} tokens, at most ${expect.maxTotalTokens} expected` },
-    );
-  }
+  };
+  limit('maxCredits', 'credits', 'credits', expect.maxCredits);
+  limit('maxTotalTokens', 'totalTokens', 'tokens', expect.maxTotalTokens);
   if (expect.maxSeconds !== undefined) {
     const measured = turns.filter((t) => t.serverMs !== undefined);
     const seconds = measured.reduce((sum, t) => sum + (t.serverMs ?? 0), 0) / 1000;

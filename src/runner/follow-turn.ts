@@ -135,5 +135,5 @@ export function serverTimes(question: Question | undefined, conversation: Conver
   if (!question || question.state === 'processing') return times;
   const ms = serverDuration(question, conversation);
   if (ms === undefined) return times;
-  return { ...times, serverMs: ms, serverMsSource: question.stats && question.stats.timeMillis > 0 ? 'stats.time_millis' : 'timestamps' };
+  return { ...times, serverMs: ms, serverMsSource: (question.stats?.timeMillis ?? 0) > 0 ? 'stats.time_millis' : 'timestamps' };
 }

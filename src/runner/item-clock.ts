@@ -75,7 +75,8 @@ function createdMs(question: Question, conversation: Conversation): number | und
  * creation to the conversation's last update. Undefined when the server tells neither.
  */
 export function serverDuration(question: Question, conversation: Conversation): number | undefined {
-  if (question.stats && question.stats.timeMillis > 0) return question.stats.timeMillis;
+  const serverMillis = question.stats?.timeMillis;
+  if (serverMillis !== undefined && serverMillis > 0) return serverMillis;
   const created = createdMs(question, conversation);
   const ms = Date.parse(conversation.updatedAt ?? question.updatedAt ?? '') - (created ?? NaN);
   return Number.isFinite(ms) && ms >= 0 ? ms : undefined;

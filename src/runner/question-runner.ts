@@ -141,7 +141,7 @@ export async function runQuestion(ctx: ItemContext, item: QuestionItem, resume?:
     if (ctx.run.cleanup && ref !== undefined) await deleteConversation({ runId, recorder, client: ctx.target.client, log }, item.key, ref);
     return {
       outcome,
-      credits: asked.some((t) => t.stats) ? asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0) : null,
+      credits: asked.some((t) => t.stats?.credits !== undefined) ? asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0) : null,
       passed: results.filter((r) => r.passed).length,
       failed: results.filter((r) => !r.passed).length,
       turns: asked,

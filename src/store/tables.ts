@@ -123,12 +123,14 @@ export function turnMerge(name: string): string {
   return `coalesce(excluded.${name}, ${name})`;
 }
 
-/** The stats of a stored turn; undefined when none were recorded (no time_millis means none). */
+/** The stats of a stored turn, each figure that was recorded; undefined when none was. */
 export function storedStats(row: RowOf<typeof STATS>): Stats | undefined {
-  if (row.timeMillis === null) return undefined;
-  const stats = {} as Record<keyof Stats, number>;
-  for (const c of STATS) stats[c.field] = row[c.field] ?? 0;
-  return stats;
+  const stats: Stats = {};
+  for (const c of STATS) {
+    const value = row[c.field];
+    if (value !== null) stats[c.field] = value;
+  }
+  return Object.keys(stats).length > 0 ? stats : undefined;
 }
 
 export const SOURCES = [
