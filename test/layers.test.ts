@@ -213,8 +213,6 @@ function functionLengths(file: string, text: string): Array<{ name: string; line
  * once split under the limit (or gone) it leaves the list. New code obeys the rule.
  */
 const LONG_FUNCTIONS: Record<string, number> = {
-  'cli/emulator.ts: emulatorCommand': 111,
-  'emulator/server.ts: startEmulator': 126,
   'generate/generate.ts: generateSuite': 103,
   'runner/question-runner.ts: runQuestion': 119,
   'store/row-writers.ts: prepareRowWriters': 159,

@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ZodError } from 'zod';
-import { ADMIN_PREFIX, formatLogEntry, startEmulator, type RequestLogEntry } from '../emulator/index.js';
+import { ADMIN_PREFIX, formatLogEntry, startEmulator, type EmulatorOptions, type RequestLogEntry, type RunningEmulator } from '../emulator/index.js';
 import { UsageError } from '../errors/errors.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
@@ -130,64 +130,11 @@ export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
     const hooks = argv.log ? { onRequest: (entry: RequestLogEntry) => cli.stderr.write(`${formatLogEntry(entry)}\n`) } : {};
     let emulator;
     try {
-      emulator = await startEmulator({
-        port: argv.port,
-        host: argv.host,
-        seed: argv.seed,
-        timeScale: argv.timeScale,
-        medianMs: argv.medianMs,
-        sigma: argv.sigma,
-        corpus: argv.corpus !== undefined ? { dir: argv.corpus } : {},
-        quota: { limit: argv.quotaLimit },
-        sharingEnabled: argv.sharing,
-        llmGated: argv.llmGated,
-        ...(argv.productVersion !== undefined && { productVersion: argv.productVersion }),
-        legacy: { followUpReply: argv.legacyFollowupReply },
-        agent: { tokenLimitRate: argv.tokenLimitRate, internalErrorRate: argv.internalErrorRate, outputLimitRate: argv.outputLimitRate },
-        noise: { profile: argv.noise, serviceSeed: argv.noiseServiceSeed },
-        faults: {
-          rate429: argv.faultRate429,
-          retryAfterSeconds: argv.retryAfter,
-          rate500: argv.faultRate500,
-          rate503: argv.faultRate503,
-          rateReset: argv.faultRateReset,
-          rateProxy502: argv.faultRate502,
-          rateSlow: argv.faultRateSlow,
-          slowMs: argv.slowMs,
-          rateResetAfterAction: argv.faultRateResetAfter,
-          clockOffsetMs: argv.clockOffsetMs,
-          actDelayMs: argv.actDelayMs,
-        },
-        stream: {
-          faults: {
-            rates: {
-              cutBeforeDone: argv.streamCutRate,
-              stall: argv.streamStallRate,
-              malformedEvent: argv.streamMalformedRate,
-              status401: argv.stream401Rate,
-              status500: argv.stream500Rate,
-            },
-            stallMs: argv.streamStallMs,
-          },
-        },
-        ...(adminToken !== undefined && { admin: { token: adminToken } }),
-      }, hooks);
+      emulator = await startEmulator(emulatorOptions(argv, adminToken), hooks);
     } catch (error) {
       throw new UsageError(`cannot start the emulator: ${error instanceof ZodError ? flagProblems(error) : error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
-    const admin = adminToken === undefined ? null : `${emulator.url}${ADMIN_PREFIX}`;
-    const info = { url: emulator.url, tokens: emulator.tokens, timeScale: argv.timeScale, corpus: emulator.corpus.root, admin };
-    cli.stdout.write(
-      argv.json
-        ? `${JSON.stringify(info)}\n`
-        : `dsbench emulator listening on ${emulator.url} (time scale ${argv.timeScale}, corpus ${emulator.corpus.root})\n` +
-            emulator.tokens.map((t) => `  token ${t.token}  user ${t.username} (${t.userId})  scopes ${t.scopes.join(', ')}\n`).join('') +
-            `${speedNote(argv.timeScale, argv.medianMs)}\n` +
-            (admin === null
-              ? `Admin interface off: set ${ADMIN_TOKEN_ENV} (16+ characters) to turn it on.\n`
-              : `Admin interface at ${admin} (counters, log, faults) with Authorization: Bearer $${ADMIN_TOKEN_ENV}\n`) +
-            `Try: SRC_ENDPOINT=${emulator.url} SRC_ACCESS_TOKEN=${emulator.adminToken} npx dsbench ask "How does yaml report parse errors?"\n`,
-    );
+    cli.stdout.write(listening(emulator, argv, adminToken));
     // Serves until SIGINT, SIGTERM or SIGHUP; a second one while stopping exits at once (code 4).
     let release = (): void => {};
     await new Promise<void>((resolve) => {
@@ -197,6 +144,67 @@ export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
     await emulator.stop();
   },
 });
+
+/** The emulator's settings from the command's flags. */
+function emulatorOptions(argv: ArgumentsCamelCase<EmulatorArgs>, adminToken: string | undefined): EmulatorOptions {
+  return {
+    port: argv.port,
+    host: argv.host,
+    seed: argv.seed,
+    timeScale: argv.timeScale,
+    medianMs: argv.medianMs,
+    sigma: argv.sigma,
+    corpus: argv.corpus !== undefined ? { dir: argv.corpus } : {},
+    quota: { limit: argv.quotaLimit },
+    sharingEnabled: argv.sharing,
+    llmGated: argv.llmGated,
+    ...(argv.productVersion !== undefined && { productVersion: argv.productVersion }),
+    legacy: { followUpReply: argv.legacyFollowupReply },
+    agent: { tokenLimitRate: argv.tokenLimitRate, internalErrorRate: argv.internalErrorRate, outputLimitRate: argv.outputLimitRate },
+    noise: { profile: argv.noise, serviceSeed: argv.noiseServiceSeed },
+    faults: {
+      rate429: argv.faultRate429,
+      retryAfterSeconds: argv.retryAfter,
+      rate500: argv.faultRate500,
+      rate503: argv.faultRate503,
+      rateReset: argv.faultRateReset,
+      rateProxy502: argv.faultRate502,
+      rateSlow: argv.faultRateSlow,
+      slowMs: argv.slowMs,
+      rateResetAfterAction: argv.faultRateResetAfter,
+      clockOffsetMs: argv.clockOffsetMs,
+      actDelayMs: argv.actDelayMs,
+    },
+    stream: {
+      faults: {
+        rates: {
+          cutBeforeDone: argv.streamCutRate,
+          stall: argv.streamStallRate,
+          malformedEvent: argv.streamMalformedRate,
+          status401: argv.stream401Rate,
+          status500: argv.stream500Rate,
+        },
+        stallMs: argv.streamStallMs,
+      },
+    },
+    ...(adminToken !== undefined && { admin: { token: adminToken } }),
+  };
+}
+
+/** What a started emulator prints: its address and tokens (JSON with --json), its speed, and how to try it. */
+function listening(emulator: RunningEmulator, argv: ArgumentsCamelCase<EmulatorArgs>, adminToken: string | undefined): string {
+  const admin = adminToken === undefined ? null : `${emulator.url}${ADMIN_PREFIX}`;
+  if (argv.json) return `${JSON.stringify({ url: emulator.url, tokens: emulator.tokens, timeScale: argv.timeScale, corpus: emulator.corpus.root, admin })}\n`;
+  return (
+    `dsbench emulator listening on ${emulator.url} (time scale ${argv.timeScale}, corpus ${emulator.corpus.root})\n` +
+    emulator.tokens.map((t) => `  token ${t.token}  user ${t.username} (${t.userId})  scopes ${t.scopes.join(', ')}\n`).join('') +
+    `${speedNote(argv.timeScale, argv.medianMs)}\n` +
+    (admin === null
+      ? `Admin interface off: set ${ADMIN_TOKEN_ENV} (16+ characters) to turn it on.\n`
+      : `Admin interface at ${admin} (counters, log, faults) with Authorization: Bearer $${ADMIN_TOKEN_ENV}\n`) +
+    `Try: SRC_ENDPOINT=${emulator.url} SRC_ACCESS_TOKEN=${emulator.adminToken} npx dsbench ask "How does yaml report parse errors?"\n`
+  );
+}
 
 /** How fast the emulator runs, and how to make it faster. */
 export function speedNote(timeScale: number, medianMs: number): string {

@@ -62,13 +62,6 @@ export async function startEmulator(input: EmulatorOptions = {}, hooks: Emulator
   const options = EmulatorOptionsSchema.parse(input);
   const corpus = await Corpus.open(options.corpus);
   const streamFaults = new StreamFaultInjector(options.stream.faults);
-  const { flushIntervalMs, flushBytes, progressIntervalMs } = options.stream;
-  const streamRoute = {
-    method: 'GET',
-    path: '/.api/search/stream',
-    operation: 'stream.search',
-    handler: createStreamHandler({ corpus, faults: streamFaults }, { flushIntervalMs, flushBytes, progressIntervalMs, timeScale: options.timeScale }),
-  };
   const server = createServer();
   const sockets = trackSockets(server);
   const port = await listen(server, options.port, options.host);
@@ -76,42 +69,10 @@ export async function startEmulator(input: EmulatorOptions = {}, hooks: Emulator
   const publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
 
   const clock = new VirtualClock(options.timeScale, (options.startTime ? Date.parse(options.startTime) : Date.now()) + options.faults.clockOffsetMs);
-  const quota = new QuotaLedger(
-    options.quota.limit,
-    options.quota.resetTime ? Date.parse(options.quota.resetTime) : nextMonthStart(clock.startMs),
-  );
-  const agent = new FakeAgent({
-    seed: options.seed,
-    medianMs: options.medianMs,
-    sigma: options.sigma,
-    agent: options.agent,
-    search: hooks.search ?? createAgentSearch(corpus),
-    linkBase: publicUrl,
-    noise: serviceNoise(options.noise, options.seed),
-  });
-  const service = new ConversationService({
-    store: new ConversationStore(),
-    agent,
-    quota,
-    clock,
-    sharingEnabled: options.sharingEnabled,
-    rateLimitRetryMs: options.agent.rateLimitRetryMs,
-  });
-  const apiDeps = { service, publicUrl, followUpReply: options.legacy.followUpReply };
+  const service = conversationService(options, hooks, corpus, clock, publicUrl);
   const llm = { gated: options.llmGated };
   const tracer = new Tracer(() => clock.now(), (id) => service.cursorTarget(id));
-  const router = new Router([
-    ...legacyRoutes(apiDeps),
-    ...tracer.routes(),
-    ...versionedRoutes(apiDeps),
-    streamRoute,
-    ...llmRoutes(corpus, options.llmModels, () => clock.now(), llm),
-    ...(hooks.extraRoutes ?? []),
-    ...graphqlRoutes(options.productVersion),
-    // Last: its wildcard would otherwise shadow an extra route under `/-/raw/`.
-    ...rawRoutes(corpus),
-  ]);
-
+  const router = emulatorRouter({ options, hooks, corpus, service, publicUrl, llm, tracer, streamFaults, clock });
   const requests = new Counters();
   for (const operation of [...router.routes.map((r) => r.operation), UNMATCHED_OPERATION]) {
     requests.register(operation);
@@ -151,21 +112,13 @@ export async function startEmulator(input: EmulatorOptions = {}, hooks: Emulator
     handle(req, res).catch(() => res.destroy());
   });
 
-  const tokens = options.users.flatMap((u) =>
-    u.tokens.map((t) => ({ token: t.token, userId: u.id, username: u.username, scopes: t.scopes })),
-  );
-  const firstUserId = options.users[0]?.id;
-  const adminToken =
-    tokens.find((t) => t.userId === firstUserId && t.scopes.includes('externalapi:write'))?.token ??
-    tokens[0]?.token ??
-    '';
-
+  const tokens = tokensOf(options);
   let stopped: Promise<void> | undefined;
   return {
     url,
     port,
     tokens,
-    adminToken,
+    adminToken: adminTokenOf(options, tokens),
     clock,
     options,
     counters: () => requests.snapshot(),
@@ -183,6 +136,75 @@ export async function startEmulator(input: EmulatorOptions = {}, hooks: Emulator
         for (const socket of sockets) socket.destroy();
       })),
   };
+}
+
+/** The conversations, their agent and the quota they draw on. */
+function conversationService(options: ResolvedEmulatorOptions, hooks: EmulatorHooks, corpus: Corpus, clock: VirtualClock, publicUrl: string): ConversationService {
+  const quota = new QuotaLedger(
+    options.quota.limit,
+    options.quota.resetTime ? Date.parse(options.quota.resetTime) : nextMonthStart(clock.startMs),
+  );
+  const agent = new FakeAgent({
+    seed: options.seed,
+    medianMs: options.medianMs,
+    sigma: options.sigma,
+    agent: options.agent,
+    search: hooks.search ?? createAgentSearch(corpus),
+    linkBase: publicUrl,
+    noise: serviceNoise(options.noise, options.seed),
+  });
+  return new ConversationService({
+    store: new ConversationStore(),
+    agent,
+    quota,
+    clock,
+    sharingEnabled: options.sharingEnabled,
+    rateLimitRetryMs: options.agent.rateLimitRetryMs,
+  });
+}
+
+interface RouterParts {
+  options: ResolvedEmulatorOptions;
+  hooks: EmulatorHooks;
+  corpus: Corpus;
+  service: ConversationService;
+  publicUrl: string;
+  llm: { gated: boolean };
+  tracer: Tracer;
+  streamFaults: StreamFaultInjector;
+  clock: VirtualClock;
+}
+
+/** Every route the instance answers, in match order. */
+function emulatorRouter({ options, hooks, corpus, service, publicUrl, llm, tracer, streamFaults, clock }: RouterParts): Router {
+  const { flushIntervalMs, flushBytes, progressIntervalMs } = options.stream;
+  const apiDeps = { service, publicUrl, followUpReply: options.legacy.followUpReply };
+  return new Router([
+    ...legacyRoutes(apiDeps),
+    ...tracer.routes(),
+    ...versionedRoutes(apiDeps),
+    {
+      method: 'GET',
+      path: '/.api/search/stream',
+      operation: 'stream.search',
+      handler: createStreamHandler({ corpus, faults: streamFaults }, { flushIntervalMs, flushBytes, progressIntervalMs, timeScale: options.timeScale }),
+    },
+    ...llmRoutes(corpus, options.llmModels, () => clock.now(), llm),
+    ...(hooks.extraRoutes ?? []),
+    ...graphqlRoutes(options.productVersion),
+    // Last: its wildcard would otherwise shadow an extra route under `/-/raw/`.
+    ...rawRoutes(corpus),
+  ]);
+}
+
+function tokensOf(options: ResolvedEmulatorOptions): TokenInfo[] {
+  return options.users.flatMap((u) => u.tokens.map((t) => ({ token: t.token, userId: u.id, username: u.username, scopes: t.scopes })));
+}
+
+/** The first read-write token of the first user, else the first token there is. */
+function adminTokenOf(options: ResolvedEmulatorOptions, tokens: readonly TokenInfo[]): string {
+  const firstUserId = options.users[0]?.id;
+  return tokens.find((t) => t.userId === firstUserId && t.scopes.includes('externalapi:write'))?.token ?? tokens[0]?.token ?? '';
 }
 
 function operationOf(router: Router, req: IncomingMessage): string {
