@@ -16,9 +16,17 @@ export function jaccard(a: Iterable<string>, b: Iterable<string>): number | null
 }
 
 const TERM = /[\p{L}\p{N}_]+/gu;
+const ASCII = /^[\x00-\x7f]*$/;
+const NOT_ASCII_TERM = /[^a-z0-9_]+/;
 
 export function termFrequencies(text: string): Map<string, number> {
   const counts = new Map<string, number>();
+  // ASCII text is its own NFKC form, and its letters, digits and _ are all its \p{L}, \p{N} and _: the same
+  // terms, split natively (a quarter of the time of matching the Unicode pattern).
+  if (ASCII.test(text)) {
+    for (const term of text.toLowerCase().split(NOT_ASCII_TERM)) if (term !== '') counts.set(term, (counts.get(term) ?? 0) + 1);
+    return counts;
+  }
   for (const [term] of text.normalize('NFKC').toLowerCase().matchAll(TERM)) counts.set(term, (counts.get(term) ?? 0) + 1);
   return counts;
 }
@@ -40,5 +48,7 @@ export function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, nu
 }
 
 export function answerSimilarity(a: string | null | undefined, b: string | null | undefined): number | null {
-  return cosine(termFrequencies(a ?? ''), termFrequencies(b ?? ''));
+  const x = termFrequencies(a ?? '');
+  // An unchanged answer (common between two runs of a cached or deterministic service) is split once.
+  return cosine(x, (a ?? '') === (b ?? '') ? x : termFrequencies(b ?? ''));
 }
