@@ -55,6 +55,7 @@ export function* iterateComparedQuestions(db: Database.Database, runId: number, 
   let item: ComparedQuestionRow[] = [];
   let itemRowId = -1;
   let expectations: ExpectationRecord[] = [];
+  let lastJson: string | null | undefined;
   for (const values of rowValues(db, COMPARED, COMPARED_REST, [runId, target, target])) {
     const stored = readValues(values);
     const row = stored as unknown as ComparedQuestionRow;
@@ -62,7 +63,12 @@ export function* iterateComparedQuestions(db: Database.Database, runId: number, 
       yield* lastTurnOf(item);
       item = [];
       itemRowId = stored.itemRowId;
-      expectations = parseExpectations(row.turn === 0 ? stored.expectations : (expectationsOf.get(itemRowId) as string | null));
+      const json = row.turn === 0 ? stored.expectations : (expectationsOf.get(itemRowId) as string | null);
+      // Items of one question (its repeats) come one after another, most with the same checks.
+      if (json !== lastJson) {
+        expectations = parseExpectations(json);
+        lastJson = json;
+      }
     }
     row.expectations = expectations;
     item.push(row);
