@@ -7,6 +7,7 @@ import {
   type QuestionExportRow,
   expectationSummary,
   findRun,
+  comparedQuestionsSql,
   iterateComparedQuestions,
   iterateQuestionExport,
   iterateSearches,
@@ -199,5 +200,11 @@ describe('the question turns compare reads', () => {
       const f = full[i]!;
       for (const key of Object.keys(c).filter((k) => k !== 'itemRowId')) expect([key, c[key as keyof typeof c]]).toEqual([key, f[key as keyof typeof f]]);
     });
+  });
+
+  it('come in key order without a sort of the run: SQLite walks the pairing index and each item\'s turns', () => {
+    seed();
+    const plan = store.db.prepare(`EXPLAIN QUERY PLAN ${comparedQuestionsSql()}`).all(1, null, null) as Array<{ parent: number; detail: string }>;
+    expect(plan.filter((step) => step.parent === 0 && step.detail.includes('TEMP B-TREE'))).toEqual([]);
   });
 });
