@@ -1,8 +1,7 @@
 // The term counts of an ASCII answer in typed arrays: its terms (runs of a-z, 0-9 and _ after lower-casing,
 // the same terms similarity.ts defines, as ASCII text is its own NFKC form) found by one scan with a hash
 // of their characters, never cut out as strings. Two answers' cosine from them is the same number the
-// Map of terms gives (the counts, their products and sums are the same integers); at 100,000 pairs this
-// takes a fifth of the time.
+// Map of terms gives (the counts, their products and sums are the same integers), in about half the time.
 
 const isTermChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95;
 
