@@ -1,20 +1,23 @@
 // The median of a cluster resample, counting only the values near the median. A resample's median lies
 // within a few standard deviations of the whole sample's median rank, so each drawn cluster adds its values
-// below a window of ranks as one count and only its values inside the window one by one: per resample,
-// one step per draw plus the few values in the window, instead of one per value. When a resample's median
-// falls outside the window it is counted in full from its draws: the median is always exactly the one
-// counting every value gives.
+// below a window of ranks as one count and only its values inside the window, as (distinct value, how many)
+// steps: per resample, one step per draw plus the few distinct values in the window, instead of one per
+// value (tied values, common in counts such as tool calls or in unchanged metrics, cost one step). When a
+// resample's median falls outside the window it is counted in full from its draws: the median is always
+// exactly the one counting every value gives.
 
 /** Half-widths of the window, in standard deviations of a resample's count below the median. */
 const WIDTH_SDS = 8;
 
 export class WindowedMedian {
-  private readonly sorted: Float64Array;
-  private readonly lo: number;
-  /** Per cluster: its values ranked below the window, and where its ranks inside the window (minus lo) start in `inside`. */
+  /** The distinct values inside the window, ascending: a resample's counts are kept per distinct value. */
+  private readonly distinct: Float64Array;
+  /** Per cluster: its values ranked below the window, its values inside it, and where its (distinct value, multiplicity) steps start. */
   private readonly below: Int32Array;
+  private readonly insideSize: Int32Array;
   private readonly insideStart: Int32Array;
-  private readonly inside: Int32Array;
+  private readonly insideValue: Int32Array;
+  private readonly insideTimes: Int32Array;
   private readonly sizes: Int32Array;
   private readonly counts: Int32Array;
   /** Every value counted, for a resample whose median falls outside the window. */
@@ -29,9 +32,8 @@ export class WindowedMedian {
   constructor(values: ArrayLike<number>, starts: ArrayLike<number>, widthSds = WIDTH_SDS) {
     const n = values.length;
     const clusters = starts.length;
-    this.sorted = Float64Array.from(values).sort();
     this.full = new RankCounts(values);
-    const rank = this.full.rank;
+    const { rank, sorted } = this.full;
     this.sizes = new Int32Array(clusters);
     let largest = 0;
     for (let c = 0; c < clusters; c++) {
@@ -39,30 +41,50 @@ export class WindowedMedian {
       largest = Math.max(largest, this.sizes[c]!);
     }
     const half = Math.ceil(widthSds * belowSd(rank, starts, this.sizes, n >> 1)) + 2 * largest + 8;
-    const lo = n === 0 ? 0 : lowerBound(this.sorted, this.sorted[Math.max(0, (n >> 1) - half)]!);
+    const lo = n === 0 ? 0 : lowerBound(sorted, sorted[Math.max(0, (n >> 1) - half)]!);
     const hi = Math.min(n, (n >> 1) + half + 1);
-    this.lo = lo;
+    // A rank is the first index of its value, so the window's distinct values are the ranks where the value changes.
+    const denseOf = new Int32Array(Math.max(0, hi - lo));
+    const distinct: number[] = [];
+    for (let r = lo; r < hi; r++) {
+      if (r === lo || sorted[r] !== sorted[r - 1]) distinct.push(sorted[r]!);
+      denseOf[r - lo] = distinct.length - 1;
+    }
+    this.distinct = Float64Array.from(distinct);
     this.below = new Int32Array(clusters);
+    this.insideSize = new Int32Array(clusters);
     this.insideStart = new Int32Array(clusters + 1);
-    const inside: number[] = [];
+    const steps = { value: [] as number[], times: [] as number[] };
+    const mine: number[] = [];
     for (let c = 0; c < clusters; c++) {
-      this.insideStart[c] = inside.length;
+      this.insideStart[c] = steps.value.length;
+      mine.length = 0;
       for (let j = starts[c]!; j < starts[c]! + this.sizes[c]!; j++) {
         if (rank[j]! < lo) this.below[c]!++;
-        else if (rank[j]! < hi) inside.push(rank[j]! - lo);
+        else if (rank[j]! < hi) mine.push(denseOf[rank[j]! - lo]!);
+      }
+      this.insideSize[c] = mine.length;
+      mine.sort((a, b) => a - b);
+      for (let k = 0; k < mine.length; k++) {
+        if (k > 0 && mine[k] === mine[k - 1]) steps.times[steps.times.length - 1]!++;
+        else {
+          steps.value.push(mine[k]!);
+          steps.times.push(1);
+        }
       }
     }
-    this.insideStart[clusters] = inside.length;
-    this.inside = Int32Array.from(inside);
-    this.counts = new Int32Array(Math.max(1, hi - lo));
+    this.insideStart[clusters] = steps.value.length;
+    this.insideValue = Int32Array.from(steps.value);
+    this.insideTimes = Int32Array.from(steps.times);
+    this.counts = new Int32Array(Math.max(1, distinct.length));
   }
 
   addCluster(c: number): void {
     this.total += this.sizes[c]!;
     this.belowDrawn += this.below[c]!;
     const end = this.insideStart[c + 1]!;
-    for (let k = this.insideStart[c]!; k < end; k++) this.counts[this.inside[k]!]!++;
-    this.insideDrawn += end - this.insideStart[c]!;
+    for (let k = this.insideStart[c]!; k < end; k++) this.counts[this.insideValue[k]!]! += this.insideTimes[k]!;
+    this.insideDrawn += this.insideSize[c]!;
   }
 
   /** The median of the clusters added since the last call; `draws` lists them (read only when the window misses). */
@@ -93,7 +115,7 @@ export class WindowedMedian {
     let r = 0;
     let seen = 0;
     while (seen + this.counts[r]! <= k) seen += this.counts[r++]!;
-    return this.sorted[this.lo + r]!;
+    return this.distinct[r]!;
   }
 }
 
@@ -106,7 +128,7 @@ const BLOCK_BITS = 8;
  * O(n) per resample with a small constant, which matters at hundreds of thousands of pairs.
  */
 export class RankCounts {
-  private readonly sorted: Float64Array;
+  readonly sorted: Float64Array;
   /** Rank of values[i]: the first index of its value in `sorted` (equal values share a rank). */
   readonly rank: Int32Array;
   private readonly counts: Int32Array;

@@ -6,6 +6,7 @@ export * from './item-readers.js';
 export * from './item-rows.js';
 export { requeuedAttemptRows, type RequeuedAttemptRow } from './requeue.js';
 export * from './question-export.js';
+export * from './compare-export.js';
 export * from './product-versions.js';
 export { type BaselineRow, findBaseline, listBaselines } from './baselines.js';
 export * from './trace-readers.js';

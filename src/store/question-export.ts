@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { isPartialAnswer } from '../model/partial.js';
-import { type Codec, type RowOf, column, decoder, nullable, num, pick, qualified, selectList, text, valuesReader } from './columns.js';
+import { type Codec, type RowOf, column, nullable, num, pick, qualified, text, valuesReader } from './columns.js';
+import { rowValues, selectSql } from './row-values.js';
 import { EXPECTATIONS_JSON, type ExpectationRecord, type ExportOptions, ITEM_EXPORTED, TURN_EXPORTED, type TurnRow, exportOrder, parseExpectations, traceOfRow } from './item-readers.js';
 import { ITEMS } from './tables.js';
 
@@ -54,17 +55,13 @@ const QUESTION_EXPORT = [
 type ExportColumns = RowOf<typeof QUESTION_EXPORT>;
 
 const readValues = valuesReader(QUESTION_EXPORT);
-const readPlain = decoder(QUESTION_EXPORT);
 
-/**
- * The query of iterateQuestionExport: parameters run id, then the target twice (null for all). With
- * `rowFunction`, one column: that SQL function called with every term as its arguments.
- */
-export function questionExportSql(options: ExportOptions = {}, rowFunction?: string): string {
-  const select = rowFunction === undefined ? selectList(QUESTION_EXPORT) : `${rowFunction}(${QUESTION_EXPORT.map((c) => c.name).join(',\n      ')})`;
-  return `SELECT ${select}
-    FROM items i CROSS JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key
+const questionExportRest = (options: ExportOptions): string => `FROM items i CROSS JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key
     WHERE i.run_id = ? AND (? IS NULL OR i.target = ?) ORDER BY ${exportOrder(options)}, t.turn`;
+
+/** The query of iterateQuestionExport: parameters run id, then the target twice (null for all). */
+export function questionExportSql(options: ExportOptions = {}): string {
+  return selectSql(QUESTION_EXPORT, questionExportRest(options));
 }
 
 /** Parses JSON text, reusing the last result for the same text: an item's turns come one after another and share its tags and expectations. */
@@ -80,51 +77,9 @@ function lastParsed<J, T>(parse: (json: J) => T): (json: J) => T {
   };
 }
 
-/** A connection's export row function: the values of the row it was last handed, and how many it has been handed. */
-interface RowFunction {
-  name: string;
-  row: unknown[];
-  handed: number;
-}
-
-const rowFunctions = new WeakMap<Database.Database, RowFunction>();
-
-/** Registered at a connection's first export, before any statement of it is read (a busy connection takes no new function). */
-function rowFunctionOf(db: Database.Database): RowFunction {
-  let fn = rowFunctions.get(db);
-  if (fn === undefined) {
-    const registered: RowFunction = { name: 'dsbench_export_row', row: [], handed: 0 };
-    db.function(registered.name, { varargs: true, deterministic: false }, (...values: unknown[]) => {
-      registered.row = values;
-      return ++registered.handed;
-    });
-    rowFunctions.set(db, (fn = registered));
-  }
-  return fn;
-}
-
-/**
- * The export query's rows. better-sqlite3 (on Node 20) builds a row through V8's generic element store, one
- * call per value: about a sixth of the time it takes to read the rows. A SQL function's arguments come to
- * JavaScript in one call, so the query hands each row's values to one (read into a row by the column
- * table's compiled reader) and returns the sequence number of the row handed over. Each row is taken as
- * soon as its step returns, so two reads on one connection may interleave. When the plan sorts (SQLite
- * would then evaluate rows before it returns them), plain rows are read instead.
- */
 function* questionExportRows(db: Database.Database, runId: number, options: ExportOptions): Generator<ExportColumns> {
   const target = options.target ?? null;
-  const fn = rowFunctionOf(db);
-  const plainSql = questionExportSql(options);
-  // A sort of the outer query (not of a json_group_array inside a subquery) is a step at the top of the plan.
-  const plan = db.prepare(`EXPLAIN QUERY PLAN ${plainSql}`).all(runId, target, target) as Array<{ parent: number; detail: string }>;
-  if (plan.some((step) => step.parent === 0 && step.detail.includes('TEMP B-TREE'))) {
-    for (const row of db.prepare(plainSql).iterate(runId, target, target)) yield readPlain(row);
-    return;
-  }
-  for (const sequence of db.prepare(questionExportSql(options, fn.name)).pluck(true).iterate(runId, target, target) as IterableIterator<number>) {
-    if (sequence !== fn.handed) throw new Error(`internal error: the export query returned row ${sequence} after handing over row ${fn.handed}`);
-    yield readValues(fn.row);
-  }
+  for (const values of rowValues(db, QUESTION_EXPORT, questionExportRest(options), [runId, target, target])) yield readValues(values);
 }
 
 /** Every turn of a run with its sources, follow-ups and the item's expectations (for questions.csv and comparisons). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerSimilarity, cosine, jaccard, termFrequencies } from '../../src/report/compare/similarity.js';
+import { mulberry32 } from '../../src/random.js';
 
 describe('Jaccard overlap of sources', () => {
   it('is |A ∩ B| / |A ∪ B| over sets', () => {
@@ -44,5 +45,30 @@ describe('answer similarity: cosine over term frequencies', () => {
     expect(answerSimilarity('', '...')).toBeNull();
     expect(answerSimilarity('answer', null)).toBe(0);
     expect(cosine(new Map(), new Map([['a', 1]]))).toBe(0);
+  });
+
+  it('gives exactly the cosine of the terms by definition, for ASCII and other text, changed and unchanged answers', () => {
+    const random = mulberry32(4);
+    const pieces = ['Retry', 'retry', 'RETRY_policy', 'x', '42', 'a1_b2', '`code`', '[link](/a/b.ts)', 'Ünïcode', 'ﬁle', 'straße', '漢字', '', 'z'.repeat(40)];
+    const separators = [' ', ', ', '\n', '...', '**', ' - ', '/'];
+    const text = (ascii: boolean): string => {
+      let out = '';
+      for (let i = Math.floor(random() * 60); i > 0; i--) {
+        const piece = pieces[Math.floor(random() * pieces.length)]!;
+        out += (ascii && /[^\x00-\x7f]/.test(piece) ? 'w' : piece) + separators[Math.floor(random() * separators.length)];
+      }
+      return out;
+    };
+    const byDefinition = (t: string): Map<string, number> => {
+      const counts = new Map<string, number>();
+      for (const [term] of t.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) counts.set(term, (counts.get(term) ?? 0) + 1);
+      return counts;
+    };
+    for (let k = 0; k < 400; k++) {
+      const a = text(k % 3 !== 0);
+      const b = k % 5 === 0 ? a : text(k % 2 === 0);
+      expect(answerSimilarity(a, b)).toBe(cosine(byDefinition(a), byDefinition(b)));
+      expect(termFrequencies(a)).toEqual(byDefinition(a));
+    }
   });
 });

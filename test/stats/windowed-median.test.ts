@@ -67,4 +67,27 @@ describe('windowed median of cluster resamples', () => {
     }
     expect(windowed.fallbacks).toBeGreaterThan(0);
   });
+
+  it('counts tied values of a cluster together: the same medians when most values tie, in clusters of up to 60', () => {
+    const random = mulberry32(12);
+    const starts: number[] = [];
+    for (let i = 0; i < 6000; i += 1 + Math.floor(random() * 60)) starts.push(i);
+    const n = starts.at(-1)! + 7;
+    // Small counts (tool calls), one in four a fraction: most values tie, within a cluster and across.
+    const values = Array.from({ length: n }, () => (random() < 0.25 ? random() : Math.floor(random() * 4)));
+    for (const width of [8, 0]) {
+      const windowed = new WindowedMedian(values, starts, width);
+      const draws = new Int32Array(starts.length);
+      for (let r = 0; r < 40; r++) {
+        const drawn: number[] = [];
+        for (let k = 0; k < starts.length; k++) {
+          const c = Math.floor(random() * starts.length);
+          draws[k] = c;
+          windowed.addCluster(c);
+          for (let j = starts[c]!; j < (starts[c + 1] ?? n); j++) drawn.push(values[j]!);
+        }
+        expect(windowed.medianAndReset(draws, starts.length, starts)).toBe(median(drawn));
+      }
+    }
+  });
 });

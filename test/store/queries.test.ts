@@ -7,6 +7,8 @@ import {
   type QuestionExportRow,
   expectationSummary,
   findRun,
+  comparedQuestionsSql,
+  iterateComparedQuestions,
   iterateQuestionExport,
   iterateSearches,
   iterateTurns,
@@ -179,5 +181,30 @@ describe('the question export', () => {
     }
     expect(fromA).toEqual(expected);
     expect(fromB).toEqual(expected);
+  });
+});
+
+describe('the question turns compare reads', () => {
+  it('are the export rows in key order, field for field, also for an item whose turn 0 was never recorded', () => {
+    const runId = seed();
+    const r = store.recorder;
+    const third = questionItems(3)[2]!.key;
+    r.recordTurn(runId, third, 1, completedTurn(1));
+    r.recordTurn(runId, third, 2, completedTurn(2));
+    r.recordExpectations(runId, third, [{ name: 'contains', passed: false, reason: 'not found' }]);
+    const full = [...iterateQuestionExport(store.db, runId, { order: 'key' })];
+    const compared = [...iterateComparedQuestions(store.db, runId)];
+    expect(compared.map((c) => [c.suiteItemId, c.turn])).toEqual(full.map((f) => [f.suiteItemId, f.turn]));
+    expect(compared.find((c) => c.turn === 2)?.expectations).toEqual([{ name: 'contains', passed: false, reason: 'not found', turn: null }]);
+    compared.forEach((c, i) => {
+      const f = full[i]!;
+      for (const key of Object.keys(c).filter((k) => k !== 'itemRowId')) expect([key, c[key as keyof typeof c]]).toEqual([key, f[key as keyof typeof f]]);
+    });
+  });
+
+  it('come in key order without a sort of the run: SQLite walks the pairing index and each item\'s turns', () => {
+    seed();
+    const plan = store.db.prepare(`EXPLAIN QUERY PLAN ${comparedQuestionsSql()}`).all(1, null, null) as Array<{ parent: number; detail: string }>;
+    expect(plan.filter((step) => step.parent === 0 && step.detail.includes('TEMP B-TREE'))).toEqual([]);
   });
 });

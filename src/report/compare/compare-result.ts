@@ -1,5 +1,5 @@
 import type { PairwiseResult } from '../../grade/pairwise.js';
-import type { QuestionExportRow, RunRecord, SearchExportRow, TargetProductVersion } from '../../store/queries.js';
+import type { ComparedQuestionRow, RunRecord, SearchExportRow, TargetProductVersion } from '../../store/queries.js';
 import type { ReportSink } from '../sink.js';
 import type { CompareSummary } from './aggregate.js';
 import type { BootstrapOptions } from '../../stats/bootstrap.js';
@@ -49,7 +49,7 @@ export interface CompareResult {
   addPairwise: (pairwise: PairwiseView, text: string) => void;
 }
 
-export type ExportRow = QuestionExportRow | SearchExportRow;
+export type ExportRow = ComparedQuestionRow | SearchExportRow;
 
 /** A row of the comparison as it streams: the two sides' records, and the row compare.csv writes of them. */
 export interface ComparePair {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import path from 'node:path';
 import { UsageError } from '../../errors/errors.js';
-import { type QuestionExportRow, type RunRecord, type SearchExportRow, iterateQuestionExport, iterateSearchExport, runProductVersions, runTargets, type TargetProductVersion } from '../../store/queries.js';
+import { type ComparedQuestionRow, type RunRecord, type SearchExportRow, iterateComparedQuestions, iterateSearchExport, runProductVersions, runTargets, type TargetProductVersion } from '../../store/queries.js';
 import type { Store } from '../../store/store.js';
 import { renderMarkdown, renderText } from '../document.js';
 import { type BaselineRuns, inSnapshot, openResults, outputDir, resolveBaseline, resolveRun } from '../open.js';
@@ -94,7 +94,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
           }
         };
         const sides = { baselineDb: baselineStore.db, candidateDb: cStore.db, baseline, candidate, baselineRuns: bRuns, candidateRun: cRun.id, byTarget };
-        add(pairSides(sides, iterateQuestionExport, questionKey(byTarget), 2), questionRow);
+        add(pairSides(sides, iterateComparedQuestions, questionKey(byTarget), 2), questionRow);
         add(pairSides(sides, iterateSearchExport, searchKey(byTarget), 1), searchRow);
         const summary = acc.finish(thresholds, bootstrap);
         const nothingCompared = summary.starved.length === 0 ? undefined : nothingComparedMessage(baseline, candidate, byTarget, summary, thresholds);
@@ -125,7 +125,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
 
 const questionKey =
   (byTarget: boolean) =>
-  (r: QuestionExportRow): KeyPart[] =>
+  (r: ComparedQuestionRow): KeyPart[] =>
     byTarget ? [r.target, r.suiteItemId, r.repeat, r.turn] : [r.suiteItemId, r.repeat, r.turn];
 const searchKey =
   (byTarget: boolean) =>

@@ -1,4 +1,4 @@
-import type { QuestionExportRow, SearchExportRow } from '../../store/queries.js';
+import type { ComparedQuestionRow, SearchExportRow } from '../../store/queries.js';
 import { type Verdict, checksOfTurn, verdictOf } from '../expectations.js';
 import { searchCount } from '../summary.js';
 import type { Paired } from './pairing.js';
@@ -114,15 +114,15 @@ const delta = (b: number | null, c: number | null): number | null => (b === null
 export { delta };
 
 /** Latency of a pair: server time when both sides have it, else observed wall time, else none. */
-function latency(b: QuestionExportRow, c: QuestionExportRow): Pick<CompareRow, 'latencySource' | 'latencyBaseline' | 'latencyCandidate'> {
+function latency(b: ComparedQuestionRow, c: ComparedQuestionRow): Pick<CompareRow, 'latencySource' | 'latencyBaseline' | 'latencyCandidate'> {
   if (b.serverMs !== null && c.serverMs !== null) return { latencySource: 'server', latencyBaseline: b.serverMs, latencyCandidate: c.serverMs };
   if (b.wallMs !== null && c.wallMs !== null) return { latencySource: 'wall', latencyBaseline: b.wallMs, latencyCandidate: c.wallMs };
   return { latencySource: null, latencyBaseline: null, latencyCandidate: null };
 }
 
-const turnVerdict = (r: QuestionExportRow): Verdict => verdictOf(checksOfTurn(r.expectations, r.turn, r.lastTurn));
+const turnVerdict = (r: ComparedQuestionRow): Verdict => verdictOf(checksOfTurn(r.expectations, r.turn, r.lastTurn));
 
-export function questionRow(p: Paired<QuestionExportRow, QuestionExportRow>): CompareRow {
+export function questionRow(p: Paired<ComparedQuestionRow, ComparedQuestionRow>): CompareRow {
   const one = (p.baseline ?? p.candidate)!;
   const b = p.baseline;
   const c = p.candidate;

@@ -15,10 +15,20 @@ export function jaccard(a: Iterable<string>, b: Iterable<string>): number | null
   return shared / (x.size + y.size - shared);
 }
 
+import { AsciiTerms, asciiCosine } from './ascii-terms.js';
+
 const TERM = /[\p{L}\p{N}_]+/gu;
+const ASCII = /^[\x00-\x7f]*$/;
+const NOT_ASCII_TERM = /[^a-z0-9_]+/;
 
 export function termFrequencies(text: string): Map<string, number> {
   const counts = new Map<string, number>();
+  // ASCII text is its own NFKC form, and its letters, digits and _ are all its \p{L}, \p{N} and _: the same
+  // terms, split natively (faster than matching the Unicode pattern).
+  if (ASCII.test(text)) {
+    for (const term of text.toLowerCase().split(NOT_ASCII_TERM)) if (term !== '') counts.set(term, (counts.get(term) ?? 0) + 1);
+    return counts;
+  }
   for (const [term] of text.normalize('NFKC').toLowerCase().matchAll(TERM)) counts.set(term, (counts.get(term) ?? 0) + 1);
   return counts;
 }
@@ -39,6 +49,18 @@ export function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, nu
   return Math.min(1, dot / Math.sqrt(na * nb));
 }
 
+/** Reused for every pair: answers are compared one pair at a time. */
+const first = new AsciiTerms();
+const second = new AsciiTerms();
+
 export function answerSimilarity(a: string | null | undefined, b: string | null | undefined): number | null {
-  return cosine(termFrequencies(a ?? ''), termFrequencies(b ?? ''));
+  const x = a ?? '';
+  const y = b ?? '';
+  // An unchanged answer (common between two runs of a cached or deterministic service) is read once.
+  if (ASCII.test(x) && ASCII.test(y)) {
+    const terms = first.read(x);
+    return asciiCosine(terms, x === y ? terms : second.read(y));
+  }
+  const terms = termFrequencies(x);
+  return cosine(terms, x === y ? terms : termFrequencies(y));
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { QuestionExportRow } from '../../store/queries.js';
+import type { ComparedQuestionRow } from '../../store/queries.js';
 import type { ComparePair, CompareResult, CompareSink, CompareSinkOptions, PairwiseView } from '../compare/compare-result.js';
 import { versionsLine } from '../compare/compare-document.js';
 import { reasons } from '../expectations.js';
@@ -14,7 +14,7 @@ const PAIR_COLUMNS = [
   'expectBaseline', 'expectCandidate', 'expectChange', 'judgeBaseline', 'judgeCandidate', 'answer', 'traceBaseline', 'traceCandidate',
 ] as const;
 
-const gradeOf = (r: QuestionExportRow | undefined): SideGrade | null =>
+const gradeOf = (r: ComparedQuestionRow | undefined): SideGrade | null =>
   r && (r.judgeScore !== null || r.citationsValid + r.citationsInvalid > 0) ? { score: r.judgeScore, valid: r.citationsValid, invalid: r.citationsInvalid } : null;
 
 const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
@@ -43,8 +43,8 @@ export class CompareHtml implements CompareSink {
       const changed = row.pairing !== 'paired' || row.stateChange !== 'same' || (row.expectChange !== null && row.expectChange !== 'same') || (row.answerSimilarity ?? 1) < 0.999;
       if (changed || this.unchangedEmbedded < MAX_EMBEDDED_ANSWERS - this.reserve) {
         if (!changed) this.unchangedEmbedded++;
-        const b = p.baseline as QuestionExportRow | undefined;
-        const c = p.candidate as QuestionExportRow | undefined;
+        const b = p.baseline as ComparedQuestionRow | undefined;
+        const c = p.candidate as ComparedQuestionRow | undefined;
         this.answers.push({
           question: (c ?? b)?.text ?? null,
           baseline: b ? clip(b.answer) : null,
@@ -65,8 +65,8 @@ export class CompareHtml implements CompareSink {
       row.latencyBaseline === null ? null : Math.round(row.latencyBaseline), row.latencyCandidate === null ? null : Math.round(row.latencyCandidate),
       row.creditsBaseline, row.creditsCandidate, round(row.answerSimilarity), round(row.sourcesJaccard),
       row.expectBaseline, row.expectCandidate, row.expectChange,
-      row.kind === 'question' ? ((p.baseline as QuestionExportRow | undefined)?.judgeScore ?? null) : null,
-      row.kind === 'question' ? ((p.candidate as QuestionExportRow | undefined)?.judgeScore ?? null) : null,
+      row.kind === 'question' ? ((p.baseline as ComparedQuestionRow | undefined)?.judgeScore ?? null) : null,
+      row.kind === 'question' ? ((p.candidate as ComparedQuestionRow | undefined)?.judgeScore ?? null) : null,
       answer,
       row.traceUrlBaseline,
       row.traceUrlCandidate,
