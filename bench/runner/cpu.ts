@@ -1,13 +1,17 @@
-// CPU per recorded question: a whole `dsbench run` process (plain JavaScript, as built) against a bare loop
+// CPU per recorded question: a whole `dsbench run` process (the CLI as built and shipped) against a bare loop
 // (bare-loop.ts) that makes the same two requests per question and records nothing, both against a fresh
 // emulator in another process that answers at once; paired rounds, the order alternating, the ratio taken
 // within each round. Whole processes: start-up (about 0.3 s of CPU for dsbench) is in both figures.
 // With `--baseline DIR` (another checkout, e.g. the main branch) each round also runs that checkout's
 // dsbench, so a change is judged before/after within the same rounds and load.
-// Usage: node --import tsx bench/runner/cpu.ts [--quick] [--rounds N] [--questions N] [--baseline DIR]
+// `--transpiled` measures the sources transpiled file by file instead (what this bench measured before
+// 2026-11-29), whose start-up costs several tenths of a second more.
+// Usage: node --import tsx bench/runner/cpu.ts [--quick] [--rounds N] [--questions N] [--baseline DIR] [--transpiled]
 import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { builtCli } from '../lib/built.js';
 import { transpile } from '../lib/transpile.js';
 import { benchDir, measure, spread, startEmulator, writeSuite, type Emulator, type Measured } from './processes.js';
 
@@ -19,20 +23,30 @@ const arg = (name: string) => {
 const QUESTIONS = Number(arg('--questions') ?? (quick ? 3_000 : 20_000));
 const ROUNDS = Number(arg('--rounds') ?? (quick ? 3 : 5));
 const BASELINE = arg('--baseline');
+const TRANSPILED = process.argv.includes('--transpiled');
 const CONCURRENCY = 200;
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 // node_modules may be shared by several checkouts: a cache folder of this process's own.
 const cacheName = `dsbench-cpu-bench-${process.pid}`;
-const [main, bare] = transpile(cacheName, ['src/cli/main.ts', 'bench/runner/bare-loop.ts']) as [string, string];
-const cleanups = [() => rmSync(path.dirname(path.dirname(path.dirname(main))), { recursive: true, force: true })];
-let before: string | undefined;
-if (BASELINE !== undefined) {
-  const other = (await import(path.resolve(BASELINE, 'bench/lib/transpile.ts'))) as { transpile: typeof transpile };
-  [before] = other.transpile(`${cacheName}-baseline`, ['src/cli/main.ts']) as [string];
-  const at = before;
-  cleanups.push(() => rmSync(path.dirname(path.dirname(path.dirname(at))), { recursive: true, force: true }));
-}
+const [bare] = transpile(cacheName, ['bench/runner/bare-loop.ts']) as [string];
+const cleanups = [() => rmSync(path.dirname(path.dirname(path.dirname(bare))), { recursive: true, force: true })];
 process.on('exit', () => cleanups.forEach((c) => c()));
+
+/** `checkout`'s dsbench entry, built (or transpiled) into a cache folder removed at exit. */
+async function dsbenchOf(checkout: string, name: string): Promise<string> {
+  if (!TRANSPILED) {
+    const built = await builtCli(checkout, name);
+    cleanups.push(built.remove);
+    return built.main;
+  }
+  const other = (await import(path.resolve(checkout, 'bench/lib/transpile.ts'))) as { transpile: typeof transpile };
+  const [entry] = other.transpile(name, ['src/cli/main.ts']) as [string];
+  cleanups.push(() => rmSync(path.dirname(path.dirname(path.dirname(entry))), { recursive: true, force: true }));
+  return entry;
+}
+const main = await dsbenchOf(ROOT, `${cacheName}-dsbench`);
+const before = BASELINE === undefined ? undefined : await dsbenchOf(BASELINE, `${cacheName}-baseline`);
 
 function completed(run: Measured): number {
   const result = JSON.parse(run.stdout) as { targets: Record<string, { counts: Record<string, number> }> };
@@ -83,7 +97,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const heading = `### CPU per recorded question against a bare loop (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
 
-${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, ${ROUNDS} paired rounds, the order alternating; medians (min-max); whole processes' user + system CPU.
+${QUESTIONS.toLocaleString('en-US')} questions at concurrency ${CONCURRENCY}, ${ROUNDS} paired rounds, the order alternating; dsbench ${TRANSPILED ? 'transpiled file by file' : 'as built (bundled)'}; medians (min-max); whole processes' user + system CPU.
 `;
 const withBaseline = before !== undefined;
 process.stdout.write(`${heading}

@@ -4,7 +4,7 @@ import type { NamedConnection } from '../config/targets.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { DsbenchError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
-import { RunGrading } from '../grade/run-grading.js';
+import type { RunGrading } from '../grade/run-grading.js';
 import type { GradeStore } from '../model/grading.js';
 import { defaultReporter, REPORTERS, type ReporterName } from '../runner/reporters/index.js';
 import { executeRun, type RunResult, type RunTarget } from '../runner/run.js';
@@ -49,7 +49,7 @@ export async function executeSuite(cli: CommandContext, argv: RunArgs, store: St
   try {
     // Before the run is opened: a judge that cannot be configured is a usage error, and one that cannot
     // grade stops the run (or is said once), with nothing asked.
-    grader = liveGrader(suite.resolved, new SqliteGradeStore(store.db), targets, inputs.transport, cli.env);
+    grader = await liveGrader(suite.resolved, new SqliteGradeStore(store.db), targets, inputs.transport, cli.env);
     await checkJudgeFirst(cli, grader, argv.ifJudgeUnavailable);
     const { maxCredits, group } = settings;
     return await executeRun({
@@ -90,9 +90,10 @@ export function reporterNameOf(cli: CommandContext, argv: RunArgs): ReporterName
   return argv.reporter ?? defaultReporter(argv.quiet, Boolean(cli.stderr.isTTY));
 }
 
-/** The grading of items as they end, when the suite asks for it (judge.during: run). */
-function liveGrader(suite: ResolvedSuite, store: GradeStore, targets: RunTarget[], transport: ReturnType<typeof transportSettings>, env: NodeJS.ProcessEnv): RunGrading | undefined {
+/** The grading of items as they end, when the suite asks for it (judge.during: run); its code is loaded only then. */
+async function liveGrader(suite: ResolvedSuite, store: GradeStore, targets: RunTarget[], transport: ReturnType<typeof transportSettings>, env: NodeJS.ProcessEnv): Promise<RunGrading | undefined> {
   if (suite.judge.during !== 'run') return undefined;
+  const { RunGrading } = await import('../grade/run-grading.js');
   return RunGrading.create({ suite, store, targets, env, retry: transport.retry, timeoutMs: transport.timeoutMs });
 }
 

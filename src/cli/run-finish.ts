@@ -1,5 +1,4 @@
 import { compareJson } from '../report/compare/compare-json.js';
-import { writeRunJunit } from '../report/junit.js';
 import { pushRunMetrics } from '../report/push-metrics.js';
 import { formatQuality, runQuality } from '../report/quality.js';
 import { formatThresholds, runThresholdResults, thresholdsExitCode } from '../report/thresholds.js';
@@ -22,8 +21,6 @@ import { interruptionNotes } from './run-notes.js';
 import { notifyAfterRun } from './run-notify.js';
 import { fetchRunTraces } from './run-trace.js';
 import { renderText } from '../report/document.js';
-import { traceData } from '../report/report.js';
-import { traceOverviewBlocks } from '../report/trace-document.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
 
 /** The slowest and the failed items `run --trace` lists with their links at the end of its summary. */
@@ -64,6 +61,7 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
     ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`
     : '';
   const groupNote = settings.group ? groupShareText(settings.group, result) : '';
+  const traceNote = argv.trace !== undefined && !argv.json ? await traceOverview(store, argv.db, run.id) : '';
   cli.stdout.write(
     argv.json
       ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), ...(settings.group && { group: settings.group }), quality, db: store.path, emulated, ...(comparison && { comparison: compareJson(comparison.result) }), ...(confirmed && { confirmation: { verdict: confirmed.result.verdict, verdictLine: confirmed.result.line, exitCode: confirmed.exitCode, confirmRunId: confirmed.result.confirmRunId, reasked: confirmed.result.reasked } }), ...(look && 'refused' in look && { confirmation: { refused: look.refused } }), ...(await notifyAfterRun(store.db, run, argv, 'json')) }, null, 2)}\n`
@@ -77,11 +75,17 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
           interruptionNotes(result, argv.db, embedded, result.stoppedBy !== undefined && !settings.group ? ` --max-credits ${2 * (settings.maxCredits ?? 0)}` : '') +
           (baseline ? comparisonText(baseline, comparison, runCode, confirmed !== undefined) : '') +
           (confirmed ? `${confirmed.text}\nThe second look decides the exit code: ${exitCode}.\n` : refused) +
-          (argv.trace !== undefined ? renderText(traceOverviewBlocks(traceData(store.db, argv.db, run.id, RUN_TRACES_LISTED).traces)) : '') +
+          traceNote +
           (await notifyAfterRun(store.db, run, argv, 'text')),
   );
   if (argv.traceFetch) await fetchRunTraces(store.db, argv.db, run.id, ended.targets, argv, cli.stderr);
-  if (argv.junit !== undefined) writeRunJunit(store.db, run, argv.junit);
+  if (argv.junit !== undefined) (await import('../report/junit.js')).writeRunJunit(store.db, run, argv.junit);
   if (argv.pushMetrics !== undefined) tellPush(await pushRunMetrics(store.db, run, argv.pushMetrics), cli.stderr);
   cli.exitCode = exitCode;
+}
+
+/** `run --trace`'s overview of the slowest and failed items; the report code it needs is loaded only then. */
+async function traceOverview(store: Store, db: string, runId: number): Promise<string> {
+  const [{ traceData }, { traceOverviewBlocks }] = await Promise.all([import('../report/report.js'), import('../report/trace-document.js')]);
+  return renderText(traceOverviewBlocks(traceData(store.db, db, runId, RUN_TRACES_LISTED).traces));
 }
