@@ -6,8 +6,8 @@ import { PASS, iterateRunPass, runPassStatement, type RunPassValues } from '../s
 // grid, the nightly series): each used to read the same items, turns and checks again.
 
 /** An item of the pass, told after its turns. */
-export interface PassItem extends ItemVerdictRow {
-  /** Its place in the run's plan (items come in key order). */
+export interface PassItem extends Pick<ItemVerdictRow, 'kind' | 'target' | 'suiteItemId' | 'repeat' | 'tagsJson' | 'status' | 'outcome' | 'expectPassed'> {
+  /** Its place in the run's plan: items come in plan order. */
   position: number;
   definitionHash: string | null;
   /** Time of its first turn when that turn completed: server time, wall time where the server gave none. */
@@ -49,8 +49,8 @@ function readRun(rows: Iterable<RunPassValues>, sinks: readonly RunSink[]): void
   const turnSinks = sinks.filter((s) => s.turn !== undefined);
   const itemSinks = sinks.filter((s) => s.item !== undefined);
   let item: PassItem | undefined;
-  let credits = new SqlSum();
-  let tokens = new SqlSum();
+  const credits = new SqlSum();
+  const tokens = new SqlSum();
   const flush = () => {
     if (!item) return;
     item.credits = credits.value;
@@ -61,8 +61,8 @@ function readRun(rows: Iterable<RunPassValues>, sinks: readonly RunSink[]): void
     if (item?.position !== row[PASS.position]) {
       flush();
       item = passItem(row);
-      credits = new SqlSum();
-      tokens = new SqlSum();
+      credits.reset();
+      tokens.reset();
     }
     const turn = row[PASS.turn];
     if (turn === null) continue;
@@ -89,7 +89,6 @@ function passItem(row: RunPassValues): PassItem {
     status: row[PASS.status],
     outcome: row[PASS.outcome],
     definitionHash: row[PASS.definitionHash],
-    expectations: row[PASS.expectations],
     expectPassed: row[PASS.expectPassed],
     firstMs: null,
     credits: null,
@@ -123,6 +122,12 @@ export class SqlSum {
   private sum = 0;
   private err = 0;
   private count = 0;
+
+  reset(): void {
+    this.sum = 0;
+    this.err = 0;
+    this.count = 0;
+  }
 
   add(value: number | null): void {
     if (value === null) return;

@@ -98,21 +98,16 @@ export class SeriesReader implements NightReader {
   private readonly scopes = new Map<string, { scope: SeriesScope; tallies: Array<ScopeTally | undefined> }>();
   // Items share a few targets and tag lists: the suite's and tags' scopes of each pair are looked up once.
   private readonly shared = new Map<string, Array<{ scope: SeriesScope; tallies: Array<ScopeTally | undefined> }>>();
+  private last: { target: string; tagsJson: string; scopes: Array<{ scope: SeriesScope; tallies: Array<ScopeTally | undefined> }> } | undefined;
 
   constructor(private readonly options: { questions: boolean }) {}
 
   sink(night: number): RunSink {
-    const items: Array<{ position: number; values: NightItemValues }> = [];
     return {
       item: (item) => {
         if (UNFINISHED.has(item.status)) return;
         const errored = item.outcome !== null && ERRORED_OUTCOMES.has(item.outcome) ? 1 : 0;
-        items.push({ position: item.position, values: [item.target, item.kind, item.suiteItemId, item.tagsJson, errored, item.expectPassed, item.firstMs, item.credits, item.tokens] });
-      },
-      // Tallied in plan order (the pass reads in key order): a night's sums add up in the same order every time.
-      end: () => {
-        items.sort((a, b) => a.position - b.position);
-        for (const { values } of items) this.add(night, values);
+        this.add(night, [item.target, item.kind, item.suiteItemId, item.tagsJson, errored, item.expectPassed, item.firstMs, item.credits, item.tokens]);
       },
     };
   }
@@ -131,12 +126,15 @@ export class SeriesReader implements NightReader {
   }
 
   private sharedOf(target: string, tagsJson: string) {
+    // An item's repeats come one after another: most items have the scopes of the one before.
+    if (this.last?.target === target && this.last.tagsJson === tagsJson) return this.last.scopes;
     const key = `${target}\u0000${tagsJson}`;
     let found = this.shared.get(key);
     if (!found) {
       const tags = JSON.parse(tagsJson) as string[];
       this.shared.set(key, (found = [this.entry({ target, kind: 'suite', name: null }), ...tags.map((tag) => this.entry({ target, kind: 'tag', name: tag }))]));
     }
+    this.last = { target, tagsJson, scopes: found };
     return found;
   }
 

@@ -44,17 +44,30 @@ interface NightCell {
   definitionHash: string | null;
 }
 
+interface GridQuestion {
+  target: string;
+  kind: GridRow['kind'];
+  id: string;
+  nights: Array<NightCell | undefined>;
+}
+
 /** The grid, made from the history's pass over its runs (`sink` for each night), then `grid`. */
 export class QuestionGridReader implements NightReader {
-  private readonly questions = new Map<string, { target: string; kind: GridRow['kind']; id: string; nights: Array<NightCell | undefined> }>();
+  private readonly questions = new Map<string, GridQuestion>();
+  private last: GridQuestion | undefined;
 
   sink(night: number): RunSink {
     return {
       item: (item) => {
         if (UNFINISHED.has(item.status)) return;
-        const key = `${item.target}\u0000${item.kind}\u0000${item.suiteItemId}`;
-        let q = this.questions.get(key);
-        if (!q) this.questions.set(key, (q = { target: item.target, kind: item.kind, id: item.suiteItemId, nights: [] }));
+        // An item's repeats come one after another: most items are the question of the one before.
+        let q = this.last;
+        if (q?.id !== item.suiteItemId || q.target !== item.target || q.kind !== item.kind) {
+          const key = `${item.target}\u0000${item.kind}\u0000${item.suiteItemId}`;
+          q = this.questions.get(key);
+          if (!q) this.questions.set(key, (q = { target: item.target, kind: item.kind, id: item.suiteItemId, nights: [] }));
+          this.last = q;
+        }
         const cell = (q.nights[night] ??= { checked: 0, passed: 0, errored: 0, tagsJson: item.tagsJson, definitionHash: null });
         if (item.expectPassed !== null) cell.checked++;
         cell.passed += item.expectPassed ?? 0;

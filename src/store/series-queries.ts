@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ItemKind, ItemStatus } from '../model/item.js';
 
 // What `report --history N` reads of each run, in one pass: every item with each of its turns (an item
-// without turns once), in key order, its turns in order, with its checks in short. The history's summary,
+// without turns once), in plan order, its turns in order, with its checks in short. The history's summary,
 // its question grid and (with --detect) the nightly series are all made from these rows. Rows come as
 // arrays (no object per row): 90 nights of thousands of items are hundreds of thousands of rows.
 
@@ -17,8 +17,7 @@ export type RunPassValues = [
   status: ItemStatus,
   outcome: string | null,
   definitionHash: string | null,
-  /** Its checks, and 1 when all passed, 0 when one failed, null without checks. */
-  expectations: number,
+  /** 1 when all its checks passed, 0 when one failed, null without checks. */
   expectPassed: 0 | 1 | null,
   turn: number | null,
   state: string | null,
@@ -33,20 +32,19 @@ export type RunPassValues = [
 
 /** Column indices of RunPassValues. */
 export const PASS = {
-  position: 0, kind: 1, target: 2, suiteItemId: 3, repeat: 4, tagsJson: 5, status: 6, outcome: 7, definitionHash: 8, expectations: 9, expectPassed: 10,
-  turn: 11, state: 12, errorCode: 13, wallMs: 14, serverMs: 15, totalTokens: 16, cachedTokens: 17, credits: 18, toolCalls: 19,
+  position: 0, kind: 1, target: 2, suiteItemId: 3, repeat: 4, tagsJson: 5, status: 6, outcome: 7, definitionHash: 8, expectPassed: 9,
+  turn: 10, state: 11, errorCode: 12, wallMs: 13, serverMs: 14, totalTokens: 15, cachedTokens: 16, credits: 17, toolCalls: 18,
 } as const;
 
 export function runPassStatement(db: Database.Database): Database.Statement<[number]> {
   return db
     .prepare<[number]>(
       `SELECT i.position, i.kind, i.target, i.suite_item_id, i.repeat, i.tags_json, i.status, i.outcome, i.definition_hash,
-        (SELECT count(*) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key),
         (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key),
         t.turn, t.state, t.error_code, t.wall_ms, t.server_ms, t.total_tokens, t.cached_tokens, t.credits, t.tool_calls
       FROM items i LEFT JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key
       WHERE i.run_id = ?
-      ORDER BY i.key, t.turn`,
+      ORDER BY i.position, t.turn`,
     )
     .raw(true);
 }
