@@ -8,7 +8,7 @@ import { compareRuns } from '../report/compare/compare.js';
 import type { CompareResult } from '../report/compare/compare-result.js';
 import { type SecondLook, type Thresholds, type Verdict, verdictLine, verdictOf } from '../report/compare/gates.js';
 import { questionRow, searchRow } from '../report/compare/pairs.js';
-import { openResults, outputDir, resolveRun } from '../report/open.js';
+import { openResults, outputDir, resolveBaseline, resolveRun } from '../report/open.js';
 import type { RunTarget } from '../runner/item-context.js';
 import type { Reporter } from '../runner/reporters/reporter.js';
 import { executeRun } from '../runner/run.js';
@@ -63,15 +63,16 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
   const store = openStore(options.db);
   try {
     const candidate = resolveRun(store.db, options.db, options.run);
-    const baseline = resolveBaseline(options, store, candidate);
     const stored = runTargets(store.db, candidate.id);
-    refuseChangedEndpoint(candidate, stored, baseline.run, baseline.targets);
+    const baseline = resolveConfirmBaseline(options, store, candidate, stored);
+    for (const pooled of baseline.runs) refuseChangedEndpoint(candidate, stored, pooled.run, pooled.targets);
     const targets = options.bind(candidate.id, stored);
-    const out = options.out ?? outputDir(options.db, `confirm-${candidate.id}-vs-${baseline.run.id}`);
+    const out = options.out ?? outputDir(options.db, `confirm-${candidate.id}-vs-${baseline.name}`);
     const rows: Parameters<ConfirmTally['addCompared']>[0][] = [];
     const tally = new ConfirmTally();
     const first = await compareRuns({
-      baseline: { db: options.baseline.db, run: String(baseline.run.id) },
+      // A window is resolved again by the comparison, against the same candidate: the same runs.
+      baseline: { db: options.baseline.db, run: baseline.window === null ? String(baseline.run.id) : `window:${baseline.window}` },
       candidate: { db: options.db, run: String(candidate.id) },
       out: path.join(out, 'first-look'),
       thresholds: options.thresholds,
@@ -98,8 +99,9 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     if (firstLook.length > 0) return decided(secondLookSummary(firstLook, []), [], null, none);
 
     const rateGates = flagged.map((g) => g.name).filter((n): n is RateGate => (RATE_GATES as readonly string[]).includes(n));
-    const existing = confirmationsOf(store.db, candidate.id).find((c) => c.record === null || (c.record.baseline.runId === baseline.run.id && c.record.baseline.db === path.resolve(options.baseline.db)));
-    const plan = existing?.record ?? planOf(tally.drivers(rateGates), budget, baseline.run.id, path.resolve(options.baseline.db));
+    const recorded = { db: path.resolve(options.baseline.db), runId: baseline.run.id, ...(baseline.window !== null && { window: baseline.window }) };
+    const existing = confirmationsOf(store.db, candidate.id).find((c) => c.record === null || sameBaseline(c.record.baseline, recorded));
+    const plan = existing?.record ?? planOf(tally.drivers(rateGates), budget, recorded);
     let confirmRunId = existing?.runId ?? null;
     if (plan.questions.length > 0 && (existing === undefined || existing.status !== 'completed')) {
       const suite = await loadSuite(candidate.suitePath);
@@ -141,19 +143,32 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
   }
 }
 
-function resolveBaseline(options: ConfirmOptions, store: ReturnType<typeof openStore>, candidate: RunRecord): { run: RunRecord; targets: StoredTarget[] } {
+/** The baseline of a confirmation: one run, or the runs a `window:K` pools (newest first; `run` is the newest). */
+interface ConfirmBaseline {
+  run: RunRecord;
+  window: number | null;
+  runs: Array<{ run: RunRecord; targets: StoredTarget[] }>;
+  /** For the output folder: the run's id, or `windowK`. */
+  name: string;
+}
+
+function resolveConfirmBaseline(options: ConfirmOptions, store: ReturnType<typeof openStore>, candidate: RunRecord, stored: readonly StoredTarget[]): ConfirmBaseline {
   if (candidate.confirmOf !== null) throw new UsageError(`run ${candidate.id} is a confirmation of run ${candidate.confirmOf}: confirm run ${candidate.confirmOf} itself`);
   if (candidate.status === 'running') throw new UsageError(`run ${candidate.id} is still running: confirm it once it has ended (dsbench runs shows its status)`);
   const same = path.resolve(options.baseline.db) === path.resolve(options.db);
   const bStore = same ? store : openResults(options.baseline.db);
   try {
-    const run = resolveRun(bStore.db, options.baseline.db, options.baseline.run);
+    // As compare resolves it: a window pools the passing runs of the suite and targets before the candidate.
+    const { runs, window } = resolveBaseline(bStore.db, options.baseline.db, options.baseline.run, { run: candidate, targets: stored.map((t) => t.name), sameDb: same });
+    const run = runs[0]!;
     if (same && run.id === candidate.id) throw new UsageError(`the baseline and the run to confirm are the same run (${run.id}); name an earlier run with --baseline`);
-    return { run, targets: runTargets(bStore.db, run.id) };
+    return { run, window, runs: runs.map((r) => ({ run: r, targets: runTargets(bStore.db, r.id) })), name: window === null ? String(run.id) : `window${window}` };
   } finally {
     if (!same) bStore.close();
   }
 }
+
+const sameBaseline = (a: ConfirmRecord['baseline'], b: ConfirmRecord['baseline']): boolean => a.db === b.db && a.runId === b.runId && (a.window ?? null) === (b.window ?? null);
 
 /** A confirmation asks the candidate's instance again; that settles nothing if the baseline ran on another. */
 function refuseChangedEndpoint(candidate: RunRecord, stored: readonly StoredTarget[], baseline: RunRecord, baselineTargets: readonly StoredTarget[]): void {
@@ -174,9 +189,9 @@ const displayKey = (key: string): string => {
   return `${kind === 'search' ? 'search ' : ''}${target}/${id}`;
 };
 
-function planOf(drivers: readonly Driver[], budget: number, baselineRunId: number, baselineDb: string): ConfirmRecord {
+function planOf(drivers: readonly Driver[], budget: number, baseline: ConfirmRecord['baseline']): ConfirmRecord {
   const { chosen, repeats } = allocate(drivers, budget);
-  return { baseline: { db: baselineDb, runId: baselineRunId }, questions: chosen.map((d) => questionKey(d.target, d.kind, d.itemId)), repeats, budget };
+  return { baseline, questions: chosen.map((d) => questionKey(d.target, d.kind, d.itemId)), repeats, budget };
 }
 
 function addReasked(store: ReturnType<typeof openStore>, confirmRunId: number, tally: ConfirmTally): void {

@@ -4,6 +4,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { boundTargets } from '../config/resume-targets.js';
 import { UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
+import { pooledText } from '../report/compare/compare-document.js';
 import { DEFAULT_THRESHOLDS, FAIL_ON, parsePercent, VERDICT_EXIT_CODE } from '../report/compare/gates.js';
 import { type Block, renderMarkdown, renderText } from '../report/document.js';
 import { DEFAULT_DB, outputDir } from '../report/open.js';
@@ -29,9 +30,10 @@ const pct = (x: number, digits = 2): string => `${+(x * 100).toFixed(digits)}%`;
 /** What `dsbench confirm` prints and writes (confirm.md, confirm.json): the verdict first, then each look. */
 export function confirmDocument(r: ConfirmResult): Block[] {
   const c = r.first.candidate.run;
-  const b = r.first.baseline.run;
+  const b = r.first.baseline;
+  const against = b.window ? pooledText(b.window) : `run ${b.run.id}`;
   const blocks: Block[] = [
-    { kind: 'heading', level: 1, text: [`dsbench confirm: run ${c.id} against run ${b.id}`] },
+    { kind: 'heading', level: 1, text: [`dsbench confirm: run ${c.id} against ${against}`] },
     { kind: 'para', text: [r.line] },
     { kind: 'para', text: [`First look (the comparison at its plain level): ${r.first.verdictLine}`] },
   ];
@@ -81,7 +83,8 @@ export function confirmExitCode(r: ConfirmResult): ExitCode {
 /** Writes confirm.md and confirm.json into `out` (default beside the database) and returns the document. */
 export function writeConfirmation(r: ConfirmResult, db: string, out: string | undefined): Block[] {
   const blocks = confirmDocument(r);
-  const folder = out ?? outputDir(db, `confirm-${r.first.candidate.run.id}-vs-${r.first.baseline.run.id}`);
+  const b = r.first.baseline;
+  const folder = out ?? outputDir(db, `confirm-${r.first.candidate.run.id}-vs-${b.window ? `window${b.window.requested}` : b.run.id}`);
   mkdirSync(folder, { recursive: true });
   writeFileSync(path.join(folder, 'confirm.md'), renderMarkdown(blocks));
   writeFileSync(path.join(folder, 'confirm.json'), safeJson(confirmJson(r)));
@@ -93,7 +96,7 @@ export function confirmJson(r: ConfirmResult): Record<string, unknown> {
     verdict: r.verdict,
     verdictLine: r.line,
     exitCode: r.interrupted ? ExitCode.aborted : VERDICT_EXIT_CODE[r.verdict],
-    baseline: { runId: r.first.baseline.run.id, db: r.first.baseline.db },
+    baseline: { runId: r.first.baseline.run.id, db: r.first.baseline.db, ...(r.first.baseline.window && { window: { requested: r.first.baseline.window.requested, runIds: r.first.baseline.window.runs.map((x) => x.id) } }) },
     candidate: { runId: r.first.candidate.run.id, db: r.first.candidate.db },
     firstLook: { verdict: r.first.verdict, verdictLine: r.first.verdictLine, gates: r.first.summary.gates, files: r.first.files },
     flagged: r.flagged,
@@ -111,7 +114,7 @@ export const confirmCommand = (cli: CommandContext): CommandModule<GlobalArgs, C
   builder: (y: Argv<GlobalArgs>) =>
     y
       .positional('run', { type: 'string', demandOption: true, describe: 'The finished run to confirm: id, label, latest; ~N goes N runs back' })
-      .option('baseline', { type: 'string', describe: 'The run it is compared with (id, label, latest~1, ...): required' })
+      .option('baseline', { type: 'string', describe: 'The run it is compared with (id, label, latest~1, blessed:NAME), or window:K (the last K passing runs before it, pooled): required' })
       .option('db', { ...pathOption(cli), type: 'string', default: DEFAULT_DB, describe: 'Results database of the run (the confirmation is recorded there)' })
       .option('baseline-db', { ...pathOption(cli), type: 'string', describe: 'Results database of the baseline, when it is another file (only read)' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: "The run's own target, name=URL, if given: another URL is refused" })

@@ -20,13 +20,10 @@ export const BASELINE_OPTIONS = {
   ...GATE_OPTIONS,
 } as const;
 
-/** `--confirm` needs one baseline run to look at again; its budget and level are checked before anything is asked. */
+/** `--confirm` needs a baseline to look at again; its budget and level are checked before anything is asked. */
 export function checkConfirmFlags(argv: { baseline?: string | undefined; confirm?: boolean | undefined; confirmBudget: string; confirmAlpha: string }): void {
   if (!argv.confirm) return;
   if (argv.baseline === undefined) throw new UsageError('--confirm takes a second look at the comparison with --baseline REF: give --baseline (e.g. --baseline blessed:release)');
-  if (/^\s*window:/.test(argv.baseline)) {
-    throw new UsageError(`--confirm with --baseline ${argv.baseline}: a second look compares with one run, not a pooled window; name a run (blessed:NAME, a label or an id), or leave out --confirm`);
-  }
   parseConfirmBudget(argv.confirmBudget);
   parseConfirmAlpha(argv.confirmAlpha);
 }
@@ -37,6 +34,8 @@ export interface BaselineRef {
   run: string;
   /** As the user wrote it, for messages. */
   given: string;
+  /** For `window:K`, the runs it would pool now (newest first): the run's own comes after, and is never among them. */
+  pooled?: number[];
 }
 
 /**
@@ -49,12 +48,13 @@ export function fixBaselineRef(db: Database.Database, file: string, given: strin
   if (text.startsWith('window:')) {
     if (!/^window:\d+$/.test(text) || Number(text.slice('window:'.length)) < 1) throw new UsageError(`--baseline ${text}: window takes a whole number of runs of at least 1, e.g. window:5`);
     const fits = (targets: string[]) => targets.length === night.targets.length && targets.every((t) => night.targets.includes(t));
-    if (passedRunsBefore(db, night.suiteName, undefined, 1, fits).length === 0) {
+    const pooled = passedRunsBefore(db, night.suiteName, undefined, Number(text.slice('window:'.length)), fits).map((r) => r.id);
+    if (pooled.length === 0) {
       throw new UsageError(
         `--baseline ${text}: no finished run whose verdict passed (suite ${night.suiteName}, targets ${night.targets.join(', ')}) in ${file} to pool; nothing was asked. Run without --baseline first, or name a run`,
       );
     }
-    return { run: text, given: text };
+    return { run: text, given: text, pooled };
   }
   return { run: String(resolveRun(db, file, text).id), given: text };
 }
@@ -65,12 +65,16 @@ export function fixBaselineRef(db: Database.Database, file: string, given: strin
  * port of the moment and names no instance).
  */
 export function refuseConfirmElsewhere(db: Database.Database, baseline: BaselineRef, targets: ReadonlyArray<{ name: string; url: string; emulated: boolean }>): void {
-  const before = runTargets(db, Number(baseline.run));
+  for (const runId of baseline.pooled ?? [Number(baseline.run)]) refuseRunElsewhere(db, baseline, runId, targets);
+}
+
+function refuseRunElsewhere(db: Database.Database, baseline: BaselineRef, runId: number, targets: ReadonlyArray<{ name: string; url: string; emulated: boolean }>): void {
+  const before = runTargets(db, runId);
   for (const t of targets) {
     const b = before.find((x) => x.name === t.name) ?? (targets.length === 1 && before.length === 1 ? before[0] : undefined);
     if (b && b.url !== t.url && !(t.emulated && b.emulated)) {
       throw new UsageError(
-        `--confirm with --baseline ${baseline.given}: the baseline run ${baseline.run} ran on ${b.name}=${b.emulated ? 'the embedded emulator' : b.url}, tonight's run on ${t.name}=${t.emulated ? 'the embedded emulator' : t.url}: ` +
+        `--confirm with --baseline ${baseline.given}: the baseline run ${runId} ran on ${b.name}=${b.emulated ? 'the embedded emulator' : b.url}, tonight's run on ${t.name}=${t.emulated ? 'the embedded emulator' : t.url}: ` +
           're-asking tonight\'s instance cannot tell a change of the service from a change of instance; nothing was asked. Name a baseline of the same endpoint, or leave out --confirm',
       );
     }

@@ -8,12 +8,12 @@ import { writeCsv } from './csv.js';
 import { type Block, renderMarkdown, renderText } from './document.js';
 import { type HistoryRow, HISTORY_COLUMNS, collectHistory } from './history.js';
 import { inSnapshot, openResults, outputDir } from './open.js';
-import { type QuestionGrid, cellText, gridMarks, questionGrid } from './question-grid.js';
+import { type QuestionGrid, QuestionGridReader, cellText, gridMarks } from './question-grid.js';
 import type { ReportFormat } from './report-result.js';
 import { historyHtml } from './html/history-html.js';
 import { changeBlocks } from './change-blocks.js';
 import { type Detection, detectChanges } from './change-detection.js';
-import { collectSeries, historyNights } from './history-series.js';
+import { SeriesReader, historyNights } from './history-series.js';
 import { fmtInt, fmtNum, fmtPct, fmtSeconds, itemErrorsText, safeJson } from './tables.js';
 import type { RunHead } from '../store/queries.js';
 import { removeStalePartials } from './whole-file.js';
@@ -56,13 +56,16 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     const suite = options.suite ?? findRun(store.db, 'latest')?.suiteName;
     if (suite === undefined) throw new NothingToCompareError(`no runs in ${options.db} yet, so no history.`);
     const { rows, runs, nothingAsked, grid, detection } = await inSnapshot(store.db, async () => {
-      const history = collectHistory(store.db, suite, options.limit);
+      // One pass over the runs makes their summaries, the question grid and the series together.
+      const grid = new QuestionGridReader();
       const detect = options.detect;
+      const series = detect ? new SeriesReader(detect) : undefined;
+      const history = collectHistory(store.db, suite, options.limit, { readers: series ? [grid, series] : [grid] });
       const nights = detect ? historyNights(store.db, history.runs) : [];
       return {
         ...history,
-        grid: questionGrid(store.db, history.runs),
-        detection: detect ? detectChanges(nights, collectSeries(store.db, nights, detect), detect.seed) : undefined,
+        grid: grid.grid(history.runs),
+        detection: detect && series ? detectChanges(nights, series.series(nights.length), detect.seed) : undefined,
       };
     });
     if (runs.length === 0 && nothingAsked.length === 0) throw new NothingToCompareError(`no runs of suite "${suite}" in ${options.db}; dsbench runs --db ${options.db} lists the runs and their suites.`);

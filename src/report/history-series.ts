@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import { selectPercentiles } from '../stats/percentiles.js';
 import { runProductVersions } from '../store/product-versions.js';
-import { iterateNightItems, nightItemsStatement, type NightItemRow, type NightItemValues } from '../store/series-queries.js';
+import type { NightItemRow, NightItemValues } from '../store/series-queries.js';
+import { ERRORED_OUTCOMES, type NightReader, type RunSink, UNFINISHED, passOverRuns } from './history-pass.js';
 
 // Each metric's nightly series, for the suite, each tag and (on request) each question, per target: what
 // change-point detection reads. A night is a run; its value is the night's figure over the scope's items.
@@ -85,43 +86,71 @@ export class ScopeTally {
   }
 }
 
-/** The series of every scope and metric over `nights` (oldest first). */
+/** The series of every scope and metric over `nights` (oldest first), read on their own. */
 export function collectSeries(db: Database.Database, nights: readonly Night[], options: { questions: boolean }): MetricSeries[] {
-  const scopes = new Map<string, { scope: SeriesScope; tallies: Array<ScopeTally | undefined> }>();
-  const entry = (scope: SeriesScope) => {
-    const key = `${scope.target}\u0000${scope.kind}\u0000${scope.name ?? ''}`;
-    let found = scopes.get(key);
-    if (!found) scopes.set(key, (found = { scope, tallies: [] }));
-    return found;
-  };
+  const reader = new SeriesReader(options);
+  passOverRuns(db, nights.map((n) => n.runId), (night) => [reader.sink(night)]);
+  return reader.series(nights.length);
+}
+
+/** The series, made from the history's pass over its runs (`sink` for each night), then `series`. */
+export class SeriesReader implements NightReader {
+  private readonly scopes = new Map<string, { scope: SeriesScope; tallies: Array<ScopeTally | undefined> }>();
   // Items share a few targets and tag lists: the suite's and tags' scopes of each pair are looked up once.
-  const shared = new Map<string, Array<ReturnType<typeof entry>>>();
-  const sharedOf = (target: string, tagsJson: string) => {
+  private readonly shared = new Map<string, Array<{ scope: SeriesScope; tallies: Array<ScopeTally | undefined> }>>();
+  private last: { target: string; tagsJson: string; scopes: Array<{ scope: SeriesScope; tallies: Array<ScopeTally | undefined> }> } | undefined;
+
+  constructor(private readonly options: { questions: boolean }) {}
+
+  sink(night: number): RunSink {
+    return {
+      item: (item) => {
+        if (UNFINISHED.has(item.status)) return;
+        const errored = item.outcome !== null && ERRORED_OUTCOMES.has(item.outcome) ? 1 : 0;
+        this.add(night, [item.target, item.kind, item.suiteItemId, item.tagsJson, errored, item.expectPassed, item.firstMs, item.credits, item.tokens]);
+      },
+    };
+  }
+
+  private add(night: number, row: NightItemValues): void {
+    const [target, kind, suiteItemId, tagsJson] = row;
+    for (const e of this.sharedOf(target, tagsJson)) (e.tallies[night] ??= new ScopeTally()).addValues(row);
+    if (this.options.questions) (this.entry({ target, kind: 'question', name: `${kind === 'search' ? 'search ' : ''}${suiteItemId}` }).tallies[night] ??= new ScopeTally()).addValues(row);
+  }
+
+  private entry(scope: SeriesScope) {
+    const key = `${scope.target}\u0000${scope.kind}\u0000${scope.name ?? ''}`;
+    let found = this.scopes.get(key);
+    if (!found) this.scopes.set(key, (found = { scope, tallies: [] }));
+    return found;
+  }
+
+  private sharedOf(target: string, tagsJson: string) {
+    // An item's repeats come one after another: most items have the scopes of the one before.
+    if (this.last?.target === target && this.last.tagsJson === tagsJson) return this.last.scopes;
     const key = `${target}\u0000${tagsJson}`;
-    let found = shared.get(key);
+    let found = this.shared.get(key);
     if (!found) {
       const tags = JSON.parse(tagsJson) as string[];
-      shared.set(key, (found = [entry({ target, kind: 'suite', name: null }), ...tags.map((tag) => entry({ target, kind: 'tag', name: tag }))]));
+      this.shared.set(key, (found = [this.entry({ target, kind: 'suite', name: null }), ...tags.map((tag) => this.entry({ target, kind: 'tag', name: tag }))]));
     }
+    this.last = { target, tagsJson, scopes: found };
     return found;
-  };
-  const statement = nightItemsStatement(db);
-  nights.forEach((night, i) => {
-    for (const row of iterateNightItems(statement, night.runId)) {
-      const [target, kind, suiteItemId, tagsJson] = row;
-      for (const e of sharedOf(target, tagsJson)) (e.tallies[i] ??= new ScopeTally()).addValues(row);
-      if (options.questions) (entry({ target, kind: 'question', name: `${kind === 'search' ? 'search ' : ''}${suiteItemId}` }).tallies[i] ??= new ScopeTally()).addValues(row);
-    }
-  });
-  const order = { suite: 0, tag: 1, question: 2 };
-  // A tag on every item of a target (every night) has the suite's series: searched once, as the suite.
-  const everywhere = (tallies: ReadonlyArray<ScopeTally | undefined>, target: string) =>
-    nights.every((_, i) => (tallies[i]?.done ?? 0) === (scopes.get(`${target}\u0000suite\u0000`)?.tallies[i]?.done ?? 0));
-  const sorted = [...scopes.values()].filter(({ scope, tallies }) => scope.kind !== 'tag' || !everywhere(tallies, scope.target)).sort(
-    (a, b) => a.scope.target.localeCompare(b.scope.target) || order[a.scope.kind] - order[b.scope.kind] || (a.scope.name ?? '').localeCompare(b.scope.name ?? ''),
-  );
-  return sorted.flatMap(({ scope, tallies }) => {
-    const perNight = nights.map((_, i) => tallies[i]?.values() ?? null);
-    return SERIES_METRICS.map((metric) => ({ scope, metric, values: perNight.map((v) => (v === null ? null : v[metric])) }));
-  });
+  }
+
+  /** Every scope's series over the `nights` nights read. */
+  series(nights: number): MetricSeries[] {
+    const order = { suite: 0, tag: 1, question: 2 };
+    const indices = Array.from({ length: nights }, (_, i) => i);
+    // A tag on every item of a target (every night) has the suite's series: searched once, as the suite.
+    const everywhere = (tallies: ReadonlyArray<ScopeTally | undefined>, target: string) =>
+      indices.every((i) => (tallies[i]?.done ?? 0) === (this.scopes.get(`${target}\u0000suite\u0000`)?.tallies[i]?.done ?? 0));
+    const sorted = [...this.scopes.values()].filter(({ scope, tallies }) => scope.kind !== 'tag' || !everywhere(tallies, scope.target)).sort(
+      (a, b) => a.scope.target.localeCompare(b.scope.target) || order[a.scope.kind] - order[b.scope.kind] || (a.scope.name ?? '').localeCompare(b.scope.name ?? ''),
+    );
+    return sorted.flatMap(({ scope, tallies }) => {
+      const perNight = indices.map((i) => tallies[i]?.values() ?? null);
+      return SERIES_METRICS.map((metric) => ({ scope, metric, values: perNight.map((v) => (v === null ? null : v[metric])) }));
+    });
+  }
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import { type RunHead, iterateItemVerdicts, iterateTurnMetrics, runCounts, runProductVersions, runTargets, suiteRuns } from '../store/queries.js';
+import { type RunHead, runCounts, runProductVersions, runTargets, suiteRuns } from '../store/queries.js';
 import type { Column } from './csv.js';
+import { type NightReader, type RunSink, passOverRuns } from './history-pass.js';
 import { QuestionSummary, type QuestionSummaryRow } from './summary.js';
 
 // history.csv: one row per run and target over the last N runs of a suite, oldest first (a trend).
@@ -45,6 +46,8 @@ export interface HistoryOptions {
   maxTurns?: number | undefined;
   /** A run's summary rows already computed by the caller (the run a report is about), not computed again. */
   known?: { runId: number; rows: readonly QuestionSummaryRow[] } | undefined;
+  /** Others that read the same runs (the question grid, the nightly series): told each run in the same pass. */
+  readers?: readonly NightReader[] | undefined;
 }
 
 /**
@@ -57,24 +60,21 @@ export function collectHistory(
   limit: number,
   options: HistoryOptions = {},
 ): { runs: RunHead[]; rows: HistoryRow[]; nothingAsked: RunHead[] } {
-  const runs: RunHead[] = [];
-  const nothingAsked: RunHead[] = [];
-  let turns = 0;
-  for (const run of suiteRuns(db, suite, limit, options.through)) {
-    if (run.nothingAsked) {
-      nothingAsked.unshift(run);
-      continue;
-    }
-    if (options.known?.runId !== run.id) turns += runCounts(db, run.id).turns;
-    if (runs.length > 0 && options.maxTurns !== undefined && turns > options.maxTurns) break;
-    runs.push(run);
-  }
-  runs.reverse();
+  const { runs, nothingAsked } = historyRuns(db, suite, limit, options);
+  const summaries = new Map<number, QuestionSummary>();
+  passOverRuns(db, runs.map((r) => r.id), (night, runId) => {
+    const sinks = (options.readers ?? []).flatMap((r) => r.sink(night, runId) ?? []);
+    if (options.known?.runId === runId) return sinks;
+    // The history reads only the target rows of a run's summary: its tags are not grouped.
+    const summary = new QuestionSummary(runId, runTargets(db, runId).map((t) => t.name), 0, { tags: false });
+    summaries.set(runId, summary);
+    return [summarySink(summary), ...sinks];
+  });
   const rows: HistoryRow[] = [];
   const lastVersion = new Map<string, string>();
   for (const run of runs) {
     const versions = new Map(runProductVersions(db, run.id).map((v) => [v.target, v.version]));
-    for (const row of historyRows(run, options.known?.runId === run.id ? options.known.rows : summarize(db, run.id))) {
+    for (const row of historyRows(run, summaries.get(run.id)?.rows() ?? options.known!.rows)) {
       const version = versions.get(row.target) ?? null;
       const before = lastVersion.get(row.target);
       if (version !== null) lastVersion.set(row.target, version);
@@ -84,12 +84,25 @@ export function collectHistory(
   return { runs, rows, nothingAsked };
 }
 
-function summarize(db: Database.Database, runId: number): QuestionSummaryRow[] {
-  const order = runTargets(db, runId).map((t) => t.name);
-  const summary = new QuestionSummary(runId, order, runCounts(db, runId).turns);
-  for (const t of iterateTurnMetrics(db, runId)) summary.addTurn(t);
-  for (const item of iterateItemVerdicts(db, runId)) summary.addItem(item);
-  return summary.rows();
+/** The runs of the history, oldest first, and apart those that asked nothing. */
+function historyRuns(db: Database.Database, suite: string, limit: number, options: HistoryOptions): { runs: RunHead[]; nothingAsked: RunHead[] } {
+  const runs: RunHead[] = [];
+  const nothingAsked: RunHead[] = [];
+  let turns = 0;
+  for (const run of suiteRuns(db, suite, limit, options.through)) {
+    if (run.nothingAsked) {
+      nothingAsked.unshift(run);
+      continue;
+    }
+    if (options.maxTurns !== undefined && options.known?.runId !== run.id) turns += runCounts(db, run.id).turns;
+    if (runs.length > 0 && options.maxTurns !== undefined && turns > options.maxTurns) break;
+    runs.push(run);
+  }
+  return { runs: runs.reverse(), nothingAsked };
+}
+
+function summarySink(summary: QuestionSummary): RunSink {
+  return { turn: (t) => summary.addTurn(t), item: (item) => summary.addItem(item) };
 }
 
 function historyRows(run: RunHead, summary: readonly QuestionSummaryRow[]): Array<Omit<HistoryRow, 'productVersion' | 'versionChanged'>> {

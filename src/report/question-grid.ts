@@ -1,6 +1,5 @@
-import type Database from 'better-sqlite3';
-import { questionNights } from '../store/quality-queries.js';
 import { QUARANTINE_TAG } from './compare/quarantine.js';
+import { ERRORED_OUTCOMES, type NightReader, type RunSink, UNFINISHED } from './history-pass.js';
 
 // Each question's outcome night by night, and which questions are flaky or changed. The rule
 // (docs/statistics.md), over the items that did not end in an error (errors are counted apart, so that a
@@ -35,30 +34,84 @@ export interface QuestionGrid {
   rows: GridRow[];
 }
 
-export function questionGrid(db: Database.Database, runs: ReadonlyArray<{ id: number; startedAt: string }>): QuestionGrid {
-  const index = new Map(runs.map((r, i) => [r.id, i]));
-  const rows = new Map<string, GridRow>();
-  const lastHash = new Map<string, string>();
-  for (const n of questionNights(db, runs.map((r) => r.id))) {
-    const key = `${n.target}\u0000${n.kind}\u0000${n.suiteItemId}`;
-    let row = rows.get(key);
-    if (!row) {
-      row = { target: n.target, kind: n.kind, id: n.suiteItemId, cells: runs.map(() => null), flaky: false, step: null, quarantined: false };
-      rows.set(key, row);
+/** One question's finished items of one night, summed. */
+interface NightCell {
+  checked: number;
+  passed: number;
+  errored: number;
+  /** The greatest of its items' tag lists and definition hashes (as SQL's max() orders text). */
+  tagsJson: string;
+  definitionHash: string | null;
+}
+
+interface GridQuestion {
+  target: string;
+  kind: GridRow['kind'];
+  id: string;
+  nights: Array<NightCell | undefined>;
+}
+
+/** The grid, made from the history's pass over its runs (`sink` for each night), then `grid`. */
+export class QuestionGridReader implements NightReader {
+  private readonly questions = new Map<string, GridQuestion>();
+  private last: GridQuestion | undefined;
+
+  sink(night: number): RunSink {
+    return {
+      item: (item) => {
+        if (UNFINISHED.has(item.status)) return;
+        // An item's repeats come one after another: most items are the question of the one before.
+        let q = this.last;
+        if (q?.id !== item.suiteItemId || q.target !== item.target || q.kind !== item.kind) {
+          const key = `${item.target}\u0000${item.kind}\u0000${item.suiteItemId}`;
+          q = this.questions.get(key);
+          if (!q) this.questions.set(key, (q = { target: item.target, kind: item.kind, id: item.suiteItemId, nights: [] }));
+          this.last = q;
+        }
+        const cell = (q.nights[night] ??= { checked: 0, passed: 0, errored: 0, tagsJson: item.tagsJson, definitionHash: null });
+        if (item.expectPassed !== null) cell.checked++;
+        cell.passed += item.expectPassed ?? 0;
+        if (item.outcome !== null && ERRORED_OUTCOMES.has(item.outcome)) cell.errored++;
+        cell.tagsJson = maxText(cell.tagsJson, item.tagsJson)!;
+        cell.definitionHash = maxText(cell.definitionHash, item.definitionHash);
+      },
+    };
+  }
+
+  /** The grid over `runs`, the runs the pass read, in its order. */
+  grid(runs: ReadonlyArray<{ id: number; startedAt: string }>): QuestionGrid {
+    // Edits are looked for night after night in the order the runs started.
+    const chrono = runs.map((_, i) => i).sort((a, b) => cmpText(runs[a]!.startedAt, runs[b]!.startedAt) || runs[a]!.id - runs[b]!.id);
+    const rows: GridRow[] = [];
+    for (const q of this.questions.values()) {
+      const row: GridRow = { target: q.target, kind: q.kind, id: q.id, cells: runs.map(() => null), flaky: false, step: null, quarantined: false };
+      let lastHash: string | undefined;
+      for (const i of chrono) {
+        const n = q.nights[i];
+        if (!n) continue;
+        // A night without a hash (recorded before hashes were) breaks nothing.
+        const edited = lastHash !== undefined && n.definitionHash !== null && lastHash !== n.definitionHash;
+        if (n.definitionHash !== null) lastHash = n.definitionHash;
+        row.cells[i] = { checked: n.checked, passed: n.passed, errored: n.errored, edited };
+        if ((JSON.parse(n.tagsJson) as string[]).includes(QUARANTINE_TAG)) row.quarantined = true;
+      }
+      // An edit starts the question's series again: only the nights since the last one count.
+      const since = Math.max(0, row.cells.findLastIndex((c) => c?.edited === true));
+      rows.push(Object.assign(row, stability(row.cells.slice(since), runs.slice(since))));
     }
-    // Nights come oldest first; a night without a hash (recorded before hashes were) breaks nothing.
-    const before = lastHash.get(key);
-    if (n.definitionHash !== null) lastHash.set(key, n.definitionHash);
-    const edited = before !== undefined && n.definitionHash !== null && before !== n.definitionHash;
-    row.cells[index.get(n.runId)!] = { checked: n.checked, passed: n.passed, errored: n.errored, edited };
-    if ((JSON.parse(n.tagsJson) as string[]).includes(QUARANTINE_TAG)) row.quarantined = true;
+    return { runs: [...runs], rows: rows.sort((a, b) => a.target.localeCompare(b.target) || a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id)) };
   }
-  for (const row of rows.values()) {
-    // An edit starts the question's series again: only the nights since the last one count.
-    const since = Math.max(0, row.cells.findLastIndex((c) => c?.edited === true));
-    Object.assign(row, stability(row.cells.slice(since), runs.slice(since)));
-  }
-  return { runs: [...runs], rows: [...rows.values()].sort((a, b) => a.target.localeCompare(b.target) || a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id)) };
+}
+
+/** Text compared as SQLite compares it (its UTF-8 bytes), which is not JavaScript's order past the BMP. */
+function cmpText(a: string, b: string): number {
+  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** The greater of two texts as SQL's max() picks it: a null is no value. */
+function maxText(a: string | null, b: string | null): string | null {
+  if (a === null || b === null) return a ?? b;
+  return cmpText(a, b) >= 0 ? a : b;
 }
 
 /** Flaky or a step, from the nights' outcomes (the rule above). */

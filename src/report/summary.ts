@@ -36,15 +36,16 @@ export const itemCounts = (): ItemCounts => ({ items: 0, done: 0, running: 0, pe
  * Whether an item is an error, an error the suite expected (all its checks held), or neither: failureClass,
  * the definition the progress line and the run summary use, read from a recorded item.
  */
-export function itemFailure(item: Pick<ItemVerdictRow, 'status' | 'outcome' | 'expectations' | 'expectPassed'>): 'error' | 'expected' | undefined {
+export function itemFailure(item: Pick<ItemVerdictRow, 'status' | 'outcome' | 'expectPassed'>): 'error' | 'expected' | undefined {
+  // Whether its checks all held decides; their number does not.
   return failureClass((item.outcome ?? item.status) as VerdictOutcome, {
-    passed: item.expectPassed === 1 ? item.expectations : 0,
+    passed: item.expectPassed === 1 ? 1 : 0,
     failed: item.expectPassed === 0 ? 1 : 0,
   });
 }
 
 /** The one way every report counts an item: by status, by how it ended, and by its checks. */
-export function countItem(c: ItemCounts, item: Pick<ItemVerdictRow, 'status' | 'outcome' | 'expectations' | 'expectPassed'>): void {
+export function countItem(c: ItemCounts, item: Pick<ItemVerdictRow, 'status' | 'outcome' | 'expectPassed'>): void {
   c.items++;
   if (item.status === 'done') c.done++;
   else if (item.status === 'running') c.running++;
@@ -100,7 +101,7 @@ interface QuestionCounters {
 
 /** Accumulates summary.csv: feed every turn (`addTurn`) and every question item (`addItem`), then `rows()`. */
 export class QuestionSummary {
-  private readonly grouping = new Grouping();
+  private readonly grouping: Grouping;
   private readonly counters: QuestionCounters[] = [];
   /** wall, server, tokens, credits */
   private readonly columns: MetricColumns;
@@ -109,7 +110,9 @@ export class QuestionSummary {
     private readonly runId: number,
     private readonly targetOrder: readonly string[],
     expectedTurns = 0,
+    options: { tags?: boolean } = {},
   ) {
+    this.grouping = new Grouping(options.tags ?? true);
     this.columns = new MetricColumns(4, expectedTurns);
     // Every target of the run has a row, even one with nothing recorded yet.
     for (const target of targetOrder) this.counter(this.grouping.group({ scope: 'target', target, tag: '' }));
@@ -135,7 +138,7 @@ export class QuestionSummary {
     }
   }
 
-  addItem(item: ItemVerdictRow): void {
+  addItem(item: Pick<ItemVerdictRow, 'kind' | 'target' | 'tagsJson' | 'status' | 'outcome' | 'expectPassed'>): void {
     if (item.kind !== 'question') return;
     const combo = this.grouping.combo(item.target, item.tagsJson);
     for (const g of this.grouping.comboGroups[combo]!) countItem(this.counter(g).items, item);

@@ -7,7 +7,8 @@ import { z } from 'zod';
 // and, once made, the decision.
 
 export const ConfirmRecord = z.object({
-  baseline: z.object({ db: z.string(), runId: z.number().int() }),
+  /** The baseline run; for a pooled baseline (`window:K`) the newest run pooled, and K. */
+  baseline: z.object({ db: z.string(), runId: z.number().int(), window: z.number().int().positive().optional() }),
   /** `target\u0000kind\u0000id` of each re-asked question or search. */
   questions: z.array(z.string()),
   repeats: z.number().int().nonnegative(),

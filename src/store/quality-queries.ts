@@ -36,42 +36,6 @@ export function itemQuality(db: Database.Database, runId: number): ItemQualityRo
     .all(runId) as ItemQualityRow[];
 }
 
-export interface QuestionNightRow {
-  runId: number;
-  startedAt: string;
-  target: string;
-  kind: 'question' | 'search';
-  suiteItemId: string;
-  tagsJson: string;
-  /** Items (repeats) with checks, and those whose checks all passed. */
-  checked: number;
-  passed: number;
-  /** Items that ended in a failed state. */
-  errored: number;
-  /** The question's definition hash that night; null for runs recorded before hashes were. */
-  definitionHash: string | null;
-}
-
-/** Per run, target and question or search id: how its repeats did; for the runs given, oldest first. Each item's
- * checks are read once (MATERIALIZED: SQLite would otherwise look them up once per aggregate that reads them). */
-export function questionNights(db: Database.Database, runIds: readonly number[]): QuestionNightRow[] {
-  if (runIds.length === 0) return [];
-  return db
-    .prepare(
-      `WITH v AS MATERIALIZED (
-         SELECT i.run_id, i.target, i.kind, i.suite_item_id, i.tags_json, i.outcome, i.definition_hash,
-           (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS passed
-         FROM items i WHERE i.run_id IN (SELECT value FROM json_each(?)) AND i.status NOT IN ('pending', 'running', 'skipped'))
-       SELECT v.run_id AS runId, r.started_at AS startedAt, v.target, v.kind, v.suite_item_id AS suiteItemId, max(v.tags_json) AS tagsJson, max(v.definition_hash) AS definitionHash,
-         count(v.passed) AS checked, coalesce(sum(v.passed), 0) AS passed,
-         sum(v.outcome IN ('error', 'canceled', 'timeout', 'client_error', 'http_error', 'truncated')) AS errored
-       FROM v JOIN runs r ON r.id = v.run_id
-       GROUP BY v.run_id, v.target, v.kind, v.suite_item_id
-       ORDER BY r.started_at, v.run_id, v.target, v.kind, v.suite_item_id`,
-    )
-    .all(JSON.stringify(runIds)) as QuestionNightRow[];
-}
-
 export interface ItemLatencyRow {
   target: string;
   suiteItemId: string;

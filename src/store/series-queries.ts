@@ -1,10 +1,59 @@
 import type Database from 'better-sqlite3';
+import type { ItemKind, ItemStatus } from '../model/item.js';
 
-// What the nightly series of `report --history N --detect` read: one row per finished item of a run, with
-// its checks' verdict, whether it ended in an error, its first turn's time and its turns' credits and tokens.
-// Rows come as arrays (no object per row) from point lookups on each table's key: the series of 90 nights
-// of thousands of items read hundreds of thousands of them.
+// What `report --history N` reads of each run, in one pass: every item with each of its turns (an item
+// without turns once), in plan order, its turns in order, with its checks in short. The history's summary,
+// its question grid and (with --detect) the nightly series are all made from these rows. Rows come as
+// arrays (no object per row): 90 nights of thousands of items are hundreds of thousands of rows.
 
+/** One row of the pass: an item's columns, then one of its turns' (all null for an item without turns). */
+export type RunPassValues = [
+  position: number,
+  kind: ItemKind,
+  target: string,
+  suiteItemId: string,
+  repeat: number,
+  tagsJson: string,
+  status: ItemStatus,
+  outcome: string | null,
+  definitionHash: string | null,
+  /** 1 when all its checks passed, 0 when one failed, null without checks. */
+  expectPassed: 0 | 1 | null,
+  turn: number | null,
+  state: string | null,
+  errorCode: string | null,
+  wallMs: number | null,
+  serverMs: number | null,
+  totalTokens: number | null,
+  cachedTokens: number | null,
+  credits: number | null,
+  toolCalls: number | null,
+];
+
+/** Column indices of RunPassValues. */
+export const PASS = {
+  position: 0, kind: 1, target: 2, suiteItemId: 3, repeat: 4, tagsJson: 5, status: 6, outcome: 7, definitionHash: 8, expectPassed: 9,
+  turn: 10, state: 11, errorCode: 12, wallMs: 13, serverMs: 14, totalTokens: 15, cachedTokens: 16, credits: 17, toolCalls: 18,
+} as const;
+
+export function runPassStatement(db: Database.Database): Database.Statement<[number]> {
+  return db
+    .prepare<[number]>(
+      `SELECT i.position, i.kind, i.target, i.suite_item_id, i.repeat, i.tags_json, i.status, i.outcome, i.definition_hash,
+        (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key),
+        t.turn, t.state, t.error_code, t.wall_ms, t.server_ms, t.total_tokens, t.cached_tokens, t.credits, t.tool_calls
+      FROM items i LEFT JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key
+      WHERE i.run_id = ?
+      ORDER BY i.position, t.turn`,
+    )
+    .raw(true);
+}
+
+export function iterateRunPass(statement: Database.Statement<[number]>, runId: number): IterableIterator<RunPassValues> {
+  return statement.iterate(runId) as IterableIterator<RunPassValues>;
+}
+
+/** One finished item as a nightly series counts it. */
 export interface NightItemRow {
   target: string;
   kind: 'question' | 'search';
@@ -21,7 +70,7 @@ export interface NightItemRow {
   tokens: number | null;
 }
 
-/** A NightItemRow's values in its fields' order, as the query returns them. */
+/** A NightItemRow's values in its fields' order. */
 export type NightItemValues = [
   target: string,
   kind: NightItemRow['kind'],
@@ -33,23 +82,3 @@ export type NightItemValues = [
   credits: number | null,
   tokens: number | null,
 ];
-
-export function nightItemsStatement(db: Database.Database): Database.Statement<[number]> {
-  return db
-    .prepare<[number]>(
-      `SELECT i.target, i.kind, i.suite_item_id, i.tags_json,
-        i.outcome IN ('error', 'canceled', 'timeout', 'client_error', 'http_error', 'truncated'),
-        (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key),
-        CASE WHEN t0.state = 'completed' THEN coalesce(t0.server_ms, t0.wall_ms) END,
-        (SELECT sum(t.credits) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key),
-        (SELECT sum(t.total_tokens) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key)
-      FROM items i LEFT JOIN turns t0 ON t0.run_id = i.run_id AND t0.item_key = i.key AND t0.turn = 0
-      WHERE i.run_id = ? AND i.status NOT IN ('pending', 'running', 'skipped')
-      ORDER BY i.position`,
-    )
-    .raw(true);
-}
-
-export function iterateNightItems(statement: Database.Statement<[number]>, runId: number): IterableIterator<NightItemValues> {
-  return statement.iterate(runId) as IterableIterator<NightItemValues>;
-}

@@ -18,7 +18,8 @@ interface Cluster {
   kind: 'question' | 'search';
   target: string;
   itemId: string;
-  baseline: Map<number, ItemSide>;
+  /** By `run/repeat`: a pooled baseline (window:K) has each repeat once per run it pools. */
+  baseline: Map<string, ItemSide>;
   candidate: Map<string, ItemSide>;
 }
 
@@ -42,7 +43,7 @@ export class ConfirmTally {
   addCompared(row: CompareRow): void {
     if (row.pairing !== 'paired' || row.quarantined) return;
     const c = this.cluster(row.kind, row.targetCandidate ?? row.targetBaseline ?? '', row.itemId);
-    this.addSide(c.baseline, row.repeat, row, row.itemExpectBaseline, row.stateBaseline);
+    this.addSide(c.baseline, `${row.baselineRun ?? ''}/${row.repeat}`, row, row.itemExpectBaseline, row.stateBaseline);
     this.addSide(c.candidate, `run/${row.repeat}`, row, row.itemExpectCandidate, row.stateCandidate);
   }
 

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeHistory } from '../../src/report/history-report.js';
+import { mulberry32 } from '../../src/random.js';
+import type { Store } from '../../src/store/store.js';
+import { useTempStore, type TempStore } from './fixtures.js';
+
+// The whole of `report --history N --detect-questions` (history.json and the text), pinned on a fixed database
+// of many nights: the same as before its summaries, question grid and series were read in one pass.
+
+let t: TempStore;
+useTempStore((x) => (t = x));
+
+const OUTCOMES = ['completed', 'completed', 'completed', 'error', 'timeout', 'canceled'] as const;
+
+/**
+ * 14 nights, two targets, questions with uneven turns, checks, errors, edits, tags and versions, and searches.
+ * Credits are eighths: their sums are exact in any order (the old reader summed a run's turns in the order its
+ * query plan gave, which nothing promised).
+ */
+function recordFixedNights(store: Store): void {
+  const db = store.db;
+  const random = mulberry32(29);
+  const ins = {
+    run: db.prepare(`INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, ended_at, status, nothing_asked)
+      VALUES ('nightly', 'whole', 'suites/whole.yaml', '${'ef'.repeat(32)}', '0.1.0', '{}', ?, ?, ?, ?)`),
+    target: db.prepare(`INSERT INTO targets (run_id, name, url, api, emulated, product_version) VALUES (?, ?, 'https://x.example.com', 'versioned', 0, ?)`),
+    item: db.prepare(`INSERT INTO items (run_id, key, position, kind, target, suite_item_id, repeat, tags_json, status, outcome, definition_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    turn: db.prepare(`INSERT INTO turns (run_id, item_key, turn, text, state, error_code, server_ms, server_ms_source, wall_ms, polls, total_tokens, cached_tokens, credits, tool_calls)
+      VALUES (?, ?, ?, 'Q?', ?, ?, ?, 'stats.time_millis', ?, 1, ?, ?, ?, ?)`),
+    check: db.prepare(`INSERT INTO expectations (run_id, item_key, position, name, passed, reason) VALUES (?, ?, ?, 'contains', ?, 'checked')`),
+  };
+  db.transaction(() => {
+    for (let n = 0; n < 14; n++) {
+      // Night 9 started before night 8 (a clock set back): edits are looked for in the order runs started.
+      const day = Date.parse('2026-03-01T03:00:00.000Z') + (n === 9 ? 7.5 : n) * 86_400_000;
+      const nothing = n === 4 ? 1 : 0;
+      const runId = Number(ins.run.run(new Date(day).toISOString(), n === 13 ? null : new Date(day + 3_600_000).toISOString(), n === 13 ? 'running' : 'completed', nothing).lastInsertRowid);
+      ins.target.run(runId, 'prod', n < 3 ? null : n < 8 ? '6.9.2' : '7.0.1');
+      ins.target.run(runId, 'staging', n % 5 === 1 ? null : '7.1.0');
+      if (nothing) continue;
+      let position = 0;
+      for (const target of ['prod', 'staging']) {
+        for (let q = 0; q < 12; q++) {
+          const tags = JSON.stringify(['all', `g${q % 3}`, ...(q === 11 ? ['quarantine'] : []), ...(q % 4 === 0 ? ['slow'] : [])]);
+          const hash = n < 2 ? null : q === 3 && n >= 6 ? 'b'.repeat(64) : q === 5 && n === 9 ? 'c'.repeat(64) : 'a'.repeat(64);
+          for (let r = 0; r < 2; r++) {
+            const key = `${target}/question/q${q}/${r}`;
+            const status = n === 13 && q === 0 ? (r === 0 ? 'pending' : 'running') : n === 12 && q === 1 ? 'skipped' : 'done';
+            const outcome = status !== 'done' ? null : q === 7 && n >= 9 ? 'error' : OUTCOMES[Math.floor(random() * 6)]!;
+            // Items come in a plan order that is not their keys' order.
+            ins.item.run(runId, key, 1000 - position++, 'question', target, `q${q}`, r, tags, status, outcome, hash);
+            if (status === 'pending' || status === 'skipped') continue;
+            const turns = 1 + (q % 3 === 1 ? 1 : 0) + (q === 2 ? 1 : 0);
+            for (let turn = 0; turn < turns; turn++) {
+              const failed = turn === turns - 1 && outcome !== 'completed' && outcome !== null;
+              const state = status === 'running' && turn === turns - 1 ? 'processing' : failed ? outcome : 'completed';
+              const ms = (n >= 9 && target === 'prod' ? 1.4 : 1) * 80_000 * Math.exp(0.3 * (random() - 0.5)) + random();
+              ins.turn.run(runId, key, turn, state, failed && outcome === 'error' ? 'TOKEN_LIMIT_EXCEEDED' : null, q % 7 === 3 ? null : ms, ms + 333.3 * random(),
+                q % 5 === 2 ? null : 900 + Math.floor(900 * random()), q % 4 === 1 ? null : Math.floor(200 * random()), q % 6 === 5 ? null : 0.125 * Math.floor(1 + 40 * random()) + 0.25 * turn, turn + (q % 3));
+            }
+            // q7 expects its error from night 9 on (its checks hold); q9's checks fail from night 8 on.
+            for (let c = 0; c < (q === 7 ? 1 : q % 3); c++) ins.check.run(runId, key, c, q === 7 ? 1 : q === 9 && n >= 8 ? 0 : random() < 0.85 ? 1 : 0);
+          }
+        }
+        ins.item.run(runId, `${target}/search/s1/0`, 1000 - position++, 'search', target, 's1', 0, '["all"]', 'done', n % 5 === 0 ? 'truncated' : 'complete', null);
+        if (n % 2 === 0) ins.check.run(runId, `${target}/search/s1/0`, 0, n % 4 === 0 ? 1 : 0);
+      }
+    }
+  })();
+}
+
+describe('report --history N, whole', () => {
+  it('the same history.json and text as before its runs were read in one pass', async () => {
+    recordFixedNights(t.store);
+    const out = path.join(t.dir, 'h');
+    const result = await writeHistory({ db: t.db, limit: 30, out, formats: new Set(['json', 'md', 'csv']), detect: { questions: true, seed: 11 } });
+    const json = JSON.parse(fs.readFileSync(path.join(out, 'history.json'), 'utf8')) as Record<string, unknown>;
+    const { db: _db, files: _files, ...whole } = json;
+    const text = result.text.split(t.dir).join('<dir>');
+    const csv = fs.readFileSync(path.join(out, 'history.csv'), 'utf8');
+    const digest = (x: unknown) => createHash('sha256').update(typeof x === 'string' ? x : JSON.stringify(x)).digest('hex').slice(0, 16);
+    const grid = whole.questions as { rows: Array<{ id: string; target: string; flaky: boolean; step: unknown; quarantined: boolean; cells: Array<{ edited: boolean } | null> }> };
+    const marks = grid.rows.filter((r) => r.flaky || r.step !== null || r.quarantined || r.cells.some((c) => c?.edited)).length;
+    const changes = (whole.changePoints as { changes: unknown[] }).changes.length;
+    expect({ rows: (whole.rows as unknown[]).length, marks, changes, json: digest(whole), text: digest(text), csv: digest(csv) }).toEqual(PINNED);
+  });
+});
+
+const PINNED = { rows: 26, marks: 13, changes: 44, json: '5f97615f27ad204b', text: 'd4f660140734b7ec', csv: '090b54b035c66b67' };
