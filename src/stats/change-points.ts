@@ -125,13 +125,33 @@ function testSplitAtEnd(x: number[], o: Required<ChangePointOptions>, rng: () =>
       values[i]!.push(s.value);
       if (s.value >= observed[i]!.value * (1 - 1e-9)) atLeast[i]!++;
     });
-    if (atLeast.every((a, i) => a >= enough[i]!)) return { at: observed[0]!.at, p: 1 };
+    if (atLeast.every((a, i) => a >= enough[i]!)) return { at: -1, p: 1 };
   }
   const weighted = values.map((v, i) => upperShares(v).map((p) => p / END_WEIGHTS[i]!));
   const minP = weighted[0]!.map((_, r) => Math.min(...weighted.map((w) => w[r]!)));
   const p = minP.filter((m) => m <= minP[0]! * (1 + 1e-9)).length / (permutations + 1);
+  // The night: the best split (largest standardized CUSUM) among the nights of the statistic that found the
+  // change, and of the whole series' when it found it too: a step seen by both is placed where the whole
+  // series puts it, a creep at the split of its means.
+  const n = x.length;
+  const ranges: Array<[number, number]> = [[minSegment, n - minSegment], [n - recent, n - 1], [Math.max(minSegment, n - trendWindow), n - 2]];
   const best = weighted.reduce((b, w, i) => (w[0]! < weighted[b]![0]! ? i : b), 0);
-  return { at: observed[best]!.at, p };
+  return { at: bestSplitIn(x, weighted[0]![0]! <= o.alpha ? [ranges[best]!, ranges[0]!] : [ranges[best]!]), p };
+}
+
+/** The split k in the given ranges with the largest standardized CUSUM. */
+function bestSplitIn(x: readonly number[], ranges: ReadonlyArray<[number, number]>): number {
+  const n = x.length;
+  const mean = x.reduce((a, b) => a + b, 0) / n;
+  let s = 0;
+  let best = { at: -1, value: -1 };
+  for (let k = 1; k < n; k++) {
+    s += x[k - 1]! - mean;
+    if (!ranges.some(([from, to]) => k >= from && k <= to)) continue;
+    const value = Math.abs(s) / Math.sqrt((k * (n - k)) / n);
+    if (value > best.value) best = { at: k, value };
+  }
+  return best.at;
 }
 
 /** Weights of the best split anywhere, the last nights' step and the recent creep (chosen by bench/nights --series). */
