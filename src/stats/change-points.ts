@@ -2,7 +2,8 @@ import { mulberry32 } from '../random.js';
 import { normalQuantile } from './sign-flip.js';
 
 // Change points in a nightly series: binary segmentation of the standardized mean-shift (CUSUM) statistic,
-// each split kept only when a permutation test finds it (docs/statistics.md, "Change points"). Under no
+// each split kept only when a permutation test finds it (docs/statistics.md, "Change points"); the segment
+// at the series' newest end is also tested for a step in its last nights and for a creep. Under no
 // change the nights are exchangeable, so the permutation test holds its level whatever the noise's shape;
 // E-divisive (Matteson & James 2014; MongoDB, Apache Otava) tests its splits the same way, and its energy
 // statistic at alpha = 2 is this one squared.
