@@ -135,7 +135,7 @@ function testSplitAtEnd(x: number[], o: Required<ChangePointOptions>, rng: () =>
   // change, and of the whole series' when it found it too: a step seen by both is placed where the whole
   // series puts it, a creep at the split of its means.
   const n = x.length;
-  const ranges: Array<[number, number]> = [[minSegment, n - minSegment], [n - recent, n - 1], [Math.max(minSegment, n - trendWindow), n - 2]];
+  const ranges: Array<[number, number]> = [[minSegment, n - minSegment], [Math.max(1, n - recent), n - 1], [Math.max(minSegment, n - trendWindow), n - 2]];
   const best = weighted.reduce((b, w, i) => (w[0]! < weighted[b]![0]! ? i : b), 0);
   return { at: bestSplitIn(x, weighted[0]![0]! <= o.alpha ? [ranges[best]!, ranges[0]!] : [ranges[best]!]), p };
 }
