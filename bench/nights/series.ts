@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRng, hashSeed } from '../../src/emulator/random.js';
+import { mulberry32 } from '../../src/random.js';
 import { REALISTIC, ServiceNoise, serviceNoise, type NoiseOptions } from '../../src/emulator/noise.js';
 import { computeUsage } from '../../src/emulator/usage.js';
 import { detectChanges } from '../../src/report/change-detection.js';
@@ -21,7 +22,9 @@ import { wilson } from './wilson.js';
 //   creep (latency x1.01 a night from START): looked at each morning after nights START..START+9 over the
 //   nights so far; found on the first morning a change point of the metric is reported at night START-2 or
 //   later.
-// Usage: node --import tsx bench/nights/index.ts --series [--seeds N] [--seed S] [--questions Q] [--flaky F] [--repeats R] [--write]
+// With --oracle, instead: a bound for the pass-rate drop and the creep, by a test told the change's first
+// night and looking once (morning 3, morning 10): the nights since against the 80 before, by permutation.
+// Usage: node --import tsx bench/nights/index.ts --series [--seeds N] [--seed S] [--questions Q] [--flaky F] [--repeats R] [--write] [--oracle]
 
 const { values: args } = parseArgs({
   options: {
@@ -31,6 +34,7 @@ const { values: args } = parseArgs({
     flaky: { type: 'string', default: '10' },
     repeats: { type: 'string', default: '2' },
     write: { type: 'boolean', default: false },
+    oracle: { type: 'boolean', default: false },
   },
 });
 const SEEDS = Number(args.seeds);
@@ -169,6 +173,38 @@ function main(): void {
   if (args.write) writeSection(lines);
 }
 
+/** Whether the last `look` nights differ from the START before them: two-sided permutation test at 5%, 199 shuffles. */
+function oracleFinds(x: readonly number[], look: number, seed: number): boolean {
+  const rng = mulberry32(seed);
+  const gap = (v: readonly number[]) => Math.abs(v.slice(START).reduce((a, b) => a + b, 0) / look - v.slice(0, START).reduce((a, b) => a + b, 0) / START);
+  const observed = gap(x);
+  const y = x.slice();
+  let atLeast = 0;
+  for (let r = 0; r < 199; r++) {
+    for (let i = y.length - 1; i > 0; i--) {
+      const j = Math.floor(rng() * (i + 1));
+      [y[i], y[j]] = [y[j]!, y[i]!];
+    }
+    if (gap(y) >= observed * (1 - 1e-9)) atLeast++;
+  }
+  return (atLeast + 1) / 200 <= 0.05;
+}
+
+/** The oracle's catch rates (--oracle), on the histories the benchmark simulates for this seed. */
+function oracle(): void {
+  const texts = questionTexts();
+  for (const [scenario, look] of [[SCENARIOS[1]!, 3], [SCENARIOS[2]!, 10]] as const) {
+    let found = 0;
+    for (let s = 0; s < SEEDS; s++) {
+      const values = Array.from({ length: START + look }, (_, i) => night(texts, `${args.seed}/${scenario.name}/${s}/${i}`, scenario.at(i)));
+      const log = scenario.metrics[0] !== 'pass rate';
+      if (scenario.metrics.some((m) => oracleFinds(values.map((v) => (log ? Math.log(v[m]!) : v[m]!)), look, Number(args.seed) * 1000 + s))) found++;
+    }
+    process.stdout.write(`| ${scenario.name} | the change's first night known, one look on morning ${look} | ${found}/${SEEDS} = ${wilson(found, SEEDS)} |\n`);
+  }
+  process.stdout.write(`load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (at the end)\n`);
+}
+
 /** Writes this seed's section of RESULTS.md (its own, after the pairs' results), replacing an older one. */
 function writeSection(lines: readonly string[]): void {
   const file = path.join('bench', 'nights', 'RESULTS.md');
@@ -181,4 +217,5 @@ function writeSection(lines: readonly string[]): void {
   writeFileSync(file, `${before}${head}\n\n${lines.join('\n')}\n${after ? `\n${after}` : ''}`);
 }
 
-main();
+if (args.oracle) oracle();
+else main();

@@ -2,7 +2,8 @@ import { mulberry32 } from '../random.js';
 import { normalQuantile } from './sign-flip.js';
 
 // Change points in a nightly series: binary segmentation of the standardized mean-shift (CUSUM) statistic,
-// each split kept only when a permutation test finds it (docs/statistics.md, "Change points"). Under no
+// each split kept only when a permutation test finds it (docs/statistics.md, "Change points"); the segment
+// at the series' newest end is also tested for a step in its last nights and for a creep. Under no
 // change the nights are exchangeable, so the permutation test holds its level whatever the noise's shape;
 // E-divisive (Matteson & James 2014; MongoDB, Apache Otava) tests its splits the same way, and its energy
 // statistic at alpha = 2 is this one squared.
@@ -13,12 +14,16 @@ export interface ChangePointOptions {
   permutations?: number;
   /** Each split's permutation test level. */
   alpha?: number;
-  /** Fewest nights on either side of a change point. */
+  /** Fewest nights on either side of a change point, except at the series' recent end (`recent`). */
   minSegment?: number;
+  /** The last m nights (m = 1..recent) are also tested against all before them, so that a change is seen from its first night. */
+  recent?: number;
+  /** A creep starting within the last trendWindow nights is also tested for. */
+  trendWindow?: number;
   confidence?: number;
 }
 
-export const CHANGE_POINT_DEFAULTS = { permutations: 199, alpha: 0.05, minSegment: 3, confidence: 0.95 } as const;
+export const CHANGE_POINT_DEFAULTS = { permutations: 199, alpha: 0.05, minSegment: 3, recent: 3, trendWindow: 10, confidence: 0.95 } as const;
 
 /** Nights the method needs: a change point needs minSegment nights on either side, and a permutation test needs room. */
 export function nightsNeeded(minSegment: number = CHANGE_POINT_DEFAULTS.minSegment): number {
@@ -65,7 +70,8 @@ export function detectChangePoints(series: ReadonlyArray<number | null>, options
   const pending: Array<[number, number]> = [[0, values.length]];
   while (pending.length > 0) {
     const [from, to] = pending.pop()!;
-    const split = testSplit(values.slice(from, to), o, rng);
+    const part = values.slice(from, to);
+    const split = to === values.length && o.recent > 0 ? testSplitAtEnd(part, o, rng) : testSplit(part, o, rng);
     if (split === null || split.p > o.alpha) continue;
     splits.push({ at: from + split.at, p: split.p });
     pending.push([from, from + split.at], [from + split.at, to]);
@@ -86,17 +92,138 @@ function testSplit(x: number[], o: Required<ChangePointOptions>, rng: () => numb
   const enough = Math.floor(alpha * (permutations + 1));
   let atLeast = 0;
   for (let r = 0; r < permutations; r++) {
-    for (let i = shuffled.length - 1; i > 0; i--) {
-      const j = Math.floor(rng() * (i + 1));
-      const t = shuffled[i]!;
-      shuffled[i] = shuffled[j]!;
-      shuffled[j] = t;
-    }
+    shuffle(shuffled, rng);
     // A tolerance so that ties with the observed maximum (e.g. a rate's few distinct values) count against it.
     if (maxStatistic(shuffled, minSegment).value >= observed.value * (1 - 1e-9)) atLeast++;
     if (atLeast >= enough) return { at: observed.at, p: 1 };
   }
   return { at: observed.at, p: (atLeast + 1) / (permutations + 1) };
+}
+
+/**
+ * The segment that ends the series, where a change is newest: three statistics, each with its permutation
+ * p-value, tested together by their weighted minimum, that minimum itself calibrated over the same
+ * permutations (nonparametric combination, Pesarin 2001; the min-p of Westfall & Young 1993), so exchangeable
+ * nights keep the level. The best split anywhere (as testSplit); the last m nights against all before
+ * (m = 1..recent), which sees a step from its first night; a creep starting within the last trendWindow
+ * nights (a hinge). The ends' tests weigh END_WEIGHTS: a recent step twice the others.
+ */
+function testSplitAtEnd(x: number[], o: Required<ChangePointOptions>, rng: () => number): { at: number; p: number } | null {
+  const { minSegment, permutations, recent, trendWindow } = o;
+  if (x.length < 2 * minSegment) return null;
+  const statistics = (v: readonly number[]) => [maxStatistic(v, minSegment), endStatistic(v, recent), trendStatistic(v, Math.max(minSegment, v.length - trendWindow))];
+  const observed = statistics(x);
+  if (Math.max(...observed.map((s) => s.value)) <= 1e-12 * (Math.abs(x[0]!) + 1)) return null;
+  const values = observed.map((s) => [s.value]);
+  // Stop once every statistic's own p-value over its weight is above alpha: the combined p-value is at
+  // least the smallest of those (Besag & Clifford 1991, as testSplit), so the decision is the same.
+  const atLeast = observed.map(() => 0);
+  const enough = END_WEIGHTS.map((w) => Math.floor(o.alpha * w * (permutations + 1)));
+  const shuffled = x.slice();
+  for (let r = 0; r < permutations; r++) {
+    shuffle(shuffled, rng);
+    statistics(shuffled).forEach((s, i) => {
+      values[i]!.push(s.value);
+      if (s.value >= observed[i]!.value * (1 - 1e-9)) atLeast[i]!++;
+    });
+    if (atLeast.every((a, i) => a >= enough[i]!)) return { at: -1, p: 1 };
+  }
+  const weighted = values.map((v, i) => upperShares(v).map((p) => p / END_WEIGHTS[i]!));
+  const minP = weighted[0]!.map((_, r) => Math.min(...weighted.map((w) => w[r]!)));
+  const p = minP.filter((m) => m <= minP[0]! * (1 + 1e-9)).length / (permutations + 1);
+  // The night: the best split (largest standardized CUSUM) among the nights of the statistic that found the
+  // change, and of the whole series' when it found it too: a step seen by both is placed where the whole
+  // series puts it, a creep at the split of its means.
+  const n = x.length;
+  const ranges: Array<[number, number]> = [[minSegment, n - minSegment], [Math.max(1, n - recent), n - 1], [Math.max(minSegment, n - trendWindow), n - 2]];
+  const best = weighted.reduce((b, w, i) => (w[0]! < weighted[b]![0]! ? i : b), 0);
+  return { at: bestSplitIn(x, weighted[0]![0]! <= o.alpha ? [ranges[best]!, ranges[0]!] : [ranges[best]!]), p };
+}
+
+/** The split k in the given ranges with the largest standardized CUSUM. */
+function bestSplitIn(x: readonly number[], ranges: ReadonlyArray<[number, number]>): number {
+  const n = x.length;
+  const mean = x.reduce((a, b) => a + b, 0) / n;
+  let s = 0;
+  let best = { at: -1, value: -1 };
+  for (let k = 1; k < n; k++) {
+    s += x[k - 1]! - mean;
+    if (!ranges.some(([from, to]) => k >= from && k <= to)) continue;
+    const value = Math.abs(s) / Math.sqrt((k * (n - k)) / n);
+    if (value > best.value) best = { at: k, value };
+  }
+  return best.at;
+}
+
+/** Weights of the best split anywhere, the last nights' step and the recent creep (chosen by bench/nights --series). */
+const END_WEIGHTS = [1, 2, 1] as const;
+
+/** For each value, the share of values (itself included) at least as large: its permutation p-value. */
+function upperShares(values: readonly number[]): number[] {
+  const sorted = Float64Array.from(values).sort();
+  return values.map((v) => {
+    const cut = v * (1 - 1e-9);
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid]! >= cut) hi = mid;
+      else lo = mid + 1;
+    }
+    return (sorted.length - lo) / sorted.length;
+  });
+}
+
+/** max over m = 1..recent of the standardized CUSUM at the split before the last m nights. */
+function endStatistic(x: readonly number[], recent: number): { at: number; value: number } {
+  const n = x.length;
+  let total = 0;
+  for (const v of x) total += v;
+  const mean = total / n;
+  let tail = 0;
+  let best = { at: -1, value: -1 };
+  for (let m = 1; m <= Math.min(recent, n - 1); m++) {
+    tail += x[n - m]! - mean;
+    const value = Math.abs(tail) / Math.sqrt((m * (n - m)) / n);
+    if (value > best.value) best = { at: n - m, value };
+  }
+  return best;
+}
+
+/**
+ * max over k >= from of the standardized slope of a hinge at k (0 before night k, then 1, 2, ...): a level
+ * that starts to creep on night k. Its projection on the centred series over its norm, as the CUSUM's.
+ */
+function trendStatistic(x: readonly number[], from: number): { at: number; value: number } {
+  const n = x.length;
+  let total = 0;
+  for (const v of x) total += v;
+  const mean = total / n;
+  let sumY = 0;
+  let sumTY = 0;
+  let best = { at: -1, value: -1 };
+  for (let k = n - 1; k >= from; k--) {
+    const y = x[k]! - mean;
+    sumY += y;
+    sumTY += k * y;
+    const m = n - k;
+    if (m < 2) continue;
+    // hinge h_t = t - k + 1 for t >= k: sum h = m(m+1)/2, sum h^2 = m(m+1)(2m+1)/6
+    const sh = (m * (m + 1)) / 2;
+    const norm = Math.sqrt((m * (m + 1) * (2 * m + 1)) / 6 - (sh * sh) / n);
+    const value = Math.abs(sumTY - (k - 1) * sumY) / norm;
+    if (value > best.value) best = { at: k, value };
+  }
+  return best;
+}
+
+function shuffle(x: number[], rng: () => number): void {
+  for (let i = x.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    const t = x[i]!;
+    x[i] = x[j]!;
+    x[j] = t;
+  }
 }
 
 /** max over k of |S_k - k mean| / sqrt(k (n - k) / n): the standardized CUSUM (a two-sample z up to the spread). */

@@ -25,6 +25,13 @@ describe('change points in a nightly series', () => {
     expect(detectChangePoints(x, { seed: 2 }).changePoints.map((c) => c.index)).toEqual([60]);
   });
 
+  it('finds a step at the end of the series from its first night', () => {
+    const x = noise(6, 61).map((v, i) => v + (i >= 60 ? 6 : 0));
+    expect(detectChangePoints(x, { seed: 6 }).changePoints.map((c) => c.index)).toEqual([60]);
+    const y = noise(8, 62).map((v, i) => v + (i >= 60 ? 5 : 0));
+    expect(detectChangePoints(y, { seed: 8 }).changePoints.map((c) => c.index)).toEqual([60]);
+  });
+
   it('finds a slow creep', () => {
     const x = noise(3, 90).map((v, i) => v + (i >= 70 ? 0.25 * (i - 69) : 0));
     const found = detectChangePoints(x, { seed: 3 }).changePoints;
@@ -37,6 +44,42 @@ describe('change points in a nightly series', () => {
     for (let s = 0; s < 100; s++) falses += detectChangePoints(noise(100 + s, 90), { seed: s }).changePoints.length;
     // alpha 0.05 a series: expected about 5 of 100, 12 would be far above (binomial p < 0.01).
     expect(falses).toBeLessThanOrEqual(12);
+  });
+
+  it('on nights shaped like the nightly suite, finds a recent drop or creep in time and keeps false points rare', () => {
+    // 30 questions x 2 a night: 40 askings passing at 0.95, 20 (flaky) at 0.475 (0.175 after a 10-point
+    // drop); the log median latency varies 4.7% a night (bench/nights --series measures the real model).
+    const rng = mulberry32(31);
+    const passRate = (dropped: boolean) => {
+      let passed = 0;
+      for (let i = 0; i < 60; i++) passed += rng() < (i < 40 ? 0.95 : dropped ? 0.175 : 0.475) ? 1 : 0;
+      return passed / 60;
+    };
+    const z = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+    const foundWithin = (x: number[], mornings: number, seed: number) => {
+      for (let seen = 1; seen <= mornings; seen++) if (detectChangePoints(x.slice(0, 80 + seen), { seed }).changePoints.some((c) => c.index >= 78)) return true;
+      return false;
+    };
+    const histories = 40;
+    let drops = 0;
+    let creeps = 0;
+    let anyFalse = 0;
+    let manyFalse = 0;
+    for (let h = 0; h < histories; h++) {
+      if (foundWithin(Array.from({ length: 83 }, (_, i) => passRate(i >= 80)), 3, h)) drops++;
+      if (foundWithin(Array.from({ length: 90 }, (_, i) => 0.047 * z() + (i >= 80 ? 0.01 * (i - 79) : 0)), 10, h)) creeps++;
+      for (const x of [Array.from({ length: 90 }, () => passRate(false)), Array.from({ length: 90 }, () => 0.047 * z())]) {
+        const found = detectChangePoints(x, { seed: h }).changePoints.length;
+        if (found > 0) anyFalse++;
+        if (found > 1) manyFalse++;
+      }
+    }
+    // 34 and 35 of 40 found; binary segmentation alone (3 nights on either side) found 28 and 33.
+    expect(drops).toBeGreaterThanOrEqual(32);
+    expect(creeps).toBeGreaterThanOrEqual(35);
+    // 80 null series tested at 5%: about 4 expected.
+    expect(anyFalse).toBeLessThanOrEqual(9);
+    expect(manyFalse).toBeLessThanOrEqual(1);
   });
 
   it('a constant series and skipped nights: nothing found, indexes count the skipped nights', () => {
