@@ -84,9 +84,14 @@ describe('report --history N, whole', () => {
     const digest = (x: unknown) => createHash('sha256').update(typeof x === 'string' ? x : JSON.stringify(x)).digest('hex').slice(0, 16);
     const grid = whole.questions as { rows: Array<{ id: string; target: string; flaky: boolean; step: unknown; quarantined: boolean; cells: Array<{ edited: boolean } | null> }> };
     const marks = grid.rows.filter((r) => r.flaky || r.step !== null || r.quarantined || r.cells.some((c) => c?.edited)).length;
-    const changes = (whole.changePoints as { changes: unknown[] }).changes.length;
-    expect({ rows: (whole.rows as unknown[]).length, marks, changes, json: digest(whole), text: digest(text), csv: digest(csv) }).toEqual(PINNED);
+    const { changePoints, ...read } = whole;
+    const changes = (changePoints as { changes: unknown[] }).changes.length;
+    // What the readers found (pinned from the code before the one pass) apart from what the detection made of it.
+    expect({ rows: (whole.rows as unknown[]).length, marks, read: digest(read) }).toEqual(READ);
+    expect({ changes, changePoints: digest(changePoints), text: digest(text), csv: digest(csv) }).toEqual(DETECTED);
   });
 });
 
-const PINNED = { rows: 26, marks: 13, changes: 44, json: '5f97615f27ad204b', text: 'd4f660140734b7ec', csv: '090b54b035c66b67' };
+const READ = { rows: 26, marks: 13, read: 'a77d86f58f3fc29c' };
+// Pinned with the detection that also tests the newest nights (docs/statistics.md).
+const DETECTED = { changes: 44, changePoints: 'facd72c42dfa75c1', text: '3d5118a59a169bc5', csv: '090b54b035c66b67' };
