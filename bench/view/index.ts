@@ -48,7 +48,7 @@ try {
   const counted = new Database(db, { readonly: true });
   const size = counted.prepare("SELECT (SELECT count(*) FROM items WHERE run_id = 1) AS items, (SELECT count(*) FROM turns WHERE run_id = 1) AS turns").get() as { items: number; turns: number };
   counted.close();
-  const [serve] = transpile('view-bench', ['bench/view/serve.ts']);
+  const [serve] = transpile('view-bench', ['bench/view/serve.ts', 'src/view/report-worker.ts']);
   const loadBefore = load();
   const server = spawn(process.execPath, [serve!, db], { stdio: ['ignore', 'pipe', 'inherit'] });
   // Never left serving when the benchmark fails.

@@ -32,6 +32,9 @@ const CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 's
 
 const HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' } as const;
 
+/** The viewer's page cache: its pages read a few index pages each; SQLite's 16 MB would be most of its memory at rest. */
+const VIEW_PAGE_CACHE_KIB = 4096;
+
 /** Opens the database for reading only: a missing file, another program's, a newer or an older schema are named. */
 export function openForViewing(file: string): Store {
   if (!existsSync(file)) throw new UsageError(`no results database at ${file}: run a suite first (npx dsbench run), or pass --db with the database's path.`);
@@ -46,7 +49,7 @@ export function openForViewing(file: string): Store {
   if (version < latestVersion() && version > 0) {
     throw new UsageError(`results database ${file} was written by an older dsbench (schema ${version}, this one reads ${latestVersion()}); view never writes, so upgrade it once with: npx dsbench runs --db ${file}`);
   }
-  return openStore(file, { readOnly: true });
+  return openStore(file, { readOnly: true, pageCacheKiB: VIEW_PAGE_CACHE_KIB });
 }
 
 export async function startViewer(options: ViewOptions): Promise<ViewServer> {
@@ -116,7 +119,7 @@ export async function startViewer(options: ViewOptions): Promise<ViewServer> {
       live.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      pages.close();
+      await pages.close();
       store.close();
       removeOwnWal(options.db, created);
     },
