@@ -1,4 +1,5 @@
 import { redact } from '../redact.js';
+import { VIEW_CSS, VIEW_JS_PATH } from './assets.js';
 
 // Pages are HTML strings built with `html`: every interpolated value is escaped (and redacted) unless it
 // is already a `SafeHtml` made here, so a server's text can never become markup.
@@ -61,8 +62,8 @@ export function page(layout: Layout): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${layout.title} · dsbench</title>
-<link rel="stylesheet" href="/assets/view.css">
-<script src="/assets/view.js" defer></script>
+<style>${trusted(VIEW_CSS)}</style>
+<script src="${VIEW_JS_PATH}" defer></script>
 </head>
 <body${layout.live === undefined ? '' : trusted(` data-live-run="${layout.live}"`)}>
 <a class="skip" href="#app">Skip to content</a>
