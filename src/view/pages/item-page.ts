@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { type TurnGrading, turnGradingLookup } from '../../store/grade-queries.js';
 import type { RunRecord } from '../../store/queries.js';
 import { type StoredTurn } from '../../store/item-rows.js';
+import { type TraceRow, itemTraces } from '../../store/trace-readers.js';
 import { type ViewedItem, sameQuestionElsewhere, viewedItem } from '../../store/view-queries.js';
 import { type SafeHtml, fmtMs, html } from '../html.js';
 import { renderMarkdown } from '../markdown.js';
@@ -13,6 +14,19 @@ import { renderMarkdown } from '../markdown.js';
 function link(href: string, text: string): SafeHtml {
   // Only web addresses become links; anything else a server sent stays text.
   return /^https?:\/\//i.test(href) ? html`<a href="${href}" rel="noopener noreferrer nofollow" target="_blank">${text}</a>` : html`${text}`;
+}
+
+/** A kept trace as a link to the instance's trace view (`run --trace`); its id as text when no web address came. */
+function traceLink(trace: TraceRow): SafeHtml {
+  const what = `${trace.operation}${trace.turn === null ? '' : ` of turn ${trace.turn}`}`;
+  return html`${trace.url ? link(trace.url, `trace ${trace.traceId}`) : html`trace ${trace.traceId}`} <span class="muted">${what}${trace.note ? `; ${trace.note}` : ''}</span>`;
+}
+
+function tracesHtml(traces: readonly TraceRow[]): SafeHtml {
+  if (traces.length === 0) return html``;
+  // The first is the item's link (its create's trace holds the whole conversation on an instance that joins them).
+  const [first, ...rest] = traces as [TraceRow, ...TraceRow[]];
+  return html`<p class="meta trace">Trace: ${traceLink(first)}</p>${rest.length > 0 ? html`<details><summary>${rest.length} more trace${rest.length === 1 ? '' : 's'} of its requests</summary><ul class="traces">${rest.map((t) => html`<li>${traceLink(t)}</li>`)}</ul></details>` : ''}`;
 }
 
 function sourcesHtml(turn: StoredTurn, grading: TurnGrading | undefined): SafeHtml {
@@ -69,6 +83,7 @@ export function itemPage(db: Database.Database, run: RunRecord, key: string): { 
   const search = item.search;
   const body = html`<h1>${item.id}${item.repeat > 1 ? ` #${item.repeat}` : ''} <span class="state ${item.outcome ?? item.status}">${item.outcome ?? item.status}</span></h1>
 <p class="meta">${item.kind} on ${item.target}${item.tags.length > 0 ? `, tags ${item.tags.join(', ')}` : ''}${item.startedAt ? `, started ${item.startedAt}` : ''}${item.endedAt ? `, ended ${item.endedAt}` : ''}${item.conversationRef ? `, conversation ${item.conversationRef}` : ''}</p>
+${tracesHtml(itemTraces(db, run.id, key))}
 ${item.message ? html`<p class="bad" role="alert">${item.message}</p>` : ''}
 ${checksHtml(item)}
 ${search ? html`<section class="turn"><h3>Search</h3><pre>${search.query}</pre><p>${search.verdict}: ${search.matchCount ?? 'no'} matches${search.exhaustive === null ? '' : search.exhaustive ? ', exhaustive' : ', not exhaustive'}${search.durationMs === null ? '' : `, ${fmtMs(search.durationMs)}`}</p>${search.alert ? html`<p>Alert: ${search.alert}</p>` : ''}${search.error ? html`<p class="bad">${search.error}</p>` : ''}</section>` : ''}
