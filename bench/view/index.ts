@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { benchArgs, chromiumPath, launchBrowser, load, spread } from '../lib/browser-bench.js';
-import { transpile } from '../lib/transpile.js';
+import { transpile, transpiledDir } from '../lib/transpile.js';
 import { generate } from '../report/generate.js';
 
 const { items, rounds, option } = benchArgs();
@@ -38,6 +38,7 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-view-bench-'));
+const transpiled = `view-bench-${process.pid}`;
 try {
   const db = option('db') ?? path.join(dir, 'bench.db');
   if (!existsSync(db)) {
@@ -48,7 +49,8 @@ try {
   const counted = new Database(db, { readonly: true });
   const size = counted.prepare("SELECT (SELECT count(*) FROM items WHERE run_id = 1) AS items, (SELECT count(*) FROM turns WHERE run_id = 1) AS turns").get() as { items: number; turns: number };
   counted.close();
-  const [serve] = transpile('view-bench', ['bench/view/serve.ts', 'src/view/report-worker.ts']);
+  // A folder of this process's own: node_modules (and its cache) may be shared by several checkouts.
+  const [serve] = transpile(transpiled, ['bench/view/serve.ts', 'src/view/report-worker.ts']);
   const loadBefore = load();
   const server = spawn(process.execPath, [serve!, db], { stdio: ['ignore', 'pipe', 'inherit'] });
   // Never left serving when the benchmark fails.
@@ -108,4 +110,5 @@ try {
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(transpiledDir(transpiled), { recursive: true, force: true });
 }

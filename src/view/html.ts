@@ -37,6 +37,11 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): SafeHtm
   return new SafeHtml(out);
 }
 
+/** An address a server sent, as a link opened apart without the referrer: only http(s) becomes a link, anything else stays its text. */
+export function externalLink(href: string, text: string): SafeHtml {
+  return /^https?:\/\//i.test(href) ? html`<a href="${href}" rel="noopener noreferrer nofollow" target="_blank">${text}</a>` : html`${text}`;
+}
+
 /** HTML made elsewhere and known safe (the Markdown renderer's output). */
 export function trusted(text: string): SafeHtml {
   return new SafeHtml(text);

@@ -34,12 +34,16 @@ describe('trace links in the viewer', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('links an item\'s traces on its page; other addresses stay text', async () => {
+  it('links an item\'s traces on its page and in the run\'s list; other addresses stay text', async () => {
     const text = await (await fetch(`${viewer.url}/runs/1/items/${encodeURIComponent('prod/question/q1/0')}`)).text();
     expect(text).toContain('Trace: <a href="https://sg.example.com/-/debug/jaeger/trace/abc123" rel="noopener noreferrer nofollow" target="_blank">trace abc123</a>');
     expect(text).toContain('trace evil9');
     expect(text).not.toMatch(/href="javascript:/i);
     expect(text).toContain('trace def456 <span class="muted">follow-up of turn 1; X-Trace-URL was not a URL</span>');
+    // The run's item list links each traced item's trace beside it.
+    const list = await (await fetch(`${viewer.url}/runs/1`)).text();
+    expect(list).toContain('<span class="trace"><a href="https://sg.example.com/-/debug/jaeger/trace/abc123" rel="noopener noreferrer nofollow" target="_blank">trace</a></span>');
+    expect(list.match(/class="trace"/g)).toHaveLength(1);
     const untraced = await (await fetch(`${viewer.url}/runs/1/items/${encodeURIComponent('prod/question/q2/0')}`)).text();
     expect(untraced).not.toContain('Trace:');
   });

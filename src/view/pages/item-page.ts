@@ -4,22 +4,17 @@ import type { RunRecord } from '../../store/queries.js';
 import { type StoredTurn } from '../../store/item-rows.js';
 import { type TraceRow, itemTraces } from '../../store/trace-readers.js';
 import { type ViewedItem, sameQuestionElsewhere, viewedItem } from '../../store/view-queries.js';
-import { type SafeHtml, fmtMs, html } from '../html.js';
+import { type SafeHtml, externalLink, fmtMs, html } from '../html.js';
 import { renderMarkdown } from '../markdown.js';
 
 // `/runs/<id>/items/<key>`: one item with everything recorded of it: each turn's question and answer
 // (Markdown, rendered inert), sources with each checked citation's verdict, checks, the judge's grades,
 // errors, timings and polls, and the same question in the suite's other runs.
 
-function link(href: string, text: string): SafeHtml {
-  // Only web addresses become links; anything else a server sent stays text.
-  return /^https?:\/\//i.test(href) ? html`<a href="${href}" rel="noopener noreferrer nofollow" target="_blank">${text}</a>` : html`${text}`;
-}
-
 /** A kept trace as a link to the instance's trace view (`run --trace`); its id as text when no web address came. */
 function traceLink(trace: TraceRow): SafeHtml {
   const what = `${trace.operation}${trace.turn === null ? '' : ` of turn ${trace.turn}`}`;
-  return html`${trace.url ? link(trace.url, `trace ${trace.traceId}`) : html`trace ${trace.traceId}`} <span class="muted">${what}${trace.note ? `; ${trace.note}` : ''}</span>`;
+  return html`${trace.url ? externalLink(trace.url, `trace ${trace.traceId}`) : html`trace ${trace.traceId}`} <span class="muted">${what}${trace.note ? `; ${trace.note}` : ''}</span>`;
 }
 
 function tracesHtml(traces: readonly TraceRow[]): SafeHtml {
@@ -35,7 +30,7 @@ function sourcesHtml(turn: StoredTurn, grading: TurnGrading | undefined): SafeHt
   if (turn.sources.length === 0 && extra.length === 0) return html``;
   const row = (linkText: string, label: string, type: string) => {
     const c = cited.get(linkText);
-    return html`<li>${link(linkText, label || linkText)} <span class="muted">${type}</span>${c ? html` <span class="citation ${c.status}">${c.status}</span>${c.reason ? html` <span class="muted">${c.reason}</span>` : ''}` : ''}</li>`;
+    return html`<li>${externalLink(linkText, label || linkText)} <span class="muted">${type}</span>${c ? html` <span class="citation ${c.status}">${c.status}</span>${c.reason ? html` <span class="muted">${c.reason}</span>` : ''}` : ''}</li>`;
   };
   return html`<h4>Sources</h4><ul class="sources">${turn.sources.map((s) => row(s.link, s.label, s.type))}${extra.map((c) => row(c.link, c.link, 'cited in the answer'))}</ul>`;
 }

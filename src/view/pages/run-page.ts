@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { RunRecord } from '../../store/queries.js';
 import { ITEM_SORTS, type ItemPageQuery, type ItemSort, type SortKeys, itemFacets, itemPage, sortKeys } from '../../store/view-queries.js';
-import { type SafeHtml, fmtMs, html, queryString } from '../html.js';
+import { type SafeHtml, externalLink, fmtMs, html, queryString } from '../html.js';
 import type { RunCache } from '../run-cache.js';
 
 // `/runs/<id>`: the run's figures (sections of report.md, from the same code and data) and its items, a page
@@ -56,7 +56,7 @@ function itemsHtml(db: Database.Database, runId: number, params: RunPageParams, 
 ${page < pages ? html`<a href="${link(page + 1)}" rel="next">next →</a>` : ''}</nav>`;
   const body = rows.map(
     (r) => html`<tr>
-<td><a href="/runs/${runId}/items/${encodeURIComponent(r.key)}">${r.id}</a>${r.repeat > 1 ? html` <span class="muted">#${r.repeat}</span>` : ''}</td>
+<td><a href="/runs/${runId}/items/${encodeURIComponent(r.key)}">${r.id}</a>${r.repeat > 1 ? html` <span class="muted">#${r.repeat}</span>` : ''}${r.traceUrl ? html` <span class="trace">${externalLink(r.traceUrl, 'trace')}</span>` : ''}</td>
 <td><span class="state ${r.state}">${r.state}</span></td>
 <td>${r.checks === 0 ? '' : r.checksFailed > 0 ? html`<span class="bad">${r.checksFailed} of ${r.checks} failed</span>` : html`<span class="good">${r.checks} passed</span>`}</td>
 <td class="num">${fmtMs(r.serverMs)}</td><td class="num">${r.credits ?? ''}</td>
