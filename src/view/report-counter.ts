@@ -19,8 +19,8 @@ export interface CountedReport {
   page: string;
 }
 
-/** The worker's V8 heap; the report holds about 36 bytes a question (100,000 items: a few MB) and its tables. */
-export const WORKER_HEAP_MB = 64;
+/** The cap on the worker's V8 heap: a count of 100,000 items uses about 45 MB of memory in all (bench/view/RESULTS.md); the cap leaves room for runs several times larger and stops a runaway one. */
+export const WORKER_HEAP_MB = 256;
 
 const here = fileURLToPath(import.meta.url);
 // Beside this module: report-worker.ts from the sources, report-worker.js when built (scripts/build.ts).
