@@ -119,7 +119,8 @@ export async function buildCli(outdir: string): Promise<BuiltInputs> {
   rmSync(outdir, { recursive: true, force: true });
   const result = await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: ['src/cli/main.ts'],
+    // The viewer's report worker is a file of its own, beside the chunk that starts it (src/view/report-counter.ts).
+    entryPoints: ['src/cli/main.ts', { in: 'src/view/report-worker.ts', out: 'chunks/report-worker' }],
     outdir,
     outbase: 'src',
     chunkNames: 'chunks/[name]-[hash]',

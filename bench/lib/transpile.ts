@@ -17,8 +17,13 @@ const IMPORT = /(?:(?:import|export)\s[^'"]*?from\s+|\bimport\(\s*|\bimport\s+)[
  * returns the entries' output paths. Each benchmark has its own `name`, so one starting does not wipe
  * the files from under another.
  */
+/** Where `transpile(name, …)` writes. */
+export function transpiledDir(name: string): string {
+  return join(ROOT, 'node_modules', '.cache', name);
+}
+
 export function transpile(name: string, entries: string[]): string[] {
-  const OUT = join(ROOT, 'node_modules', '.cache', name);
+  const OUT = transpiledDir(name);
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   // The project's package.json makes the output ESM, and src/version.ts reads it relative to itself.

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { benchArgs, chromiumPath, launchBrowser, load, spread } from '../lib/browser-bench.js';
-import { transpile } from '../lib/transpile.js';
+import { transpile, transpiledDir } from '../lib/transpile.js';
 import { generate } from '../report/generate.js';
 
 const { items, rounds, option } = benchArgs();
@@ -38,6 +38,7 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'dsbench-view-bench-'));
+const transpiled = `view-bench-${process.pid}`;
 try {
   const db = option('db') ?? path.join(dir, 'bench.db');
   if (!existsSync(db)) {
@@ -48,7 +49,8 @@ try {
   const counted = new Database(db, { readonly: true });
   const size = counted.prepare("SELECT (SELECT count(*) FROM items WHERE run_id = 1) AS items, (SELECT count(*) FROM turns WHERE run_id = 1) AS turns").get() as { items: number; turns: number };
   counted.close();
-  const [serve] = transpile('view-bench', ['bench/view/serve.ts']);
+  // A folder of this process's own: node_modules (and its cache) may be shared by several checkouts.
+  const [serve] = transpile(transpiled, ['bench/view/serve.ts', 'src/view/report-worker.ts']);
   const loadBefore = load();
   const server = spawn(process.execPath, [serve!, db], { stdio: ['ignore', 'pipe', 'inherit'] });
   // Never left serving when the benchmark fails.
@@ -58,8 +60,8 @@ try {
     server.once('exit', (code) => reject(new Error(`the viewer exited (${code}) before serving`)));
   });
   const idle = memoryOf(server.pid!);
-  const context = await launchBrowser(executable, dir);
   const key = encodeURIComponent('prod/question/q42/0');
+  const context = await launchBrowser(executable, dir);
   const pages: Record<string, string> = {
     run: '/runs/1',
     item: `/runs/1/items/${key}`,
@@ -69,8 +71,16 @@ try {
   };
   const paint: Record<string, number[]> = Object.fromEntries(Object.keys(pages).map((k) => [k, []]));
   const served: Record<string, number[]> = Object.fromEntries(Object.keys(pages).map((k) => [k, []]));
-  // The run's figures read every turn, once per run: counted first, on their own.
-  const figuresFirst = await timedGet(`${url}/runs/1/figures`);
+  // The run's figures read every turn, once per run: counted first, in a worker; meanwhile an item page is
+  // asked for once a second, each answer timed (the server's thread stays free while they are counted).
+  let counting = true;
+  const figuresCounted = timedGet(`${url}/runs/1/figures`).finally(() => (counting = false));
+  const whileCounting: number[] = [];
+  while (counting) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (counting) whileCounting.push(await timedGet(`${url}/runs/1/items/${key}?counting=${whileCounting.length}`));
+  }
+  const figuresFirst = await figuresCounted;
   const figuresKept = await timedGet(`${url}/runs/1/figures?again`);
   try {
     for (let i = 0; i < rounds; i++) {
@@ -104,8 +114,10 @@ try {
       `| page | first contentful paint | server time (whole page) |\n|---|---|---|\n` +
       Object.keys(pages).map((name) => `| ${name} (\`${pages[name]}\`) | ${cell(paint[name]!)} | ${cell(served[name]!)} |`).join('\n') +
       `\n| figures (\`/runs/1/figures\`, the report's sections) | fetched after the first paint | ${figuresFirst.toFixed(0)} ms counted, then ${figuresKept.toFixed(0)} ms kept |` +
+      `\n\nWhile the figures were counted, the item page (one GET a second) answered in ${whileCounting.length > 0 ? spread(whileCounting, 'ms') : 'no time: the count ended within a second'} (${whileCounting.length} answers).` +
       `\n\nThe viewer's process: ${idle.rss.toFixed(0)} MB resident when started, ${after.rss.toFixed(0)} MB after every page, ${after.peak.toFixed(0)} MB at its peak.\n`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(transpiledDir(transpiled), { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { itemQuality, type ItemQualityRow } from '../store/quality-queries.js';
+import { type ItemQualityRow, iterateItemQuality } from '../store/quality-queries.js';
 import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from '../stats/bootstrap.js';
 import { QUARANTINE_TAG } from './compare/quarantine.js';
 import { NO_RATE, type RateEstimate, clusteredRate } from '../stats/cluster-rate.js';
@@ -51,10 +51,10 @@ interface Cluster {
 }
 
 export function runQuality(db: Database.Database, runId: number, bootstrap: BootstrapOptions = DEFAULT_BOOTSTRAP): RunQuality {
-  return qualityOf(itemQuality(db, runId), bootstrap);
+  return qualityOf(iterateItemQuality(db, runId), bootstrap);
 }
 
-export function qualityOf(items: readonly ItemQualityRow[], bootstrap: BootstrapOptions): RunQuality {
+export function qualityOf(items: Iterable<ItemQualityRow>, bootstrap: BootstrapOptions): RunQuality {
   const clusters = new Map<string, Cluster>();
   for (const item of items) {
     const key = `${item.target}\u0000${item.kind}\u0000${item.suiteItemId}`;

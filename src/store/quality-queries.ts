@@ -20,10 +20,7 @@ export interface ItemQualityRow {
   errored: 0 | 1;
 }
 
-export function itemQuality(db: Database.Database, runId: number): ItemQualityRow[] {
-  return db
-    .prepare(
-      `SELECT i.target, i.kind, i.suite_item_id AS suiteItemId, i.repeat, i.tags_json AS tagsJson,
+const ITEM_QUALITY_SQL = `SELECT i.target, i.kind, i.suite_item_id AS suiteItemId, i.repeat, i.tags_json AS tagsJson,
         (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key) AS expectPassed,
         coalesce((SELECT sum(g.score) FROM grades g WHERE g.run_id = i.run_id AND g.item_key = i.key AND g.status = 'graded'), 0) AS scoreSum,
         (SELECT count(*) FROM grades g WHERE g.run_id = i.run_id AND g.item_key = i.key AND g.status = 'graded') AS scored,
@@ -31,9 +28,15 @@ export function itemQuality(db: Database.Database, runId: number): ItemQualityRo
         (SELECT count(*) FROM citations c WHERE c.run_id = i.run_id AND c.item_key = i.key AND c.status IN ('valid', 'invalid')) AS citationsChecked,
         (i.outcome IN ('error', 'canceled', 'timeout', 'client_error', 'http_error', 'truncated')) AS errored
       FROM items i WHERE i.run_id = ? AND i.status NOT IN ('pending', 'running', 'skipped')
-      ORDER BY i.target, i.kind, i.suite_item_id, i.repeat`,
-    )
-    .all(runId) as ItemQualityRow[];
+      ORDER BY i.target, i.kind, i.suite_item_id, i.repeat`;
+
+export function itemQuality(db: Database.Database, runId: number): ItemQualityRow[] {
+  return db.prepare(ITEM_QUALITY_SQL).all(runId) as ItemQualityRow[];
+}
+
+/** The same rows one at a time: a run's quality is summed as they come, none of them held. */
+export function iterateItemQuality(db: Database.Database, runId: number): IterableIterator<ItemQualityRow> {
+  return db.prepare(ITEM_QUALITY_SQL).iterate(runId) as IterableIterator<ItemQualityRow>;
 }
 
 export interface ItemLatencyRow {

@@ -45,7 +45,7 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     db = new Database(file);
     configure(db, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
-    if (options.pageCacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(options.pageCacheKiB))}`);
+    setPageCache(db, options);
     checkVersion(db, file, migrations);
     migrate(db, migrations);
     return new SqliteStore(file, db);
@@ -53,6 +53,10 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
     db?.close();
     throw storageErrorFrom(err, file) ?? err;
   }
+}
+
+function setPageCache(db: Database.Database, options: StoreOptions): void {
+  if (options.pageCacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(options.pageCacheKiB))}`);
 }
 
 /**
@@ -64,6 +68,7 @@ function openReadOnly(file: string, options: StoreOptions, migrations: readonly 
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
+    setPageCache(db, options);
     checkVersion(db, file, migrations);
     const behind = schemaVersion(db) < latestVersion(migrations);
     if (!behind) return new SqliteStore(file, db);

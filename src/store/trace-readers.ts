@@ -12,6 +12,14 @@ export function runTraces(db: Database.Database, runId: number): TraceRow[] {
   return db.prepare(`SELECT ${selectList(TRACES)} FROM traces WHERE run_id = ? ORDER BY rowid`).all(runId).map(readTrace);
 }
 
+/** The traces one item kept: its link first (its create's or its search's), then by turn, as recorded. */
+export function itemTraces(db: Database.Database, runId: number, itemKey: string): TraceRow[] {
+  return db
+    .prepare(`SELECT ${selectList(TRACES)} FROM traces WHERE run_id = ? AND item_key = ? ORDER BY operation NOT IN ('create', 'search'), turn, rowid`)
+    .all(runId, itemKey)
+    .map(readTrace);
+}
+
 /**
  * Each item's link: its first turn's send (a create's trace holds the whole conversation), else its search's,
  * else the first trace it kept; by item key.

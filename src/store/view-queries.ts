@@ -42,6 +42,8 @@ export interface ItemListRow {
   credits: number | null;
   question: string | null;
   endedAt: string | null;
+  /** The item's trace link (run --trace): its create's or its search's trace, as the reports pick it. */
+  traceUrl: string | null;
 }
 
 /** SQL orders of the sorts the database does itself; latency and credits sort by keys kept per run (sortKeys). */
@@ -140,7 +142,8 @@ export function itemPage(db: Database.Database, runId: number, query: ItemPageQu
       (SELECT count(*) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key AND e.passed = 0) AS checksFailed,
       coalesce((SELECT sum(t.server_ms) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key), (SELECT s.duration_ms FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key)) AS server_ms,
       (SELECT sum(t.credits) FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key) AS credits,
-      coalesce((SELECT t.text FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key ORDER BY t.turn LIMIT 1), (SELECT s.query FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key)) AS question
+      coalesce((SELECT t.text FROM turns t WHERE t.run_id = i.run_id AND t.item_key = i.key ORDER BY t.turn LIMIT 1), (SELECT s.query FROM searches s WHERE s.run_id = i.run_id AND s.item_key = i.key)) AS question,
+      (SELECT x.url FROM traces x WHERE x.run_id = i.run_id AND x.item_key = i.key ORDER BY x.operation NOT IN ('create', 'search'), x.turn, x.rowid LIMIT 1) AS traceUrl
     FROM items i WHERE i.run_id = @runId AND i.position IN (SELECT value FROM json_each(@positions))`;
   type Read = Omit<ItemListRow, 'tags' | 'serverMs'> & { position: number; tags: string; server_ms: number | null };
   const byPosition = new Map((db.prepare(sql).all({ runId, positions: JSON.stringify(positions) }) as Read[]).map((r) => [r.position, r]));

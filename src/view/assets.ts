@@ -1,5 +1,8 @@
-// The viewer's style sheet and script, served from /assets/ (the page's Content-Security-Policy allows no
-// inline script or style). The script only follows live changes; every page works without it.
+import { createHash } from 'node:crypto';
+
+// The viewer's style sheet, inlined in every page (its Content-Security-Policy allows it by its hash), and its
+// script, served from /assets/ (no inline script is allowed). The script only follows live changes and fills
+// parts counted after the first paint; every page works without it.
 
 export const VIEW_CSS = `
 :root { color-scheme: light dark; --fg: #1f2328; --bg: #ffffff; --muted: #59636e; --line: #d1d9e0; --good: #1a7f37; --bad: #cf222e; --warn: #9a6700; --accent: #0969da; --panel: #f6f8fa; }
@@ -89,3 +92,6 @@ export const VIEW_JS = `
   document.addEventListener('focusout', function () { if (again) { again = false; setTimeout(refresh, 0); } });
 })();
 `;
+
+/** The script's address names its content, so a browser keeps it across pages and a new dsbench's is fetched anew. */
+export const VIEW_JS_PATH = `/assets/view.js?v=${createHash('sha256').update(VIEW_JS).digest('hex').slice(0, 12)}`;

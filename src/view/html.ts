@@ -1,4 +1,5 @@
 import { redact } from '../redact.js';
+import { VIEW_CSS, VIEW_JS_PATH } from './assets.js';
 
 // Pages are HTML strings built with `html`: every interpolated value is escaped (and redacted) unless it
 // is already a `SafeHtml` made here, so a server's text can never become markup.
@@ -36,6 +37,11 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): SafeHtm
   return new SafeHtml(out);
 }
 
+/** An address a server sent, as a link opened apart without the referrer: only http(s) becomes a link, anything else stays its text. */
+export function externalLink(href: string, text: string): SafeHtml {
+  return /^https?:\/\//i.test(href) ? html`<a href="${href}" rel="noopener noreferrer nofollow" target="_blank">${text}</a>` : html`${text}`;
+}
+
 /** HTML made elsewhere and known safe (the Markdown renderer's output). */
 export function trusted(text: string): SafeHtml {
   return new SafeHtml(text);
@@ -61,8 +67,8 @@ export function page(layout: Layout): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${layout.title} · dsbench</title>
-<link rel="stylesheet" href="/assets/view.css">
-<script src="/assets/view.js" defer></script>
+<style>${trusted(VIEW_CSS)}</style>
+<script src="${VIEW_JS_PATH}" defer></script>
 </head>
 <body${layout.live === undefined ? '' : trusted(` data-live-run="${layout.live}"`)}>
 <a class="skip" href="#app">Skip to content</a>

@@ -1,13 +1,13 @@
-import { reportData } from '../report/report.js';
 import { type RunRecord, findRun } from '../store/queries.js';
 import type { Store } from '../store/store.js';
-import type { html } from './html.js';
+import { type SafeHtml, type html, trusted } from './html.js';
 import { comparePage } from './pages/compare-page.js';
 import { GeneratedPages } from './pages/generated.js';
 import { HISTORY_NIGHTS, historyPage } from './pages/history-page.js';
 import { itemPage } from './pages/item-page.js';
-import { figuresHtml, reportPage, runPage } from './pages/run-page.js';
+import { runPage } from './pages/run-page.js';
 import { runsPage } from './pages/runs-page.js';
+import { type CountedReport, ReportCounter } from './report-counter.js';
 import { RunCache } from './run-cache.js';
 
 // The viewer's pages by address: which reader makes which page, and what is kept between requests.
@@ -20,6 +20,7 @@ export class ViewPages {
   private readonly made: GeneratedPages;
   // A run's report reads every turn, its sort keys too: kept while the run is unchanged.
   private readonly runs: RunCache;
+  private readonly counter: ReportCounter;
 
   constructor(
     private readonly store: Store,
@@ -27,6 +28,7 @@ export class ViewPages {
   ) {
     this.made = new GeneratedPages(dbPath);
     this.runs = new RunCache(store.db);
+    this.counter = new ReportCounter(dbPath);
   }
 
   /** The database changed: what was made from it is stale. */
@@ -34,7 +36,8 @@ export class ViewPages {
     this.made.clear();
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    await this.counter.close();
     this.made.close();
   }
 
@@ -70,14 +73,14 @@ export class ViewPages {
     return text;
   }
 
-  private runRoute(id: number, itemKey: string | undefined, part: string | undefined, params: Record<string, string>): Page {
+  private async runRoute(id: number, itemKey: string | undefined, part: string | undefined, params: Record<string, string>): Promise<Page> {
     const db = this.store.db;
     const run = findRun(db, id);
     if (!run) throw new PageNotFound(`There is no run ${id} in ${this.dbPath}.`);
     const live = run.status === 'running' ? run.id : undefined;
     const runCrumb: [string, string] = [`run ${run.id}`, `/runs/${run.id}`];
-    if (part === 'figures') return { title: `Figures of run ${run.id}`, body: this.report(run).figures, live, crumbs: [['runs', '/'], runCrumb, ['figures']] };
-    if (part !== undefined) return { ...this.report(run).page, live, crumbs: [['runs', '/'], runCrumb, ['report']] };
+    if (part === 'figures') return { title: `Figures of run ${run.id}`, body: (await this.report(run)).figures, live, crumbs: [['runs', '/'], runCrumb, ['figures']] };
+    if (part !== undefined) return { ...(await this.report(run)).page, live, crumbs: [['runs', '/'], runCrumb, ['report']] };
     if (itemKey === undefined) return { ...runPage(db, run, params, this.runs), live, crumbs: [['runs', '/'], [`run ${run.id}`]] };
     const key = decodeURIComponent(itemKey);
     const item = itemPage(db, run, key);
@@ -85,12 +88,14 @@ export class ViewPages {
     return { ...item, live, crumbs: [['runs', '/'], runCrumb, [key]] };
   }
 
-  /** The run's report data, read once for its figures and its report page alike. */
-  private report(run: RunRecord): { figures: ReturnType<typeof html>; page: ReturnType<typeof reportPage> } {
-    return this.runs.get(run.id, 'report', () => {
-      const data = reportData(this.store.db, this.dbPath, run, new Date());
-      return { figures: figuresHtml(data), page: reportPage(data) };
+  /** The run's report, counted in a worker once for its figures and its report page alike; a failed count is not kept. */
+  private async report(run: RunRecord): Promise<{ figures: SafeHtml; page: { title: string; body: SafeHtml } }> {
+    const counting = this.runs.get(run.id, 'report', () => this.counter.count(run.id));
+    const counted: CountedReport = await counting.catch((error: unknown) => {
+      this.runs.forget(run.id, 'report', counting);
+      throw error;
     });
+    return { figures: trusted(counted.figures), page: { title: counted.title, body: trusted(counted.page) } };
   }
 }
 

@@ -23,4 +23,10 @@ export class RunCache {
     if (!entry.values.has(what)) entry.values.set(what, make());
     return entry.values.get(what) as T;
   }
+
+  /** Drops a kept value if it is still `value` (a count that failed is tried again at the next request). */
+  forget(runId: number, what: string, value: unknown): void {
+    const values = this.runs.get(runId)?.values;
+    if (values && values.get(what) === value) values.delete(what);
+  }
 }

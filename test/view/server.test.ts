@@ -63,7 +63,7 @@ describe('dsbench view on loopback', () => {
     expect(slowest.indexOf('q011')).toBeLessThan(slowest.indexOf('q000'));
     const tagged = await get(viewer, '/runs/1?tag=storage');
     expect(tagged.text).toContain('6 items');
-  });
+  }, 60_000);
 
   it('shows an item with its checks, answer as inert Markdown and its other runs', async () => {
     const { status, text } = await get(viewer, '/runs/2/items/prod%2Fquestion%2Fq001%2F0');
@@ -149,7 +149,7 @@ describe('dsbench view and report.md', () => {
       await viewer.close();
       fs.rmSync(fixture.dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });
 
 describe('dsbench view off loopback', () => {
@@ -234,5 +234,6 @@ describe('dsbench view refuses what it cannot show', () => {
       writer.close();
       fs.rmSync(fixture.dir, { recursive: true, force: true });
     }
-  });
+    // Two counts of the run's figures, each in a worker that loads the report's code: seconds on a loaded machine.
+  }, 60_000);
 });

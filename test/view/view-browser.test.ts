@@ -81,6 +81,21 @@ describe.skipIf(!executable)('dsbench view in chromium', () => {
     expect(errors.filter((e) => !/Content Security Policy/.test(e))).toEqual([]);
   }, 60_000);
 
+  it('paints an item page from its own HTML: no render-blocking request, the script kept between pages', async () => {
+    const item = `${viewer.url}/runs/2/items/prod%2Fquestion%2Fq003%2F0`;
+    const resources = `performance.getEntriesByType('resource').map((r) => ({ name: new URL(r.name).pathname, blocking: r.renderBlockingStatus, bytes: r.transferSize }))`;
+    const { page, errors } = await open(context, item);
+    type Fetched = Array<{ name: string; blocking: string; bytes: number }>;
+    expect(((await page.evaluate(resources)) as Fetched).filter((r) => r.blocking === 'blocking')).toEqual([]);
+    // Styled by the inline sheet the page's policy allows by its hash.
+    expect(await page.evaluate("getComputedStyle(document.querySelector('header')).position")).toBe('sticky');
+    await page.goto(`${viewer.url}/runs/2/items/prod%2Fquestion%2Fq004%2F0`);
+    await page.waitForLoadState('load');
+    const script = ((await page.evaluate(resources)) as Fetched).find((r) => r.name === '/assets/view.js');
+    expect(script?.bytes).toBe(0);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('compares two runs, and works from the keyboard alone', async () => {
     const { page, errors } = await open(context, `${viewer.url}/compare`);
     await page.selectOption('select[name=baseline]', '1');

@@ -10,6 +10,7 @@ import { reportWarnings } from '../report-warnings.js';
 import { itemErrorsText } from '../tables.js';
 import { formatThresholdValue, thresholdVerdict } from '../thresholds.js';
 import { searchCount } from '../summary.js';
+import { SEARCH_COLUMNS, TURN_COLUMNS, rowOf } from './columns.js';
 import type { ReportPage, Row, TraceItem, TracePanel } from './browser/data.js';
 import type { TracedItemRow } from '../../store/queries.js';
 import { HtmlPageFile } from './page.js';
@@ -22,12 +23,6 @@ export const MAX_ANSWER_CHARS = 20_000;
 const TREND_RUNS = 20;
 /** Turns of earlier runs summarized for the trend (about 3 s of CPU a 100,000): fewer runs when they hold more. */
 const TREND_TURNS = 1_000_000;
-
-const TURN_COLUMNS = [
-  'target', 'id', 'repeat', 'turn', 'state', 'errorCode', 'serverMs', 'wallMs', 'tokens', 'credits', 'verdict', 'reasons', 'itemVerdict',
-  'judgeScore', 'citationsValid', 'citationsInvalid', 'answer', 'grading', 'errorMessage', 'partial',
-] as const;
-const SEARCH_COLUMNS = ['target', 'id', 'repeat', 'verdict', 'count', 'exhaustive', 'durationMs', 'wallMs', 'checks', 'why', 'query'] as const;
 
 export function clip(text: string | null, max = MAX_ANSWER_CHARS): string | null {
   return text === null || text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters in the CSV)`;
@@ -84,16 +79,22 @@ export function writeReportHtml(db: Database.Database, data: ReportData, file: s
         const found = gradingOf(runId, t.itemKey, t.turn);
         if (found) grading = gradings.push(found) - 1;
       }
-      page.json((turns++ === 0 ? '' : ',') + JSON.stringify([
-        t.target, t.suiteItemId, t.repeat, t.turn, t.state, t.errorCode ?? t.clientError, t.serverMs, t.wallMs === null ? null : Math.round(t.wallMs), t.totalTokens, t.credits,
-        verdictOf(checks), failedReasons(checks), item, t.judgeScore, t.citationsValid, t.citationsInvalid, answer, grading,
-        t.errorMessage, t.partial,
-      ] satisfies Row));
+      const row = rowOf(TURN_COLUMNS, {
+        target: t.target, id: t.suiteItemId, repeat: t.repeat, turn: t.turn, state: t.state, errorCode: t.errorCode ?? t.clientError, serverMs: t.serverMs,
+        wallMs: t.wallMs === null ? null : Math.round(t.wallMs), tokens: t.totalTokens, credits: t.credits, verdict: verdictOf(checks), reasons: failedReasons(checks),
+        itemVerdict: item, judgeScore: t.judgeScore, citationsValid: t.citationsValid, citationsInvalid: t.citationsInvalid, answer, grading,
+        errorMessage: t.errorMessage, partial: t.partial,
+      });
+      page.json((turns++ === 0 ? '' : ',') + JSON.stringify(row satisfies Row));
     }
     page.json(`],"gradings":${JSON.stringify(gradings)},"answersCapped":${turns > answers ? answers : 0},"searches":[`);
     let searches = 0;
     for (const s of iterateSearchExport(db, runId)) {
-      page.json((searches++ === 0 ? '' : ',') + JSON.stringify([s.target, s.suiteItemId, s.repeat, s.verdict, searchCount(s), s.exhaustive, s.durationMs, Math.round(s.wallMs), verdictOf(s.expectations), failedReasons(s.expectations), s.query] satisfies Row));
+      const row = rowOf(SEARCH_COLUMNS, {
+        target: s.target, id: s.suiteItemId, repeat: s.repeat, verdict: s.verdict, count: searchCount(s), exhaustive: s.exhaustive, durationMs: s.durationMs,
+        wallMs: Math.round(s.wallMs), checks: verdictOf(s.expectations), why: failedReasons(s.expectations), query: s.query,
+      });
+      page.json((searches++ === 0 ? '' : ',') + JSON.stringify(row satisfies Row));
     }
     page.json(']}');
     page.end();

@@ -2,17 +2,26 @@ import type Database from 'better-sqlite3';
 import { type TurnGrading, turnGradingLookup } from '../../store/grade-queries.js';
 import type { RunRecord } from '../../store/queries.js';
 import { type StoredTurn } from '../../store/item-rows.js';
+import { type TraceRow, itemTraces } from '../../store/trace-readers.js';
 import { type ViewedItem, sameQuestionElsewhere, viewedItem } from '../../store/view-queries.js';
-import { type SafeHtml, fmtMs, html } from '../html.js';
+import { type SafeHtml, externalLink, fmtMs, html } from '../html.js';
 import { renderMarkdown } from '../markdown.js';
 
 // `/runs/<id>/items/<key>`: one item with everything recorded of it: each turn's question and answer
 // (Markdown, rendered inert), sources with each checked citation's verdict, checks, the judge's grades,
 // errors, timings and polls, and the same question in the suite's other runs.
 
-function link(href: string, text: string): SafeHtml {
-  // Only web addresses become links; anything else a server sent stays text.
-  return /^https?:\/\//i.test(href) ? html`<a href="${href}" rel="noopener noreferrer nofollow" target="_blank">${text}</a>` : html`${text}`;
+/** A kept trace as a link to the instance's trace view (`run --trace`); its id as text when no web address came. */
+function traceLink(trace: TraceRow): SafeHtml {
+  const what = `${trace.operation}${trace.turn === null ? '' : ` of turn ${trace.turn}`}`;
+  return html`${trace.url ? externalLink(trace.url, `trace ${trace.traceId}`) : html`trace ${trace.traceId}`} <span class="muted">${what}${trace.note ? `; ${trace.note}` : ''}</span>`;
+}
+
+function tracesHtml(traces: readonly TraceRow[]): SafeHtml {
+  if (traces.length === 0) return html``;
+  // The first is the item's link (its create's trace holds the whole conversation on an instance that joins them).
+  const [first, ...rest] = traces as [TraceRow, ...TraceRow[]];
+  return html`<p class="meta trace">Trace: ${traceLink(first)}</p>${rest.length > 0 ? html`<details><summary>${rest.length} more trace${rest.length === 1 ? '' : 's'} of its requests</summary><ul class="traces">${rest.map((t) => html`<li>${traceLink(t)}</li>`)}</ul></details>` : ''}`;
 }
 
 function sourcesHtml(turn: StoredTurn, grading: TurnGrading | undefined): SafeHtml {
@@ -21,7 +30,7 @@ function sourcesHtml(turn: StoredTurn, grading: TurnGrading | undefined): SafeHt
   if (turn.sources.length === 0 && extra.length === 0) return html``;
   const row = (linkText: string, label: string, type: string) => {
     const c = cited.get(linkText);
-    return html`<li>${link(linkText, label || linkText)} <span class="muted">${type}</span>${c ? html` <span class="citation ${c.status}">${c.status}</span>${c.reason ? html` <span class="muted">${c.reason}</span>` : ''}` : ''}</li>`;
+    return html`<li>${externalLink(linkText, label || linkText)} <span class="muted">${type}</span>${c ? html` <span class="citation ${c.status}">${c.status}</span>${c.reason ? html` <span class="muted">${c.reason}</span>` : ''}` : ''}</li>`;
   };
   return html`<h4>Sources</h4><ul class="sources">${turn.sources.map((s) => row(s.link, s.label, s.type))}${extra.map((c) => row(c.link, c.link, 'cited in the answer'))}</ul>`;
 }
@@ -69,6 +78,7 @@ export function itemPage(db: Database.Database, run: RunRecord, key: string): { 
   const search = item.search;
   const body = html`<h1>${item.id}${item.repeat > 1 ? ` #${item.repeat}` : ''} <span class="state ${item.outcome ?? item.status}">${item.outcome ?? item.status}</span></h1>
 <p class="meta">${item.kind} on ${item.target}${item.tags.length > 0 ? `, tags ${item.tags.join(', ')}` : ''}${item.startedAt ? `, started ${item.startedAt}` : ''}${item.endedAt ? `, ended ${item.endedAt}` : ''}${item.conversationRef ? `, conversation ${item.conversationRef}` : ''}</p>
+${tracesHtml(itemTraces(db, run.id, key))}
 ${item.message ? html`<p class="bad" role="alert">${item.message}</p>` : ''}
 ${checksHtml(item)}
 ${search ? html`<section class="turn"><h3>Search</h3><pre>${search.query}</pre><p>${search.verdict}: ${search.matchCount ?? 'no'} matches${search.exhaustive === null ? '' : search.exhaustive ? ', exhaustive' : ', not exhaustive'}${search.durationMs === null ? '' : `, ${fmtMs(search.durationMs)}`}</p>${search.alert ? html`<p>Alert: ${search.alert}</p>` : ''}${search.error ? html`<p class="bad">${search.error}</p>` : ''}</section>` : ''}

@@ -1,10 +1,7 @@
 import type Database from 'better-sqlite3';
-import { REPORT_SECTIONS, reportDocument } from '../../report/report-document.js';
-import type { ReportData } from '../../report/report-result.js';
 import type { RunRecord } from '../../store/queries.js';
 import { ITEM_SORTS, type ItemPageQuery, type ItemSort, type SortKeys, itemFacets, itemPage, sortKeys } from '../../store/view-queries.js';
-import { blocksHtml } from '../blocks-html.js';
-import { type SafeHtml, fmtMs, html, queryString } from '../html.js';
+import { type SafeHtml, externalLink, fmtMs, html, queryString } from '../html.js';
 import type { RunCache } from '../run-cache.js';
 
 // `/runs/<id>`: the run's figures (sections of report.md, from the same code and data) and its items, a page
@@ -29,20 +26,6 @@ export function itemQueryOf(params: RunPageParams): ItemPageQuery {
     target: params['target'] || undefined,
     text: params['q'] || undefined,
   };
-}
-
-/** The sections of the run's report shown above its items: its warnings, questions by target and quality. */
-const FIGURES = [REPORT_SECTIONS.warnings, REPORT_SECTIONS.questions, REPORT_SECTIONS.quality];
-
-/** The run's key figures, the report's own sections: fetched by the page after its first paint. */
-export function figuresHtml(data: ReportData): SafeHtml {
-  return html`${blocksHtml(FIGURES.flatMap((section) => section(data)))}
-<p><a href="/runs/${data.run.id}/report">The whole report</a> (as report.md: errors, thresholds, expectations, tags, searches, costs).</p>`;
-}
-
-/** The report of a run: every section of report.md, from the same code. */
-export function reportPage(data: ReportData): { title: string; body: SafeHtml } {
-  return { title: `Report of run ${data.run.id}`, body: html`<section class="summary">${blocksHtml(reportDocument(data, []))}</section>` };
 }
 
 function filtersHtml(db: Database.Database, runId: number, params: RunPageParams, cache: RunCache): SafeHtml {
@@ -73,7 +56,7 @@ function itemsHtml(db: Database.Database, runId: number, params: RunPageParams, 
 ${page < pages ? html`<a href="${link(page + 1)}" rel="next">next →</a>` : ''}</nav>`;
   const body = rows.map(
     (r) => html`<tr>
-<td><a href="/runs/${runId}/items/${encodeURIComponent(r.key)}">${r.id}</a>${r.repeat > 1 ? html` <span class="muted">#${r.repeat}</span>` : ''}</td>
+<td><a href="/runs/${runId}/items/${encodeURIComponent(r.key)}">${r.id}</a>${r.repeat > 1 ? html` <span class="muted">#${r.repeat}</span>` : ''}${r.traceUrl ? html` <span class="trace">${externalLink(r.traceUrl, 'trace')}</span>` : ''}</td>
 <td><span class="state ${r.state}">${r.state}</span></td>
 <td>${r.checks === 0 ? '' : r.checksFailed > 0 ? html`<span class="bad">${r.checksFailed} of ${r.checks} failed</span>` : html`<span class="good">${r.checks} passed</span>`}</td>
 <td class="num">${fmtMs(r.serverMs)}</td><td class="num">${r.credits ?? ''}</td>

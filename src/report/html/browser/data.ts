@@ -2,6 +2,8 @@
 // history-html.ts) type what they embed with these, so a field renamed on either side fails the type-check.
 // Long tables come as positional rows, their column names listed beside them.
 
+import type { SearchColumn, TurnColumn } from '../columns.js';
+
 /** One cell of a positional row. */
 export type Cell = string | number | boolean | null;
 export type Row = Cell[];
@@ -65,8 +67,8 @@ export interface ReportPage {
   };
   thresholds?: Row[];
   grades?: Array<{ target: string; grades: number; graded: number; unparseable: number; errors: number; passed: number; meanScore?: number; citations: { valid: number; invalid: number; unchecked: number }; citationValidity?: number; judgeTokens: number; cachedGrades: number }>;
-  turnColumns: readonly string[];
-  searchColumns: readonly string[];
+  turnColumns: readonly TurnColumn[];
+  searchColumns: readonly SearchColumn[];
   history: readonly HistoryRow[];
   /** The run's trace links (run --trace); absent when it kept none. */
   traces?: TracePanel;

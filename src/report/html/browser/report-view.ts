@@ -1,18 +1,17 @@
 // The page of one run (`dsbench report`): summary, grades, quality, thresholds, charts and every question.
 import { gradingNode } from './answers.js';
 import { COLORS, chart, chartBox, endCharts, histogram, trendChart } from './charts.js';
+import { type TurnColumn, columnIndex } from '../columns.js';
 import type { ReportPage, Row, TurnGrading } from './data.js';
 import { app, el, fmtCredits, fmtEst, fmtMs, fmtNum, fmtPct, header, heading, runName } from './dom.js';
 import { num, pagedTable, staticTable, str, type Column } from './tables.js';
 import { traceSection } from './trace-view.js';
 
 export function renderReport(d: ReportPage): void {
-  const T = d.turnColumns;
-  const col = (name: string) => T.indexOf(name);
-  const I = { target: col('target'), id: col('id'), repeat: col('repeat'), turn: col('turn'), state: col('state'), code: col('errorCode'), server: col('serverMs'), wall: col('wallMs'), tokens: col('tokens'), credits: col('credits'), verdict: col('verdict'), reasons: col('reasons'), item: col('itemVerdict'), answer: col('answer'), judge: col('judgeScore'), cv: col('citationsValid'), ci: col('citationsInvalid'), grading: col('grading'), message: col('errorMessage'), partial: col('partial') };
+  const I = columnIndex(d.turnColumns);
   const ex = d.expectations;
-  const citations = (r: Row) => (num(r, I.cv) as number) + (num(r, I.ci) as number);
-  const graded = d.turns.some((r) => r[I.judge] != null || citations(r) > 0);
+  const citations = (r: Row) => (num(r, I.citationsValid) as number) + (num(r, I.citationsInvalid) as number);
+  const graded = d.turns.some((r) => r[I.judgeScore] != null || citations(r) > 0);
   header('dsbench report: ' + runName(d.run) + ', suite ' + d.run.suiteName,
     ['Status ' + d.run.status + ', started ' + d.run.startedAt + (d.run.endedAt ? ', ended ' + d.run.endedAt : '') + '; database ' + d.db + '; generated ' + d.generatedAt,
       'Targets: ' + d.targets.map((t) => t.name + ' ' + t.url + ' (' + t.api + ' API' + (t.servedByEmulator ? ', emulated' : '') + '), product version ' + (t.productVersion ?? 'unknown') + (t.productVersionOnResume ? ' (' + t.productVersionOnResume + ' on resume)' : '')).join('; ')],
@@ -45,13 +44,13 @@ export function renderReport(d: ReportPage): void {
     { label: 'repeat', num: true, get: (r) => r[I.repeat] },
     { label: 'turn', num: true, get: (r) => r[I.turn] },
     { label: 'state', get: (r) => r[I.state] + (r[I.partial] ? ' (partial answer)' : ''), cls: (r) => (r[I.state] === 'completed' ? '' : 'bad') },
-    { label: 'error', get: (r) => r[I.code] },
-    { label: 'server', num: true, get: (r) => r[I.server], fmt: (r) => fmtMs(num(r, I.server)) },
-    { label: 'wall', num: true, get: (r) => r[I.wall], fmt: (r) => fmtMs(num(r, I.wall)) },
+    { label: 'error', get: (r) => r[I.errorCode] },
+    { label: 'server', num: true, get: (r) => r[I.serverMs], fmt: (r) => fmtMs(num(r, I.serverMs)) },
+    { label: 'wall', num: true, get: (r) => r[I.wallMs], fmt: (r) => fmtMs(num(r, I.wallMs)) },
     { label: 'tokens', num: true, get: (r) => r[I.tokens], fmt: (r) => fmtNum(num(r, I.tokens), 0) },
     { label: 'credits', num: true, get: (r) => r[I.credits], fmt: (r) => fmtNum(num(r, I.credits)) },
-    graded ? { label: 'judge', num: true, get: (r) => r[I.judge], fmt: (r) => fmtNum(num(r, I.judge), 2) } : null,
-    graded ? { label: 'citations valid', num: true, get: (r) => (citations(r) > 0 ? r[I.cv] + ' of ' + citations(r) : null) } : null,
+    graded ? { label: 'judge', num: true, get: (r) => r[I.judgeScore], fmt: (r) => fmtNum(num(r, I.judgeScore), 2) } : null,
+    graded ? { label: 'citations valid', num: true, get: (r) => (citations(r) > 0 ? r[I.citationsValid] + ' of ' + citations(r) : null) } : null,
     { label: 'checks', get: (r) => r[I.verdict], cls: (r) => (r[I.verdict] === 'fail' ? 'bad' : r[I.verdict] === 'pass' ? 'good' : '') },
     { label: 'why', get: (r) => r[I.reasons] },
   ];
@@ -64,7 +63,7 @@ export function renderReport(d: ReportPage): void {
       return el('div', { className: 'detail' }, [
         el('h4', { text: r[I.target] + ' / ' + r[I.id] + ' / repeat ' + r[I.repeat] + ' / turn ' + r[I.turn] }),
         r[I.reasons] ? el('p', { className: 'bad', text: String(r[I.reasons]) }) : null,
-        r[I.state] !== 'completed' && r[I.code] ? el('p', { className: 'bad', text: r[I.state] + ': ' + r[I.code] + (r[I.message] ? ': ' + r[I.message] : '') }) : null,
+        r[I.state] !== 'completed' && r[I.errorCode] ? el('p', { className: 'bad', text: r[I.state] + ': ' + r[I.errorCode] + (r[I.errorMessage] ? ': ' + r[I.errorMessage] : '') }) : null,
         // An answer that came with the error: what was written before it stopped, shown beside it.
         r[I.partial] ? el('p', { className: 'warn', text: 'Partial answer: what was written before the ' + (r[I.state] === 'canceled' ? 'cancel' : 'error') + ' stopped it' }) : null,
         el('div', { className: 'answer', text: answer == null ? '(answer not embedded; see questions.csv)' : answer || '(no answer)' }),
@@ -77,7 +76,7 @@ export function renderReport(d: ReportPage): void {
   if (d.searches.length) {
     heading('Searches');
     const S = d.searchColumns;
-    const verdict = S.indexOf('verdict');
+    const verdict = columnIndex(S).verdict;
     app.appendChild(pagedTable(S.map((name, i): Column<Row> => ({
       label: name,
       num: /count|Ms$/.test(name),
@@ -106,10 +105,10 @@ function qualitySection(d: ReportPage): void {
 }
 
 /** Latency per target, credits and tokens by tag, pass/fail by question and by check, and the trend. */
-function reportCharts(d: ReportPage, I: { target: number; state: number; server: number; wall: number; item: number; id: number }): void {
+function reportCharts(d: ReportPage, I: Record<TurnColumn, number>): void {
   heading('Charts');
   const targets = d.targets.map((t) => t.name);
-  const lat = histogram(targets.map((t) => ({ label: t, values: d.turns.filter((r) => r[I.target] === t && r[I.state] === 'completed').map((r) => (r[I.server] != null ? num(r, I.server) : num(r, I.wall))) })), 30);
+  const lat = histogram(targets.map((t) => ({ label: t, values: d.turns.filter((r) => r[I.target] === t && r[I.state] === 'completed').map((r) => (r[I.serverMs] != null ? num(r, I.serverMs) : num(r, I.wallMs))) })), 30);
   if (lat) chart(chartBox('Latency distribution per target', 'Completed questions; server time (wall time where the server gave none); the last bin holds the slowest 1%.'), { type: 'bar', data: lat, options: { scales: { x: { title: { display: true, text: 'latency' } }, y: { title: { display: true, text: 'questions' }, beginAtZero: true } } } });
   if (d.tags.length) chart(chartBox('Credits and tokens by tag', d.tags.every((t) => t.credits == null) ? 'Not measured: the versioned API reports no credits or tokens.' : 'Sums over the asked questions of each tag.'), {
     type: 'bar',
@@ -120,7 +119,7 @@ function reportCharts(d: ReportPage, I: { target: number; state: number; server:
   });
   const byQ: Record<string, { pass: number; fail: number }> = {};
   d.turns.forEach((r) => {
-    const v = r[I.item];
+    const v = r[I.itemVerdict];
     if (v === 'pass' || v === 'fail') {
       const q = (byQ[String(r[I.id])] = byQ[String(r[I.id])] || { pass: 0, fail: 0 });
       q[v]++;
