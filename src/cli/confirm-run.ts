@@ -3,7 +3,7 @@ import { loadSuite } from '../config/load-suite.js';
 import type { StoredTarget } from '../config/resume-targets.js';
 import { UsageError } from '../errors/errors.js';
 import { allocate, ConfirmTally, type Driver, RATE_GATES, type RateGate } from '../report/compare/confirm-tally.js';
-import { confirmLevels, flaggedGates, gatesAtLevel, type GateLook, secondLookOf, secondLookSummary, type ConfirmLevels } from '../report/compare/confirm-decision.js';
+import { confirmLevels, firstLookOf, flaggedGates, type GateLook, secondLookOf, secondLookSummary, type ConfirmLevels } from '../report/compare/confirm-decision.js';
 import { compareRuns } from '../report/compare/compare.js';
 import type { CompareResult } from '../report/compare/compare-result.js';
 import { type SecondLook, type Thresholds, type Verdict, verdictLine, verdictOf } from '../report/compare/gates.js';
@@ -88,9 +88,7 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     const plain = (verdict: Verdict): ConfirmResult => ({ verdict, line: verdictLine(verdict, first.summary), first, flagged: [], levels: null, second: null, looks: [], confirmRunId: null, reasked: none, interrupted: false });
     if (flagged.length === 0) return plain(verdictOf(first.summary));
     const levels = confirmLevels(options.alpha, asked, budget, first.summary);
-    // The first look's level split over the gates by the comparison's weights (gateLevels does the split).
-    const strict = gatesAtLevel(rows, options.thresholds, options.bootstrap, levels.first);
-    const firstLook = flagged.filter((g) => strict.gates.some((s) => s.name === g.name && s.failed)).map((g) => g.name);
+    const firstLook = firstLookOf(flagged, tally, rows, levels, options.thresholds, options.bootstrap);
     const decided = (second: SecondLook, looks: GateLook[], confirmRunId: number | null, reasked: ConfirmResult['reasked']): ConfirmResult => {
       const verdict = verdictOf(first.summary, second);
       return { verdict, line: verdictLine(verdict, first.summary, second), first, flagged: flagged.map((g) => g.name), levels, second, looks, confirmRunId, reasked, interrupted: false };
