@@ -49,13 +49,14 @@ async function firstLook(baseline: ItemScript[], candidate: ItemScript[]) {
   });
   const flagged = flaggedGates(r.summary);
   const levels = confirmLevels(0.01, candidate.length, Math.ceil(candidate.length / 10), r.summary);
-  return { summary: r.summary, rows, tally, flagged, levels, crossed: firstLookOf(flagged, tally, rows, levels, DEFAULT_THRESHOLDS, DEFAULT_BOOTSTRAP) };
+  const looks = firstLookOf(flagged, tally, rows, levels, DEFAULT_THRESHOLDS, DEFAULT_BOOTSTRAP);
+  return { summary: r.summary, rows, tally, flagged, levels, looks, crossed: looks.filter((l) => l.crossed).map((l) => l.gate) };
 }
 
 describe("confirm's first look", () => {
   it('is red on five of 12 questions that went from no error to errors on both repeats, which the sign flip over questions cannot reach', async () => {
     const erring = new Set([0, 1, 2, 3, 4]);
-    const { summary, rows, flagged, levels, crossed } = await firstLook(night(12, 2), night(12, 2, erring));
+    const { summary, rows, flagged, levels, looks, crossed } = await firstLook(night(12, 2), night(12, 2, erring));
     // The plain gate: p = 1/32 over questions, near its level (suspect), so the confirmation takes its first look.
     expect(summary.gates.find((g) => g.name === 'new-errors')!.p).toBeCloseTo(1 / 32, 10);
     expect(flagged.map((g) => g.name)).toContain('new-errors');
@@ -66,6 +67,9 @@ describe("confirm's first look", () => {
     expect(level).toBeLessThan(0.005);
     expect(gatesAtLevel(rows, DEFAULT_THRESHOLDS, DEFAULT_BOOTSTRAP, levels.first).gates.find((g) => g.name === 'new-errors')!.failed).toBe(false);
     expect(crossed).toContain('new-errors');
+    const look = looks.find((l) => l.gate === 'new-errors')!;
+    expect(look.p).toBeCloseTo((1 / 6) ** 5, 8);
+    expect(look.how).toContain('one-sided exact conditional p = 0.00013');
   });
 
   it('counts every repeat of a baseline asked more often than the night, not only the paired ones', async () => {

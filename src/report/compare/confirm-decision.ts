@@ -69,7 +69,7 @@ function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds
     level,
     crossed: beyond && p < level,
     flaggedStill: beyond && p < plain,
-    how: `${test.questions} questions, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}, ${test.informative} with items that differ, one-sided exact conditional p = ${p.toPrecision(2)} against ${level.toPrecision(2)}`,
+    how: `${test.informative} of ${test.questions} questions differ, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}; one-sided exact conditional p = ${p.toPrecision(2)} against ${level.toPrecision(2)}`,
   };
 }
 
@@ -80,14 +80,17 @@ const isRateGate = (name: string): name is RateGate => (RATE_GATES as readonly s
  * test stratified by question on the night's items at its share of the first level (the test of the second
  * look, so that both looks count every item: the sign flip over questions of the plain gates needs 1/32
  * from five questions that went from no error to two, where this test gives (1/6)^5); a flagged metric
- * gate by the plain gates at the first level. Returns the gates that crossed.
+ * gate by the plain gates at the first level. One look per flagged gate; those that crossed are red.
  */
-export function firstLookOf(flagged: readonly GateResult[], tally: ConfirmTally, rows: readonly CompareRow[], levels: ConfirmLevels, thresholds: Thresholds, bootstrap: BootstrapOptions): string[] {
+export function firstLookOf(flagged: readonly GateResult[], tally: ConfirmTally, rows: readonly CompareRow[], levels: ConfirmLevels, thresholds: Thresholds, bootstrap: BootstrapOptions): GateLook[] {
   const plain = gateAlpha(bootstrap.confidence);
   const metrics = flagged.some((g) => !isRateGate(g.name)) ? gatesAtLevel(rows, thresholds, bootstrap, levels.first) : undefined;
-  return flagged
-    .filter((g) => (isRateGate(g.name) ? rateLook(g.name, tally, levels.first * shareOf(levels, g.name), thresholds, plain).crossed : metrics!.gates.some((s) => s.name === g.name && s.failed)))
-    .map((g) => g.name);
+  return flagged.map((g): GateLook => {
+    if (isRateGate(g.name)) return rateLook(g.name, tally, levels.first * shareOf(levels, g.name), thresholds, plain);
+    const m = metrics!.gates.find((x) => x.name === g.name);
+    const level = m?.level ?? levels.first * shareOf(levels, g.name);
+    return { gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, how: `its interval's bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` };
+  });
 }
 
 /**
