@@ -26,6 +26,8 @@ export interface ConfirmBenchOptions {
   write: boolean;
   budget: string;
   alpha: string;
+  /** Repeats of each baseline night (a release run asked once with more repeats and blessed); undefined: the suite's. */
+  baselineRepeats: number | undefined;
 }
 
 interface Tally {
@@ -60,7 +62,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
         port = new URL(before.url).port === '' ? port : Number(new URL(before.url).port);
         let b: number;
         try {
-          b = await runNight(suite, db, before);
+          b = await runNight(suite, db, before, o.baselineRepeats);
         } finally {
           await before.stop();
         }
@@ -91,7 +93,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
     const extra = all.reduce((a, t) => a + t.extra, 0);
     const items = all.reduce((a, t) => a + t.items, 0);
     const lines = [
-      `Confirmation, seed ${o.seed}: ${o.questions} questions (${o.flaky} flaky) x ${o.repeats} repeats a night, noise profile realistic, default gates, \`--confirm-budget ${o.budget}\`, false-alarm rate of a red verdict ${(alpha * 100).toFixed(1)}%;`,
+      `Confirmation, seed ${o.seed}: ${o.questions} questions (${o.flaky} flaky) x ${o.repeats} repeats a night${o.baselineRepeats === undefined ? '' : ` against baselines of ${o.baselineRepeats} repeats`}, noise profile realistic, default gates, \`--confirm-budget ${o.budget}\`, false-alarm rate of a red verdict ${(alpha * 100).toFixed(1)}%;`,
       `${o.nullPairs} null pairs, ${o.regressedPairs} pairs per regression; ${((performance.now() - started) / 1000).toFixed(0)} s, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}.`,
       '',
       '| scenario | red without confirming | red (regressed) after confirming | suspect | confirmations that asked | items re-asked / items of the candidate nights |',
@@ -104,7 +106,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
     if (o.write) {
       const file = path.join('bench', 'nights', 'RESULTS.md');
       const text = readFileSync(file, 'utf8');
-      const marker = '\n## A second look before red (--confirm)\n';
+      const marker = `\n## A second look before red (--confirm${o.baselineRepeats === undefined ? '' : `, baselines of ${o.baselineRepeats} repeats`})\n`;
       const head = text.includes(marker) ? text.slice(0, text.indexOf(marker)) : text.trimEnd() + '\n';
       writeFileSync(file, `${head}${marker}\n${lines.join('\n')}\n`);
     }

@@ -25,7 +25,8 @@ for (const [flag, module] of [['--series', './series.js'], ['--detect-speed', '.
 // pair is judged by `compare` with the default gates and with the README's nightly command.
 // Usage: node --import tsx bench/nights/index.ts [--null N] [--regressed N] [--seed S] [--quick] [--default-only] [--write]
 // With --series: the change-point benchmark over 90 nights instead (series.ts).
-// With --confirm: the second look before red (bench/nights/confirm.ts), each candidate night confirmed.
+// With --confirm: the second look before red (bench/nights/confirm.ts), each candidate night confirmed;
+// --baseline-repeats R asks each baseline night R times a question.
 
 const { values: args } = parseArgs({
   options: {
@@ -48,6 +49,8 @@ const { values: args } = parseArgs({
     /** --confirm: the confirmation's budget (items, or a percentage of the run's) and its false-alarm rate. */
     'confirm-budget': { type: 'string', default: '10%' },
     'confirm-alpha': { type: 'string', default: '1%' },
+    /** --confirm: each baseline night asked with this many repeats (a release run blessed once), the candidates with --repeats. */
+    'baseline-repeats': { type: 'string' },
   },
 });
 const CONFIGS: Record<string, Thresholds> = {
@@ -124,5 +127,5 @@ async function main(): Promise<void> {
 
 if (args.confirm) {
   const { confirmBench } = await import('./confirm.js');
-  await confirmBench({ nullPairs: NULL_PAIRS, regressedPairs: REGRESSED_PAIRS, questions: QUESTIONS, flaky: FLAKY, repeats: REPEATS, seed: args.seed, only: args.only, verbose: args.verbose, write: args.write && !args.quick, budget: args['confirm-budget'], alpha: args['confirm-alpha'] });
+  await confirmBench({ nullPairs: NULL_PAIRS, regressedPairs: REGRESSED_PAIRS, questions: QUESTIONS, flaky: FLAKY, repeats: REPEATS, seed: args.seed, only: args.only, verbose: args.verbose, write: args.write && !args.quick, budget: args['confirm-budget'], alpha: args['confirm-alpha'], baselineRepeats: args['baseline-repeats'] === undefined ? undefined : Number(args['baseline-repeats']) });
 } else await main();

@@ -52,11 +52,11 @@ export function nightTarget(emulator: RunningEmulator): RunTarget {
 export const NEVER = new AbortController().signal;
 export const RETRY = { baseDelayMs: 1, maxDelayMs: 20 };
 
-/** A night's run against a running service; returns the run's id. */
-export async function runNight(suite: LoadedSuite, db: string, emulator: RunningEmulator): Promise<number> {
+/** A night's run against a running service (`repeats`: in place of the suite's); returns the run's id. */
+export async function runNight(suite: LoadedSuite, db: string, emulator: RunningEmulator, repeats?: number): Promise<number> {
   const store = openStore(db);
   try {
-    const result = await executeRun({ suite, targets: [nightTarget(emulator)], recorder: store.recorder, observers: [], label: 'nightly', onQuota: 'continue', maxQuotaWaitMs: 0, cleanup: false, stop: NEVER, abort: NEVER, retry: RETRY });
+    const result = await executeRun({ suite, targets: [nightTarget(emulator)], recorder: store.recorder, observers: [], label: 'nightly', onQuota: 'continue', maxQuotaWaitMs: 0, cleanup: false, stop: NEVER, abort: NEVER, retry: RETRY, ...(repeats === undefined ? {} : { repeats }) });
     return result.runId;
   } finally {
     store.close();

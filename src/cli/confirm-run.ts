@@ -3,7 +3,7 @@ import { loadSuite } from '../config/load-suite.js';
 import type { StoredTarget } from '../config/resume-targets.js';
 import { UsageError } from '../errors/errors.js';
 import { allocate, ConfirmTally, type Driver, RATE_GATES, type RateGate } from '../report/compare/confirm-tally.js';
-import { confirmLevels, flaggedGates, gatesAtLevel, type GateLook, secondLookOf, secondLookSummary, type ConfirmLevels } from '../report/compare/confirm-decision.js';
+import { confirmLevels, firstLookOf, flaggedGates, type GateLook, secondLookOf, secondLookSummary, type ConfirmLevels } from '../report/compare/confirm-decision.js';
 import { compareRuns } from '../report/compare/compare.js';
 import type { CompareResult } from '../report/compare/compare-result.js';
 import { type SecondLook, type Thresholds, type Verdict, verdictLine, verdictOf } from '../report/compare/gates.js';
@@ -50,6 +50,8 @@ export interface ConfirmResult {
   first: CompareResult;
   flagged: string[];
   levels: ConfirmLevels | null;
+  /** Each flagged gate at the first look's strict level, before anything was re-asked. */
+  firstLooks: GateLook[];
   second: SecondLook | null;
   looks: GateLook[];
   /** The confirmation run, when questions were re-asked (or had been by an interrupted confirmation). */
@@ -86,15 +88,14 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     const budget = 'items' in options.budget ? options.budget.items : Math.ceil(options.budget.share * asked);
     const none = { questions: [], repeats: 0, items: 0, credits: null, budget };
     const flagged = flaggedGates(first.summary);
-    const plain = (verdict: Verdict): ConfirmResult => ({ verdict, line: verdictLine(verdict, first.summary), first, flagged: [], levels: null, second: null, looks: [], confirmRunId: null, reasked: none, interrupted: false });
+    const plain = (verdict: Verdict): ConfirmResult => ({ verdict, line: verdictLine(verdict, first.summary), first, flagged: [], levels: null, firstLooks: [], second: null, looks: [], confirmRunId: null, reasked: none, interrupted: false });
     if (flagged.length === 0) return plain(verdictOf(first.summary));
     const levels = confirmLevels(options.alpha, asked, budget, first.summary);
-    // The first look's level split over the gates by the comparison's weights (gateLevels does the split).
-    const strict = gatesAtLevel(rows, options.thresholds, options.bootstrap, levels.first);
-    const firstLook = flagged.filter((g) => strict.gates.some((s) => s.name === g.name && s.failed)).map((g) => g.name);
+    const firstLooks = firstLookOf(flagged, tally, rows, levels, options.thresholds, options.bootstrap);
+    const firstLook = firstLooks.filter((l) => l.crossed).map((l) => l.gate);
     const decided = (second: SecondLook, looks: GateLook[], confirmRunId: number | null, reasked: ConfirmResult['reasked']): ConfirmResult => {
       const verdict = verdictOf(first.summary, second);
-      return { verdict, line: verdictLine(verdict, first.summary, second), first, flagged: flagged.map((g) => g.name), levels, second, looks, confirmRunId, reasked, interrupted: false };
+      return { verdict, line: verdictLine(verdict, first.summary, second), first, flagged: flagged.map((g) => g.name), levels, firstLooks, second, looks, confirmRunId, reasked, interrupted: false };
     };
     if (firstLook.length > 0) return decided(secondLookSummary(firstLook, []), [], null, none);
 
@@ -129,7 +130,7 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
         requestTimeoutMs: options.requestTimeoutMs,
       });
       if (result.status !== 'completed' && result.status !== 'failed') {
-        return { ...plain('undecided'), line: `Confirmation run ${result.runId} stopped before its end: nothing decided; run the same command again to resume it (nothing is asked twice)`, flagged: flagged.map((g) => g.name), levels, confirmRunId: result.runId, interrupted: true };
+        return { ...plain('undecided'), line: `Confirmation run ${result.runId} stopped before its end: nothing decided; run the same command again to resume it (nothing is asked twice)`, flagged: flagged.map((g) => g.name), levels, firstLooks, confirmRunId: result.runId, interrupted: true };
       }
     }
     if (confirmRunId !== null) addReasked(store, confirmRunId, tally);

@@ -49,6 +49,9 @@ export function confirmDocument(r: ConfirmResult): Block[] {
         `information fraction ${l.informationFraction.toFixed(3)} (items asked over items asked plus the budget), first look ${pct(l.first, 3)}, second ${pct(l.second, 3)}, each split over ${l.gates} gates by weight (docs/statistics.md).`,
     ],
   });
+  if (r.firstLooks.length > 0) {
+    blocks.push({ kind: 'table', table: { headers: ['gate', "first look, at its share of the first look's level", 'result'], rows: r.firstLooks.map((g) => [g.gate, g.how, g.crossed ? 'REGRESSED' : 'not crossed']) } });
+  }
   if (r.second && r.second.firstLookRegressed.length > 0) blocks.push({ kind: 'para', text: [`Regressed at the first look's spent level: ${r.second.firstLookRegressed.join(', ')}; nothing re-asked.`] });
   if (r.confirmRunId !== null) {
     blocks.push({
@@ -101,6 +104,7 @@ export function confirmJson(r: ConfirmResult): Record<string, unknown> {
     firstLook: { verdict: r.first.verdict, verdictLine: r.first.verdictLine, gates: r.first.summary.gates, files: r.first.files },
     flagged: r.flagged,
     levels: r.levels,
+    firstLooks: r.firstLooks,
     secondLook: r.second,
     looks: r.looks,
     confirmRunId: r.confirmRunId,

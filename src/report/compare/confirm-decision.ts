@@ -56,6 +56,43 @@ export interface GateLook {
   how: string;
 }
 
+/** A rate gate's exact conditional test stratified by question on the tally's items at `level`. */
+function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds: Thresholds, plain: number): GateLook {
+  const test = conditionalRateTest(tally.counts(gate));
+  const rise = gate === 'new-errors';
+  const p = rise ? test.pUpper : test.pLower;
+  const allowed = rise ? thresholds.errorRateRise : thresholds.passRateDrop;
+  const beyond = test.change !== null && (rise ? test.change : -test.change) > allowed + 1e-12;
+  return {
+    gate,
+    p,
+    level,
+    crossed: beyond && p < level,
+    flaggedStill: beyond && p < plain,
+    how: `${test.informative} of ${test.questions} questions differ, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}; one-sided exact conditional p = ${p.toPrecision(2)} against ${level.toPrecision(2)}`,
+  };
+}
+
+const isRateGate = (name: string): name is RateGate => (RATE_GATES as readonly string[]).includes(name);
+
+/**
+ * The first look's strict decision, before anything is re-asked: each flagged rate gate's exact conditional
+ * test stratified by question on the night's items at its share of the first level (the test of the second
+ * look, so that both looks count every item: the sign flip over questions of the plain gates needs 1/32
+ * from five questions that went from no error to two, where this test gives (1/6)^5); a flagged metric
+ * gate by the plain gates at the first level. One look per flagged gate; those that crossed are red.
+ */
+export function firstLookOf(flagged: readonly GateResult[], tally: ConfirmTally, rows: readonly CompareRow[], levels: ConfirmLevels, thresholds: Thresholds, bootstrap: BootstrapOptions): GateLook[] {
+  const plain = gateAlpha(bootstrap.confidence);
+  const metrics = flagged.some((g) => !isRateGate(g.name)) ? gatesAtLevel(rows, thresholds, bootstrap, levels.first) : undefined;
+  return flagged.map((g): GateLook => {
+    if (isRateGate(g.name)) return rateLook(g.name, tally, levels.first * shareOf(levels, g.name), thresholds, plain);
+    const m = metrics!.gates.find((x) => x.name === g.name);
+    const level = m?.level ?? levels.first * shareOf(levels, g.name);
+    return { gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, how: `its interval's bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` };
+  });
+}
+
 /**
  * The second look: each flagged rate gate's exact conditional test stratified by question on all the data
  * (the run's repeats and the re-asked ones, which it counts item by item: a sign flip over questions gains
@@ -73,25 +110,10 @@ export function secondLookOf(
 ): GateLook[] {
   const plain = gateAlpha(bootstrap.confidence);
   const looks: GateLook[] = [];
-  const metricNames = flagged.filter((g) => !(RATE_GATES as readonly string[]).includes(g.name));
-  const metricSummary = metricNames.length > 0 ? gatesAtLevel(rows, thresholds, bootstrap, levels.alpha) : undefined;
+  const metricSummary = flagged.some((g) => !isRateGate(g.name)) ? gatesAtLevel(rows, thresholds, bootstrap, levels.alpha) : undefined;
   for (const g of flagged) {
-    const second = levels.second * shareOf(levels, g.name);
-    if ((RATE_GATES as readonly string[]).includes(g.name)) {
-      const gate = g.name as RateGate;
-      const test = conditionalRateTest(tally.counts(gate));
-      const rise = gate === 'new-errors';
-      const p = rise ? test.pUpper : test.pLower;
-      const allowed = rise ? thresholds.errorRateRise : thresholds.passRateDrop;
-      const beyond = test.change !== null && (rise ? test.change : -test.change) > allowed + 1e-12;
-      looks.push({
-        gate: g.name,
-        p,
-        level: second,
-        crossed: beyond && p < second,
-        flaggedStill: beyond && p < plain,
-        how: `${test.questions} questions, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}, ${test.informative} with items that differ, one-sided exact conditional p = ${p.toPrecision(2)} against ${second.toPrecision(2)}`,
-      });
+    if (isRateGate(g.name)) {
+      looks.push(rateLook(g.name, tally, levels.second * shareOf(levels, g.name), thresholds, plain));
     } else {
       const m = metricSummary!.gates.find((x) => x.name === g.name);
       const level = m?.level ?? levels.alpha * shareOf(levels, g.name);

@@ -39,12 +39,17 @@ const checked = (s: ItemSide): boolean => s.verdict === 'pass' || s.verdict === 
 export class ConfirmTally {
   private readonly clusters = new Map<string, Cluster>();
 
-  /** A row of the first look's comparison; only items paired on both sides count, as in its gates. */
+  /**
+   * A row of the first look's comparison. Every item of a question counts on its side, paired or not: the
+   * tests here compare a question's counts, not pairs, so a baseline asked with more repeats (a release run
+   * blessed once) strengthens them; a question asked on one side only drops out. A pooled baseline's runs
+   * each bring their own items; the candidate's item, paired once per pooled run, counts once.
+   */
   addCompared(row: CompareRow): void {
-    if (row.pairing !== 'paired' || row.quarantined) return;
+    if (row.quarantined || row.edited) return;
     const c = this.cluster(row.kind, row.targetCandidate ?? row.targetBaseline ?? '', row.itemId);
-    this.addSide(c.baseline, `${row.baselineRun ?? ''}/${row.repeat}`, row, row.itemExpectBaseline, row.stateBaseline);
-    this.addSide(c.candidate, `run/${row.repeat}`, row, row.itemExpectCandidate, row.stateCandidate);
+    if (row.pairing !== 'candidate_only') this.addSide(c.baseline, `${row.baselineRun ?? ''}/${row.repeat}`, row, row.itemExpectBaseline, row.stateBaseline);
+    if (row.pairing !== 'baseline_only') this.addSide(c.candidate, `run/${row.repeat}`, row, row.itemExpectCandidate, row.stateCandidate);
   }
 
   /** A row of a re-asked item (the confirmation run's, as a candidate-only row). */
