@@ -1,4 +1,5 @@
 import { mulberry32 } from '../random.js';
+import { mean as meanOf } from './percentiles.js';
 import { normalQuantile } from './sign-flip.js';
 
 // Change points in a nightly series: binary segmentation of the standardized mean-shift (CUSUM) statistic,
@@ -177,9 +178,7 @@ function upperShares(values: readonly number[]): number[] {
 /** max over m = 1..recent of the standardized CUSUM at the split before the last m nights. */
 function endStatistic(x: readonly number[], recent: number): { at: number; value: number } {
   const n = x.length;
-  let total = 0;
-  for (const v of x) total += v;
-  const mean = total / n;
+  const mean = meanOf(x) ?? 0;
   let tail = 0;
   let best = { at: -1, value: -1 };
   for (let m = 1; m <= Math.min(recent, n - 1); m++) {
@@ -196,9 +195,7 @@ function endStatistic(x: readonly number[], recent: number): { at: number; value
  */
 function trendStatistic(x: readonly number[], from: number): { at: number; value: number } {
   const n = x.length;
-  let total = 0;
-  for (const v of x) total += v;
-  const mean = total / n;
+  const mean = meanOf(x) ?? 0;
   let sumY = 0;
   let sumTY = 0;
   let best = { at: -1, value: -1 };
@@ -229,9 +226,7 @@ function shuffle(x: number[], rng: () => number): void {
 /** max over k of |S_k - k mean| / sqrt(k (n - k) / n): the standardized CUSUM (a two-sample z up to the spread). */
 function maxStatistic(x: readonly number[], minSegment: number): { at: number; value: number } {
   const n = x.length;
-  let total = 0;
-  for (const v of x) total += v;
-  const mean = total / n;
+  const mean = meanOf(x) ?? 0;
   let s = 0;
   let best = { at: -1, value: -1 };
   for (let k = 1; k <= n - minSegment; k++) {
