@@ -6,7 +6,7 @@ import type { ResumeItem, ResumeTurn } from '../model/run.js';
 import { send } from './ask-turn.js';
 import { deleteConversation } from './cleanup.js';
 import { evaluateQuestion } from './expectations.js';
-import { follow, formatTimeout, turnEnded } from './follow-turn.js';
+import { follow, formatTimeout, turnEnded, type SentQuestion } from './follow-turn.js';
 import { ItemClock } from './item-clock.js';
 import type { ItemContext, QuestionItem } from './item-context.js';
 import type { ItemSummary } from './item-summary.js';
@@ -32,123 +32,181 @@ interface Start {
  * conversation, never asked again; a send whose outcome is unknown is looked for first (SendRecovery).
  */
 export async function runQuestion(ctx: ItemContext, item: QuestionItem, resume?: ResumeItem): Promise<ItemSummary> {
-  const { recorder, runId, log } = ctx.run;
-  const { recovery, gate } = ctx.target;
-  const abort = ctx.run.signals.abort;
   const texts = [item.question.text, ...item.question.followups.map((f) => f.text)];
   const start = startOf(resume, texts);
-  // Recorded with the first write, so a fresh item's start and its first send are one commit; the time is
-  // now, when its clock (and its timeout) starts, not when that write comes.
-  const startedAt = iso();
-  let started = false;
-  const markStarted = () => {
-    if (!started) recorder.itemStarted(runId, item.key, startedAt);
-    started = true;
-  };
-  if (start.pending !== 'ask' || start.next >= texts.length) markStarted();
-  // The end of the last turn followed, written with whatever comes next before any request (the next
-  // turn's send, or the item's end): one commit instead of two, and no request in between.
-  let ended: (() => void) | undefined;
-  const commit = (write: () => void) =>
-    recorder.inOneCommit(() => {
-      markStarted();
-      ended?.();
-      ended = undefined;
-      write();
-    });
-  const turns = start.turns;
-  let ref = start.ref;
-  let message: string | undefined;
-  const clock = new ItemClock(item.question.timeoutMs, ctx.target.timeScale, turns.reduce((sum, t) => sum + (t?.serverMs ?? 0), 0));
+  const p = new ItemProgress(ctx, item.key, texts, start);
+  const clock = new ItemClock(item.question.timeoutMs, ctx.target.timeScale, p.turns.reduce((sum, t) => sum + (t?.serverMs ?? 0), 0));
   // Requests of the item retry transient failures until its wall-clock bound (with a little grace, so
   // the last poll at the timeout is not cut short), or until the run is aborted.
-  const limit = linkedSignal(abort, clock.wallLimitMs + Math.max(1000, clock.wallLimitMs / 10));
-  const until = limit.signal;
+  const limit = linkedSignal(ctx.run.signals.abort, clock.wallLimitMs + Math.max(1000, clock.wallLimitMs / 10));
   try {
-    let following = false;
-
-    let current = start.next;
     try {
-      for (; current < texts.length; current++) {
-        const text = texts[current] as string;
-        let sentAt = start.sentAt ?? iso();
-        let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
-        let resumed = current === start.next && start.pending === 'poll';
-        if (current === start.next && start.pending === 'maybe-sent') {
-          const looked = await recovery.findResumed({ key: item.key, ref, index: current, text, sentAt: start.sentAt }, ctx.slot, until);
-          if (looked.ref !== undefined) [ref, resumed] = [looked.ref, true];
-          else log(`${item.key}: ${looked.said}; turn ${current} is not on the server and its send can no longer land: asking it`);
-        }
-        // A send that provably did not act (not found once its window passed) is sent again.
-        while (!resumed) {
-          sentClock = performance.now();
-          const sending = { at: iso() };
-          const index = current;
-          const recordSending = () => commit(() => recorder.recordTurn(runId, item.key, index, { state: 'sending', text, sentAt: sending.at, polls: 0 }));
-          const sent = await send(ctx, item, ref, current, text, sending, recordSending, until);
-          sentAt = sending.at;
-          if (sent !== undefined) [ref, resumed] = [sent, true];
-        }
-        following = true;
-        const followed = await follow(ctx, item, { ref: ref as string, index: current, text, sentAt, sentClock }, clock, until);
-        following = false;
-        const turn = followed.turn;
-        ended = followed.record;
-        turns[current] = turn;
-        if (turn.state !== 'completed') break;
-      }
+      await askTurns(ctx, item, p, start, clock, limit.signal);
     } catch (error) {
-      const text = texts[current] ?? '';
-      // What was observed is committed before the cancel request below.
-      if (ended) commit(() => undefined);
-      if (abort.aborted) {
-        await cancelOnServer(ctx, item.key, ref);
-        message = CANCELLED_ON_INTERRUPT;
-        turns[current] = { state: 'canceled', text, clientError: message, polls: 0 };
-      } else if (error instanceof AbortedError) {
-        // The item's own timeout passed while a request was still being retried.
-        await cancelOnServer(ctx, item.key, ref);
-        message = `no answer within ${formatTimeout(item.question.timeoutMs)} (requests were still failing); cancelled on the server`;
-        turns[current] = { state: 'timeout', text, clientError: message, polls: 0 };
-      } else if (error instanceof LookupIncompleteError) {
-        // Whether the send acted is unknown: the item stays unfinished, and a resume looks for it again.
-        message = redact(error.message);
-        log(message);
-        commit(() => recorder.itemUnobserved(runId, item.key, message as string));
-        return { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
-      } else if (following && ref !== undefined && !(error instanceof HttpStatusError && error.status === 404)) {
-        // The question is on the server and its outcome unobserved: kept for a resume to re-poll, never re-asked.
-        message = redact(error instanceof Error ? error.message : String(error));
-        if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) gate.fail(message);
-        log(`${item.key}: ${message}; conversation ${ref} is kept unfinished: dsbench run --resume ${runId} re-polls it`);
-        commit(() => recorder.itemUnobserved(runId, item.key, message as string));
-        return { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
-      } else {
-        message = redact(error instanceof Error ? error.message : String(error));
-        if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) gate.fail(message);
-        turns[current] = { state: 'client_error', text, clientError: message, polls: 0 };
-      }
-      ended = turnEnded(ctx, item.key, current, turns[current] as TurnRecord);
+      const unfinished = await turnFailed(ctx, item, p, error);
+      if (unfinished) return unfinished;
     }
-
-    const asked = turns.filter(Boolean);
-    const outcome = outcomeOf(asked[asked.length - 1]);
-    const results = evaluateQuestion(item.question.expect, item.question.followups, asked);
-    commit(() => {
-      recordChecks(ctx, item.key, outcome === 'completed', results);
-      recorder.itemFinished(runId, item.key, outcome, iso(), message);
-    });
-    if (ctx.run.cleanup && ref !== undefined) await deleteConversation({ runId, recorder, client: ctx.target.client, log }, item.key, ref);
-    return {
-      outcome,
-      credits: asked.some((t) => t.stats?.credits !== undefined) ? asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0) : null,
-      passed: results.filter((r) => r.passed).length,
-      failed: results.filter((r) => !r.passed).length,
-      turns: asked,
-    };
+    return await finish(ctx, item, p);
   } finally {
     limit.dispose();
   }
+}
+
+/** What an item knows of its conversation as it runs, and the writes it still owes the store. */
+class ItemProgress {
+  ref: string | undefined;
+  readonly turns: TurnRecord[];
+  /** The turn being asked or followed. */
+  current: number;
+  /** The current turn was sent and is being followed: its question is on the server. */
+  following = false;
+  /** Why the item ended early, recorded with its end. */
+  message: string | undefined;
+  /**
+   * The end of the last turn followed, written with whatever comes next before any request (the next
+   * turn's send, or the item's end): one commit instead of two, and no request in between.
+   */
+  ended: (() => void) | undefined;
+  private started = false;
+  // Recorded with the first write, so a fresh item's start and its first send are one commit; the time is
+  // now, when its clock (and its timeout) starts, not when that write comes.
+  private readonly startedAt = iso();
+
+  constructor(
+    private readonly ctx: ItemContext,
+    private readonly key: string,
+    readonly texts: string[],
+    start: Start,
+  ) {
+    this.ref = start.ref;
+    this.turns = start.turns;
+    this.current = start.next;
+    if (start.pending !== 'ask' || start.next >= texts.length) this.markStarted();
+  }
+
+  /** Writes in one commit with the item's start and the last turn's end, if either is not written yet. */
+  commit(write: () => void): void {
+    this.ctx.run.recorder.inOneCommit(() => {
+      this.markStarted();
+      this.ended?.();
+      this.ended = undefined;
+      write();
+    });
+  }
+
+  private markStarted(): void {
+    if (!this.started) this.ctx.run.recorder.itemStarted(this.ctx.run.runId, this.key, this.startedAt);
+    this.started = true;
+  }
+}
+
+/** Asks each turn still to ask and follows it to its end; stops after a turn that did not complete. */
+async function askTurns(ctx: ItemContext, item: QuestionItem, p: ItemProgress, start: Start, clock: ItemClock, until: AbortSignal): Promise<void> {
+  for (; p.current < p.texts.length; p.current++) {
+    const sent = await sendUnlessOnServer(ctx, item, p, start, until);
+    p.following = true;
+    const followed = await follow(ctx, item, sent, clock, until);
+    p.following = false;
+    const turn = followed.turn;
+    p.ended = followed.record;
+    p.turns[p.current] = turn;
+    if (turn.state !== 'completed') break;
+  }
+}
+
+/**
+ * Sends the current turn, unless it is on the server already: a resumed turn being answered, or one whose
+ * send may have landed and which the target's recovery finds there. A send that provably did not act (not
+ * found once its window passed) is sent again.
+ */
+async function sendUnlessOnServer(ctx: ItemContext, item: QuestionItem, p: ItemProgress, start: Start, until: AbortSignal): Promise<SentQuestion> {
+  const { recorder, runId } = ctx.run;
+  const index = p.current;
+  const text = p.texts[index] as string;
+  let sentAt = start.sentAt ?? iso();
+  let sentClock = performance.now() - (Date.now() - Date.parse(sentAt));
+  let resumed = index === start.next && start.pending === 'poll';
+  if (index === start.next && start.pending === 'maybe-sent') {
+    const looked = await ctx.target.recovery.findResumed({ key: item.key, ref: p.ref, index, text, sentAt: start.sentAt }, ctx.slot, until);
+    if (looked.ref !== undefined) [p.ref, resumed] = [looked.ref, true];
+    else ctx.run.log(`${item.key}: ${looked.said}; turn ${index} is not on the server and its send can no longer land: asking it`);
+  }
+  while (!resumed) {
+    sentClock = performance.now();
+    const sending = { at: iso() };
+    const recordSending = () => p.commit(() => recorder.recordTurn(runId, item.key, index, { state: 'sending', text, sentAt: sending.at, polls: 0 }));
+    const sent = await send(ctx, item, p.ref, index, text, sending, recordSending, until);
+    sentAt = sending.at;
+    if (sent !== undefined) [p.ref, resumed] = [sent, true];
+  }
+  return { ref: p.ref as string, index, text, sentAt, sentClock };
+}
+
+/**
+ * What a failure of the current turn makes of the item. An interrupt, the item's timeout or a failed request
+ * end the turn (cancelled on the server when it may still run), and the item ends as it did. When whether
+ * the send acted, or the outcome of a question on the server, is unknown, the item is kept unfinished for a
+ * resume: its summary is returned, and nothing more is to be written.
+ */
+async function turnFailed(ctx: ItemContext, item: QuestionItem, p: ItemProgress, error: unknown): Promise<ItemSummary | undefined> {
+  const { runId, log } = ctx.run;
+  const current = p.current;
+  const text = p.texts[current] ?? '';
+  // What was observed is committed before the cancel request below.
+  if (p.ended) p.commit(() => undefined);
+  if (ctx.run.signals.abort.aborted) {
+    await cancelOnServer(ctx, item.key, p.ref);
+    p.message = CANCELLED_ON_INTERRUPT;
+    p.turns[current] = { state: 'canceled', text, clientError: p.message, polls: 0 };
+  } else if (error instanceof AbortedError) {
+    // The item's own timeout passed while a request was still being retried.
+    await cancelOnServer(ctx, item.key, p.ref);
+    p.message = `no answer within ${formatTimeout(item.question.timeoutMs)} (requests were still failing); cancelled on the server`;
+    p.turns[current] = { state: 'timeout', text, clientError: p.message, polls: 0 };
+  } else if (error instanceof LookupIncompleteError) {
+    // Whether the send acted is unknown: the item stays unfinished, and a resume looks for it again.
+    const message = redact(error.message);
+    log(message);
+    return keptUnfinished(ctx, item.key, p, message);
+  } else if (p.following && p.ref !== undefined && !(error instanceof HttpStatusError && error.status === 404)) {
+    // The question is on the server and its outcome unobserved: kept for a resume to re-poll, never re-asked.
+    const message = redact(error instanceof Error ? error.message : String(error));
+    if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.target.gate.fail(message);
+    log(`${item.key}: ${message}; conversation ${p.ref} is kept unfinished: dsbench run --resume ${runId} re-polls it`);
+    return keptUnfinished(ctx, item.key, p, message);
+  } else {
+    p.message = redact(error instanceof Error ? error.message : String(error));
+    if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) ctx.target.gate.fail(p.message);
+    p.turns[current] = { state: 'client_error', text, clientError: p.message, polls: 0 };
+  }
+  p.ended = turnEnded(ctx, item.key, current, p.turns[current] as TurnRecord);
+  return undefined;
+}
+
+/** Records why the item is left unfinished (a resume takes it up) and summarises it as a client error. */
+function keptUnfinished(ctx: ItemContext, key: string, p: ItemProgress, message: string): ItemSummary {
+  p.commit(() => ctx.run.recorder.itemUnobserved(ctx.run.runId, key, message));
+  return { outcome: 'client_error', credits: null, passed: 0, failed: 0 };
+}
+
+/** Evaluates the expectations, records the item's end (with the last turn's), deletes the conversation under `--cleanup`. */
+async function finish(ctx: ItemContext, item: QuestionItem, p: ItemProgress): Promise<ItemSummary> {
+  const { recorder, runId, log } = ctx.run;
+  const asked = p.turns.filter(Boolean);
+  const outcome = outcomeOf(asked[asked.length - 1]);
+  const results = evaluateQuestion(item.question.expect, item.question.followups, asked);
+  p.commit(() => {
+    recordChecks(ctx, item.key, outcome === 'completed', results);
+    recorder.itemFinished(runId, item.key, outcome, iso(), p.message);
+  });
+  if (ctx.run.cleanup && p.ref !== undefined) await deleteConversation({ runId, recorder, client: ctx.target.client, log }, item.key, p.ref);
+  return {
+    outcome,
+    credits: asked.some((t) => t.stats?.credits !== undefined) ? asked.reduce((sum, t) => sum + (t.stats?.credits ?? 0), 0) : null,
+    passed: results.filter((r) => r.passed).length,
+    failed: results.filter((r) => !r.passed).length,
+    turns: asked,
+  };
 }
 
 /** An item ends as its last turn did; a turn left sending or processing means a request failed. */
