@@ -1,4 +1,5 @@
-// Server text on a terminal and in report.md: escape sequences removed whole, links a server wrote dead.
+// Server text on a terminal and in report.md: escape sequences removed whole, links a server wrote dead
+// (test/report/autolinks.test.ts has URLs GitHub would autolink).
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown, renderText } from '../src/report/document.js';
 import { mdCell } from '../src/report/tables.js';
@@ -21,6 +22,6 @@ describe('server text for a terminal', () => {
   it('report tables and text carry no escape sequence, and a server link stays dead in Markdown', () => {
     const blocks = [{ kind: 'table' as const, table: { headers: ['answer'], rows: [[`${HOSTILE} [click](https://evil.example)`]] } }, { kind: 'para' as const, text: [HOSTILE] }];
     for (const out of [renderMarkdown(blocks), renderText(blocks)]) expect(out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
-    expect(mdCell('[click](https://evil.example)')).toBe('\\[click\\](https://evil.example)');
+    expect(mdCell('[click] (https://evil.example)')).toBe('\\[click\\] (`https://evil.example`)');
   });
 });

@@ -106,7 +106,9 @@ function uncheckedBlocks(data: ReportData): Block[] {
       text: [
         'Creates given up (their outcome unknown) that no end-of-run check looked for: one that reached the server after all would be a question asked twice that this report cannot show: ',
         ...data.unchecked.flatMap((row, i): Inline[] => [i > 0 ? '; ' : '', { code: row.target }, ` ${uncheckedLostCreates(row)}`]),
-        '. An unfinished run checks them when resumed; otherwise `dsbench conversations list` shows what the instance holds (docs/restarts.md).',
+        '. An unfinished run checks them when resumed; otherwise ',
+        { code: 'dsbench conversations list' },
+        ' shows what the instance holds (docs/restarts.md).',
       ],
     });
   }

@@ -15,19 +15,57 @@ export interface Table {
 
 /**
  * A cell of free text safe inside a Markdown table: one line, pipes escaped, no raw HTML, no link a server
- * wrote (its brackets escaped), no control characters, redacted.
+ * wrote (see mdText), no control characters, redacted.
  */
 export function mdCell(text: string): string {
   return mdText(text).replace(/[\t\n]+/g, ' ').replace(/\|/g, '\\|');
 }
 
-/** Free text for Markdown: no raw HTML, no live link (brackets escaped), no control characters but newline and tab, redacted. */
+/**
+ * Free text for Markdown: no raw HTML, no live link, no control characters but newline and tab, redacted.
+ * Link syntax is escaped, and a word GitHub would autolink (`https://`, `www.`, an e-mail address) is a code
+ * span: GitHub links such words again after parsing, in the text with its escapes and character references
+ * decoded (so `https&#58;//` or `https\://` would still link), but never inside code. Backticks and `&` are
+ * escaped, so no text of the server's opens a code span or forms a reference.
+ */
 export function mdText(text: string): string {
-  return terminalSafe(redact(text))
+  const safe = terminalSafe(redact(text));
+  if (!LINKABLE.test(safe)) return mdEscape(safe);
+  return safe
+    .split(/(\s+)/)
+    .map((word) => (LINKABLE.test(word) ? inertWord(word) : mdEscape(word)))
+    .join('');
+}
+
+/** What GitHub's autolinking starts a link at: a scheme's `://`, `www.`, `mailto:`, `xmpp:`, an address's `@` before a dot. */
+const LINKABLE = /:\/\/|www\.|mailto:|xmpp:|@[^\s@]*\./i;
+
+function mdEscape(text: string): string {
+  return text
     .replace(/\\/g, '\\\\')
-    .replace(/[[\]]/g, '\\$&')
+    .replace(/[[\]`]/g, '\\$&')
+    .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
+}
+
+const SENTENCE_END = '.,;:!?';
+
+/** A word as a code span, but the punctuation ending a sentence after it and parentheses around it. */
+function inertWord(word: string): string {
+  let end = word.length;
+  while (end > 0 && SENTENCE_END.includes(word[end - 1]!)) end--;
+  const core = word.slice(0, end);
+  if (core.length > 2 && core.startsWith('(') && core.endsWith(')')) return `(${codeSpan(core.slice(1, -1))})${word.slice(end)}`;
+  return `${codeSpan(core)}${word.slice(end)}`;
+}
+
+/** `text` as it is, in a code span: fenced by more backticks than any run in it, spaced when it starts or ends with one. */
+function codeSpan(text: string): string {
+  const longest = (text.match(/`+/g) ?? []).reduce((n, run) => Math.max(n, run.length), 0);
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
 }
 
 /** Free text for a terminal: one line, no control characters, redacted, shortened. */
