@@ -212,9 +212,7 @@ function functionLengths(file: string, text: string): Array<{ name: string; line
  * Functions over the limit when the rule came, with their lengths: a listed function may shrink, never grow;
  * once split under the limit (or gone) it leaves the list. New code obeys the rule.
  */
-const LONG_FUNCTIONS: Record<string, number> = {
-  'generate/generate.ts: generateSuite': 103,
-};
+const LONG_FUNCTIONS: Record<string, number> = {};
 
 describe('the function-length rule', () => {
   const lengths = files.flatMap((f) => functionLengths(f, readFileSync(path.join(SRC, f), 'utf8')));

@@ -147,11 +147,7 @@ export async function generateSuite(o: GenerateOptions): Promise<GeneratedSuite>
 
   if (questions.length < o.count) {
     const fair = [...pools.values()].reduce((n, p) => n + p.length, 0);
-    const byKind = o.kinds.map((k) => `${k} ${found[k]} of ${quotas[k]}`).join(', ');
-    throw new UsageError(
-      `asked for ${o.count} questions, but the index gave only ${questions.length} (${byKind}) from ${repositories.length} ${repositories.length === 1 ? 'repository' : 'repositories'} ` +
-        `with ${fair} fair symbols${limited > 0 ? `; ${limited} searches hit a limit and were left out` : ''}. Lower --count, or add repositories (--repo) or kinds (--kinds)`,
-    );
+    throw tooFewQuestions(o, { questions: questions.length, found, quotas, repositories: repositories.length, fair, limited });
   }
   return {
     name: o.name,
@@ -160,6 +156,18 @@ export async function generateSuite(o: GenerateOptions): Promise<GeneratedSuite>
     defaults: { api: o.api },
     questions,
   };
+}
+
+/** What the index gave, by kind, when it held fewer fair questions than asked for, and what to do. */
+function tooFewQuestions(
+  o: GenerateOptions,
+  got: { questions: number; found: Record<GeneratedKind, number>; quotas: Record<GeneratedKind, number>; repositories: number; fair: number; limited: number },
+): UsageError {
+  const byKind = o.kinds.map((k) => `${k} ${got.found[k]} of ${got.quotas[k]}`).join(', ');
+  return new UsageError(
+    `asked for ${o.count} questions, but the index gave only ${got.questions} (${byKind}) from ${got.repositories} ${got.repositories === 1 ? 'repository' : 'repositories'} ` +
+      `with ${got.fair} fair symbols${got.limited > 0 ? `; ${got.limited} searches hit a limit and were left out` : ''}. Lower --count, or add repositories (--repo) or kinds (--kinds)`,
+  );
 }
 
 /** The repositories the `--repo` values select, sorted; an error names the value that selects none. */
