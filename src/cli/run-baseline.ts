@@ -128,6 +128,6 @@ const VERDICT_WORDS = new Map<ExitCode, string>([[ExitCode.ok, 'passed'], [ExitC
 export function comparisonText(baseline: BaselineRef, comparison: RunComparison | undefined, runExitCode: ExitCode, secondLook = false): string {
   if (!comparison) return `\nNo comparison with --baseline ${baseline.given}: the run did not end as a night (exit ${runExitCode}), and its own exit code stands.\n`;
   const verdict = VERDICT_WORDS.get(comparison.exitCode) ?? 'NOTHING TO JUDGE';
-  const decides = secondLook ? 'a second look follows' : "the run's exit code";
+  const decides = secondLook ? 'the confirmation below decides' : "the run's exit code";
   return `\nCompared with --baseline ${baseline.given}: ${verdict} (exit ${comparison.exitCode}, ${decides})\n\n${comparison.result.text}`;
 }
