@@ -3,7 +3,7 @@ import { loadSuite } from '../config/load-suite.js';
 import type { StoredTarget } from '../config/resume-targets.js';
 import { UsageError } from '../errors/errors.js';
 import { allocate, ConfirmTally, type Driver, RATE_GATES, type RateGate } from '../report/compare/confirm-tally.js';
-import { confirmLevels, firstLookOf, flaggedGates, type GateLook, secondLookOf, secondLookSummary, type ConfirmLevels } from '../report/compare/confirm-decision.js';
+import { confirmLevels, firstLookOf, type GateLook, secondLookGates, secondLookOf, secondLookSummary, statisticalGates, type ConfirmLevels } from '../report/compare/confirm-decision.js';
 import { compareRuns } from '../report/compare/compare.js';
 import type { CompareResult } from '../report/compare/compare-result.js';
 import { type SecondLook, type Thresholds, type Verdict, verdictLine, verdictOf } from '../report/compare/gates.js';
@@ -17,10 +17,11 @@ import { type ConfirmRecord, confirmationsOf, confirmationTotals, saveConfirmati
 import { iterateQuestionExport, iterateSearchExport, runCounts, type RunRecord, runTargets } from '../store/queries.js';
 import { openStore } from '../store/store.js';
 
-// `dsbench confirm RUN --baseline REF`: a second look before red. The comparison of RUN with REF is the first
-// look; a gate it fails, or that comes near its limit, is settled by re-asking the questions that drive it
-// (on RUN's own target, more repeats, within a budget) as a run of its own (a confirmation, `confirm_of`
-// RUN), then deciding again at the levels of a two-look alpha-spending design (docs/statistics.md).
+// `dsbench confirm RUN --baseline REF`: a second look before red. The first look is the comparison of RUN
+// with REF, every statistical gate tested at the first level of a two-look alpha-spending design; a gate
+// the plain comparison flags, or that comes near at that look, is settled by re-asking the questions that
+// drive it (on RUN's own target, more repeats, within a budget) as a run of its own (a confirmation,
+// `confirm_of` RUN), then deciding again at the second level (docs/statistics.md).
 
 /** `--confirm-budget`: a number of items, or a share of the run's items. */
 export type ConfirmBudget = { items: number } | { share: number };
@@ -48,9 +49,10 @@ export interface ConfirmResult {
   verdict: Verdict;
   line: string;
   first: CompareResult;
+  /** Gates that called for the second look: flagged by the plain comparison, or near at the strict first look. */
   flagged: string[];
   levels: ConfirmLevels | null;
-  /** Each flagged gate at the first look's strict level, before anything was re-asked. */
+  /** Every statistical gate at the first look's strict level, before anything was re-asked. */
   firstLooks: GateLook[];
   second: SecondLook | null;
   looks: GateLook[];
@@ -87,17 +89,20 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     const asked = runCounts(store.db, candidate.id).items;
     const budget = 'items' in options.budget ? options.budget.items : Math.ceil(options.budget.share * asked);
     const none = { questions: [], repeats: 0, items: 0, credits: null, budget };
-    const flagged = flaggedGates(first.summary);
+    const gates = statisticalGates(first.summary);
     const plain = (verdict: Verdict): ConfirmResult => ({ verdict, line: verdictLine(verdict, first.summary), first, flagged: [], levels: null, firstLooks: [], second: null, looks: [], confirmRunId: null, reasked: none, interrupted: false });
-    if (flagged.length === 0) return plain(verdictOf(first.summary));
+    if (gates.length === 0) return plain(verdictOf(first.summary));
+    // Every statistical gate at the first look, whatever the plain gates said; the second look for those that call for it.
     const levels = confirmLevels(options.alpha, asked, budget, first.summary);
-    const firstLooks = firstLookOf(flagged, tally, rows, levels, options.thresholds, options.bootstrap);
+    const firstLooks = firstLookOf(gates, tally, rows, levels, options.thresholds, options.bootstrap);
     const firstLook = firstLooks.filter((l) => l.crossed).map((l) => l.gate);
+    const flagged = secondLookGates(first.summary, firstLooks);
     const decided = (second: SecondLook, looks: GateLook[], confirmRunId: number | null, reasked: ConfirmResult['reasked']): ConfirmResult => {
       const verdict = verdictOf(first.summary, second);
       return { verdict, line: verdictLine(verdict, first.summary, second), first, flagged: flagged.map((g) => g.name), levels, firstLooks, second, looks, confirmRunId, reasked, interrupted: false };
     };
     if (firstLook.length > 0) return decided(secondLookSummary(firstLook, []), [], null, none);
+    if (flagged.length === 0) return { ...plain(verdictOf(first.summary)), levels, firstLooks };
 
     const rateGates = flagged.map((g) => g.name).filter((n): n is RateGate => (RATE_GATES as readonly string[]).includes(n));
     const recorded = { db: path.resolve(options.baseline.db), runId: baseline.run.id, ...(baseline.window !== null && { window: baseline.window }) };

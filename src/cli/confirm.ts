@@ -38,20 +38,22 @@ export function confirmDocument(r: ConfirmResult): Block[] {
     { kind: 'para', text: [`First look (the comparison at its plain level): ${r.first.verdictLine}`] },
   ];
   if (r.levels === null) {
-    blocks.push({ kind: 'para', text: ['No gate failed or came near its limit: nothing to confirm, nothing asked.'] });
+    blocks.push({ kind: 'para', text: ['No statistical gate is on (--fail-on, the metric thresholds): nothing to confirm, nothing asked.'] });
     return blocks;
   }
   const l = r.levels;
   blocks.push({
     kind: 'para',
     text: [
-      `Flagged: ${r.flagged.join(', ')}. Two looks with Lan-DeMets alpha spending of the O'Brien-Fleming type: a red verdict's false-alarm rate ${pct(l.alpha)} over both looks, ` +
-        `information fraction ${l.informationFraction.toFixed(3)} (items asked over items asked plus the budget), first look ${pct(l.first, 3)}, second ${pct(l.second, 3)}, each split over ${l.gates} gates by weight (docs/statistics.md).`,
+      `Two looks with Lan-DeMets alpha spending of the O'Brien-Fleming type: a red verdict's false-alarm rate ${pct(l.alpha)} over both looks, ` +
+        `information fraction ${l.informationFraction.toFixed(3)} (items asked over items asked plus the budget), first look ${pct(l.first, 3)}, second ${pct(l.second, 3)}, each split over ${l.gates} gates by weight (docs/statistics.md). ` +
+        `The first look tests every one of them; a second look for ${r.flagged.length > 0 ? r.flagged.join(', ') : 'none'} (failed or near at the plain level, or a rate's p below twice its plain level at the first look).`,
     ],
   });
   if (r.firstLooks.length > 0) {
-    blocks.push({ kind: 'table', table: { headers: ['gate', "first look, at its share of the first look's level", 'result'], rows: r.firstLooks.map((g) => [g.gate, g.how, g.crossed ? 'REGRESSED' : 'not crossed']) } });
+    blocks.push({ kind: 'table', table: { headers: ['gate', "first look, at its share of the first look's level", 'result'], rows: r.firstLooks.map((g) => [g.gate, g.how, g.crossed ? 'REGRESSED' : g.calls ? 'near: a second look' : 'not crossed']) } });
   }
+  if (r.second === null && !r.interrupted) blocks.push({ kind: 'para', text: ['No gate crossed at the first look or came near enough to call for a second: nothing asked.'] });
   if (r.second && r.second.firstLookRegressed.length > 0) blocks.push({ kind: 'para', text: [`Regressed at the first look's spent level: ${r.second.firstLookRegressed.join(', ')}; nothing re-asked.`] });
   if (r.confirmRunId !== null) {
     blocks.push({

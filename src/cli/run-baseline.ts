@@ -14,7 +14,7 @@ import { GATE_OPTIONS, type GateArgs, bootstrapFrom, thresholdsFrom } from './co
 /** `run`'s --baseline and the gate flags its comparison is judged by (compare's). */
 export const BASELINE_OPTIONS = {
   baseline: { type: 'string', describe: 'Then compare the run with this run (id, label, latest, blessed:<name>, window:K) under the compare gates below; the comparison decides the exit code' },
-  confirm: { type: 'boolean', default: false, describe: 'With --baseline: a verdict that is regressed or suspect takes a second look, as dsbench confirm RUN --baseline REF does; its verdict is the exit code' },
+  confirm: { type: 'boolean', default: false, describe: 'With --baseline: the comparison is confirmed as dsbench confirm RUN --baseline REF confirms it (every gate at a strict first look, a second look when one is near); its verdict is the exit code' },
   'confirm-budget': { type: 'string', default: '10%', describe: "With --confirm: most items re-asked, a share of the run's items (10%) or a number (25)" },
   'confirm-alpha': { type: 'string', default: '1%', describe: 'With --confirm: false-alarm rate of a red verdict over both looks (all gates together)' },
   ...GATE_OPTIONS,
@@ -128,6 +128,6 @@ const VERDICT_WORDS = new Map<ExitCode, string>([[ExitCode.ok, 'passed'], [ExitC
 export function comparisonText(baseline: BaselineRef, comparison: RunComparison | undefined, runExitCode: ExitCode, secondLook = false): string {
   if (!comparison) return `\nNo comparison with --baseline ${baseline.given}: the run did not end as a night (exit ${runExitCode}), and its own exit code stands.\n`;
   const verdict = VERDICT_WORDS.get(comparison.exitCode) ?? 'NOTHING TO JUDGE';
-  const decides = secondLook ? 'a second look follows' : "the run's exit code";
+  const decides = secondLook ? 'the confirmation below decides' : "the run's exit code";
   return `\nCompared with --baseline ${baseline.given}: ${verdict} (exit ${comparison.exitCode}, ${decides})\n\n${comparison.result.text}`;
 }

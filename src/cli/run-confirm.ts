@@ -12,8 +12,9 @@ import type { BaselineRef, RunComparison } from './run-baseline.js';
 import type { transportSettings } from './global-options.js';
 import { onStopSignal } from './signals.js';
 
-// `run --baseline REF --confirm`: a comparison that says regressed or suspect takes the second look of
-// `dsbench confirm RUN --baseline REF`, on the targets the run just used (the embedded emulator is still up).
+// `run --baseline REF --confirm`: a comparison that compared something is confirmed as
+// `dsbench confirm RUN --baseline REF` confirms it, on the targets the run just used (the embedded emulator
+// is still up).
 
 export interface Confirmed {
   result: ConfirmResult;
@@ -21,9 +22,13 @@ export interface Confirmed {
   text: string;
 }
 
-/** Whether the comparison asks for a second look: its verdict is regressed or suspect. */
+/**
+ * Whether the comparison is confirmed: it compared something. An unchanged comparison is too: the
+ * confirmation's first look tests every gate by its own test (counting each item, a baseline's extra repeats
+ * too), which can be red, or near enough to call for a second look, where the plain gates are not.
+ */
 export function needsSecondLook(comparison: RunComparison | undefined): comparison is RunComparison {
-  return comparison !== undefined && (comparison.exitCode === ExitCode.expectationsFailed || comparison.exitCode === ExitCode.suspect);
+  return comparison !== undefined && comparison.exitCode !== ExitCode.nothingCompared;
 }
 
 /**

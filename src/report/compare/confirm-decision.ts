@@ -5,8 +5,9 @@ import { type ConfirmTally, RATE_GATES, type RateGate } from './confirm-tally.js
 import type { GateResult, SecondLook, Thresholds } from './gates.js';
 import type { CompareRow } from './pairs.js';
 
-// The decision of a confirmation, apart from the asking: which gates the first look flags, the levels of
-// the two looks, and each flagged gate's result at each look (docs/statistics.md, "A second look").
+// The decision of a confirmation, apart from the asking: the levels of the two looks, every statistical
+// gate at the first look, which gates call for the second, and their results there (docs/statistics.md,
+// "A second look").
 
 /** The statistical gates that can fail: the rate tests that are on, and the gated metrics that measured something. */
 export function statisticalGates(s: CompareSummary): GateResult[] {
@@ -14,9 +15,20 @@ export function statisticalGates(s: CompareSummary): GateResult[] {
   return s.gates.filter((g) => g.enabled && (measured.has(g.name) || (RATE_GATES as readonly string[]).includes(g.name)));
 }
 
-/** Gates the first look flags at the plain level: failed, or near the limit. Event gates (any-new-error, ...) are not statistical and are left as they are. */
+/** Gates the plain comparison flags: failed, or near the limit. Event gates (any-new-error, ...) are not statistical and are left as they are. */
 export function flaggedGates(s: CompareSummary): GateResult[] {
   return statisticalGates(s).filter((g) => g.failed || g.near);
+}
+
+/**
+ * Gates that call for the second look: those the plain comparison flags, and the rate gates whose first
+ * look (every statistical gate's, firstLookOf) came near (`calls`). The rule may read anything of the
+ * first look's data: the second look's level is spent whether or not it is taken, so skipping it only
+ * gives up power (a non-binding futility rule).
+ */
+export function secondLookGates(s: CompareSummary, firstLooks: readonly GateLook[]): GateResult[] {
+  const calls = new Set(firstLooks.filter((l) => l.calls).map((l) => l.gate));
+  return statisticalGates(s).filter((g) => g.failed || g.near || calls.has(g.name));
 }
 
 export interface ConfirmLevels extends TwoLookLevels {
@@ -52,12 +64,14 @@ export interface GateLook {
   crossed: boolean;
   /** Still failing at the plain level on all the data. */
   flaggedStill: boolean;
+  /** At the first look: near enough to call for the second (a rate gate's p below twice its plain level, the change beyond its allowance). */
+  calls: boolean;
   /** How the look judged it. */
   how: string;
 }
 
-/** A rate gate's exact conditional test stratified by question on the tally's items at `level`. */
-function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds: Thresholds, plain: number): GateLook {
+/** A rate gate's exact conditional test stratified by question on the tally's items at `level`; `near`: the p below which it calls for a second look. */
+function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds: Thresholds, plain: number, near = 0): GateLook {
   const test = conditionalRateTest(tally.counts(gate));
   const rise = gate === 'new-errors';
   const p = rise ? test.pUpper : test.pLower;
@@ -69,6 +83,7 @@ function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds
     level,
     crossed: beyond && p < level,
     flaggedStill: beyond && p < plain,
+    calls: beyond && p < near,
     how: `${test.informative} of ${test.questions} questions differ, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}; one-sided exact conditional p = ${p.toPrecision(2)} against ${level.toPrecision(2)}`,
   };
 }
@@ -76,27 +91,31 @@ function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds
 const isRateGate = (name: string): name is RateGate => (RATE_GATES as readonly string[]).includes(name);
 
 /**
- * The first look's strict decision, before anything is re-asked: each flagged rate gate's exact conditional
- * test stratified by question on the night's items at its share of the first level (the test of the second
- * look, so that both looks count every item: the sign flip over questions of the plain gates needs 1/32
- * from five questions that went from no error to two, where this test gives (1/6)^5); a flagged metric
- * gate by the plain gates at the first level. One look per flagged gate; those that crossed are red.
+ * The first look's strict decision, before anything is re-asked, on every statistical gate (`gates`, all
+ * of statisticalGates: the split of α over them already counts each as tested): a rate gate by its exact
+ * conditional test stratified by question on the night's items at its share of the first level (the test
+ * of the second look, so that both looks count every item: the sign flip over questions of the plain
+ * gates needs 1/32 from five questions that went from no error to two, where this test gives (1/6)^5, and
+ * pairs repeat with repeat, leaving out a baseline's extra repeats); a metric gate by the plain gates at
+ * the first level. Those that crossed are red. A rate gate that did not, with its p below twice its plain
+ * level (as `near` reads the plain test), calls for the second look.
  */
-export function firstLookOf(flagged: readonly GateResult[], tally: ConfirmTally, rows: readonly CompareRow[], levels: ConfirmLevels, thresholds: Thresholds, bootstrap: BootstrapOptions): GateLook[] {
+export function firstLookOf(gates: readonly GateResult[], tally: ConfirmTally, rows: readonly CompareRow[], levels: ConfirmLevels, thresholds: Thresholds, bootstrap: BootstrapOptions): GateLook[] {
   const plain = gateAlpha(bootstrap.confidence);
-  const metrics = flagged.some((g) => !isRateGate(g.name)) ? gatesAtLevel(rows, thresholds, bootstrap, levels.first) : undefined;
-  return flagged.map((g): GateLook => {
-    if (isRateGate(g.name)) return rateLook(g.name, tally, levels.first * shareOf(levels, g.name), thresholds, plain);
+  const metrics = gates.some((g) => !isRateGate(g.name)) ? gatesAtLevel(rows, thresholds, bootstrap, levels.first) : undefined;
+  return gates.map((g): GateLook => {
+    if (isRateGate(g.name)) return rateLook(g.name, tally, levels.first * shareOf(levels, g.name), thresholds, plain, 2 * (g.level ?? plain * shareOf(levels, g.name)));
     const m = metrics!.gates.find((x) => x.name === g.name);
     const level = m?.level ?? levels.first * shareOf(levels, g.name);
-    return { gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, how: `its interval's bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` };
+    return { gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, calls: false, how: `its interval's bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` };
   });
 }
 
 /**
- * The second look: each flagged rate gate's exact conditional test stratified by question on all the data
- * (the run's repeats and the re-asked ones, which it counts item by item: a sign flip over questions gains
- * nothing from re-asking a question already at 0) at its share of the second level; a flagged metric gate,
+ * The second look at the gates that call for it (secondLookGates): a rate gate by its exact conditional
+ * test stratified by question on all the data (the run's repeats and the re-asked ones, which it counts
+ * item by item: a sign flip over questions gains nothing from re-asking a question already at 0) at its
+ * share of the second level; a flagged metric gate,
  * whose questions are not re-asked, on the first look's data at the whole alpha split by weight (the same
  * data at both looks: one test).
  */
@@ -117,7 +136,7 @@ export function secondLookOf(
     } else {
       const m = metricSummary!.gates.find((x) => x.name === g.name);
       const level = m?.level ?? levels.alpha * shareOf(levels, g.name);
-      looks.push({ gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, how: `not re-asked; first look's interval, its bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` });
+      looks.push({ gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, calls: false, how: `not re-asked; first look's interval, its bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` });
     }
   }
   return looks;
