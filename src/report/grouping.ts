@@ -12,9 +12,6 @@ export interface GroupKey {
 }
 
 export class Grouping {
-  /** With `tags` false, only the targets' groups: a reader that wants no tag rows does not pay for them. */
-  constructor(private readonly tags = true) {}
-
   readonly groups: GroupKey[] = [];
   private readonly groupIndex = new Map<string, number>();
   private readonly comboIndex = new Map<string, number>();
@@ -31,7 +28,7 @@ export class Grouping {
     const key = `${target}\u0000${tagsJson}`;
     let index = this.comboIndex.get(key);
     if (index === undefined) {
-      const tags = this.tags ? [...new Set(JSON.parse(tagsJson) as string[])] : [];
+      const tags = [...new Set(JSON.parse(tagsJson) as string[])];
       const groups = [this.group({ scope: 'target', target, tag: '' }), ...tags.map((tag) => this.group({ scope: 'tag', target, tag }))];
       index = this.comboGroups.push(groups) - 1;
       this.comboIndex.set(key, index);

@@ -1,15 +1,21 @@
 import type Database from 'better-sqlite3';
-import type { ItemVerdictRow, TurnMetricRow } from '../store/queries.js';
-import { PASS, iterateRunPass, runPassStatement, type RunPassValues } from '../store/series-queries.js';
+import type { ItemVerdictRow } from '../store/queries.js';
+import { type ItemTraitsValues, PASS, iterateRunPass, runPassStatement, type RunPassValues } from '../store/series-queries.js';
 
 // One read of each run of a history, told to every reader that wants it (the runs' summaries, the question
 // grid, the nightly series): each used to read the same items, turns and checks again.
 
+/**
+ * What defines an item and how it ended: one frozen object shared by every item alike in the pass (a question's
+ * repeats that ended alike, night after night), so its texts are read and parsed once, not per repeat.
+ */
+export type ItemTraits = Readonly<Pick<ItemVerdictRow, 'kind' | 'target' | 'suiteItemId' | 'tagsJson' | 'status' | 'outcome' | 'expectPassed'> & { definitionHash: string | null }>;
+
 /** An item of the pass, told after its turns. */
-export interface PassItem extends Pick<ItemVerdictRow, 'kind' | 'target' | 'suiteItemId' | 'repeat' | 'tagsJson' | 'status' | 'outcome' | 'expectPassed'> {
+export interface PassItem {
+  traits: ItemTraits;
   /** Its place in the run's plan: items come in plan order. */
   position: number;
-  definitionHash: string | null;
   /** Time of its first turn when that turn completed: server time, wall time where the server gave none. */
   firstMs: number | null;
   /** Summed over its turns as SQL's sum() sums them; null when no turn reported them. */
@@ -17,10 +23,18 @@ export interface PassItem extends Pick<ItemVerdictRow, 'kind' | 'target' | 'suit
   tokens: number | null;
 }
 
+/** A turn of the pass, told before its item (the figures the history's summaries read). */
+export interface PassTurn {
+  state: string;
+  wallMs: number | null;
+  serverMs: number | null;
+  credits: number | null;
+}
+
 /** What reads one run of the pass. */
 export interface RunSink {
-  /** Each turn, before its item is told; set only by a sink that wants turns (they cost an object each). */
-  turn?(t: TurnMetricRow): void;
+  /** Each turn, before its item is told. */
+  turn?(item: ItemTraits, t: PassTurn): void;
   item?(item: PassItem): void;
   /** The run was read to its end. */
   end?(): void;
@@ -39,13 +53,29 @@ export const UNFINISHED: ReadonlySet<string> = new Set(['pending', 'running', 's
 /** Each run once, in order, told to the sinks `sinksOf` gives for it (a run without sinks is not read). */
 export function passOverRuns(db: Database.Database, runIds: readonly number[], sinksOf: (night: number, runId: number) => RunSink[]): void {
   const statement = runPassStatement(db);
+  const traits = new TraitsCache();
   runIds.forEach((runId, night) => {
     const sinks = sinksOf(night, runId);
-    if (sinks.length > 0) readRun(iterateRunPass(statement, runId), sinks);
+    if (sinks.length > 0) readRun(iterateRunPass(statement, runId), sinks, traits);
   });
 }
 
-function readRun(rows: Iterable<RunPassValues>, sinks: readonly RunSink[]): void {
+/** Items' traits by their JSON text: parsed on first sight, then the same object. */
+class TraitsCache {
+  private readonly byText = new Map<string, ItemTraits>();
+
+  of(text: string): ItemTraits {
+    let found = this.byText.get(text);
+    if (found === undefined) {
+      const [kind, target, suiteItemId, tagsJson, definitionHash, status, outcome, expectPassed] = JSON.parse(text) as ItemTraitsValues;
+      found = Object.freeze({ kind, target, suiteItemId, tagsJson, definitionHash, status, outcome, expectPassed });
+      this.byText.set(text, found);
+    }
+    return found;
+  }
+}
+
+function readRun(rows: Iterable<RunPassValues>, sinks: readonly RunSink[], traits: TraitsCache): void {
   const turnSinks = sinks.filter((s) => s.turn !== undefined);
   const itemSinks = sinks.filter((s) => s.item !== undefined);
   let item: PassItem | undefined;
@@ -60,58 +90,23 @@ function readRun(rows: Iterable<RunPassValues>, sinks: readonly RunSink[]): void
   for (const row of rows) {
     if (item?.position !== row[PASS.position]) {
       flush();
-      item = passItem(row);
+      item = { traits: traits.of(row[PASS.traitsJson]), position: row[PASS.position], firstMs: null, credits: null, tokens: null };
       credits.reset();
       tokens.reset();
     }
     const turn = row[PASS.turn];
     if (turn === null) continue;
+    const state = row[PASS.state]!;
     credits.add(row[PASS.credits]);
     tokens.add(row[PASS.totalTokens]);
-    if (turn === 0 && row[PASS.state] === 'completed') item.firstMs = row[PASS.serverMs] ?? row[PASS.wallMs];
+    if (turn === 0 && state === 'completed') item.firstMs = row[PASS.serverMs] ?? row[PASS.wallMs];
     if (turnSinks.length > 0) {
-      const t = turnRow(row, turn);
-      for (const s of turnSinks) s.turn!(t);
+      const t: PassTurn = { state, wallMs: row[PASS.wallMs], serverMs: row[PASS.serverMs], credits: row[PASS.credits] };
+      for (const s of turnSinks) s.turn!(item.traits, t);
     }
   }
   flush();
   for (const s of sinks) s.end?.();
-}
-
-function passItem(row: RunPassValues): PassItem {
-  return {
-    position: row[PASS.position],
-    kind: row[PASS.kind],
-    target: row[PASS.target],
-    suiteItemId: row[PASS.suiteItemId],
-    repeat: row[PASS.repeat],
-    tagsJson: row[PASS.tagsJson],
-    status: row[PASS.status],
-    outcome: row[PASS.outcome],
-    definitionHash: row[PASS.definitionHash],
-    expectPassed: row[PASS.expectPassed],
-    firstMs: null,
-    credits: null,
-    tokens: null,
-  };
-}
-
-function turnRow(row: RunPassValues, turn: number): TurnMetricRow {
-  return {
-    target: row[PASS.target],
-    suiteItemId: row[PASS.suiteItemId],
-    repeat: row[PASS.repeat],
-    tagsJson: row[PASS.tagsJson],
-    turn,
-    state: row[PASS.state]!,
-    errorCode: row[PASS.errorCode],
-    wallMs: row[PASS.wallMs],
-    serverMs: row[PASS.serverMs],
-    totalTokens: row[PASS.totalTokens],
-    cachedTokens: row[PASS.cachedTokens],
-    credits: row[PASS.credits],
-    toolCalls: row[PASS.toolCalls],
-  };
 }
 
 /**

@@ -40,6 +40,7 @@ export interface HistoryResult {
   detection?: Detection | undefined;
   out: string;
   files: string[];
+  /** Rendered on first read. */
   markdown: string;
   text: string;
 }
@@ -85,11 +86,21 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
     if (jsonFile) files.push(jsonFile);
     if (htmlFile) files.push(htmlFile);
     const blocks = [...historyDocument(suite, options.db, rows, grid, files, detection), ...nothingAskedBlocks(nothingAsked)];
-    const markdown = renderMarkdown(blocks);
-    if (mdFile) writeWhole(mdFile, markdown);
+    // Rendered when asked for: the default run prints the text and writes neither (a 90-night grid is large).
+    let markdown: string | undefined;
+    let text: string | undefined;
+    if (mdFile) writeWhole(mdFile, (markdown = renderMarkdown(blocks)));
     if (jsonFile) writeWhole(jsonFile, safeJson({ schemaVersion: HISTORY_SCHEMA_VERSION, db: options.db, suite, rows, nothingAsked, questions: grid, ...(detection && { changePoints: detection }), files }));
     if (htmlFile) writeWhole(htmlFile, historyHtml(options.db, suite, rows, nothingAsked, new Date().toISOString(), grid, detection));
-    return { suite, rows, nothingAsked, detection, out, files, markdown, text: renderText(blocks) };
+    return {
+      suite, rows, nothingAsked, detection, out, files,
+      get markdown() {
+        return (markdown ??= renderMarkdown(blocks));
+      },
+      get text() {
+        return (text ??= renderText(blocks));
+      },
+    };
   } finally {
     store.close();
   }

@@ -104,10 +104,10 @@ export class SeriesReader implements NightReader {
 
   sink(night: number): RunSink {
     return {
-      item: (item) => {
-        if (UNFINISHED.has(item.status)) return;
-        const errored = item.outcome !== null && ERRORED_OUTCOMES.has(item.outcome) ? 1 : 0;
-        this.add(night, [item.target, item.kind, item.suiteItemId, item.tagsJson, errored, item.expectPassed, item.firstMs, item.credits, item.tokens]);
+      item: ({ traits: t, firstMs, credits, tokens }) => {
+        if (UNFINISHED.has(t.status)) return;
+        const errored = t.outcome !== null && ERRORED_OUTCOMES.has(t.outcome) ? 1 : 0;
+        this.add(night, [t.target, t.kind, t.suiteItemId, t.tagsJson, errored, t.expectPassed, firstMs, credits, tokens]);
       },
     };
   }

@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import { type RunHead, runCounts, runProductVersions, runTargets, suiteRuns } from '../store/queries.js';
 import type { Column } from './csv.js';
-import { type NightReader, type RunSink, passOverRuns } from './history-pass.js';
-import { QuestionSummary, type QuestionSummaryRow } from './summary.js';
+import { type NightReader, passOverRuns } from './history-pass.js';
+import { HistorySummary, type TargetFigures } from './history-summary.js';
+import type { QuestionSummaryRow } from './summary.js';
 
 // history.csv: one row per run and target over the last N runs of a suite, oldest first (a trend).
 
@@ -61,20 +62,19 @@ export function collectHistory(
   options: HistoryOptions = {},
 ): { runs: RunHead[]; rows: HistoryRow[]; nothingAsked: RunHead[] } {
   const { runs, nothingAsked } = historyRuns(db, suite, limit, options);
-  const summaries = new Map<number, QuestionSummary>();
+  const summaries = new Map<number, HistorySummary>();
   passOverRuns(db, runs.map((r) => r.id), (night, runId) => {
     const sinks = (options.readers ?? []).flatMap((r) => r.sink(night, runId) ?? []);
     if (options.known?.runId === runId) return sinks;
-    // The history reads only the target rows of a run's summary: its tags are not grouped.
-    const summary = new QuestionSummary(runId, runTargets(db, runId).map((t) => t.name), 0, { tags: false });
+    const summary = new HistorySummary(runTargets(db, runId).map((t) => t.name));
     summaries.set(runId, summary);
-    return [summarySink(summary), ...sinks];
+    return [summary.sink(), ...sinks];
   });
   const rows: HistoryRow[] = [];
   const lastVersion = new Map<string, string>();
   for (const run of runs) {
     const versions = new Map(runProductVersions(db, run.id).map((v) => [v.target, v.version]));
-    for (const row of historyRows(run, summaries.get(run.id)?.rows() ?? options.known!.rows)) {
+    for (const row of historyRows(run, summaries.get(run.id)?.rows() ?? options.known!.rows.filter((s) => s.scope === 'target'))) {
       const version = versions.get(row.target) ?? null;
       const before = lastVersion.get(row.target);
       if (version !== null) lastVersion.set(row.target, version);
@@ -101,41 +101,35 @@ function historyRuns(db: Database.Database, suite: string, limit: number, option
   return { runs: runs.reverse(), nothingAsked };
 }
 
-function summarySink(summary: QuestionSummary): RunSink {
-  return { turn: (t) => summary.addTurn(t), item: (item) => summary.addItem(item) };
-}
-
-function historyRows(run: RunHead, summary: readonly QuestionSummaryRow[]): Array<Omit<HistoryRow, 'productVersion' | 'versionChanged'>> {
-  return summary
-    .filter((s) => s.scope === 'target')
-    .map((s) => {
-      return {
-        runId: run.id,
-        label: run.label,
-        suite: run.suiteName,
-        startedAt: run.startedAt,
-        endedAt: run.endedAt,
-        status: run.status,
-        target: s.target,
-        items: s.items,
-        itemsDone: s.done,
-        itemsPending: s.pending + s.running,
-        questions: s.questions,
-        completed: s.itemsCompleted,
-        failed: s.itemErrors,
-        expectedErrors: s.itemExpectedErrors,
-        inProgress: s.inProgress,
-        errorRate: s.done === 0 ? null : s.itemErrors / s.done,
-        expectItems: s.expectItems,
-        passRate: s.expectPassRate,
-        serverMsP50: s.serverMs.p50,
-        serverMsP90: s.serverMs.p90,
-        wallMsP50: s.wallMs.p50,
-        wallMsP90: s.wallMs.p90,
-        creditsSum: s.credits.sum,
-        creditsMean: s.credits.mean,
-      };
-    });
+function historyRows(run: RunHead, summary: readonly TargetFigures[]): Array<Omit<HistoryRow, 'productVersion' | 'versionChanged'>> {
+  return summary.map((s) => {
+    return {
+      runId: run.id,
+      label: run.label,
+      suite: run.suiteName,
+      startedAt: run.startedAt,
+      endedAt: run.endedAt,
+      status: run.status,
+      target: s.target,
+      items: s.items,
+      itemsDone: s.done,
+      itemsPending: s.pending + s.running,
+      questions: s.questions,
+      completed: s.itemsCompleted,
+      failed: s.itemErrors,
+      expectedErrors: s.itemExpectedErrors,
+      inProgress: s.inProgress,
+      errorRate: s.done === 0 ? null : s.itemErrors / s.done,
+      expectItems: s.expectItems,
+      passRate: s.expectPassRate,
+      serverMsP50: s.serverMs.p50,
+      serverMsP90: s.serverMs.p90,
+      wallMsP50: s.wallMs.p50,
+      wallMsP90: s.wallMs.p90,
+      creditsSum: s.credits.sum,
+      creditsMean: s.credits.mean,
+    };
+  });
 }
 
 /** history.csv columns, stable. */

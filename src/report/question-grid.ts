@@ -58,7 +58,7 @@ export class QuestionGridReader implements NightReader {
 
   sink(night: number): RunSink {
     return {
-      item: (item) => {
+      item: ({ traits: item }) => {
         if (UNFINISHED.has(item.status)) return;
         // An item's repeats come one after another: most items are the question of the one before.
         let q = this.last;

@@ -101,7 +101,7 @@ interface QuestionCounters {
 
 /** Accumulates summary.csv: feed every turn (`addTurn`) and every question item (`addItem`), then `rows()`. */
 export class QuestionSummary {
-  private readonly grouping: Grouping;
+  private readonly grouping = new Grouping();
   private readonly counters: QuestionCounters[] = [];
   /** wall, server, tokens, credits */
   private readonly columns: MetricColumns;
@@ -110,9 +110,7 @@ export class QuestionSummary {
     private readonly runId: number,
     private readonly targetOrder: readonly string[],
     expectedTurns = 0,
-    options: { tags?: boolean } = {},
   ) {
-    this.grouping = new Grouping(options.tags ?? true);
     this.columns = new MetricColumns(4, expectedTurns);
     // Every target of the run has a row, even one with nothing recorded yet.
     for (const target of targetOrder) this.counter(this.grouping.group({ scope: 'target', target, tag: '' }));

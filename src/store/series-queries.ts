@@ -6,42 +6,46 @@ import type { ItemKind, ItemStatus } from '../model/item.js';
 // its question grid and (with --detect) the nightly series are all made from these rows. Rows come as
 // arrays (no object per row): 90 nights of thousands of items are hundreds of thousands of rows.
 
-/** One row of the pass: an item's columns, then one of its turns' (all null for an item without turns). */
+/**
+ * One row of the pass: its item, then one of its turns' values (all null for an item without turns). What
+ * defines the item and how it ended come as one JSON text (ItemTraitsValues): the same text for the repeats of
+ * a question that ended alike, night after night, so that a reader parses each once (a value handed from
+ * SQLite costs about as much whatever its type: one text is cheaper than eight values).
+ */
 export type RunPassValues = [
   position: number,
-  kind: ItemKind,
-  target: string,
-  suiteItemId: string,
-  repeat: number,
-  tagsJson: string,
-  status: ItemStatus,
-  outcome: string | null,
-  definitionHash: string | null,
-  /** 1 when all its checks passed, 0 when one failed, null without checks. */
-  expectPassed: 0 | 1 | null,
+  traitsJson: string,
   turn: number | null,
   state: string | null,
-  errorCode: string | null,
   wallMs: number | null,
   serverMs: number | null,
   totalTokens: number | null,
-  cachedTokens: number | null,
   credits: number | null,
-  toolCalls: number | null,
 ];
 
 /** Column indices of RunPassValues. */
-export const PASS = {
-  position: 0, kind: 1, target: 2, suiteItemId: 3, repeat: 4, tagsJson: 5, status: 6, outcome: 7, definitionHash: 8, expectPassed: 9,
-  turn: 10, state: 11, errorCode: 12, wallMs: 13, serverMs: 14, totalTokens: 15, cachedTokens: 16, credits: 17, toolCalls: 18,
-} as const;
+export const PASS = { position: 0, traitsJson: 1, turn: 2, state: 3, wallMs: 4, serverMs: 5, totalTokens: 6, credits: 7 } as const;
+
+/** The values of RunPassValues' traitsJson, in order. */
+export type ItemTraitsValues = [
+  kind: ItemKind,
+  target: string,
+  suiteItemId: string,
+  tagsJson: string,
+  definitionHash: string | null,
+  status: ItemStatus,
+  outcome: string | null,
+  /** 1 when all its checks passed, 0 when one failed, null without checks. */
+  expectPassed: 0 | 1 | null,
+];
 
 export function runPassStatement(db: Database.Database): Database.Statement<[number]> {
   return db
     .prepare<[number]>(
-      `SELECT i.position, i.kind, i.target, i.suite_item_id, i.repeat, i.tags_json, i.status, i.outcome, i.definition_hash,
-        (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key),
-        t.turn, t.state, t.error_code, t.wall_ms, t.server_ms, t.total_tokens, t.cached_tokens, t.credits, t.tool_calls
+      `SELECT i.position,
+        json_array(i.kind, i.target, i.suite_item_id, i.tags_json, i.definition_hash, i.status, i.outcome,
+          (SELECT min(e.passed) FROM expectations e WHERE e.run_id = i.run_id AND e.item_key = i.key)),
+        t.turn, t.state, t.wall_ms, t.server_ms, t.total_tokens, t.credits
       FROM items i LEFT JOIN turns t ON t.run_id = i.run_id AND t.item_key = i.key
       WHERE i.run_id = ?
       ORDER BY i.position, t.turn`,
