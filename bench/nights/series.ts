@@ -21,7 +21,7 @@ import { wilson } from './wilson.js';
 // - a step from night START (latency x1.3; pass rate -10 points: flaky questions grounded less often) and a
 //   creep (latency x1.01 a night from START): looked at each morning after nights START..START+9 over the
 //   nights so far; found on the first morning a change point of the metric is reported at night START-2 or
-//   later.
+//   later. Misses (not found within 3 nights, the creep 10) are told apart: placed too early, or not found.
 // With --oracle, instead: a bound for the pass-rate drop and the creep, by a test told the change's first
 // night and looking once (morning 3, morning 10): the nights since against the 80 before, by permutation.
 // Usage: node --import tsx bench/nights/index.ts --series [--seeds N] [--seed S] [--questions Q] [--flaky F] [--repeats R] [--write] [--oracle]
@@ -94,15 +94,17 @@ interface Scenario {
   metrics: SeriesMetric[];
   /** The regression on night i (0-based), or null for none. */
   at: (i: number) => Regression;
+  /** Nights within which it must be found (issue 31): its misses are told apart by where they were placed. */
+  within: number;
 }
 
 /** Grounded rate of flaky questions that lowers the pass rate by 10 points (errors fail 5% of askings). */
 const FLAKY_GROUNDED_MINUS_10 = REALISTIC.flakyGroundedRate - (0.1 * QUESTIONS) / FLAKY / (1 - REALISTIC.tokenLimitRate - REALISTIC.outputLengthRate);
 
 const SCENARIOS: Scenario[] = [
-  { name: 'latency x1.3', metrics: ['latency p50', 'latency p90'], at: (i) => (i >= START ? { latencyFactor: 1.3 } : {}) },
-  { name: 'pass rate -10 points', metrics: ['pass rate'], at: (i) => (i >= START ? { flakyGroundedRate: FLAKY_GROUNDED_MINUS_10 } : {}) },
-  { name: 'latency +1% a night', metrics: ['latency p50', 'latency p90'], at: (i) => (i >= START ? { latencyFactor: 1.01 ** (i - START + 1) } : {}) },
+  { name: 'latency x1.3', metrics: ['latency p50', 'latency p90'], at: (i) => (i >= START ? { latencyFactor: 1.3 } : {}), within: 3 },
+  { name: 'pass rate -10 points', metrics: ['pass rate'], at: (i) => (i >= START ? { flakyGroundedRate: FLAKY_GROUNDED_MINUS_10 } : {}), within: 3 },
+  { name: 'latency +1% a night', metrics: ['latency p50', 'latency p90'], at: (i) => (i >= START ? { latencyFactor: 1.01 ** (i - START + 1) } : {}), within: 10 },
 ];
 
 function series(values: ReadonlyArray<Record<SeriesMetric, number | null>>): MetricSeries[] {
@@ -113,14 +115,19 @@ function nightsOf(n: number): Night[] {
   return Array.from({ length: n }, (_, i) => ({ runId: i + 1, startedAt: `night ${i + 1}`, productVersions: {} }));
 }
 
-/** Nights of the new level seen when first found (1 = the morning after its first night), or null. */
-function delay(values: ReadonlyArray<Record<SeriesMetric, number | null>>, metrics: readonly SeriesMetric[], seed: number): number | null {
+/**
+ * Nights of the new level seen when first found (1 = the morning after its first night), or null; and the
+ * first morning with a change point of the metric placed only before night START - 1 (found, placed early).
+ */
+function delay(values: ReadonlyArray<Record<SeriesMetric, number | null>>, metrics: readonly SeriesMetric[], seed: number): { seen: number | null; early: number | null } {
+  let early: number | null = null;
   for (let seen = 1; seen <= MORNINGS; seen++) {
     const upTo = values.slice(0, START + seen);
     const found = detectChanges(nightsOf(upTo.length), series(upTo).filter((s) => metrics.includes(s.metric)), seed).changes;
-    if (found.some((c) => c.night >= START - 2)) return seen;
+    if (found.some((c) => c.night >= START - 2)) return { seen, early };
+    if (found.length > 0) early ??= seen;
   }
-  return null;
+  return { seen: null, early };
 }
 
 function main(): void {
@@ -151,12 +158,20 @@ function main(): void {
     }),
     '',
   );
+  const misses: string[] = [];
   lines.push('| change | metric | found within 1 night | within 3 nights | within 10 nights | median nights to find it |', '|---|---|---|---|---|---|');
   for (const scenario of SCENARIOS) {
     const delays: Array<number | null> = [];
+    let early = 0;
+    let missed = 0;
     for (let s = 0; s < SEEDS; s++) {
       const values = Array.from({ length: START + MORNINGS }, (_, i) => night(texts, `${args.seed}/${scenario.name}/${s}/${i}`, scenario.at(i)));
-      delays.push(delay(values, scenario.metrics, Number(args.seed) * 1000 + s));
+      const d = delay(values, scenario.metrics, Number(args.seed) * 1000 + s);
+      delays.push(d.seen);
+      if (d.seen === null || d.seen > scenario.within) {
+        missed++;
+        if (d.early !== null && d.early <= scenario.within) early++;
+      }
       process.stderr.write(`\r${scenario.name}: ${s + 1}/${SEEDS}   `);
     }
     process.stderr.write('\n');
@@ -167,7 +182,9 @@ function main(): void {
     const sorted = delays.map((d) => d ?? Infinity).sort((a, b) => a - b);
     const median = sorted[Math.floor((SEEDS - 1) / 2)]!;
     lines.push(`| ${scenario.name} | ${scenario.metrics.join(' or ')} | ${within(1)} | ${within(3)} | ${within(10)} | ${Number.isFinite(median) ? median : `> ${MORNINGS}`} |`);
+    misses.push(`${scenario.name}: ${missed} not found within ${scenario.within} nights, of them ${early} found but placed before night ${START - 1} on one of those mornings, ${missed - early} not found at all`);
   }
+  lines.push('', ...misses.map((m) => `- ${m}`));
   lines.push('', `${((performance.now() - started) / 1000).toFixed(0)} s, load ${load()} (at the end).`);
   process.stdout.write(`${lines.join('\n')}\n`);
   if (args.write) writeSection(lines);

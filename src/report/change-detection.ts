@@ -7,7 +7,7 @@ import { type MetricSeries, type Night, type SeriesMetric, type SeriesScope } fr
 
 export const DETECTION_METHOD =
   'binary segmentation of the standardized mean shift (CUSUM), each split kept when a permutation test (199 permutations) gives p <= 0.05; ' +
-  'at least 3 nights on either side, except at the newest end, where the last 1-3 nights and a creep over the last 10 are tested too (weighted min-p over the same permutations); the size is the difference of the neighbouring segments\' means with a 95% Student t interval from the pooled within-segment spread ' +
+  'at least 3 nights on either side, except at the newest end, where the last 1-3 nights and a creep over the last 10 are tested too (their p-values combined by a weighted Fisher sum, calibrated over the same permutations); the size is the difference of the neighbouring segments\' means with a 95% Student t interval from the pooled within-segment spread ' +
   '(log scale for latency, credits and tokens: a ratio); docs/statistics.md, "Change points"';
 
 export interface VersionChange {

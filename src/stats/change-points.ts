@@ -85,7 +85,8 @@ export function detectChangePoints(series: ReadonlyArray<number | null>, options
 function testSplit(x: number[], o: Required<ChangePointOptions>, rng: () => number): { at: number; p: number } | null {
   const { minSegment, permutations, alpha } = o;
   if (x.length < 2 * minSegment) return null;
-  const observed = maxStatistic(x, minSegment);
+  const mean = meanOf(x) ?? 0;
+  const observed = maxStatistic(x, minSegment, mean);
   if (observed.value <= 1e-12 * (Math.abs(x[0]!) + 1)) return null;
   const shuffled = x.slice();
   // Stop as soon as the p-value cannot come under alpha (Besag & Clifford 1991): the same decision, most
@@ -95,7 +96,7 @@ function testSplit(x: number[], o: Required<ChangePointOptions>, rng: () => numb
   for (let r = 0; r < permutations; r++) {
     shuffle(shuffled, rng);
     // A tolerance so that ties with the observed maximum (e.g. a rate's few distinct values) count against it.
-    if (maxStatistic(shuffled, minSegment).value >= observed.value * (1 - 1e-9)) atLeast++;
+    if (maxStatistic(shuffled, minSegment, mean).value >= observed.value * (1 - 1e-9)) atLeast++;
     if (atLeast >= enough) return { at: observed.at, p: 1 };
   }
   return { at: observed.at, p: (atLeast + 1) / (permutations + 1) };
@@ -103,42 +104,45 @@ function testSplit(x: number[], o: Required<ChangePointOptions>, rng: () => numb
 
 /**
  * The segment that ends the series, where a change is newest: three statistics, each with its permutation
- * p-value, tested together by their weighted minimum, that minimum itself calibrated over the same
- * permutations (nonparametric combination, Pesarin 2001; the min-p of Westfall & Young 1993), so exchangeable
- * nights keep the level. The best split anywhere (as testSplit); the last m nights against all before
- * (m = 1..recent), which sees a step from its first night; a creep starting within the last trendWindow
- * nights (a hinge). The ends' tests weigh END_WEIGHTS: a recent step twice the others.
+ * p-value, combined by Fisher's function (-sum of w log p, weights END_WEIGHTS), that sum itself calibrated
+ * over the same permutations (nonparametric combination, Pesarin 2001), so exchangeable nights keep the
+ * level. The best split anywhere (as testSplit); the last m nights against all before (m = 1..recent),
+ * which sees a step from its first night; a creep starting within the last trendWindow nights (a hinge).
+ * A recent step or creep moves all three at once, and Fisher's sum adds up their evidence where the
+ * smallest p-value alone (Tippett's min-p) would keep only one.
  */
 function testSplitAtEnd(x: number[], o: Required<ChangePointOptions>, rng: () => number): { at: number; p: number } | null {
   const { minSegment, permutations, recent, trendWindow } = o;
-  if (x.length < 2 * minSegment) return null;
-  const statistics = (v: readonly number[]) => [maxStatistic(v, minSegment), endStatistic(v, recent), trendStatistic(v, Math.max(minSegment, v.length - trendWindow))];
-  const observed = statistics(x);
-  if (Math.max(...observed.map((s) => s.value)) <= 1e-12 * (Math.abs(x[0]!) + 1)) return null;
-  const values = observed.map((s) => [s.value]);
-  // Stop once every statistic's own p-value over its weight is above alpha: the combined p-value is at
-  // least the smallest of those (Besag & Clifford 1991, as testSplit), so the decision is the same.
-  const atLeast = observed.map(() => 0);
-  const enough = END_WEIGHTS.map((w) => Math.floor(o.alpha * w * (permutations + 1)));
-  const shuffled = x.slice();
-  for (let r = 0; r < permutations; r++) {
-    shuffle(shuffled, rng);
-    statistics(shuffled).forEach((s, i) => {
-      values[i]!.push(s.value);
-      if (s.value >= observed[i]!.value * (1 - 1e-9)) atLeast[i]!++;
-    });
-    if (atLeast.every((a, i) => a >= enough[i]!)) return { at: -1, p: 1 };
-  }
-  const weighted = values.map((v, i) => upperShares(v).map((p) => p / END_WEIGHTS[i]!));
-  const minP = weighted[0]!.map((_, r) => Math.min(...weighted.map((w) => w[r]!)));
-  const p = minP.filter((m) => m <= minP[0]! * (1 + 1e-9)).length / (permutations + 1);
-  // The night: the best split (largest standardized CUSUM) among the nights of the statistic that found the
-  // change, and of the whole series' when it found it too: a step seen by both is placed where the whole
-  // series puts it, a creep at the split of its means.
   const n = x.length;
-  const ranges: Array<[number, number]> = [[minSegment, n - minSegment], [Math.max(1, n - recent), n - 1], [Math.max(minSegment, n - trendWindow), n - 2]];
-  const best = weighted.reduce((b, w, i) => (w[0]! < weighted[b]![0]! ? i : b), 0);
-  return { at: bestSplitIn(x, weighted[0]![0]! <= o.alpha ? [ranges[best]!, ranges[0]!] : [ranges[best]!]), p };
+  if (n < 2 * minSegment) return null;
+  const creepFrom = Math.max(minSegment, n - trendWindow);
+  // The mean is the same in every permutation: computed once.
+  const mean = meanOf(x) ?? 0;
+  const values = END_WEIGHTS.map(() => new Float64Array(permutations + 1));
+  const record = (v: readonly number[], r: number) => {
+    values[0]![r] = maxStatistic(v, minSegment, mean).value;
+    values[1]![r] = endStatistic(v, recent, mean).value;
+    values[2]![r] = trendStatistic(v, creepFrom, mean).value;
+  };
+  record(x, 0);
+  if (Math.max(values[0]![0]!, values[1]![0]!, values[2]![0]!) <= 1e-12 * (Math.abs(x[0]!) + 1)) return null;
+  const shuffled = x.slice();
+  for (let r = 1; r <= permutations; r++) {
+    shuffle(shuffled, rng);
+    record(shuffled, r);
+  }
+  // Each permutation's p-value for each statistic, then Fisher's weighted sum; row 0 is the nights as observed.
+  const shares = values.map((v) => upperShares(v));
+  const combined = shares[0]!.map((_, r) => -shares.reduce((sum, share, i) => sum + END_WEIGHTS[i]! * Math.log(share[r]!), 0));
+  const p = combined.filter((c) => c >= combined[0]! * (1 - 1e-9)).length / (permutations + 1);
+  // The night: the best split (largest standardized CUSUM) among the nights of the statistic with the
+  // smallest weighted p-value, and of the whole series' when its own p-value is under alpha too: a step
+  // seen by both is placed where the whole series puts it (the maximum likelihood split), a creep at the
+  // split of its means.
+  const weighted = shares.map((share, i) => share[0]! / END_WEIGHTS[i]!);
+  const ranges: Array<[number, number]> = [[minSegment, n - minSegment], [Math.max(1, n - recent), n - 1], [creepFrom, n - 2]];
+  const best = weighted.reduce((b, w, i) => (w < weighted[b]! ? i : b), 0);
+  return { at: bestSplitIn(x, weighted[0]! <= o.alpha ? [ranges[best]!, ranges[0]!] : [ranges[best]!]), p };
 }
 
 /** The split k in the given ranges with the largest standardized CUSUM. */
@@ -156,13 +160,13 @@ function bestSplitIn(x: readonly number[], ranges: ReadonlyArray<[number, number
   return best.at;
 }
 
-/** Weights of the best split anywhere, the last nights' step and the recent creep (chosen by bench/nights --series). */
+/** Fisher weights of the best split anywhere, the last nights' step and the recent creep (chosen by bench/nights --series). */
 const END_WEIGHTS = [1, 2, 1] as const;
 
 /** For each value, the share of values (itself included) at least as large: its permutation p-value. */
-function upperShares(values: readonly number[]): number[] {
+function upperShares(values: Float64Array): number[] {
   const sorted = Float64Array.from(values).sort();
-  return values.map((v) => {
+  return Array.from(values, (v) => {
     const cut = v * (1 - 1e-9);
     let lo = 0;
     let hi = sorted.length;
@@ -176,9 +180,8 @@ function upperShares(values: readonly number[]): number[] {
 }
 
 /** max over m = 1..recent of the standardized CUSUM at the split before the last m nights. */
-function endStatistic(x: readonly number[], recent: number): { at: number; value: number } {
+function endStatistic(x: readonly number[], recent: number, mean: number): { at: number; value: number } {
   const n = x.length;
-  const mean = meanOf(x) ?? 0;
   let tail = 0;
   let best = { at: -1, value: -1 };
   for (let m = 1; m <= Math.min(recent, n - 1); m++) {
@@ -193,9 +196,8 @@ function endStatistic(x: readonly number[], recent: number): { at: number; value
  * max over k >= from of the standardized slope of a hinge at k (0 before night k, then 1, 2, ...): a level
  * that starts to creep on night k. Its projection on the centred series over its norm, as the CUSUM's.
  */
-function trendStatistic(x: readonly number[], from: number): { at: number; value: number } {
+function trendStatistic(x: readonly number[], from: number, mean: number): { at: number; value: number } {
   const n = x.length;
-  const mean = meanOf(x) ?? 0;
   let sumY = 0;
   let sumTY = 0;
   let best = { at: -1, value: -1 };
@@ -224,18 +226,34 @@ function shuffle(x: number[], rng: () => number): void {
 }
 
 /** max over k of |S_k - k mean| / sqrt(k (n - k) / n): the standardized CUSUM (a two-sample z up to the spread). */
-function maxStatistic(x: readonly number[], minSegment: number): { at: number; value: number } {
+function maxStatistic(x: readonly number[], minSegment: number, mean: number): { at: number; value: number } {
   const n = x.length;
-  const mean = meanOf(x) ?? 0;
+  const scale = splitScales(n);
   let s = 0;
-  let best = { at: -1, value: -1 };
+  let at = -1;
+  let best = -1;
   for (let k = 1; k <= n - minSegment; k++) {
     s += x[k - 1]! - mean;
     if (k < minSegment) continue;
-    const value = Math.abs(s) / Math.sqrt((k * (n - k)) / n);
-    if (value > best.value) best = { at: k, value };
+    const value = Math.abs(s) * scale[k]!;
+    if (value > best) {
+      best = value;
+      at = k;
+    }
   }
-  return best;
+  return { at, value: best };
+}
+
+const scalesOf = new Map<number, Float64Array>();
+
+/** 1 / sqrt(k (n - k) / n) for k = 0..n: the standardizing factors of a series of n nights, computed once per length. */
+function splitScales(n: number): Float64Array {
+  let scale = scalesOf.get(n);
+  if (!scale) {
+    scale = Float64Array.from({ length: n + 1 }, (_, k) => (k > 0 && k < n ? 1 / Math.sqrt((k * (n - k)) / n) : 0));
+    scalesOf.set(n, scale);
+  }
+  return scale;
 }
 
 function sizes(values: readonly number[], splits: ReadonlyArray<{ at: number; p: number }>, confidence: number): ChangePoint[] {
