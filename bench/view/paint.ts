@@ -3,7 +3,7 @@
 // order rotated every round so no page always follows another. Per page: first contentful paint, when the
 // response ended, and the time between (the browser's own work on the page), medians with min-max.
 // Needs chromium (/usr/bin/chromium or CHROMIUM_PATH) and a database (generated when missing).
-// Run: node --import tsx bench/view/paint.ts [--db FILE] [--rounds 9] [--set pages|item|floor] [--against DIR]
+// Run: node --import tsx bench/view/paint.ts [--db FILE] [--rounds 9] [--set pages|item|'item only'|floor] [--against DIR]
 //   [--folder DIR --files a,b]
 //   --against DIR: each viewer page also from the viewer of another checkout (say /work/main), interleaved;
 //   --set pages (default): the floor, the item page, the run page and its sorted and filtered pages;
@@ -47,6 +47,7 @@ function onViewers(name: string, route: string, viewer: string, against: string 
 
 const SETS: Record<string, (viewer: string, bare: string, against: string | undefined) => Record<string, string>> = {
   floor: (_viewer, bare) => ({ floor: `${bare}/floor` }),
+  'item only': (viewer, bare, against) => ({ floor: `${bare}/floor`, ...onViewers('item', ITEM, viewer, against) }),
   pages: (viewer, bare, against) => ({
     floor: `${bare}/floor`,
     ...onViewers('item', ITEM, viewer, against),

@@ -9,7 +9,7 @@ export const VIEW_CSS = `
 @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1; --line: #3d444d; --good: #3fb950; --bad: #f85149; --warn: #d29922; --accent: #4493f8; --panel: #151b23; } }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
-header { display: flex; justify-content: space-between; align-items: center; gap: 1em; padding: .6em 1.5em; border-bottom: 1px solid var(--line); background: var(--panel); position: sticky; top: 0; z-index: 1; }
+header { display: flex; justify-content: space-between; align-items: center; gap: 1em; padding: .6em 1.5em; border-bottom: 1px solid var(--line); background: var(--panel); }
 header .brand { font-weight: 700; margin-right: .4em; }
 #live { color: var(--muted); font-size: .9em; }
 main { padding: 1em 1.5em 3em; max-width: 1400px; }
@@ -50,7 +50,16 @@ ul.sources li, ul.others li { margin: .15em 0; }
 export const VIEW_JS = `
 (function () {
   var run = document.body.getAttribute('data-live-run');
+  var shown = document.body.getAttribute('data-version');
   var live = document.getElementById('live');
+  // Nothing here is needed for the first paint: it starts once the page has painted (or after a second), so
+  // its requests and their work never compete with the paint on a busy machine.
+  function afterFirstPaint(start) {
+    var started = false;
+    function go() { if (!started) { started = true; start(); } }
+    setTimeout(go, 1000);
+    try { new PerformanceObserver(go).observe({ type: 'paint', buffered: true }); } catch (e) { go(); }
+  }
   // Parts of a page that take long to count arrive after its first paint.
   function fill() {
     var parts = document.querySelectorAll('[data-fragment]');
@@ -61,9 +70,6 @@ export const VIEW_JS = `
         .catch(function () {});
     })(parts[i]);
   }
-  fill();
-  if (!window.EventSource) return;
-  var source = new EventSource('/events' + (run ? '?run=' + encodeURIComponent(run) : ''));
   var busy = false, again = false;
   function say(data) {
     var p = data && data.progress;
@@ -87,9 +93,19 @@ export const VIEW_JS = `
       .catch(function () {})
       .then(function () { busy = false; if (again) { again = false; refresh(); } });
   }
-  source.addEventListener('hello', function (e) { say(JSON.parse(e.data)); });
-  source.addEventListener('change', function (e) { say(JSON.parse(e.data)); refresh(); });
+  function follow() {
+    if (!window.EventSource) return;
+    var source = new EventSource('/events' + (run ? '?run=' + encodeURIComponent(run) : ''));
+    // A commit between the page's making and this stream's start: the page is older than the data.
+    source.addEventListener('hello', function (e) {
+      var data = JSON.parse(e.data);
+      say(data);
+      if (shown !== null && String(data.version) !== shown) { shown = String(data.version); refresh(); }
+    });
+    source.addEventListener('change', function (e) { say(JSON.parse(e.data)); refresh(); });
+  }
   document.addEventListener('focusout', function () { if (again) { again = false; setTimeout(refresh, 0); } });
+  afterFirstPaint(function () { fill(); follow(); });
 })();
 `;
 
