@@ -100,11 +100,6 @@ try {
             })`),
           ),
         );
-        // The parts a page fetches after its paint (the run's figures) arrive before the next tab opens: the next
-        // page's paint is its own, not this one's leftover work. Polled from here: the page's policy refuses eval.
-        for (let waited = 0; waited < 30_000 && !(await page.evaluate("document.querySelectorAll('[aria-busy=true]').length === 0")); waited += 50) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
         await page.close();
       }
     }
