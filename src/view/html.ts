@@ -54,6 +54,8 @@ export interface Layout {
   body: SafeHtml;
   /** A run id whose changes the page follows live. */
   live?: number | undefined;
+  /** The database's version before the page was read (LiveUpdates.current): the page refreshes if the data moved on since. */
+  version?: number | undefined;
   status?: number;
 }
 
@@ -70,7 +72,7 @@ export function page(layout: Layout): string {
 <style>${trusted(VIEW_CSS)}</style>
 <script src="${VIEW_JS_PATH}" defer></script>
 </head>
-<body${layout.live === undefined ? '' : trusted(` data-live-run="${layout.live}"`)}>
+<body${layout.live === undefined ? '' : trusted(` data-live-run="${layout.live}"`)}${layout.version === undefined ? '' : trusted(` data-version="${layout.version}"`)}>
 <a class="skip" href="#app">Skip to content</a>
 <header><nav aria-label="Breadcrumb"><a class="brand" href="/">dsbench</a> ${crumbs}</nav><span id="live" role="status" aria-live="polite"></span></header>
 <main id="app">

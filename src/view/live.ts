@@ -40,7 +40,8 @@ export class LiveUpdates {
     this.listeners.add(listener);
     res.on('close', () => this.listeners.delete(listener));
     res.write('retry: 1000\n\n');
-    this.send(listener, 'hello');
+    // Read now, not at the last check: a page compares it with the version it was made at.
+    this.send(listener, 'hello', this.dataVersion());
   }
 
   close(): void {
@@ -48,6 +49,11 @@ export class LiveUpdates {
     clearInterval(this.keepalive);
     this.each((l) => l.res.end());
     this.listeners.clear();
+  }
+
+  /** The database's version as this connection sees it now: a page made after reading it shows at least this. */
+  current(): number {
+    return this.dataVersion();
   }
 
   private dataVersion(): number {
@@ -62,9 +68,9 @@ export class LiveUpdates {
     this.each((l) => this.send(l, 'change'));
   }
 
-  private send(listener: Listener, event: string): void {
+  private send(listener: Listener, event: string, version = this.version): void {
     const progress = listener.runId === undefined ? undefined : runProgress(this.db, listener.runId);
-    listener.res.write(`event: ${event}\ndata: ${JSON.stringify({ version: this.version, progress: progress ?? null })}\n\n`);
+    listener.res.write(`event: ${event}\ndata: ${JSON.stringify({ version, progress: progress ?? null })}\n\n`);
   }
 
   private each(fn: (l: Listener) => void): void {

@@ -77,9 +77,10 @@ export async function startViewer(options: ViewOptions): Promise<ViewServer> {
       const text = await pages.generated(path, url);
       return send(res, 200, 'text/html', text, { 'content-security-policy': inlinePolicy(text) });
     }
+    const version = live.current();
     const made = await pages.route(path, url);
     const fragment = req.headers['x-dsbench-fragment'] === '1';
-    send(res, 200, 'text/html', fragment ? made.body.text : page({ ...made, live: made.live }));
+    send(res, 200, 'text/html', fragment ? made.body.text : page({ ...made, version }));
   }
 
   function allowed(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
@@ -145,8 +146,9 @@ function removeOwnWal(db: string, created: readonly string[]): void {
   }
 }
 
+/** A whole answer with its length: the browser knows where it ends without a chunked transfer's last chunk. */
 function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { ...HEADERS, 'content-security-policy': CSP, 'content-type': `${type}; charset=utf-8`, ...extra });
+  res.writeHead(status, { ...HEADERS, 'content-security-policy': CSP, 'content-type': `${type}; charset=utf-8`, 'content-length': String(Buffer.byteLength(body)), ...extra });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 

@@ -199,6 +199,35 @@ describe('dsbench view refuses what it cannot show', () => {
     }
   });
 
+  it('marks each page with the data version it was read at, which the event stream starts with', async () => {
+    const fixture = twoRuns();
+    const writer = openStore(fixture.db);
+    const viewer = await startViewer({ db: fixture.db, host: '127.0.0.1', port: 0 });
+    const hello = async (): Promise<string> => {
+      const res = await fetch(`${viewer.url}/events`);
+      const reader = res.body!.getReader();
+      let seen = '';
+      while (!/event: hello\ndata: .*\n/.test(seen)) seen += new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+      return /"version":(\d+)/.exec(seen)![1]!;
+    };
+    try {
+      const page = await get(viewer, '/runs/1');
+      const shown = /<body[^>]* data-version="(\d+)"/.exec(page.text)?.[1];
+      expect(shown).toBeDefined();
+      // Whole answers with their length, no chunked transfer.
+      expect(page.headers.get('content-length')).toBe(String(Buffer.byteLength(page.text)));
+      expect(await hello()).toBe(shown);
+      // A commit before the page's stream started (it starts after the first paint): the stream says so at once.
+      recordRun(writer, [{ item: question('late-1'), leave: 'pending' }], { status: 'running' });
+      expect(await hello()).not.toBe(shown);
+    } finally {
+      await viewer.close();
+      writer.close();
+      fs.rmSync(fixture.dir, { recursive: true, force: true });
+    }
+  });
+
   it('tells an open page when a run records more, by server-sent events', async () => {
     const fixture = twoRuns();
     const writer = openStore(fixture.db);

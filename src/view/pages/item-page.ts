@@ -76,7 +76,8 @@ export function itemPage(db: Database.Database, run: RunRecord, key: string): { 
   const gradingOf = turnGradingLookup(db);
   const others = sameQuestionElsewhere(db, run.id, item.id, item.target);
   const search = item.search;
-  const body = html`<h1>${item.id}${item.repeat > 1 ? ` #${item.repeat}` : ''} <span class="state ${item.outcome ?? item.status}">${item.outcome ?? item.status}</span></h1>
+  // A column of reading width: see assets.ts.
+  const body = html`<div class="item"><h1>${item.id}${item.repeat > 1 ? ` #${item.repeat}` : ''} <span class="state ${item.outcome ?? item.status}">${item.outcome ?? item.status}</span></h1>
 <p class="meta">${item.kind} on ${item.target}${item.tags.length > 0 ? `, tags ${item.tags.join(', ')}` : ''}${item.startedAt ? `, started ${item.startedAt}` : ''}${item.endedAt ? `, ended ${item.endedAt}` : ''}${item.conversationRef ? `, conversation ${item.conversationRef}` : ''}</p>
 ${tracesHtml(itemTraces(db, run.id, key))}
 ${item.message ? html`<p class="bad" role="alert">${item.message}</p>` : ''}
@@ -84,6 +85,6 @@ ${checksHtml(item)}
 ${search ? html`<section class="turn"><h3>Search</h3><pre>${search.query}</pre><p>${search.verdict}: ${search.matchCount ?? 'no'} matches${search.exhaustive === null ? '' : search.exhaustive ? ', exhaustive' : ', not exhaustive'}${search.durationMs === null ? '' : `, ${fmtMs(search.durationMs)}`}</p>${search.alert ? html`<p>Alert: ${search.alert}</p>` : ''}${search.error ? html`<p class="bad">${search.error}</p>` : ''}</section>` : ''}
 ${item.turns.map((t) => turnHtml(t, gradingOf(run.id, key, t.turn)))}
 <h2>In other runs of ${run.suiteName}</h2>
-${others.length === 0 ? html`<p class="muted">Not asked in another run.</p>` : html`<ul class="others">${others.map((o) => html`<li><a href="/runs/${o.runId}/items/${encodeURIComponent(o.key)}">run ${o.runId}${o.label ? ` (${o.label})` : ''}</a> <span class="state ${o.state}">${o.state}</span> <span class="muted">${o.startedAt}</span></li>`)}</ul>`}`;
+${others.length === 0 ? html`<p class="muted">Not asked in another run.</p>` : html`<ul class="others">${others.map((o) => html`<li><a href="/runs/${o.runId}/items/${encodeURIComponent(o.key)}">run ${o.runId}${o.label ? ` (${o.label})` : ''}</a> <span class="state ${o.state}">${o.state}</span> <span class="muted">${o.startedAt}</span></li>`)}</ul>`}</div>`;
   return { title: `${item.id} in run ${run.id}`, body };
 }
