@@ -26,7 +26,7 @@ h1 { font-size: 1.5em; margin: .4em 0; } h2 { font-size: 1.2em; margin-top: 1.6e
 .good { color: var(--good); } .bad { color: var(--bad); }
 table { border-collapse: collapse; margin: .6em 0; font-size: .93rem; }
 caption { text-align: left; color: var(--muted); padding: .2em 0; }
-th, td { border-bottom: 1px solid var(--line); padding: .35em .7em; text-align: left; vertical-align: top; }
+th, td { border-bottom: 1px solid var(--line); padding: .35em .55em; text-align: left; vertical-align: top; }
 th { background: var(--panel); font-weight: 700; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.text { max-width: 40em; }
