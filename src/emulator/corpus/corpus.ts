@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { dependencyFolder, discoverNodeModules, discoverTree } from './discover.js';
 import { fileSymbols } from './symbol-cache.js';
+import { readCorpusText } from './text-cache.js';
 import type { SymbolDefinition } from './symbols.js';
 import { walkFiles, type CorpusFile } from './walk.js';
 
@@ -39,8 +40,9 @@ export class CorpusError extends Error {
 
 /**
  * A read-only set of repositories on disk. Repositories are discovered once; each repository's file
- * list is cached after its first complete walk; file contents are never cached. What walks and symbol
- * lookups found is also remembered for the whole process, by path and stat (see walk.ts, symbol-cache.ts).
+ * list is cached after its first complete walk. What walks, reads and symbol lookups found is also
+ * remembered for the whole process, by path and stat, so a changed file is read again (see walk.ts,
+ * text-cache.ts, symbol-cache.ts).
  */
 export class Corpus {
   readonly root: string;
@@ -88,12 +90,12 @@ export class Corpus {
 
   /** A file's text, or undefined when it vanished since the walk. */
   async readText(repo: Repository, file: CorpusFile): Promise<string | undefined> {
-    return readFile(path.join(repo.dir, file.path), 'utf8').catch(() => undefined);
+    return readCorpusText(path.join(repo.dir, file.path));
   }
 
   /** A file's symbols (none when it vanished since the walk), read from its text unless its stat is unchanged since they were. */
-  symbols(repo: Repository, file: CorpusFile): Promise<readonly SymbolDefinition[]> {
-    return fileSymbols(path.join(repo.dir, file.path), file.path, () => this.readText(repo, file));
+  async symbols(repo: Repository, file: CorpusFile): Promise<readonly SymbolDefinition[]> {
+    return fileSymbols(path.join(repo.dir, file.path), file.path);
   }
 
   private async discover(): Promise<Repository[]> {

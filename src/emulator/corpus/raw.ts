@@ -1,6 +1,8 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Corpus, Repository } from './corpus.js';
+import { statKey } from './stat-cache.js';
+import { readCorpusText } from './text-cache.js';
 
 export type RawEntry = { kind: 'file'; text: string } | { kind: 'dir'; entries: string[] };
 
@@ -47,6 +49,6 @@ export async function readRaw(corpus: Corpus, repository: string, relPath: strin
     };
   }
   if (!info.isFile()) return undefined;
-  const text = await readFile(full, 'utf8').catch(() => undefined);
+  const text = await readCorpusText(full, statKey(info));
   return text === undefined ? undefined : { kind: 'file', text };
 }

@@ -68,6 +68,11 @@ type Mode = 'repo' | 'path' | 'content' | 'content-or-path' | 'symbol';
 
 /** How many files are read ahead while the current one is matched. */
 const READ_AHEAD = 8;
+/**
+ * Files examined between two turns of the event loop: the corpus reads synchronously (text-cache.ts), so a
+ * long search lets timers and other requests (a stream's keep-alives, the other questions) run every so often.
+ */
+const FILES_PER_TURN = 64;
 
 /**
  * One run of a query over a corpus. `hits()` yields results as they are found, enforcing the count
@@ -160,8 +165,10 @@ export class SearchRun {
           ? this.corpus.symbols(repo, file)
           : this.corpus.readText(repo, file).then((text) => text ?? '');
     const pending: Promise<[CorpusFile, string | readonly SymbolDefinition[] | undefined]>[] = [];
+    let examined = 0;
     try {
       for (;;) {
+        if (++examined % FILES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
         while (pending.length < (mode === 'path' ? 1 : READ_AHEAD)) {
           const next = await source.next();
           if (next.done) break;

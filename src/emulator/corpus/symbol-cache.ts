@@ -1,6 +1,6 @@
-import { stat } from 'node:fs/promises';
-import { StatCache, statKey } from './stat-cache.js';
+import { StatCache } from './stat-cache.js';
 import { symbolsOf, type SymbolDefinition } from './symbols.js';
+import { corpusStatKey, readCorpusText } from './text-cache.js';
 
 /**
  * Symbols by file, kept while its stat is unchanged: otherwise each emulator would read every file of the
@@ -9,18 +9,17 @@ import { symbolsOf, type SymbolDefinition } from './symbols.js';
  */
 const cache = new StatCache<readonly SymbolDefinition[]>(20_000);
 
-/** `symbolsOf(relPath, text)` for the file at `absolute`, reading its text with `read` unless remembered; none for a vanished file. */
-export async function fileSymbols(absolute: string, relPath: string, read: () => Promise<string | undefined>): Promise<readonly SymbolDefinition[]> {
+/** `symbolsOf(relPath, text)` for the file at `absolute`, read unless remembered; none for a vanished file. */
+export function fileSymbols(absolute: string, relPath: string): readonly SymbolDefinition[] {
   const id = `${absolute}\u0000${relPath}`;
-  const s = await stat(absolute).catch(() => undefined);
-  if (!s) {
+  const key = corpusStatKey(absolute);
+  if (key === undefined) {
     cache.delete(id);
     return [];
   }
-  const key = statKey(s);
   const cached = cache.get(id, key);
   if (cached) return cached;
-  const text = await read();
+  const text = readCorpusText(absolute, key);
   if (text === undefined) return [];
   const symbols = symbolsOf(relPath, text);
   cache.set(id, key, symbols);

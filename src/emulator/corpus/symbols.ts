@@ -70,9 +70,20 @@ function indentation(line: string): number {
   return /^\s*/.exec(line)![0].length;
 }
 
+const NAME_CHAR = /[\w$]/;
+
+/**
+ * Column of `name` as a whole name (not after a name character or `#`, not before a name character) at or
+ * after `from`, else of its first occurrence. A scan, not a regular expression made for each symbol: a large
+ * package has tens of thousands of them.
+ */
 function at(line: string, name: string, from = 0): number {
-  const found = new RegExp(`(?<![\\w$#])${name.replace(/\$/g, '\\$')}(?![\\w$])`).exec(line.slice(from));
-  return found ? from + found.index : line.indexOf(name);
+  for (let i = line.indexOf(name, from); i >= 0; i = line.indexOf(name, i + 1)) {
+    const before = i > from ? line[i - 1]! : '';
+    const after = line[i + name.length] ?? '';
+    if (!NAME_CHAR.test(before) && before !== '#' && !NAME_CHAR.test(after)) return i;
+  }
+  return line.indexOf(name);
 }
 
 interface OpenClass {

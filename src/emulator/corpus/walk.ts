@@ -1,6 +1,7 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { StatCache, statKey } from './stat-cache.js';
+import { corpusStatKey, rememberText } from './text-cache.js';
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const SNIFF_BYTES = 8 * 1024;
@@ -33,25 +34,29 @@ const sizes = new StatCache<{ size: number | undefined }>(500_000);
  */
 export async function* walkFiles(root: string, rel = ''): AsyncGenerator<CorpusFile> {
   const dir = path.join(root, rel);
-  const { dirs, names } = await listing(dir);
+  const { dirs, names } = listing(dir);
   for (const name of names) {
     const child = rel === '' ? name : `${rel}/${name}`;
     if (dirs.has(name)) {
       if (!SKIPPED_DIRS.has(name)) yield* walkFiles(root, child);
     } else {
-      const size = await textFileSize(path.join(dir, name));
+      const size = textFileSize(path.join(dir, name));
       if (size !== undefined) yield { path: child, size };
     }
   }
 }
 
 /** A folder's sub-folders and regular files (links and other kinds left out); none when unreadable. */
-async function listing(dir: string): Promise<Listing> {
-  const s = await stat(dir).catch(() => undefined);
-  const key = s ? statKey(s) : '';
-  const cached = s && listings.get(dir, key);
+function listing(dir: string): Listing {
+  const key = corpusStatKey(dir);
+  const cached = key !== undefined && listings.get(dir, key);
   if (cached) return cached;
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  let entries: Dirent[] = [];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    // An unreadable folder lists nothing.
+  }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const found: Listing = { dirs: new Set(), names: [] };
   for (const entry of entries) {
@@ -59,40 +64,50 @@ async function listing(dir: string): Promise<Listing> {
     else if (!entry.isFile()) continue;
     found.names.push(entry.name);
   }
-  if (s) listings.set(dir, key, found);
+  if (key !== undefined) listings.set(dir, key, found);
   else listings.delete(dir);
   return found;
 }
 
 /** Size of a text file small enough to search; undefined for binary, oversized or unreadable files. */
-async function textFileSize(file: string): Promise<number | undefined> {
+function textFileSize(file: string): number | undefined {
   // A file this process never walked is read at once (its key comes from the open file): a stat first would
   // only cost an extra call for each file of a process's first walk.
   if (sizes.has(file)) {
-    const s = await stat(file).catch(() => undefined);
-    const cached = s && sizes.get(file, statKey(s));
+    const key = corpusStatKey(file);
+    const cached = key !== undefined && sizes.get(file, key);
     if (cached) return cached.size;
   }
-  const sniffed = await sniff(file);
+  const sniffed = sniff(file);
   if (sniffed) sizes.set(file, sniffed.key, { size: sniffed.size });
   else sizes.delete(file);
   return sniffed?.size;
 }
 
-/** The file's stat key, and its size if it is a text file small enough to search; undefined when unreadable. */
-async function sniff(file: string): Promise<{ key: string; size: number | undefined } | undefined> {
-  const handle = await open(file, 'r').catch(() => undefined);
-  if (!handle) return undefined;
+/**
+ * The file's stat key, and its size if it is a text file small enough to search; undefined when unreadable.
+ * Synchronous, as the corpus's other calls (text-cache.ts).
+ */
+function sniff(file: string): { key: string; size: number | undefined } | undefined {
+  let fd: number;
   try {
-    const s = await handle.stat();
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const s = fstatSync(fd);
     const key = statKey(s);
     if (s.size > MAX_FILE_BYTES) return { key, size: undefined };
     const buffer = Buffer.alloc(Math.min(s.size, SNIFF_BYTES));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return { key, size: buffer.subarray(0, bytesRead).includes(0) ? undefined : s.size };
+    const head = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+    if (head.includes(0)) return { key, size: undefined };
+    // A small file was read whole: its text is kept, so a search reading it next need not open it again.
+    if (head.length === s.size) rememberText(file, key, head.toString('utf8'));
+    return { key, size: s.size };
   } catch {
     return undefined;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

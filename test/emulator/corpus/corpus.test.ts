@@ -51,12 +51,14 @@ describe('a corpus folder', () => {
 });
 
 describe('corpora opened one after another over one folder', () => {
-  // A process remembers what walks and symbol lookups found; each corpus must still see the folder as it is.
+  // A process remembers what walks, reads and symbol lookups found; each corpus must still see the folder as it is.
   it('see files added, removed, turned binary and rewritten since an earlier one was searched', async () => {
     const local = makeCorpusDir({
       'github.com/a/r/gone.ts': 'export function gone() {}\n',
       'github.com/a/r/text.ts': 'export const y = 1;\n',
       'github.com/a/r/lib/old.ts': 'export class Old {}\n',
+      // Past the 8 KB a walk looks at: only a search reads the line that changes.
+      'github.com/a/r/lib/big.ts': `//${'-'.repeat(9000)}\nexport const first = 1;\n`,
     });
     const file = (name: string) => path.join(local, 'github.com/a/r', name);
     const files = async () => {
@@ -67,20 +69,29 @@ describe('corpora opened one after another over one folder', () => {
     };
     const definitions = async (name: string) =>
       (await createAgentSearch(await openCorpus(local)).definitions(name, ['github.com/a/r'])).map((c) => `${c.path}:${c.lineNumber}`);
+    const mentions = async (word: string) => (await createAgentSearch(await openCorpus(local))(word, 10)).map((c) => `${c.path}:${c.preview}`);
     try {
-      expect(await files()).toEqual(['gone.ts', 'lib/old.ts', 'text.ts']);
+      expect(await files()).toEqual(['gone.ts', 'lib/big.ts', 'lib/old.ts', 'text.ts']);
       expect(await definitions('Old')).toEqual(['lib/old.ts:1']);
+      expect(await mentions('class')).toEqual(['lib/old.ts:export class Old {}']);
+      expect(await mentions('y')).toEqual(['text.ts:export const y = 1;']);
+      expect(await mentions('first')).toEqual(['lib/big.ts:export const first = 1;']);
       rmSync(file('gone.ts'));
       writeFileSync(file('lib/added.ts'), 'export class Added {}\n');
       // Same sizes as before: a NUL byte makes text.ts binary, and old.ts defines another class.
       writeFileSync(file('text.ts'), 'export const y = 1;\0');
       writeFileSync(file('lib/old.ts'), 'export class New {}\n');
+      writeFileSync(file('lib/big.ts'), `//${'-'.repeat(9000)}\nexport const again = 1;\n`);
       // Another modification time than the first write's, however coarse the file system's clock.
-      for (const name of ['text.ts', 'lib/old.ts']) utimesSync(file(name), new Date('2001-01-01'), new Date('2001-01-01'));
-      expect(await files()).toEqual(['lib/added.ts', 'lib/old.ts']);
+      for (const name of ['text.ts', 'lib/old.ts', 'lib/big.ts']) utimesSync(file(name), new Date('2001-01-01'), new Date('2001-01-01'));
+      expect(await files()).toEqual(['lib/added.ts', 'lib/big.ts', 'lib/old.ts']);
       expect(await definitions('Old')).toEqual([]);
       expect(await definitions('New')).toEqual(['lib/old.ts:1']);
       expect(await definitions('Added')).toEqual(['lib/added.ts:1']);
+      expect(await mentions('class')).toEqual(['lib/added.ts:export class Added {}', 'lib/old.ts:export class New {}']);
+      expect(await mentions('y')).toEqual([]);
+      expect(await mentions('first')).toEqual([]);
+      expect(await mentions('again')).toEqual(['lib/big.ts:export const again = 1;']);
     } finally {
       removeDir(local);
     }
