@@ -11,6 +11,21 @@ function clusterStarts(n: number, random: () => number): number[] {
   return starts;
 }
 
+/** `rounds` resamples of whole clusters: the windowed median of each must be the median of the values drawn. */
+function expectResampledMedians(windowed: WindowedMedian, values: number[], starts: number[], rounds: number, random: () => number): void {
+  const draws = new Int32Array(starts.length);
+  for (let r = 0; r < rounds; r++) {
+    const drawn: number[] = [];
+    for (let k = 0; k < starts.length; k++) {
+      const c = Math.floor(random() * starts.length);
+      draws[k] = c;
+      windowed.addCluster(c);
+      for (let j = starts[c]!; j < (starts[c + 1] ?? values.length); j++) drawn.push(values[j]!);
+    }
+    expect(windowed.medianAndReset(draws, starts.length, starts)).toBe(median(drawn));
+  }
+}
+
 /** The clustered bootstrap by definition: each resample's pairs copied and sorted (positive values: median difference and median log ratio). */
 function naiveClustered(b: number[], c: number[], starts: number[], resamples: number, seed: number) {
   const random = mulberry32(seed);
@@ -54,17 +69,7 @@ describe('windowed median of cluster resamples', () => {
     const starts = clusterStarts(n, random);
     // A window of no width beyond the largest cluster: most resamples' medians fall outside it.
     const windowed = new WindowedMedian(values, starts, 0);
-    const draws = new Int32Array(starts.length);
-    for (let r = 0; r < 50; r++) {
-      const drawn: number[] = [];
-      for (let k = 0; k < starts.length; k++) {
-        const c = Math.floor(random() * starts.length);
-        draws[k] = c;
-        windowed.addCluster(c);
-        for (let j = starts[c]!; j < (starts[c + 1] ?? n); j++) drawn.push(values[j]!);
-      }
-      expect(windowed.medianAndReset(draws, starts.length, starts)).toBe(median(drawn));
-    }
+    expectResampledMedians(windowed, values, starts, 50, random);
     expect(windowed.fallbacks).toBeGreaterThan(0);
   });
 
@@ -76,18 +81,7 @@ describe('windowed median of cluster resamples', () => {
     // Small counts (tool calls), one in four a fraction: most values tie, within a cluster and across.
     const values = Array.from({ length: n }, () => (random() < 0.25 ? random() : Math.floor(random() * 4)));
     for (const width of [8, 0]) {
-      const windowed = new WindowedMedian(values, starts, width);
-      const draws = new Int32Array(starts.length);
-      for (let r = 0; r < 40; r++) {
-        const drawn: number[] = [];
-        for (let k = 0; k < starts.length; k++) {
-          const c = Math.floor(random() * starts.length);
-          draws[k] = c;
-          windowed.addCluster(c);
-          for (let j = starts[c]!; j < (starts[c + 1] ?? n); j++) drawn.push(values[j]!);
-        }
-        expect(windowed.medianAndReset(draws, starts.length, starts)).toBe(median(drawn));
-      }
+      expectResampledMedians(new WindowedMedian(values, starts, width), values, starts, 40, random);
     }
   });
 });
