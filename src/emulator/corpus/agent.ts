@@ -149,10 +149,9 @@ export function createAgentSearch(corpus: Corpus, options: AgentSearchOptions = 
 /** Files an index lookup (definitions, every file with a name) may examine: a whole large package. */
 const maxIndexed = 5_000;
 
-/** A run whose clock counts work (a step per repository or file), so its timeout is a budget of files. */
+/** A run whose timeout is a budget of files: a step (1 ms) per repository or file examined. */
 function budgeted(corpus: Corpus, query: Query, maxFiles: number): SearchRun {
-  let steps = 0;
-  return new SearchRun(corpus, query, { chunkMatches: false, defaultLimit: 100_000, defaultTimeoutMs: maxFiles, now: () => steps++ });
+  return new SearchRun(corpus, query, { chunkMatches: false, defaultLimit: 100_000, defaultTimeoutMs: maxFiles, stepMs: 1 });
 }
 
 /** The cited lines' text, read from the corpus. */

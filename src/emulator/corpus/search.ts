@@ -55,10 +55,14 @@ export interface SearchSettings {
   chunkMatches: boolean;
   /** Limit when the query has no count: filter. */
   defaultLimit: number;
-  /** Timeout when the query has no timeout: filter. */
+  /** Timeout when the query has no timeout: filter (ms of search time, counted in work: see stepMs). */
   defaultTimeoutMs: number;
+  /**
+   * Search time one repository or file examined costs (ms). The timeout is a budget of work, never of real
+   * time: a busy or starved machine gets the same results, later, where a real-time deadline would cut them.
+   */
+  stepMs: number;
   signal?: AbortSignal;
-  now?: () => number;
   /** Called once the repositories are chosen, before the first hit (the server reports exclusions then). */
   onResolved?: () => void;
 }
@@ -89,17 +93,17 @@ export class SearchRun {
   /** Repositories left unsearched (or searched in part) when the timeout struck. */
   private timedOutRepos: string[] = [];
   private readonly limit: number;
-  private readonly deadline: number;
-  private readonly now: () => number;
+  private readonly budgetMs: number;
+  /** Search time spent so far, in work (SearchSettings.stepMs). */
+  private spentMs = 0;
 
   constructor(
     private readonly corpus: Corpus,
     private readonly query: Query,
     private readonly settings: SearchSettings,
   ) {
-    this.now = settings.now ?? Date.now;
     this.limit = query.count === 'all' ? Infinity : (query.count ?? settings.defaultLimit);
-    this.deadline = this.now() + (query.timeoutMs ?? settings.defaultTimeoutMs);
+    this.budgetMs = query.timeoutMs ?? settings.defaultTimeoutMs;
   }
 
   async *hits(): AsyncGenerator<Hit> {
@@ -258,7 +262,8 @@ export class SearchRun {
 
   private stopped(unsearched: () => string[]): boolean {
     if (this.limitHit || this.timedOut || this.settings.signal?.aborted) return true;
-    if (this.now() < this.deadline) return false;
+    this.spentMs += this.settings.stepMs;
+    if (this.spentMs < this.budgetMs) return false;
     this.timedOut = true;
     this.timedOutRepos = unsearched();
     return true;

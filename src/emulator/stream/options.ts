@@ -16,8 +16,13 @@ export const StreamHandlerOptionsSchema = z.object({
   timeScale: z.number().positive().default(1),
   /** Result limit of a query without count:. */
   defaultLimit: z.number().int().positive().default(10_000),
-  /** Timeout of a query without timeout:. */
+  /** Timeout of a query without timeout:, in search time (below). */
   defaultTimeoutMs: millis.default(20_000),
+  /**
+   * Search time one repository or file examined costs (ms; a file takes about 0.3 ms on a typical machine):
+   * a search's timeout is a budget of work, so a busy machine gets the same results later, never a timeout.
+   */
+  searchStepMs: z.number().positive().default(0.3),
 });
 export type StreamHandlerOptions = z.input<typeof StreamHandlerOptionsSchema>;
 export type ResolvedStreamOptions = z.output<typeof StreamHandlerOptionsSchema>;
@@ -27,6 +32,6 @@ export interface StreamDeps {
   corpus: Corpus;
   /** Fault injection; none when absent. */
   faults?: StreamFaultInjector | undefined;
-  /** Clock of search deadlines and durations (tests replace it to force timeouts); default Date.now. */
+  /** Clock of the durations a search reports (durationMs); default Date.now. */
   now?: (() => number) | undefined;
 }

@@ -17,7 +17,8 @@ const MALFORMED_EVENT = frame('matches', '[{"type":"content","path":');
  *   waiting, then progress when it changed; so exclusions known before any match show at the first tick;
  * - progress as a keep-alive when none was sent for progressIntervalMs;
  * - at the end: filters, remaining matches, progress with done: true, an optional error, then done.
- * Intervals are emulated time (scaled by timeScale); the search itself runs at real speed.
+ * Intervals are emulated time (scaled by timeScale); the search itself runs at real speed, its timeout
+ * counted in work (searchStepMs), its reported duration in real time.
  */
 export class StreamSession {
   private readonly search: SearchRun;
@@ -55,8 +56,8 @@ export class StreamSession {
       chunkMatches: params.chunkMatches,
       defaultLimit: options.defaultLimit,
       defaultTimeoutMs: options.defaultTimeoutMs,
+      stepMs: options.searchStepMs,
       signal: sink.signal,
-      now: this.now,
       onResolved: () => {
         this.filters.dirty = true;
       },

@@ -124,8 +124,7 @@ describe('archived and forks', () => {
 
 describe('timeout', () => {
   it('reports shard-timeout when the search runs past timeout:', async () => {
-    let clock = 0;
-    const slow = await startServer({ corpus, now: () => (clock += 1000) });
+    const slow = await startServer({ corpus }, { searchStepMs: 1000 });
     try {
       const { events } = await stream(slow.url, { q: 'timeout:1500ms retry' });
       const progress = finalProgress(events);
@@ -135,6 +134,22 @@ describe('timeout', () => {
       expect(filters.every((f) => f.exhaustive === false)).toBe(true);
     } finally {
       await slow.close();
+    }
+  });
+
+  it('counts the timeout in work, not real time: a starved search finishes, exhaustive, and reports its real duration', async () => {
+    // Each read takes 100 ms of real time, as on a machine too busy to run the emulator: past timeout:50ms
+    // in real time, a few steps of work in search time.
+    const starved = await startServer({ corpus: await slowCorpusOf(dir, () => 100) });
+    try {
+      const { events } = await stream(starved.url, { q: 'repo:acme timeout:50ms count:all retry' });
+      const progress = finalProgress(events);
+      expect(progress.skipped).toEqual([]);
+      expect(progress.matchCount).toBe(finalProgress((await search('repo:acme count:all retry')).events).matchCount);
+      expect(json<any[]>(events.filter((e) => e.event === 'filters').at(-1)!).every((f) => f.exhaustive)).toBe(true);
+      expect(progress.durationMs).toBeGreaterThanOrEqual(100);
+    } finally {
+      await starved.close();
     }
   });
 });
