@@ -30,7 +30,8 @@ describe("the README's nightly flow works as written, in order", () => {
       const r = await cli.run(run ? [...args, ...runFlags(nights)] : [...args, '--db', nights], FAST);
       expect(r.stderr).not.toContain('internal error');
       // A run with --baseline exits with its verdict: two emulated nights may differ (1, 11) or pair too little (8).
-      const allowed = args.includes('--baseline') ? [0, 1, 8, 11] : run ? [0, 1] : [0];
+      // Any other command passes: the emulator's answers and searches do not depend on the machine's load.
+      const allowed = args.includes('--baseline') ? [0, 1, 8, 11] : [0];
       expect(allowed, `${args.join(' ')}: ${r.stderr}`).toContain(r.code);
     }
   }, 240_000);

@@ -22,8 +22,8 @@ beforeAll(async () => {
   expect(first).toEqual([['run', 'suites/smoke.yaml', '--label', 'nightly']]);
   for (let i = 0; i < 2; i++) {
     const run = await cli.run([...first[0]!, ...runFlags(db)]);
-    // On a loaded machine a sped-up answer may pass its scaled timeout: a failed check (1) still records the run.
-    expect([0, 1], run.stderr).toContain(run.code);
+    // The emulator's answers and searches do not depend on the machine's load (docs/emulator.md), so the run passes.
+    expect(run.code, run.stderr).toBe(0);
   }
 }, 120_000);
 
