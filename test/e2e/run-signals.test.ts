@@ -124,7 +124,7 @@ describe.concurrent('signals', () => {
     const second = performance.now();
     child.process.kill('SIGINT');
     const exit = await child.exited;
-    expect(performance.now() - second).toBeLessThan(2_000);
+    expect(performance.now() - second).toBeLessThan(8_000); // long before the 20 s answers, with room for a loaded machine
     expect(exit.code).toBe(4);
     // Both signals say how to continue, as a command that works as printed (with the database).
     expect(exit.stderr).toContain(`Continue later with:\n  npx dsbench run --resume 1 --db ${dbPath}\n`);

@@ -172,7 +172,7 @@ describe('server', () => {
     const started = Date.now();
     await e.stop();
     await e.stop();
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(10_000); // not the 60 s of the slow request, even on a loaded machine
     expect(await inFlight).toBeInstanceOf(Error);
     await expect(fetch(`${e.url}/.api/deepsearch/v1`)).rejects.toThrow();
   });

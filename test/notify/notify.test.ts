@@ -121,7 +121,8 @@ describe('the deadline', () => {
     });
     const started = Date.now();
     const [d] = await deliverAll(parseReceivers([trickle.url]), payloadFixture(), 300);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // A trickle never ends: any bound well above the deadline shows it held, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(d).toMatchObject({ ok: false, detail: expect.stringContaining('no reply within the deadline (300 ms') });
   });
 });

@@ -36,7 +36,8 @@ describe('TargetGate', () => {
     gate.onQuotaError(exceeded(), resetAt(serverNow - 5000), serverNow);
     const started = performance.now();
     expect(await gate.admit(new AbortController().signal)).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(100);
+    // At once, not a wait of the second's tick or of the 5 s since the reset; a loaded machine may take a while.
+    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it('wait: on a time-scaled emulator, 100 s of its time at scale 0.001 is 0.1 s of ours', () => {
