@@ -136,11 +136,14 @@ function testSplitAtEnd(x: number[], o: Required<ChangePointOptions>, rng: () =>
   const combined = shares[0]!.map((_, r) => -shares.reduce((sum, share, i) => sum + END_WEIGHTS[i]! * Math.log(share[r]!), 0));
   const p = combined.filter((c) => c >= combined[0]! * (1 - 1e-9)).length / (permutations + 1);
   // The night: the best split (largest standardized CUSUM) among the nights of the statistic with the
-  // smallest weighted p-value, and of the whole series' when its own p-value is under alpha too: a step
-  // seen by both is placed where the whole series puts it (the maximum likelihood split), a creep at the
-  // split of its means.
-  const weighted = shares.map((share, i) => share[0]! / END_WEIGHTS[i]!);
-  const ranges: Array<[number, number]> = [[minSegment, n - minSegment], [Math.max(1, n - recent), n - 1], [creepFrom, n - 2]];
+  // smallest weighted Bonferroni p-value (p times the sum of the weights over its own), and also among the
+  // whole series' when that statistic would be kept on its own by that test: a step the whole series
+  // shows that clearly is placed where the whole series puts it (the maximum likelihood split), a creep
+  // at the split of its means. The last nights' statistic places among the last recent + 1 splits: a step
+  // recent + 1 nights old still moves it, and is placed at its own first night, not a night late.
+  const total = END_WEIGHTS.reduce((a, b) => a + b, 0);
+  const weighted = shares.map((share, i) => (share[0]! * total) / END_WEIGHTS[i]!);
+  const ranges: Array<[number, number]> = [[minSegment, n - minSegment], [Math.max(1, n - recent - 1), n - 1], [creepFrom, n - 2]];
   const best = weighted.reduce((b, w, i) => (w < weighted[b]! ? i : b), 0);
   return { at: bestSplitIn(x, weighted[0]! <= o.alpha ? [ranges[best]!, ranges[0]!] : [ranges[best]!]), p };
 }

@@ -32,6 +32,26 @@ describe('change points in a nightly series', () => {
     expect(detectChangePoints(y, { seed: 8 }).changePoints.map((c) => c.index)).toEqual([60]);
   });
 
+  it('places a step seen at the newest end at its first night, not at low nights before it', () => {
+    // Three nights into a step of 2.5 sd, with nights before it that happened to be low (night 74 at -3.5 sd
+    // in the first, 75 at -2.3 in the second): the best split of the whole series falls there (74 and 75,
+    // its p-value alone 0.02-0.05), and the last nights' evidence, much the stronger, places the step where
+    // it began.
+    for (const seed of [184, 320]) {
+      const x = noise(seed, 83).map((v, i) => v + (i >= 80 ? -2.5 : 0));
+      expect(detectChangePoints(x, { seed }).changePoints.map((c) => c.index)).toEqual([80]);
+    }
+  });
+
+  it('places a step four nights old at its first night, not a night late', () => {
+    // The last nights' statistic looks at 1 to 3 nights; a step one night older still moves it, and is
+    // placed among the last 4 splits (among the last 3 it could only be named at night 81).
+    for (const seed of [182, 290]) {
+      const x = noise(seed, 84).map((v, i) => v + (i >= 80 ? -2.5 : 0));
+      expect(detectChangePoints(x, { seed }).changePoints.map((c) => c.index)).toEqual([80]);
+    }
+  });
+
   it('finds a slow creep', () => {
     const x = noise(3, 90).map((v, i) => v + (i >= 70 ? 0.25 * (i - 69) : 0));
     const found = detectChangePoints(x, { seed: 3 }).changePoints;
