@@ -22,9 +22,14 @@ export interface ChangePointOptions {
   /** A creep starting within the last trendWindow nights is also tested for. */
   trendWindow?: number;
   confidence?: number;
+  /**
+   * Stop a test's shuffles once its p-value can no longer come under alpha (default true). The decision is
+   * the same either way; false runs every shuffle (to check that in tests, or to time the full tests).
+   */
+  earlyStop?: boolean;
 }
 
-export const CHANGE_POINT_DEFAULTS = { permutations: 199, alpha: 0.05, minSegment: 3, recent: 3, trendWindow: 10, confidence: 0.95 } as const;
+export const CHANGE_POINT_DEFAULTS = { permutations: 199, alpha: 0.05, minSegment: 3, recent: 3, trendWindow: 10, confidence: 0.95, earlyStop: true } as const;
 
 /** Nights the method needs: a change point needs minSegment nights on either side, and a permutation test needs room. */
 export function nightsNeeded(minSegment: number = CHANGE_POINT_DEFAULTS.minSegment): number {
@@ -66,12 +71,12 @@ export function detectChangePoints(series: ReadonlyArray<number | null>, options
   });
   const need = nightsNeeded(o.minSegment);
   if (values.length < need) return { changePoints: [], nights: values.length, tooFew: { have: values.length, need } };
-  const rng = mulberry32(o.seed);
   const splits: Array<{ at: number; p: number }> = [];
   const pending: Array<[number, number]> = [[0, values.length]];
   while (pending.length > 0) {
     const [from, to] = pending.pop()!;
     const part = values.slice(from, to);
+    const rng = from === 0 && to === values.length ? mulberry32(o.seed) : segmentRng(o.seed, from, to);
     const split = to === values.length && o.recent > 0 ? testSplitAtEnd(part, o, rng) : testSplit(part, o, rng);
     if (split === null || split.p > o.alpha) continue;
     splits.push({ at: from + split.at, p: split.p });
@@ -81,9 +86,20 @@ export function detectChangePoints(series: ReadonlyArray<number | null>, options
   return { changePoints: sizes(values, splits, o.confidence).map((c) => ({ ...c, index: positions[c.index]! })), nights: values.length };
 }
 
+/**
+ * Each segment's shuffles draw from a generator of their own (the whole series' from the series' seed),
+ * seeded by the series' seed and the segment's bounds: a test's result does not depend on how many draws
+ * the tests before it took (they stop early).
+ */
+function segmentRng(seed: number, from: number, to: number): () => number {
+  let h = 2166136261;
+  for (const x of [seed, from, to]) h = Math.imul(h ^ x, 16777619);
+  return mulberry32(h);
+}
+
 /** The best split of `x` and its permutation p-value; null when x is too short or constant. */
 function testSplit(x: number[], o: Required<ChangePointOptions>, rng: () => number): { at: number; p: number } | null {
-  const { minSegment, permutations, alpha } = o;
+  const { minSegment, permutations } = o;
   if (x.length < 2 * minSegment) return null;
   const mean = meanOf(x) ?? 0;
   const observed = maxStatistic(x, minSegment, mean);
@@ -91,7 +107,7 @@ function testSplit(x: number[], o: Required<ChangePointOptions>, rng: () => numb
   const shuffled = x.slice();
   // Stop as soon as the p-value cannot come under alpha (Besag & Clifford 1991): the same decision, most
   // series being null, at a tenth of the work.
-  const enough = Math.floor(alpha * (permutations + 1));
+  const enough = stopAfter(o);
   let atLeast = 0;
   for (let r = 0; r < permutations; r++) {
     shuffle(shuffled, rng);
@@ -127,9 +143,17 @@ function testSplitAtEnd(x: number[], o: Required<ChangePointOptions>, rng: () =>
   record(x, 0);
   if (Math.max(values[0]![0]!, values[1]![0]!, values[2]![0]!) <= 1e-12 * (Math.abs(x[0]!) + 1)) return null;
   const shuffled = x.slice();
+  // The early stop (as testSplit's): a shuffle whose three statistics are each at least the observed ones
+  // has each of its p-values (upperShares, whose tolerance is monotone in the value) at most the observed
+  // ones, so a Fisher sum at least the observed one, whatever the other shuffles. With the observed row
+  // counted, `enough` of them put p above alpha. Exactly at least: within the tolerance would not do, as
+  // a value just under the observed one can count fewer values at least as large.
+  const enough = stopAfter(o);
+  let dominating = 0;
   for (let r = 1; r <= permutations; r++) {
     shuffle(shuffled, rng);
     record(shuffled, r);
+    if (values.every((v) => v[r]! >= v[0]!) && ++dominating >= enough) return { at: maxStatistic(x, minSegment, mean).at, p: 1 };
   }
   // Each permutation's p-value for each statistic, then Fisher's weighted sum; row 0 is the nights as observed.
   const shares = values.map((v) => upperShares(v));
@@ -146,6 +170,11 @@ function testSplitAtEnd(x: number[], o: Required<ChangePointOptions>, rng: () =>
   const ranges: Array<[number, number]> = [[minSegment, n - minSegment], [Math.max(1, n - recent - 1), n - 1], [creepFrom, n - 2]];
   const best = weighted.reduce((b, w, i) => (w < weighted[b]! ? i : b), 0);
   return { at: bestSplitIn(x, weighted[0]! <= o.alpha ? [ranges[best]!, ranges[0]!] : [ranges[best]!]), p };
+}
+
+/** Shuffles at least as extreme as the observed nights after which p > alpha whatever the rest (Besag & Clifford 1991). */
+function stopAfter(o: Required<ChangePointOptions>): number {
+  return o.earlyStop ? Math.floor(o.alpha * (o.permutations + 1)) : Infinity;
 }
 
 /** The split k in the given ranges with the largest standardized CUSUM. */

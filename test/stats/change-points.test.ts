@@ -128,6 +128,28 @@ describe('change points in a nightly series', () => {
     expect(rates).toBeLessThan(18);
   });
 
+  it('stops shuffling early with the same change points as running every shuffle: null and changed series, normal and rate-like', () => {
+    // Changes near the edge of the tests' power, so that many p-values fall either side of 5%: a step in
+    // the last nights or mid-series, a creep, and pass rates of 60 questions (few distinct values: ties).
+    const series: number[][] = [];
+    for (let s = 0; s < 80; s++) {
+      const n = 30 + ((s * 7) % 61);
+      const at = s % 3 === 0 ? n - 1 - (s % 4) : Math.floor(n / 2);
+      series.push(noise(7000 + s, n));
+      series.push(noise(8000 + s, n).map((v, i) => v + (i >= at ? 1.6 : 0)));
+      series.push(noise(9000 + s, n).map((v, i) => v + (i >= n - 10 ? (0.08 + 0.02 * (s % 6)) * (i - n + 11) : 0)));
+      const rng = mulberry32(10_000 + s);
+      series.push(Array.from({ length: n }, (_, i) => Array.from({ length: 60 }, () => (rng() < (i >= at ? 0.72 : 0.8) ? 1 : 0)).reduce<number>((a, b) => a + b, 0) / 60));
+    }
+    let found = 0;
+    for (const [s, x] of series.entries()) {
+      const stopped = detectChangePoints(x, { seed: s });
+      expect(stopped, `series ${s}`).toEqual(detectChangePoints(x, { seed: s, earlyStop: false }));
+      found += stopped.changePoints.length;
+    }
+    expect(found).toBeGreaterThan(60);
+  });
+
   it('a constant series and skipped nights: nothing found, indexes count the skipped nights', () => {
     expect(detectChangePoints(Array(20).fill(0.5), { seed: 1 }).changePoints).toEqual([]);
     const x: Array<number | null> = noise(4, 30).map((v, i) => v + (i >= 20 ? 5 : 0));
