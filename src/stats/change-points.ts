@@ -76,7 +76,7 @@ export function detectChangePoints(series: ReadonlyArray<number | null>, options
   while (pending.length > 0) {
     const [from, to] = pending.pop()!;
     const part = values.slice(from, to);
-    const rng = from === 0 && to === values.length ? mulberry32(o.seed) : segmentRng(o.seed, from, to);
+    const rng = segmentRng(o.seed, from, to, values.length);
     const split = to === values.length && o.recent > 0 ? testSplitAtEnd(part, o, rng) : testSplit(part, o, rng);
     if (split === null || split.p > o.alpha) continue;
     splits.push({ at: from + split.at, p: split.p });
@@ -87,11 +87,12 @@ export function detectChangePoints(series: ReadonlyArray<number | null>, options
 }
 
 /**
- * Each segment's shuffles draw from a generator of their own (the whole series' from the series' seed),
- * seeded by the series' seed and the segment's bounds: a test's result does not depend on how many draws
- * the tests before it took (they stop early).
+ * Each segment's shuffles draw from a generator of their own, seeded by the series' seed and the segment's
+ * bounds, so that a test's result does not depend on how many draws the tests before it took (they stop
+ * early); the whole series' from the series' seed itself, as before segments had their own.
  */
-function segmentRng(seed: number, from: number, to: number): () => number {
+function segmentRng(seed: number, from: number, to: number, n: number): () => number {
+  if (from === 0 && to === n) return mulberry32(seed);
   let h = 2166136261;
   for (const x of [seed, from, to]) h = Math.imul(h ^ x, 16777619);
   return mulberry32(h);
@@ -172,9 +173,16 @@ function testSplitAtEnd(x: number[], o: Required<ChangePointOptions>, rng: () =>
   return { at: bestSplitIn(x, weighted[0]! <= o.alpha ? [ranges[best]!, ranges[0]!] : [ranges[best]!]), p };
 }
 
-/** Shuffles at least as extreme as the observed nights after which p > alpha whatever the rest (Besag & Clifford 1991). */
+/**
+ * Shuffles at least as extreme as the observed nights after which p > alpha whatever the rest (Besag &
+ * Clifford 1991): the fewest d with (d + 1) / (permutations + 1) > alpha, as the decision compares them
+ * (floor(alpha * (permutations + 1)) but for its rounding, e.g. 0.29 * 100 = 28.999...).
+ */
 function stopAfter(o: Required<ChangePointOptions>): number {
-  return o.earlyStop ? Math.floor(o.alpha * (o.permutations + 1)) : Infinity;
+  if (!o.earlyStop) return Infinity;
+  let d = Math.max(0, Math.floor(o.alpha * (o.permutations + 1)) - 1);
+  while (d <= o.permutations && (d + 1) / (o.permutations + 1) <= o.alpha) d++;
+  return d;
 }
 
 /** The split k in the given ranges with the largest standardized CUSUM. */

@@ -148,6 +148,11 @@ describe('change points in a nightly series', () => {
       found += stopped.changePoints.length;
     }
     expect(found).toBeGreaterThan(60);
+    // A level whose product with 100 rounds under 29: the stop must come after 29 shuffles, not 28.
+    for (const [s, x] of series.slice(0, 80).entries()) {
+      const options = { seed: s, alpha: 0.29, permutations: 99 };
+      expect(detectChangePoints(x, options), `series ${s} at alpha 0.29`).toEqual(detectChangePoints(x, { ...options, earlyStop: false }));
+    }
   });
 
   it('a constant series and skipped nights: nothing found, indexes count the skipped nights', () => {
