@@ -274,8 +274,10 @@ describe('runSearch: verdicts', () => {
     expect(r.verdict).toBe('truncated');
     expect(r.failure!.kind).toBe('timeout');
     expect(r.failure!.message).toBe('overall timeout: no done event within 120 ms');
+    // Cut while the server was still sending: its 200 events come at its own pace, slowed as much as the
+    // client's timer by a loaded machine, so the contrast holds at any load.
     expect(r.eventCount).toBeGreaterThan(1);
-    expect(r.wallMs).toBeLessThan(1000);
+    expect(r.eventCount).toBeLessThan(200);
   });
 
   it('truncated: overall timeout while waiting for the status', async () => {
