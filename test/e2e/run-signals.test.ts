@@ -30,7 +30,11 @@ const turnsOf = (n: number) => n + Math.ceil(n / 4);
 function gatedSearch(): { search: AgentSearch; open: () => void } {
   let open = () => {};
   const opened = new Promise<void>((resolve) => (open = resolve));
-  return { search: async (query) => (await opened, inlineSearch(query)), open };
+  const search: AgentSearch = async (query) => {
+    await opened;
+    return inlineSearch(query);
+  };
+  return { search, open };
 }
 
 /** Deadline of a wait for a state: four CLIs start at once, and a loaded machine can take many times the ~3 s they take idle. */
