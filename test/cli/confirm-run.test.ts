@@ -12,7 +12,7 @@ import { DEFAULT_THRESHOLDS } from '../../src/report/compare/gates.js';
 import type { TargetInfo } from '../../src/model/run.js';
 import { DEFAULT_BOOTSTRAP } from '../../src/stats/bootstrap.js';
 import type { Store } from '../../src/store/store.js';
-import { type ItemScript, completed, failed, question, recordRun, useTempStore } from '../report/fixtures.js';
+import { checkedNight, recordRun, useTempStore } from '../report/fixtures.js';
 import { cleanup, emulator, FAST } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
@@ -26,17 +26,8 @@ const QUESTIONS = 12;
 const one: TargetInfo[] = [{ name: 'prod', url: 'https://prod.example.com', api: 'legacy', emulated: false }];
 const NEVER = new AbortController().signal;
 
-/** q00.. x `repeats`, each with a check; `erring` ids end in an error. */
-function night(repeats: number, erring: ReadonlySet<number> = new Set()): ItemScript[] {
-  return Array.from({ length: QUESTIONS * repeats }, (_, n) => {
-    const i = Math.floor(n / repeats);
-    return {
-      item: question(`q${String(i).padStart(2, '0')}`, 'prod', n % repeats),
-      turns: [erring.has(i) ? failed('TOKEN_LIMIT_EXCEEDED') : completed({ serverMs: 1000 + i })],
-      expectations: [{ name: 'contains', passed: !erring.has(i), reason: 'r' }],
-    };
-  });
-}
+/** The nights here: QUESTIONS questions x `repeats`, each with a check; `erring` ids end in an error. */
+const night = (repeats: number, erring?: ReadonlySet<number>) => checkedNight(QUESTIONS, repeats, erring);
 
 /** The suite the nights were asked from, so that a confirmation can re-ask its questions. */
 async function suiteInfo(): Promise<{ suitePath: string; suiteHash: string }> {

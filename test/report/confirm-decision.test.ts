@@ -8,7 +8,7 @@ import type { CompareRow } from '../../src/report/compare/pairs.js';
 import type { TargetInfo } from '../../src/model/run.js';
 import { DEFAULT_BOOTSTRAP } from '../../src/stats/bootstrap.js';
 import type { Store } from '../../src/store/store.js';
-import { type ItemScript, completed, failed, question, recordRun, useTempStore } from './fixtures.js';
+import { type ItemScript, checkedNight, recordRun, useTempStore } from './fixtures.js';
 
 // The decision of `dsbench confirm` before anything is re-asked (docs/statistics.md, "A second look"): the
 // first look's strict level, and what the tests there count.
@@ -20,17 +20,6 @@ useTempStore((t) => ({ dir, db, store } = t));
 
 const one: TargetInfo[] = [{ name: 'prod', url: 'https://prod.example.com', api: 'legacy', emulated: false }];
 
-/** q0.. x `repeats`, each with a check; `erring` ids end in an error. */
-function night(count: number, repeats: number, erring: ReadonlySet<number> = new Set()): ItemScript[] {
-  return Array.from({ length: count * repeats }, (_, n) => {
-    const i = Math.floor(n / repeats);
-    return {
-      item: question(`q${String(i).padStart(2, '0')}`, 'prod', n % repeats),
-      turns: [erring.has(i) ? failed('TOKEN_LIMIT_EXCEEDED') : completed({ serverMs: 1000 + i })],
-      expectations: [{ name: 'contains', passed: !erring.has(i), reason: 'r' }],
-    };
-  });
-}
 
 async function firstLook(baseline: ItemScript[], candidate: ItemScript[]) {
   const b = recordRun(store, baseline, { targets: one });
@@ -56,7 +45,7 @@ async function firstLook(baseline: ItemScript[], candidate: ItemScript[]) {
 describe("confirm's first look", () => {
   it('is red on five of 12 questions that went from no error to errors on both repeats, which the sign flip over questions cannot reach', async () => {
     const erring = new Set([0, 1, 2, 3, 4]);
-    const { summary, rows, flagged, levels, looks, crossed } = await firstLook(night(12, 2), night(12, 2, erring));
+    const { summary, rows, flagged, levels, looks, crossed } = await firstLook(checkedNight(12, 2), checkedNight(12, 2, erring));
     // The plain gate: p = 1/32 over questions, near its level (suspect), so the confirmation takes its first look.
     expect(summary.gates.find((g) => g.name === 'new-errors')!.p).toBeCloseTo(1 / 32, 10);
     expect(flagged.map((g) => g.name)).toContain('new-errors');
@@ -73,7 +62,7 @@ describe("confirm's first look", () => {
   });
 
   it('counts every repeat of a baseline asked more often than the night, not only the paired ones', async () => {
-    const { tally, crossed } = await firstLook(night(12, 6), night(12, 2, new Set([0, 1, 2, 3, 4])));
+    const { tally, crossed } = await firstLook(checkedNight(12, 6), checkedNight(12, 2, new Set([0, 1, 2, 3, 4])));
     const counts = tally.counts('new-errors');
     expect(counts.every((c) => c.baselineTrials === 6 && c.candidateTrials === 2)).toBe(true);
     expect(counts.filter((c) => c.candidateSuccesses === 2)).toHaveLength(5);
@@ -82,7 +71,7 @@ describe("confirm's first look", () => {
   });
 
   it('is not red where nothing changed', async () => {
-    const { flagged, crossed } = await firstLook(night(12, 2, new Set([3])), night(12, 2, new Set([3])));
+    const { flagged, crossed } = await firstLook(checkedNight(12, 2, new Set([3])), checkedNight(12, 2, new Set([3])));
     expect(flagged).toEqual([]);
     expect(crossed).toEqual([]);
   });

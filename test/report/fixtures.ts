@@ -173,6 +173,18 @@ export function recordRun(
   return runId;
 }
 
+/** A night of questions q00.. on target prod, each asked `repeats` times with one check; `erring` ones end in a token-limit error. */
+export function checkedNight(count: number, repeats: number, erring: ReadonlySet<number> = new Set()): ItemScript[] {
+  return Array.from({ length: count * repeats }, (_, n) => {
+    const i = Math.floor(n / repeats);
+    return {
+      item: question(`q${String(i).padStart(2, '0')}`, 'prod', n % repeats),
+      turns: [erring.has(i) ? failed('TOKEN_LIMIT_EXCEEDED') : completed({ serverMs: 1000 + i })],
+      expectations: [{ name: 'contains', passed: !erring.has(i), reason: 'r' }],
+    };
+  });
+}
+
 export function readCsv(file: string): string[][] {
   return parseCsv(fs.readFileSync(file, 'utf8'));
 }
