@@ -9,3 +9,15 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** FNV-1a over 32-bit units (UTF-16 units of a string, or small integers): a stable 32-bit seed. */
+export function fnv1a(units: Iterable<number>, basis = 0x811c9dc5): number {
+  let h = basis;
+  for (const u of units) h = Math.imul(h ^ u, 0x01000193);
+  return h >>> 0;
+}
+
+/** The UTF-16 units of a string, for fnv1a. */
+export function* codeUnits(text: string): Generator<number> {
+  for (let i = 0; i < text.length; i++) yield text.charCodeAt(i);
+}

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors/errors.js';
-import { mulberry32 } from '../random.js';
+import { codeUnits, fnv1a, mulberry32 } from '../random.js';
 import type { TraceRef } from './conversation.js';
 
 // Which items of a run ask the instance to trace their requests (`run --trace`), and what a traced request left.
@@ -38,17 +38,10 @@ export function traceSelectionText(selection: TraceSelection): string {
 export function tracesItem(selection: TraceSelection | undefined, key: string): boolean {
   if (selection === undefined) return false;
   if (selection.kind !== 'fraction') return true;
-  return mulberry32(hashKey(key))() < selection.fraction;
+  return mulberry32(fnv1a(codeUnits(key)))() < selection.fraction;
 }
 
 /** Whether an item keeps its trace links once it ended: all of them but those `failed` passes over. */
 export function keepsTraces(selection: TraceSelection | undefined, failedOrErred: boolean): boolean {
   return selection?.kind !== 'failed' || failedOrErred;
-}
-
-/** FNV-1a over the key's UTF-16 units: a stable 32-bit seed. */
-function hashKey(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
 }

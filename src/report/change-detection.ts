@@ -1,3 +1,4 @@
+import { fnv1a } from '../random.js';
 import { CHANGE_POINT_DEFAULTS, detectChangePoints, nightsNeeded } from '../stats/change-points.js';
 import { type MetricSeries, type Night, type SeriesMetric, type SeriesScope } from './history-series.js';
 
@@ -119,7 +120,7 @@ function nearest(changes: ReturnType<typeof versionChangesOf>, night: number): V
 
 /** A seed per series, so that a series' result does not depend on which other series were looked at. */
 function seriesSeed(seed: number, s: MetricSeries): number {
-  let h = 2166136261 ^ seed;
-  for (const ch of `${s.scope.target}\u0000${s.scope.kind}\u0000${s.scope.name ?? ''}\u0000${s.metric}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
-  return h >>> 0;
+  const key = `${s.scope.target}\u0000${s.scope.kind}\u0000${s.scope.name ?? ''}\u0000${s.metric}`;
+  // Each character's first UTF-16 unit, as seeds were always made.
+  return fnv1a(Array.from(key, (ch) => ch.charCodeAt(0)), 2166136261 ^ seed);
 }

@@ -1,4 +1,4 @@
-import { mulberry32 } from '../random.js';
+import { fnv1a, mulberry32 } from '../random.js';
 import { mean as meanOf } from './percentiles.js';
 import { normalQuantile } from './sign-flip.js';
 
@@ -92,10 +92,7 @@ export function detectChangePoints(series: ReadonlyArray<number | null>, options
  * early); the whole series' from the series' seed itself, as before segments had their own.
  */
 function segmentRng(seed: number, from: number, to: number, n: number): () => number {
-  if (from === 0 && to === n) return mulberry32(seed);
-  let h = 2166136261;
-  for (const x of [seed, from, to]) h = Math.imul(h ^ x, 16777619);
-  return mulberry32(h);
+  return mulberry32(from === 0 && to === n ? seed : fnv1a([seed, from, to]));
 }
 
 /** The best split of `x` and its permutation p-value; null when x is too short or constant. */
