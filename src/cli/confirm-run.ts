@@ -113,7 +113,8 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     if (plan.questions.length > 0 && (existing === undefined || existing.status !== 'completed')) {
       const suite = await loadSuite(candidate.suitePath);
       if (suite.sha256 !== candidate.suiteHash) throw new UsageError(`the suite ${candidate.suitePath} changed since run ${candidate.id}: a confirmation re-asks that run's questions as they were; confirm a run of the suite as it is now`);
-      const repeatsOf = new Map(plan.questions.map((q, i) => [q, plannedRepeats(plan)[i]!]));
+      const each = plannedRepeats(plan);
+      const repeatsOf = new Map(plan.questions.map((q, i) => [q, each[i]!]));
       const result = await executeRun({
         suite,
         targets,
@@ -200,10 +201,10 @@ const displayKey = (key: string): string => {
 };
 
 function planOf(drivers: readonly Driver[], budget: number, baseline: ConfirmRecord['baseline']): ConfirmRecord {
-  // The worst first, so the first asks the most.
   const chosen = allocate(drivers, budget);
   const questionRepeats = chosen.map((c) => c.repeats);
-  return { baseline, questions: chosen.map(({ driver: d }) => questionKey(d.target, d.kind, d.itemId)), repeats: questionRepeats[0] ?? 0, questionRepeats, budget };
+  const most = questionRepeats.reduce((a, n) => Math.max(a, n), 0);
+  return { baseline, questions: chosen.map(({ driver: d }) => questionKey(d.target, d.kind, d.itemId)), repeats: most, questionRepeats, budget };
 }
 
 function addReasked(store: ReturnType<typeof openStore>, confirmRunId: number, tally: ConfirmTally): void {
