@@ -58,8 +58,8 @@ export interface ConfirmResult {
   looks: GateLook[];
   /** The confirmation run, when questions were re-asked (or had been by an interrupted confirmation). */
   confirmRunId: number | null;
-  /** `repeats`: each question's, in the order of `questions` (the worst first). */
-  reasked: { questions: string[]; repeats: number[]; items: number; credits: number | null; budget: number };
+  /** `repeats`: the most any question was re-asked; `questionRepeats`: each question's, in the order of `questions` (the worst first). */
+  reasked: { questions: string[]; repeats: number; questionRepeats: number[]; items: number; credits: number | null; budget: number };
   /** The confirmation run stopped before its end (a signal): no decision, resume with the same command. */
   interrupted: boolean;
 }
@@ -89,7 +89,7 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     });
     const asked = runCounts(store.db, candidate.id).items;
     const budget = 'items' in options.budget ? options.budget.items : Math.ceil(options.budget.share * asked);
-    const none = { questions: [], repeats: [], items: 0, credits: null, budget };
+    const none = { questions: [], repeats: 0, questionRepeats: [], items: 0, credits: null, budget };
     const gates = statisticalGates(first.summary);
     const plain = (verdict: Verdict): ConfirmResult => ({ verdict, line: verdictLine(verdict, first.summary), first, flagged: [], levels: null, firstLooks: [], second: null, looks: [], confirmRunId: null, reasked: none, interrupted: false });
     if (gates.length === 0) return plain(verdictOf(first.summary));
@@ -146,7 +146,7 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     if (confirmRunId !== null) addReasked(store, confirmRunId, tally);
     const looks = secondLookOf(flagged, tally, rows, levels, options.thresholds, options.bootstrap);
     const totals = confirmRunId === null ? { items: 0, credits: null } : confirmationTotals(store.db, candidate.id, confirmRunId);
-    const result = decided(secondLookSummary([], looks), looks, confirmRunId, { questions: plan.questions.map(displayKey), repeats: plannedRepeats(plan), items: totals.items, credits: totals.credits, budget });
+    const result = decided(secondLookSummary([], looks), looks, confirmRunId, { questions: plan.questions.map(displayKey), repeats: plan.repeats, questionRepeats: plannedRepeats(plan), items: totals.items, credits: totals.credits, budget });
     if (confirmRunId !== null) saveConfirmation(store.db, confirmRunId, { ...plan, decision: { verdict: result.verdict, line: result.line, decidedAt: new Date().toISOString() } });
     return result;
   } finally {

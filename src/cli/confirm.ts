@@ -69,7 +69,7 @@ export function confirmDocument(r: ConfirmResult): Block[] {
     blocks.push({
       kind: 'para',
       text: [
-        `Re-asked in confirmation run ${r.confirmRunId} (its own run, counted apart from run ${c.id}): ${repeatsText(r.reasked.repeats)}, ${r.reasked.items} items of a budget of ${r.reasked.budget}` +
+        `Re-asked in confirmation run ${r.confirmRunId} (its own run, counted apart from run ${c.id}): ${repeatsText(r.reasked.questionRepeats)}, ${r.reasked.items} items of a budget of ${r.reasked.budget}` +
           `${r.reasked.credits === null ? '' : `, ${r.reasked.credits} credits`}: ${r.reasked.questions.join(', ')}.`,
       ],
     });

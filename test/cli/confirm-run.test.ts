@@ -82,7 +82,7 @@ describe('confirm: which gates the first look tests', () => {
     expect(look.calls).toBe(true);
     expect(r.flagged).toEqual(['new-errors']);
     expect(r.confirmRunId).not.toBeNull();
-    expect(r.reasked).toMatchObject({ questions: ['prod/q00'], repeats: [4], items: 4 });
+    expect(r.reasked).toMatchObject({ questions: ['prod/q00'], repeats: 4, questionRepeats: [4], items: 4 });
     // The quiet instance answers all four: 2 errors among 12 items, both the night's, 15/66: settled unchanged.
     expect(r.looks.find((l) => l.gate === 'new-errors')!.p).toBeCloseTo(15 / 66, 10);
     expect(r.verdict).toBe('unchanged');
@@ -133,7 +133,7 @@ describe('confirm: the budget spent whole, resumed as recorded', () => {
     const r = await confirm(b, c, { items: 9 }, bind);
     expect(r.interrupted).toBe(false);
     expect(r.confirmRunId).toBe(confirmRunId);
-    expect(r.reasked).toMatchObject({ questions: ['prod/q00', 'prod/q01'], repeats: [5, 4], items: 9, budget: 9 });
+    expect(r.reasked).toMatchObject({ questions: ['prod/q00', 'prod/q01'], repeats: 5, questionRepeats: [5, 4], items: 9, budget: 9 });
     expect(perQuestion(confirmRunId)).toEqual({ q00: 5, q01: 4 });
     expect(storedItems(store.db, confirmRunId).every((i) => i.itemStatus === 'done')).toBe(true);
     // Asked once each on the instance, across the stop.
@@ -150,7 +150,7 @@ describe('confirm: the budget spent whole, resumed as recorded', () => {
     expect(confirmationsOf(store.db, c)[0]!.record).toEqual(old);
     const r = await confirm(b, c, { items: 10 }, bind);
     expect(r.confirmRunId).toBe(confirmRunId);
-    expect(r.reasked).toMatchObject({ questions: ['prod/q00', 'prod/q01'], repeats: [5, 5], items: 10 });
+    expect(r.reasked).toMatchObject({ questions: ['prod/q00', 'prod/q01'], repeats: 5, questionRepeats: [5, 5], items: 10 });
     expect(perQuestion(confirmRunId)).toEqual({ q00: 5, q01: 5 });
     expect(creates()).toBe(10);
     expect(renderText(confirmDocument(r))).toContain('2 questions x 5 repeats, 10 items of a budget of 10');
