@@ -12,7 +12,7 @@ export function changeBlocks(d: Detection): Block[] {
   if (d.tooFew) {
     return [
       heading,
-      { kind: 'callout', text: [`Change points need at least ${d.need} nights; this history has ${d.nights}. Nothing was looked for: ask for more nights (--history ${d.need} or more) once that many are recorded.`] },
+      { kind: 'callout', text: [tooFewText(d)] },
     ];
   }
   const targets = new Set(d.changes.map((c) => c.scope.target)).size;
@@ -46,6 +46,12 @@ export function changeBlocks(d: Detection): Block[] {
     },
     ...(more > 0 ? ([{ kind: 'para', text: [`${fmtInt(more)} more in history.json.`] }] as Block[]) : []),
   ];
+}
+
+/** How many nights there are, how many are needed and what to do: record more (and ask for them). */
+export function tooFewText(d: Pick<Detection, 'need' | 'nights'>): string {
+  const more = d.need - d.nights;
+  return `Change points need at least ${d.need} nights; this history has ${d.nights}. Nothing was looked for: record ${more} more night${more === 1 ? '' : 's'} of the suite, then ask for --history ${d.need} or more.`;
 }
 
 export function scopeText(scope: SeriesScope): string {

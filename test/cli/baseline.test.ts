@@ -142,7 +142,10 @@ describe('window:K baselines', () => {
     const candidate = night(2);
     const none = await here('compare', 'window:3', String(candidate));
     expect(none.code).toBe(ExitCode.usage);
-    expect(none.stderr).toContain('window:3: no finished run whose verdict passed (suite smoke, targets prod, before run 2)');
+    // Says why (the run there failed its checks) and what to do (one run, or one blessed), not "--force".
+    expect(none.stderr).toContain('window:3: nothing to pool in');
+    expect(none.stderr).toContain('window pools finished runs whose verdict passed (exit 0; suite smoke, targets prod, before run 2), and of the 1 finished run of it none passed (checks failed: 1)');
+    expect(none.stderr).toContain('Compare with one run instead: an id, a label with ~N, or blessed:NAME after dsbench baseline bless RUN --name NAME');
     expect(await here('compare', 'window:0', 'latest')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('at least 1') });
     expect(await here('report', 'window:3')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('only a baseline takes it') });
   });

@@ -35,7 +35,7 @@ function versionText(c: Change, known: boolean): string {
 export function renderChanges(d: HistoryDetection, runs: number[]): void {
   heading('Change points');
   if (d.tooFew) {
-    app.appendChild(el('p', { id: 'change-points-too-few', className: 'bad', text: 'Change points need at least ' + d.need + ' nights; this history has ' + d.nights + '. Nothing was looked for.' }));
+    app.appendChild(el('p', { id: 'change-points-too-few', className: 'bad', text: 'Change points need at least ' + d.need + ' nights; this history has ' + d.nights + '. Nothing was looked for: record ' + (d.need - d.nights) + ' more, then ask for --history ' + d.need + ' or more.' }));
     return;
   }
   app.appendChild(el('p', { className: 'muted', text: d.changes.length + ' change point' + (d.changes.length === 1 ? '' : 's') + ' in ' + d.series + ' series over ' + d.nights + ' nights (seed ' + d.seed + '). Method: ' + d.method + '.' }));
