@@ -17,12 +17,13 @@ export function changeBlocks(d: Detection): Block[] {
   }
   const targets = new Set(d.changes.map((c) => c.scope.target)).size;
   const { shown, more } = capped(d.changes, SHOWN);
+  // The changes first, then the method: the morning reader looks for what changed.
   return [
     heading,
     {
       kind: 'para',
       text: [
-        `${fmtInt(d.changes.length)} change point${d.changes.length === 1 ? '' : 's'} in ${fmtInt(d.series)} series over ${d.nights} nights (seed ${d.seed}). Method: ${d.method}.` +
+        `${fmtInt(d.changes.length)} change point${d.changes.length === 1 ? '' : 's'} in ${fmtInt(d.series)} series over ${d.nights} nights (seed ${d.seed}).` +
           (d.versionsKnown ? '' : ' No night recorded the instance\'s version, so no change is tied to one.'),
       ],
     },
@@ -45,6 +46,7 @@ export function changeBlocks(d: Detection): Block[] {
       },
     },
     ...(more > 0 ? ([{ kind: 'para', text: [`${fmtInt(more)} more in history.json.`] }] as Block[]) : []),
+    { kind: 'para', text: [`Method: ${d.method}.`] },
   ];
 }
 
