@@ -70,7 +70,10 @@ describe('report --history N --detect', () => {
     const r = await dsbenchHere(['report', '--db', t.db, '--history', '12', '--detect', '--out', path.join(t.dir, 'h')]);
     expect(r.code).toBe(ExitCode.ok);
     const text = r.stdout;
-    expect(text.indexOf(`run ${runs[8]}  `)).toBeLessThan(text.indexOf('Method: '));
+    // A line per change (a terminal wraps a wide table out of its columns), each saying what, since when, how much, how sure, which version.
+    expect(text).toMatch(new RegExp(`^ {2}- run ${runs[8]} \\(2025-03-09T03:00:00\\.000Z\\), suite, latency p50: 1\\.0 s → 2\\.1 s, \\+\\d+\\.\\d% \\(95% interval \\+\\d+\\.\\d% … \\+\\d+\\.\\d%\\), p [0-9.]+; nearest version change: not recorded$`, 'm'));
+    expect(text.indexOf(`  - run ${runs[8]} `)).toBeLessThan(text.indexOf('Method: '));
+    expect(text).not.toMatch(/^ *night +started /m);
     const header = text.split('\n').find((l) => /^question +mark /.test(l))!;
     expect(header.trim().split(/ {2,}/)).toEqual(['question', 'mark', ...runs.slice(5).map((id) => `run ${id}`)]);
     expect(text).toContain('The newest 7 of 12 nights, to fit a terminal (the marks judge them all); --format md, --html or --json show every night.');

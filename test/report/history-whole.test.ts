@@ -98,5 +98,5 @@ const READ = { rows: 26, marks: 13, read: 'a77d86f58f3fc29c' };
 // segment's test has its own generator (the end test's early stop), q2's latency p50 split of a later
 // segment has p 0.045 instead of 0.035.
 // The text changed on purpose since (branch h-flow): the change points' method follows their table, and a
-// terminal's question grid shows the newest 7 nights.
-const DETECTED = { changes: 43, changePoints: '93d3140592f0def4', text: 'c860db2aa800717f', csv: '090b54b035c66b67' };
+// terminal's question grid shows the newest 7 nights, and the change points are a line each (a table in md).
+const DETECTED = { changes: 43, changePoints: '93d3140592f0def4', text: 'ed6790e59a58119b', csv: '090b54b035c66b67' };
