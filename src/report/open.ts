@@ -74,7 +74,10 @@ function blessedRun(db: Database.Database, file: string, name: string): RunRecor
   const blessed = findBaseline(db, name);
   if (!blessed) {
     const names = listBaselines(db).map((b) => b.name);
-    const there = names.length === 0 ? 'none is blessed yet (dsbench baseline bless <run> --name <name>)' : `the names are: ${names.join(', ')}`;
+    const there =
+      names.length === 0
+        ? 'none is blessed yet (dsbench baseline bless <run> --name <name>)'
+        : `the names are: ${names.join(', ')} (dsbench baseline list shows their runs; dsbench baseline bless <run> --name ${name} makes this one)`;
     throw new UsageError(`no baseline named "${name}" in ${file}; ${there}`);
   }
   // The name's run cannot be gone: deleting a run deletes its names.

@@ -61,7 +61,7 @@ describe('dsbench baseline bless, list, drop', () => {
     expect(refusals.map((r) => r.code)).toEqual([ExitCode.usage, ExitCode.usage, ExitCode.usage]);
     expect(refusals[0]!.stderr).toContain('its verdict did not pass (checks failed, exit 1)');
     expect(refusals[1]!.stderr).toContain('it asked nothing');
-    expect(refusals[2]!.stderr).toContain('it is still running');
+    expect(refusals[2]!.stderr).toContain(`it is still running (or was killed before it ended: resume it first with dsbench run --resume ${running})`);
     expect(refusals[0]!.stderr).toContain('add --force');
     expect((await here('baseline', 'list')).stdout).toContain('No baselines');
 
@@ -80,7 +80,7 @@ describe('dsbench baseline bless, list, drop', () => {
     const unknown = await here('compare', 'blessed:nope', 'latest');
     expect(unknown.code).toBe(ExitCode.usage);
     expect(unknown.stderr).toContain('no baseline named "nope"');
-    expect(unknown.stderr).toContain('the names are: good, last-release');
+    expect(unknown.stderr).toContain('the names are: good, last-release (dsbench baseline list shows their runs; dsbench baseline bless <run> --name nope makes this one)');
     expect(await here('report', 'blessed:nope')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('the names are: good, last-release') });
   });
 
