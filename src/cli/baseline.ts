@@ -38,7 +38,7 @@ const runName = (run: RunRecord): string => `run ${run.id}${run.label ? ` (${run
 
 /** Why a run makes a poor baseline (it is refused without --force), or undefined when it makes a good one. */
 function unfitBecause(run: RunRecord, verdict: ExitCode): string | undefined {
-  if (run.status === 'running') return 'it is still running (or was killed before it ended: resume it first)';
+  if (run.status === 'running') return `it is still running (or was killed before it ended: resume it first with dsbench run --resume ${run.id})`;
   if (run.nothingAsked) return 'it asked nothing (every item was skipped before it was sent)';
   if (verdict !== ExitCode.ok) return `its verdict did not pass (${verdictWord(verdict)}, exit ${verdict})`;
   return undefined;

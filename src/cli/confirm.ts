@@ -60,8 +60,10 @@ export function confirmDocument(r: ConfirmResult): Block[] {
         `The first look tests every one of them; a second look for ${r.flagged.length > 0 ? r.flagged.join(', ') : 'none'} (failed or near at the plain level, or a rate's p below twice its plain level at the first look).`,
     ],
   });
+  // Lists, not tables: a gate's reasoning is longer than a terminal's table cell, and a cell cut mid-figure misleads.
   if (r.firstLooks.length > 0) {
-    blocks.push({ kind: 'table', table: { headers: ['gate', "first look, at its share of the first look's level", 'result'], rows: r.firstLooks.map((g) => [g.gate, g.how, g.crossed ? 'REGRESSED' : g.calls ? 'near: a second look' : 'not crossed']) } });
+    blocks.push({ kind: 'para', text: ["First look, each gate at its share of the first look's level:"] });
+    blocks.push({ kind: 'list', items: r.firstLooks.map((g) => [`${g.gate}: ${g.crossed ? 'REGRESSED' : g.calls ? 'near: a second look' : 'not crossed'}; ${g.how}`]) });
   }
   if (r.second === null && !r.interrupted) blocks.push({ kind: 'para', text: ['No gate crossed at the first look or came near enough to call for a second: nothing asked.'] });
   if (r.second && r.second.firstLookRegressed.length > 0) blocks.push({ kind: 'para', text: [`Regressed at the first look's spent level: ${r.second.firstLookRegressed.join(', ')}; nothing re-asked.`] });
@@ -75,10 +77,8 @@ export function confirmDocument(r: ConfirmResult): Block[] {
     });
   } else if (r.looks.length > 0) blocks.push({ kind: 'para', text: ['No question drove a flagged rate gate the bad way: nothing re-asked.'] });
   if (r.looks.length > 0) {
-    blocks.push({
-      kind: 'table',
-      table: { headers: ['gate', 'second look', 'result'], rows: r.looks.map((g) => [g.gate, g.how, g.crossed ? 'REGRESSED' : g.flaggedStill ? 'unsettled' : 'settled: unchanged']) },
-    });
+    blocks.push({ kind: 'para', text: ['Second look:'] });
+    blocks.push({ kind: 'list', items: r.looks.map((g) => [`${g.gate}: ${g.crossed ? 'REGRESSED' : g.flaggedStill ? 'unsettled' : 'settled: unchanged'}; ${g.how}`]) });
   }
   return blocks;
 }

@@ -3,7 +3,7 @@ import { UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { compareRuns } from '../report/compare/compare.js';
 import type { CompareResult } from '../report/compare/compare-result.js';
-import { resolveRun } from '../report/open.js';
+import { noRunToPool, resolveRun } from '../report/open.js';
 import { passedRunsBefore, runTargets } from '../store/queries.js';
 import { parseConfirmBudget } from './confirm-run.js';
 import { parseConfirmAlpha } from './confirm.js';
@@ -50,9 +50,7 @@ export function fixBaselineRef(db: Database.Database, file: string, given: strin
     const fits = (targets: string[]) => targets.length === night.targets.length && targets.every((t) => night.targets.includes(t));
     const pooled = passedRunsBefore(db, night.suiteName, undefined, Number(text.slice('window:'.length)), fits).map((r) => r.id);
     if (pooled.length === 0) {
-      throw new UsageError(
-        `--baseline ${text}: no finished run whose verdict passed (suite ${night.suiteName}, targets ${night.targets.join(', ')}) in ${file} to pool; nothing was asked. Run without --baseline first, or name a run`,
-      );
+      throw new UsageError(`${noRunToPool(db, file, `--baseline ${text}`, `suite ${night.suiteName}, targets ${night.targets.join(', ')}`, night.suiteName, undefined, fits)}. Nothing was asked`);
     }
     return { run: text, given: text, pooled };
   }

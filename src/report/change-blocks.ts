@@ -12,22 +12,24 @@ export function changeBlocks(d: Detection): Block[] {
   if (d.tooFew) {
     return [
       heading,
-      { kind: 'callout', text: [`Change points need at least ${d.need} nights; this history has ${d.nights}. Nothing was looked for: ask for more nights (--history ${d.need} or more) once that many are recorded.`] },
+      { kind: 'callout', text: [tooFewText(d)] },
     ];
   }
   const targets = new Set(d.changes.map((c) => c.scope.target)).size;
   const { shown, more } = capped(d.changes, SHOWN);
+  // The changes first, then the method: the morning reader looks for what changed.
   return [
     heading,
     {
       kind: 'para',
       text: [
-        `${fmtInt(d.changes.length)} change point${d.changes.length === 1 ? '' : 's'} in ${fmtInt(d.series)} series over ${d.nights} nights (seed ${d.seed}). Method: ${d.method}.` +
+        `${fmtInt(d.changes.length)} change point${d.changes.length === 1 ? '' : 's'} in ${fmtInt(d.series)} series over ${d.nights} nights (seed ${d.seed}).` +
           (d.versionsKnown ? '' : ' No night recorded the instance\'s version, so no change is tied to one.'),
       ],
     },
     {
       kind: 'table',
+      markdownOnly: true,
       table: {
         headers: ['night', 'started', ...(targets > 1 ? ['target'] : []), 'scope', 'metric', 'before → after', 'change (95% interval)', 'p', 'nearest version change'],
         align: ['right', 'left', ...(targets > 1 ? (['left'] as const) : []), 'left', 'left', 'right', 'right', 'right', 'left'],
@@ -44,8 +46,27 @@ export function changeBlocks(d: Detection): Block[] {
         ]),
       },
     },
+    // A terminal wraps a wide table out of its columns; a line per change wraps and stays readable.
+    { kind: 'list', textOnly: true, items: shown.map((c) => [changeLine(c, targets > 1, d.versionsKnown)]) },
     ...(more > 0 ? ([{ kind: 'para', text: [`${fmtInt(more)} more in history.json.`] }] as Block[]) : []),
+    { kind: 'para', text: [`Method: ${d.method}.`] },
   ];
+}
+
+/** "run 11 (2026-…Z), tag http, latency p90: 184.4 s → 279.4 s, +51.5% (95% interval …), p 0.025; version 6.9.2 → 7.0.1 at run 9, 2 nights before". */
+function changeLine(c: DetectedChange, withTarget: boolean, versionsKnown: boolean): string {
+  const where = `${scopeText(c.scope)}${withTarget ? ` on ${c.scope.target}` : ''}`;
+  const [size, interval] = changeText(c).split(' (');
+  return (
+    `run ${c.runId} (${c.startedAt}), ${where}, ${c.metric}: ${level(c.metric, c.before)} → ${level(c.metric, c.after)}, ${size} (95% interval ${interval}, p ${fmtNum(c.p, 3)}; ` +
+    `nearest version change: ${versionText(c, versionsKnown)}`
+  );
+}
+
+/** How many nights there are, how many are needed and what to do: record more (and ask for them). */
+export function tooFewText(d: Pick<Detection, 'need' | 'nights'>): string {
+  const more = d.need - d.nights;
+  return `Change points need at least ${d.need} nights; this history has ${d.nights}. Nothing was looked for: record ${more} more night${more === 1 ? '' : 's'} of the suite, then ask for --history ${d.need} or more.`;
 }
 
 export function scopeText(scope: SeriesScope): string {

@@ -17,6 +17,8 @@ export type Block = (
 ) & {
   /** For report.md and job summaries only: too long for a terminal. */
   markdownOnly?: boolean;
+  /** For the terminal only: a shorter stand-in for a markdownOnly block. */
+  textOnly?: boolean;
 };
 
 function mdInline(parts: Inline[]): string {
@@ -37,6 +39,7 @@ export function textInline(parts: Inline[]): string {
 export function renderMarkdown(blocks: readonly Block[]): string {
   const out: string[] = [];
   for (const b of blocks) {
+    if (b.textOnly) continue;
     if (b.kind === 'heading') out.push(`${'#'.repeat(b.level + 1)} ${mdInline(b.text)}\n`);
     else if (b.kind === 'para') out.push(`${mdInline(b.text)}\n`);
     else if (b.kind === 'callout') out.push(`> [!WARNING]\n> ${mdInline(b.text)}\n`);

@@ -182,18 +182,32 @@ function gridBlocks(grid: QuestionGrid): Block[] {
         ') are judged by no compare gate. "edited:" marks the first night after the question\'s text, follow-ups or expectations changed under the same id: its series starts again there (flaky looks only at the nights since).',
       ],
     },
-    {
-      kind: 'table',
-      table: {
-        headers: [...(targets > 1 ? ['target'] : []), 'question', 'mark', ...grid.runs.map((r) => `run ${r.id}`)],
-        align: [...(targets > 1 ? (['left'] as const) : []), 'left', 'left', ...grid.runs.map(() => 'right' as const)],
-        rows: grid.rows.map((r) => [
-          ...(targets > 1 ? [r.target] : []),
-          `${r.kind === 'search' ? 'search ' : ''}${r.id}`,
-          gridMarks(r),
-          ...r.cells.map(cellText),
+    ...(grid.runs.length <= TERMINAL_NIGHTS
+      ? [gridTable(grid, targets, 0)]
+      : [
+          { ...gridTable(grid, targets, 0), markdownOnly: true },
+          {
+            kind: 'para',
+            text: [`The newest ${TERMINAL_NIGHTS} of ${fmtInt(grid.runs.length)} nights, to fit a terminal (the marks judge them all); --format md, --html or --json show every night.`],
+            textOnly: true,
+          } as Block,
+          { ...gridTable(grid, targets, grid.runs.length - TERMINAL_NIGHTS), textOnly: true },
         ]),
-      },
-    },
   ];
+}
+
+/** Nights of the question grid a terminal shows: a 90-night grid is thousands of columns wide. */
+const TERMINAL_NIGHTS = 7;
+
+/** The grid from night `from` on (oldest first). */
+function gridTable(grid: QuestionGrid, targets: number, from: number): Block {
+  const runs = grid.runs.slice(from);
+  return {
+    kind: 'table',
+    table: {
+      headers: [...(targets > 1 ? ['target'] : []), 'question', 'mark', ...runs.map((r) => `run ${r.id}`)],
+      align: [...(targets > 1 ? (['left'] as const) : []), 'left', 'left', ...runs.map(() => 'right' as const)],
+      rows: grid.rows.map((r) => [...(targets > 1 ? [r.target] : []), `${r.kind === 'search' ? 'search ' : ''}${r.id}`, gridMarks(r), ...r.cells.slice(from).map(cellText)]),
+    },
+  };
 }

@@ -2,7 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import path from 'node:path';
 import { NothingToCompareError, UsageError } from '../errors/errors.js';
-import { type RunRecord, findBaseline, findRun, findRunOffset, listBaselines, parseRunSelector, passedRunsBefore } from '../store/queries.js';
+import { verdictWord } from '../model/verdict.js';
+import { type RunRecord, findBaseline, findRun, findRunOffset, finishedVerdictsBefore, listBaselines, parseRunSelector, passedRunsBefore } from '../store/queries.js';
 import { type Store, openStore } from '../store/store.js';
 
 /** Where `dsbench run` records by default, and where reports look. */
@@ -73,7 +74,10 @@ function blessedRun(db: Database.Database, file: string, name: string): RunRecor
   const blessed = findBaseline(db, name);
   if (!blessed) {
     const names = listBaselines(db).map((b) => b.name);
-    const there = names.length === 0 ? 'none is blessed yet (dsbench baseline bless <run> --name <name>)' : `the names are: ${names.join(', ')}`;
+    const there =
+      names.length === 0
+        ? 'none is blessed yet (dsbench baseline bless <run> --name <name>)'
+        : `the names are: ${names.join(', ')} (dsbench baseline list shows their runs; dsbench baseline bless <run> --name ${name} makes this one)`;
     throw new UsageError(`no baseline named "${name}" in ${file}; ${there}`);
   }
   // The name's run cannot be gone: deleting a run deletes its names.
@@ -97,16 +101,33 @@ export function resolveBaseline(db: Database.Database, file: string, selector: s
   if (!text.startsWith(WINDOW)) return { runs: [resolveRun(db, file, text)], window: null };
   const k = /^\d+$/.test(text.slice(WINDOW.length)) ? Number(text.slice(WINDOW.length)) : 0;
   if (!(k >= 1)) throw new UsageError(`${text}: window takes a whole number of runs of at least 1, e.g. window:5`);
-  const runs = passedRunsBefore(db, candidate.run.suiteName, candidate.sameDb ? candidate.run.id : undefined, k, (targets: string[]) =>
-    target !== undefined ? targets.includes(target) : sameNames(targets, candidate.targets),
-  );
+  const fits = (targets: string[]) => (target !== undefined ? targets.includes(target) : sameNames(targets, candidate.targets));
+  const runs = passedRunsBefore(db, candidate.run.suiteName, candidate.sameDb ? candidate.run.id : undefined, k, fits);
   if (runs.length === 0) {
-    const which = `suite ${candidate.run.suiteName}, ${target !== undefined ? `target ${target}` : `targets ${candidate.targets.join(', ')}`}`;
-    throw new UsageError(
-      `${text}: no finished run whose verdict passed (${which}${candidate.sameDb ? `, before run ${candidate.run.id}` : ''}) in ${file}; bless one with --force, or name a run (dsbench runs --db ${file} lists them)`,
-    );
+    const which = `suite ${candidate.run.suiteName}, ${target !== undefined ? `target ${target}` : `targets ${candidate.targets.join(', ')}`}${candidate.sameDb ? `, before run ${candidate.run.id}` : ''}`;
+    throw new UsageError(noRunToPool(db, file, text, which, candidate.run.suiteName, candidate.sameDb ? candidate.run.id : undefined, fits));
   }
   return { runs, window: k };
+}
+
+const SEEN = 50;
+
+/**
+ * Why `window:K` found nothing to pool, and what to do: window pools only runs whose verdict passed, so the
+ * verdicts of the finished runs it passed over are named (a night with one failed check never joins).
+ */
+export function noRunToPool(db: Database.Database, file: string, text: string, which: string, suite: string, beforeId: number | undefined, targetsFit: (targets: string[]) => boolean): string {
+  const verdicts = finishedVerdictsBefore(db, suite, beforeId, SEEN, targetsFit);
+  const counts = new Map<string, number>();
+  for (const v of verdicts) counts.set(verdictWord(v), (counts.get(verdictWord(v)) ?? 0) + 1);
+  const seen =
+    verdicts.length === 0
+      ? 'there is no finished run of it'
+      : `of the ${verdicts.length === SEEN ? `newest ${SEEN}` : verdicts.length} finished run${verdicts.length === 1 ? '' : 's'} of it none passed (${[...counts].map(([w, n]) => `${w}: ${n}`).join(', ')})`;
+  return (
+    `${text}: nothing to pool in ${file}. window pools finished runs whose verdict passed (exit 0; ${which}), and ${seen}. ` +
+    `Compare with one run instead: an id, a label with ~N, or blessed:NAME after dsbench baseline bless RUN --name NAME (--force for a run that did not pass); dsbench runs --db ${file} lists the runs`
+  );
 }
 
 const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));

@@ -234,6 +234,30 @@ export function storedVerdict(db: Database.Database, runId: number): ExitCode {
  * Newest first. For `window:K` baselines.
  */
 export function passedRunsBefore(db: Database.Database, suite: string, beforeId: number | undefined, limit: number, targetsFit: (targets: string[]) => boolean): RunRecord[] {
+  const found: number[] = [];
+  for (const id of finishedRunIdsBefore(db, suite, beforeId, targetsFit)) {
+    if (storedVerdict(db, id) !== 0) continue;
+    found.push(id);
+    if (found.length === limit) break;
+  }
+  return found.map((id) => findRun(db, id)!);
+}
+
+/**
+ * The verdicts (exit codes) of the newest `limit` runs `passedRunsBefore` looks at, passed or not: when none
+ * passed, they say why a `window:K` found nothing to pool.
+ */
+export function finishedVerdictsBefore(db: Database.Database, suite: string, beforeId: number | undefined, limit: number, targetsFit: (targets: string[]) => boolean): ExitCode[] {
+  const verdicts: ExitCode[] = [];
+  for (const id of finishedRunIdsBefore(db, suite, beforeId, targetsFit)) {
+    verdicts.push(storedVerdict(db, id));
+    if (verdicts.length === limit) break;
+  }
+  return verdicts;
+}
+
+/** Completed, whole runs of a suite that asked something, before run `beforeId`, whose targets fit; newest first. */
+function* finishedRunIdsBefore(db: Database.Database, suite: string, beforeId: number | undefined, targetsFit: (targets: string[]) => boolean): Generator<number> {
   const ids = db
     .prepare(
       `SELECT id FROM runs WHERE suite_name = @suite AND (@before IS NULL OR id < @before) AND status = 'completed' AND shard_index IS NULL AND nothing_asked = 0
@@ -241,12 +265,5 @@ export function passedRunsBefore(db: Database.Database, suite: string, beforeId:
     )
     .pluck()
     .all({ suite, before: beforeId ?? null }) as number[];
-  const found: number[] = [];
-  for (const id of ids) {
-    if (!targetsFit(runTargets(db, id).map((t) => t.name))) continue;
-    if (storedVerdict(db, id) !== 0) continue;
-    found.push(id);
-    if (found.length === limit) break;
-  }
-  return found.map((id) => findRun(db, id)!);
+  for (const id of ids) if (targetsFit(runTargets(db, id).map((t) => t.name))) yield id;
 }

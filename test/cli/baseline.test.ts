@@ -61,7 +61,7 @@ describe('dsbench baseline bless, list, drop', () => {
     expect(refusals.map((r) => r.code)).toEqual([ExitCode.usage, ExitCode.usage, ExitCode.usage]);
     expect(refusals[0]!.stderr).toContain('its verdict did not pass (checks failed, exit 1)');
     expect(refusals[1]!.stderr).toContain('it asked nothing');
-    expect(refusals[2]!.stderr).toContain('it is still running');
+    expect(refusals[2]!.stderr).toContain(`it is still running (or was killed before it ended: resume it first with dsbench run --resume ${running})`);
     expect(refusals[0]!.stderr).toContain('add --force');
     expect((await here('baseline', 'list')).stdout).toContain('No baselines');
 
@@ -80,7 +80,7 @@ describe('dsbench baseline bless, list, drop', () => {
     const unknown = await here('compare', 'blessed:nope', 'latest');
     expect(unknown.code).toBe(ExitCode.usage);
     expect(unknown.stderr).toContain('no baseline named "nope"');
-    expect(unknown.stderr).toContain('the names are: good, last-release');
+    expect(unknown.stderr).toContain('the names are: good, last-release (dsbench baseline list shows their runs; dsbench baseline bless <run> --name nope makes this one)');
     expect(await here('report', 'blessed:nope')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('the names are: good, last-release') });
   });
 
@@ -142,7 +142,10 @@ describe('window:K baselines', () => {
     const candidate = night(2);
     const none = await here('compare', 'window:3', String(candidate));
     expect(none.code).toBe(ExitCode.usage);
-    expect(none.stderr).toContain('window:3: no finished run whose verdict passed (suite smoke, targets prod, before run 2)');
+    // Says why (the run there failed its checks) and what to do (one run, or one blessed), not "--force".
+    expect(none.stderr).toContain('window:3: nothing to pool in');
+    expect(none.stderr).toContain('window pools finished runs whose verdict passed (exit 0; suite smoke, targets prod, before run 2), and of the 1 finished run of it none passed (checks failed: 1)');
+    expect(none.stderr).toContain('Compare with one run instead: an id, a label with ~N, or blessed:NAME after dsbench baseline bless RUN --name NAME');
     expect(await here('compare', 'window:0', 'latest')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('at least 1') });
     expect(await here('report', 'window:3')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('only a baseline takes it') });
   });

@@ -88,8 +88,10 @@ describe('dsbench run --baseline', () => {
     expect(unknown.stderr).toContain('no baseline named "nope"');
     const window = await run(db, {}, ['--baseline', 'window:3']);
     expect(window.code).toBe(ExitCode.usage);
-    expect(window.stderr).toContain('--baseline window:3: no finished run whose verdict passed (suite nightly-suite, targets default)');
-    expect(window.stderr).toContain('nothing was asked');
+    expect(window.stderr).toContain('--baseline window:3: nothing to pool in');
+    expect(window.stderr).toContain('(exit 0; suite nightly-suite, targets default), and of the 1 finished run of it none passed (checks failed: 1)');
+    expect(window.stderr).toContain('Compare with one run instead');
+    expect(window.stderr).toContain('Nothing was asked');
     expect((await run(db, {}, ['--baseline', 'latest', '--shard', '1/2'])).code).toBe(ExitCode.usage);
     expect(runCount(db)).toBe(1);
   }, 60_000);

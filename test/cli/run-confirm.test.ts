@@ -82,6 +82,11 @@ describe('dsbench run --baseline --confirm', () => {
     expect(night.stdout).toContain('Compared with --baseline 1: passed (exit 0, the confirmation below decides)');
     expect(night.stdout).toContain('No gate crossed at the first look or came near enough to call for a second: nothing asked.');
     expect(night.stdout).toContain('The second look decides the exit code: 0');
+    // Each gate's first look whole, on a line of its own: a table cell would cut it mid-figure ("could ha…").
+    const second = night.stdout.slice(night.stdout.indexOf('Second look (--confirm)'));
+    expect(second).toMatch(/^ {2}- latency regression: not crossed; its interval's bound above 0 at one-sided \S+: unchanged \(.*; could have detected \+[\d.]+% or more$/m);
+    expect(second).toMatch(/^ {2}- pass-rate: not crossed; \d+ of \d+ questions differ, .* against \S+$/m);
+    expect(second).not.toContain('…');
     expect(runs(db).filter((r) => r.confirmOf !== null)).toEqual([]);
     expect(JSON.parse(readFileSync(path.join(dir, 'nights-confirm-2-vs-1', 'confirm.json'), 'utf8'))).toMatchObject({ verdict: 'unchanged', confirmRunId: null, secondLook: null });
   }, 120_000);

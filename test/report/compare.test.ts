@@ -8,7 +8,7 @@ import { compareRuns } from '../../src/report/compare/compare.js';
 import { DEFAULT_THRESHOLDS } from '../../src/report/compare/gates.js';
 import type { TargetInfo } from '../../src/model/run.js';
 import { type Store, openStore } from '../../src/store/store.js';
-import { type ItemScript, TARGETS, completed, csvObjects, failed, question, recordRun, search, searchRecord, useTempStore } from './fixtures.js';
+import { type ItemScript, TARGETS, completed, csvObjects, failed, question, recordRun, search, searchRecord, stats, useTempStore } from './fixtures.js';
 
 let dir: string;
 let db: string;
@@ -166,6 +166,18 @@ describe('compare two runs', () => {
     expect(first.summary.metrics).toEqual(second.summary.metrics);
     expect(fs.readFileSync(path.join(dir, 'one', 'compare.csv'), 'utf8')).toBe(fs.readFileSync(path.join(dir, 'two', 'compare.csv'), 'utf8'));
     expect(first.summary.unpaired.count).toBe(0);
+  });
+
+  it('a metric neither run measured (credits on the versioned API) reads "not measured", not "too few pairs"', async () => {
+    const unmeasured = (): ItemScript[] =>
+      [0, 1, 2, 3, 4, 5].map((i) => ({ item: question(`q${i}`), turns: [completed({ serverMs: 1000 + i * 100, stats: stats({ timeMillis: 1000 + i * 100, credits: undefined }) })] }));
+    const b = recordRun(store, unmeasured(), { targets: one('prod') });
+    const c = recordRun(store, unmeasured(), { targets: one('prod') });
+    const out = sink();
+    expect(await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'a'), format: 'text' }, out)).toBe(ExitCode.ok);
+    expect(out.text).toMatch(/^credits +0 +0 .* not measured$/m);
+    expect(out.text).toContain('  - credits regression: not measured in either run (the API reports none): not judged');
+    expect(out.text).toMatch(/^latency +6 +6 .* unchanged$/m);
   });
 
   it('--fail-on chooses the event gates', async () => {

@@ -65,11 +65,31 @@ describe('report --history N --detect', () => {
     expect(changes.filter((c) => c.scope.kind === 'question' && c.metric === 'latency p50').map((c) => [c.scope.name, c.night])).toEqual([['q0', 6], ['q1', 6]]);
   });
 
+  it('in a terminal: the change points before their method, and the question grid of the newest 7 nights only', async () => {
+    const runs = recordNights(t.store, { nights: 12, stepAt: 8, factor: 2 });
+    const r = await dsbenchHere(['report', '--db', t.db, '--history', '12', '--detect', '--out', path.join(t.dir, 'h')]);
+    expect(r.code).toBe(ExitCode.ok);
+    const text = r.stdout;
+    // A line per change (a terminal wraps a wide table out of its columns), each saying what, since when, how much, how sure, which version.
+    expect(text).toMatch(new RegExp(`^ {2}- run ${runs[8]} \\(2025-03-09T03:00:00\\.000Z\\), suite, latency p50: 1\\.0 s → 2\\.1 s, \\+\\d+\\.\\d% \\(95% interval \\+\\d+\\.\\d% … \\+\\d+\\.\\d%\\), p [0-9.]+; nearest version change: not recorded$`, 'm'));
+    expect(text.indexOf(`  - run ${runs[8]} `)).toBeLessThan(text.indexOf('Method: '));
+    expect(text).not.toMatch(/^ *night +started /m);
+    const header = text.split('\n').find((l) => /^question +mark /.test(l))!;
+    expect(header.trim().split(/ {2,}/)).toEqual(['question', 'mark', ...runs.slice(5).map((id) => `run ${id}`)]);
+    expect(text).toContain('The newest 7 of 12 nights, to fit a terminal (the marks judge them all); --format md, --html or --json show every night.');
+    // history.md keeps every night, without the terminal's note.
+    expect((await dsbenchHere(['report', '--db', t.db, '--history', '12', '--detect', '--format', 'md', '--out', path.join(t.dir, 'h')])).code).toBe(ExitCode.ok);
+    const md = fs.readFileSync(path.join(t.dir, 'h', 'history.md'), 'utf8');
+    expect(md).toMatch(new RegExp(`^\\| question \\| mark \\| ${runs.map((id) => `run ${id}`).join(' \\| ')} \\|$`, 'm'));
+    expect(md).not.toContain('to fit a terminal');
+  });
+
   it('too few nights: says how many it has and how many it needs', async () => {
     recordNights(t.store, { nights: 5, stepAt: 3 });
     const r = await dsbenchHere(['report', '--db', t.db, '--history', '30', '--detect', '--out', path.join(t.dir, 'h')]);
     expect(r.code).toBe(ExitCode.ok);
-    expect(r.stdout).toContain('Change points need at least 8 nights; this history has 5. Nothing was looked for');
+    // It says what to do: record more nights (asking for --history 30 already asks for enough).
+    expect(r.stdout).toContain('Change points need at least 8 nights; this history has 5. Nothing was looked for: record 3 more nights of the suite, then ask for --history 8 or more.');
   });
 
   it('--detect without --history, or a seed without --detect, is refused with the reason', async () => {

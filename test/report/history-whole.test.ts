@@ -92,9 +92,14 @@ describe('report --history N, whole', () => {
   });
 });
 
-const READ = { rows: 26, marks: 13, read: 'a77d86f58f3fc29c' };
+// Changed on purpose (branch h-flow): an error whose checks held is an expected error, a pass in the grid as
+// in every other view; before, it was also subtracted from the night's failures, hiding a failing repeat
+// beside it, so 3 more questions are marked now.
+const READ = { rows: 26, marks: 16, read: '275e114595400003' };
 // Pinned with the detection that also tests the newest nights (docs/statistics.md), since branch h-drop with
 // its placement of a change found there (the same 43 changes, some named on other nights); since each
 // segment's test has its own generator (the end test's early stop), q2's latency p50 split of a later
 // segment has p 0.045 instead of 0.035.
-const DETECTED = { changes: 43, changePoints: '93d3140592f0def4', text: 'cd88b8f77694b279', csv: '090b54b035c66b67' };
+// The text changed on purpose since (branch h-flow): the change points' method follows their table, and a
+// terminal's question grid shows the newest 7 nights, and the change points are a line each (a table in md).
+const DETECTED = { changes: 43, changePoints: '93d3140592f0def4', text: '1b48676e6743848d', csv: '090b54b035c66b67' };

@@ -105,7 +105,7 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     // Twelve nights whose latency doubled from the ninth: `report --history 12 --detect --html`.
     const nightsDb = path.join(dir, 'nights.db');
     const nights = openStore(nightsDb);
-    recordNights(nights, { nights: 12, stepAt: 8, factor: 2 });
+    recordNights(nights, { nights: 12, stepAt: 8, factor: 2, versions: (n) => (n < 7 ? '6.9.2' : '7.0.1') });
     nights.close();
     files.detect = (await writeHistory({ db: nightsDb, limit: 12, out: path.join(dir, 'detect'), formats: new Set(['html']), detect: { questions: false, seed: 1 } })).files.find((f) => f.endsWith('.html'));
     context = await launchChromium(executable!);
@@ -235,10 +235,22 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     // Latency p50 and p90 of the suite and of both tags changed at the ninth night (run 9).
     const rows = await page.locator('#change-points tbody tr').allInnerTexts();
     expect(rows).toHaveLength(6);
-    expect(rows[0]).toMatch(/^run 9\t2025-03-09T03:00:00.000Z\tsuite \(prod\)\tlatency p\d0\t1\.\d s → 2\.\d s\t\+\d+\.\d% \(\+\d+\.\d% … \+\d+\.\d%\)\t[0-9.]+\tnot recorded$/);
-    // One chart per changed series, each with its mark; the trend chart marks the suite's two.
+    expect(rows[0]).toMatch(/^run 9\t2025-03-09T03:00:00.000Z\tsuite \(prod\)\tlatency p\d0\t1\.\d s → 2\.\d s\t\+\d+\.\d% \(\+\d+\.\d% … \+\d+\.\d%\)\t[0-9.]+\t6\.9\.2 → 7\.0\.1 at run 8, 1 night before$/);
+    // One chart per changed series, each with its mark; the trend chart marks the suite's two. Every one of
+    // them marks the night the instance's version changed too (run 8), so a change point is seen beside it.
     const marks = await page.evaluate(`[...document.querySelectorAll('canvas[data-change-marks]')].map((c) => Number(c.getAttribute('data-change-marks')))`);
     expect(marks).toEqual([1, 1, 1, 1, 1, 1, 2]);
+    const versions = await page.evaluate(`[...document.querySelectorAll('canvas[data-version-marks]')].map((c) => Number(c.getAttribute('data-version-marks')))`);
+    expect(versions).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect(await page.locator('.chart:has(canvas[data-version-marks]) p.note').first().innerText()).toBe("Dashed red: a change point, the first night of the new level. Dotted purple: the instance's version changed.");
+    const purple = await page.evaluate(`(() => {
+      const c = document.querySelector('canvas[data-version-marks]');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] > 100 && d[i] < 140 && d[i + 1] < 80 && d[i + 2] > 200) n++;
+      return n;
+    })()`);
+    expect(purple).toBeGreaterThan(30);
     expect(await drawnCharts(page)).toBe(9);
     // The mark is drawn: red pixels on the suite's latency chart at the ninth night's x.
     const red = await page.evaluate(`(() => {

@@ -66,6 +66,19 @@ describe('quality of a run and across runs', () => {
     expect(h.markdown).toMatch(/\| q1 +\| +\| 2\/2 +\| 2\/2 +\| 1\/2 \(1 error\) +\|/);
   });
 
+  it('history: an error the suite expected is a pass, never "(1 error)", and does not hide a failing repeat beside it', async () => {
+    for (let n = 0; n < 2; n++) {
+      recordRun(t.store, [
+        // q0's error is expected (its checks hold); its other repeat fails its check.
+        { item: question('q0', 'prod', 0), turns: [failed('TOKEN_LIMIT_EXCEEDED')], expectations: check(true) },
+        { item: question('q0', 'prod', 1), turns: [completed()], expectations: check(n === 0) },
+      ]);
+    }
+    const h = await writeHistory({ db: t.db, limit: 2, out: path.join(t.dir, 'h'), formats: new Set(['md']) });
+    // Before: "2/2 (1 error)" then "1/2 (1 error)", the failed repeat cancelled by the expected error, and q0 not flaky.
+    expect(h.markdown).toMatch(/\| q0 +\| flaky +\| 2\/2 +\| 1\/2 +\|/);
+  });
+
   it('history: a step between nights is a regression, not flaky; both outcomes within a night is flaky', async () => {
     night([true, true], [true, false]);
     night([true, true], [true, true]);

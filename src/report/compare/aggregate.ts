@@ -257,7 +257,9 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
     enabled: m.gated,
     failed: m.judgement === 'regressed',
     detail:
-      m.judgement === 'too few pairs'
+      m.measured === 0 && m.n === 0
+        ? 'not measured in either run (the API reports none): not judged'
+        : m.judgement === 'too few pairs'
         ? `${m.n} comparable pairs, fewer than ${t.minPairs}: not judged`
         : `${m.judgement}${m.relative !== null ? ` (median ${m.relative >= 0 ? '+' : ''}${pct(m.relative)}, CI ${pct(m.relativeLow ?? 0)} to ${pct(m.relativeHigh ?? 0)})` : ''}` +
           (m.threshold === null ? ', threshold off' : `, threshold ${pct(m.threshold)}`) +

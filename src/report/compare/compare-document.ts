@@ -162,7 +162,7 @@ function metricBlocks(r: CompareResult): Block[] {
         m.relativeLow === null ? '–' : `${fmtSignedPct(m.relativeLow)} … ${fmtSignedPct(m.relativeHigh)}`,
         m.threshold === null ? 'off' : `+${fmtPct(m.threshold)}`,
         m.detectable === null ? '–' : `+${fmtPct(m.detectable)}`,
-        JUDGEMENT_MARK[m.judgement] ?? m.judgement,
+        m.measured === 0 && m.n === 0 ? 'not measured' : (JUDGEMENT_MARK[m.judgement] ?? m.judgement),
       ]),
     },
   });

@@ -69,8 +69,23 @@ export function histogram(series: Series[], bins: number): { labels: string[]; d
   return { labels, datasets };
 }
 
-/** A vertical dashed line at each marked night, labelled with its change. */
-export function changeMarks(marks: Array<{ index: number; label: string }>): Plugin<'line'> {
+/** A night marked on a chart: a change point (red, labelled at the top) or a change of the instance's version (purple, at the bottom). */
+export interface NightMark {
+  index: number;
+  label: string;
+  version?: boolean;
+  /** A version change's target. */
+  target?: string;
+}
+
+/** The nights on which a target's recorded product version changed, as marks at `runs`' indexes. */
+export function versionMarks(rows: readonly HistoryRow[], runs: readonly number[]): NightMark[] {
+  const several = rows.some((r) => r.target !== rows[0]?.target);
+  return rows.filter((r) => r.versionChanged).map((r) => ({ index: runs.indexOf(r.runId), label: 'version ' + (several ? r.target + ' ' : '') + r.productVersion, version: true, target: r.target }));
+}
+
+/** A vertical line at each marked night, labelled: dashed red for a change point, dotted purple for a version change. */
+export function changeMarks(marks: readonly NightMark[]): Plugin<'line'> {
   return {
     id: 'changeMarks',
     afterDatasetsDraw(c: ChartJs<'line'>) {
@@ -79,27 +94,42 @@ export function changeMarks(marks: Array<{ index: number; label: string }>): Plu
       if (!x) return;
       const ctx = c.ctx;
       ctx.save();
-      marks.forEach((m, i) => {
+      let top = 0;
+      let bottom = 0;
+      marks.forEach((m) => {
         const at = x.getPixelForValue(m.index);
-        ctx.strokeStyle = '#dc2626';
-        ctx.setLineDash([5, 3]);
+        const tint = m.version ? '#7c3aed' : '#dc2626';
+        ctx.strokeStyle = tint;
+        ctx.setLineDash(m.version ? [2, 3] : [5, 3]);
         ctx.lineWidth = 2;
         ctx.beginPath();
         ctx.moveTo(at, area.top);
         ctx.lineTo(at, area.bottom);
         ctx.stroke();
-        ctx.fillStyle = '#dc2626';
+        ctx.fillStyle = tint;
         ctx.font = '11px sans-serif';
-        // Labels stacked, so that two changes on one night stay readable.
-        ctx.fillText(m.label, Math.max(area.left, Math.min(at + 3, area.right - ctx.measureText(m.label).width)), area.top + 12 + 13 * i);
+        // Labels stacked (changes from the top, versions from the bottom), so that two on one night stay readable.
+        const y = m.version ? area.bottom - 4 - 13 * bottom++ : area.top + 12 + 13 * top++;
+        ctx.fillText(m.label, Math.max(area.left, Math.min(at + 3, area.right - ctx.measureText(m.label).width)), y);
       });
       ctx.restore();
     },
   };
 }
 
+/** What the marks on a chart mean, for its caption. */
+export function marksNote(marks: readonly NightMark[]): string {
+  return (marks.some((m) => !m.version) ? ' Dashed red: a change point, the first night of the new level.' : '') + (marks.some((m) => m.version) ? ' Dotted purple: the instance\'s version changed.' : '');
+}
+
+/** The counts of each kind of mark, as attributes a test can read. */
+export function markCounts(canvas: HTMLCanvasElement, marks: readonly NightMark[]): void {
+  canvas.setAttribute('data-change-marks', String(marks.filter((m) => !m.version).length));
+  canvas.setAttribute('data-version-marks', String(marks.filter((m) => m.version).length));
+}
+
 /** Server time (median and p90) and pass rate per run and target, oldest run first; `marks` at runs' indexes. */
-export function trendChart(history: readonly HistoryRow[] | undefined, title: string, marks: Array<{ index: number; label: string }> = []): void {
+export function trendChart(history: readonly HistoryRow[] | undefined, title: string, marks: readonly NightMark[] = []): void {
   if (!history || history.length < 2) return;
   const runs: number[] = [];
   const byTarget: Record<string, Record<number, HistoryRow>> = {};
@@ -115,8 +145,8 @@ export function trendChart(history: readonly HistoryRow[] | undefined, title: st
     datasets.push({ label: t + ' server p90 (s)', data: pick((h) => (h.serverMsP90 == null ? null : h.serverMsP90 / 1000)), borderColor: c, backgroundColor: c, borderDash: [6, 4], yAxisID: 'y' });
     datasets.push({ label: t + ' pass rate (%)', data: pick((h) => (h.passRate == null ? null : h.passRate * 100)), borderColor: c + '80', backgroundColor: c + '80', borderDash: [2, 2], yAxisID: 'y2' });
   });
-  const canvas = chartBox(title, 'Solid: median server time; dashed: p90; dotted: pass rate (right axis).' + (marks.length ? ' Dashed red: the suite\'s change points.' : ''));
-  canvas.setAttribute('data-change-marks', String(marks.length));
+  const canvas = chartBox(title, 'Solid: median server time; dashed: p90; dotted: pass rate (right axis).' + marksNote(marks));
+  markCounts(canvas, marks);
   chart(canvas, {
     type: 'line',
     plugins: [changeMarks(marks)],

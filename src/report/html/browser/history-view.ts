@@ -1,7 +1,7 @@
 // The history page (`dsbench history`): the trend, credits and errors per run, the runs, and each question
 // night by night.
 import { changeText, renderChanges } from './change-view.js';
-import { chart, chartBox, color, endCharts, trendChart } from './charts.js';
+import { chart, chartBox, color, endCharts, trendChart, versionMarks } from './charts.js';
 import type { HistoryPage, HistoryRow } from './data.js';
 import { app, el, fmtCredits, fmtMs, fmtPct, header, heading } from './dom.js';
 import { staticTable } from './tables.js';
@@ -10,13 +10,14 @@ export function renderHistory(d: HistoryPage): void {
   header('dsbench history: suite ' + d.suite, ['The last ' + new Set(d.rows.map((r) => r.runId)).size + ' runs in ' + d.db + ', oldest first; generated ' + d.generatedAt]);
   const runs: number[] = [];
   d.rows.forEach((h) => { if (runs.indexOf(h.runId) < 0) runs.push(h.runId); });
-  if (d.detection) renderChanges(d.detection, runs);
+  const versions = versionMarks(d.rows, runs);
+  if (d.detection) renderChanges(d.detection, runs, versions);
   heading('Charts');
   // The suite's change points of the metrics this chart draws.
   const drawn = ['latency p50', 'latency p90', 'pass rate'];
   const marks = (d.detection?.changes || []).filter((c) => c.scope.kind === 'suite' && drawn.indexOf(c.metric) >= 0)
     .map((c) => ({ index: c.night, label: 'run ' + c.runId + ' ' + c.metric + ' ' + changeText(c).split(' (')[0] }));
-  trendChart(d.rows, 'Latency and pass rate per run', marks);
+  trendChart(d.rows, 'Latency and pass rate per run', marks.concat(versions));
   const targets: string[] = [];
   d.rows.forEach((h) => { if (targets.indexOf(h.target) < 0) targets.push(h.target); });
   // One bar per run and target: the row's value, or a gap where the target was not in the run.
