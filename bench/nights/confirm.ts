@@ -28,6 +28,8 @@ export interface ConfirmBenchOptions {
   alpha: string;
   /** Repeats of each baseline night (a release run asked once with more repeats and blessed); undefined: the suite's. */
   baselineRepeats: number | undefined;
+  /** Baseline nights pooled as `window:K` (the nightly flow's `run --baseline window:K`); undefined: one night. */
+  baselineWindow: number | undefined;
 }
 
 interface Tally {
@@ -58,19 +60,13 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
       tallies.set(scenario, t);
       for (let i = 0; i < pairs; i++) {
         const seed = `${o.seed}/${scenario}/${i}`;
-        const before = await nightService(`${seed}/a`, null, port);
-        port = new URL(before.url).port === '' ? port : Number(new URL(before.url).port);
-        let b: number;
-        try {
-          b = await runNight(suite, db, before, o.baselineRepeats);
-        } finally {
-          await before.stop();
-        }
+        const baseline = await baselineNights(o, suite, dir, seed, port);
+        port = baseline.port;
         const service = await nightService(`${seed}/b`, regression, port);
         try {
           const c = await runNight(suite, db, service);
           const r = await confirmRun({
-            db, run: String(c), baseline: { db, run: String(b) }, budget, alpha, thresholds: DEFAULT_THRESHOLDS, bootstrap: DEFAULT_BOOTSTRAP,
+            db, run: String(c), baseline: baseline.ref, budget, alpha, thresholds: DEFAULT_THRESHOLDS, bootstrap: DEFAULT_BOOTSTRAP,
             out: path.join(dir, 'confirm'), bind: () => [nightTarget(service)], reporter: { log: () => undefined, onEvent: () => undefined }, stop: NEVER, abort: NEVER, retry: RETRY,
           });
           t.pairs++;
@@ -84,6 +80,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
         } finally {
           await service.stop();
           rmSync(path.join(dir, 'confirm'), { recursive: true, force: true });
+          for (const f of ['baseline.db', 'baseline.db-wal', 'baseline.db-shm']) rmSync(path.join(dir, f), { force: true });
         }
         process.stderr.write(`\r${scenario}: ${i + 1}/${pairs}   `);
       }
@@ -93,7 +90,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
     const extra = all.reduce((a, t) => a + t.extra, 0);
     const items = all.reduce((a, t) => a + t.items, 0);
     const lines = [
-      `Confirmation, seed ${o.seed}: ${o.questions} questions (${o.flaky} flaky) x ${o.repeats} repeats a night${o.baselineRepeats === undefined ? '' : ` against baselines of ${o.baselineRepeats} repeats`}, noise profile realistic, default gates, \`--confirm-budget ${o.budget}\`, false-alarm rate of a red verdict ${(alpha * 100).toFixed(1)}%;`,
+      `Confirmation, seed ${o.seed}: ${o.questions} questions (${o.flaky} flaky) x ${o.repeats} repeats a night${baselineText(o)}, noise profile realistic, default gates, \`--confirm-budget ${o.budget}\`, false-alarm rate of a red verdict ${(alpha * 100).toFixed(1)}%;`,
       `${o.nullPairs} null pairs, ${o.regressedPairs} pairs per regression; ${((performance.now() - started) / 1000).toFixed(0)} s, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}.`,
       '',
       '| scenario | red without confirming | red (regressed) after confirming | suspect | confirmations that asked | items re-asked / items of the candidate nights |',
@@ -106,11 +103,38 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
     if (o.write) {
       const file = path.join('bench', 'nights', 'RESULTS.md');
       const text = readFileSync(file, 'utf8');
-      const marker = `\n## A second look before red (--confirm${o.baselineRepeats === undefined ? '' : `, baselines of ${o.baselineRepeats} repeats`})\n`;
+      const marker = `\n## A second look before red (--confirm${o.baselineRepeats === undefined ? '' : `, baselines of ${o.baselineRepeats} repeats`}${o.baselineWindow === undefined ? '' : `, window:${o.baselineWindow} baselines`})\n`;
       const head = text.includes(marker) ? text.slice(0, text.indexOf(marker)) : text.trimEnd() + '\n';
       writeFileSync(file, `${head}${marker}\n${lines.join('\n')}\n`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A pair's baseline: one night of the unchanged service, or (`baselineWindow` K) K nights of it, each a new
+ * seed, in a database of their own pooled as `window:K`, as a nightly `run --baseline window:K` pools the
+ * last K passing nights; a database per pair keeps the pairs independent.
+ */
+async function baselineNights(o: ConfirmBenchOptions, suite: Awaited<ReturnType<typeof loadSuite>>, dir: string, seed: string, port: number): Promise<{ ref: { db: string; run: string }; port: number }> {
+  const nights = o.baselineWindow ?? 1;
+  const db = path.join(dir, o.baselineWindow === undefined ? 'nights.db' : 'baseline.db');
+  let run = 0;
+  for (let k = 0; k < nights; k++) {
+    const service = await nightService(k === 0 ? `${seed}/a` : `${seed}/a${k}`, null, port);
+    port = new URL(service.url).port === '' ? port : Number(new URL(service.url).port);
+    try {
+      run = await runNight(suite, db, service, o.baselineRepeats);
+    } finally {
+      await service.stop();
+    }
+  }
+  return { ref: { db, run: o.baselineWindow === undefined ? String(run) : `window:${o.baselineWindow}` }, port };
+}
+
+function baselineText(o: ConfirmBenchOptions): string {
+  const repeats = o.baselineRepeats === undefined ? '' : ` of ${o.baselineRepeats} repeats`;
+  if (o.baselineWindow !== undefined) return ` against window:${o.baselineWindow} baselines (${o.baselineWindow} nights${repeats} each)`;
+  return o.baselineRepeats === undefined ? '' : ` against baselines${repeats}`;
 }

@@ -51,7 +51,7 @@ export function fixBaselineRef(db: Database.Database, file: string, given: strin
     const pooled = passedRunsBefore(db, night.suiteName, undefined, Number(text.slice('window:'.length)), fits).map((r) => r.id);
     if (pooled.length === 0) {
       throw new UsageError(
-        `--baseline ${text}: no finished run whose verdict passed (suite ${night.suiteName}, targets ${night.targets.join(', ')}) in ${file} to pool; nothing was asked. Run without --baseline first, or name a run`,
+        `--baseline ${text}: no finished run whose verdict passed (suite ${night.suiteName}, targets ${night.targets.join(', ')}) in ${file} to pool; nothing was asked. A night passes when its comparison with its --baseline did, or, run without one, when every check passed: run the nights with --baseline blessed:NAME first (dsbench baseline bless RUN --name NAME; --force for a run whose checks failed), or name a run`,
       );
     }
     return { run: text, given: text, pooled };

@@ -89,8 +89,9 @@ export interface BaselineRuns {
 
 /**
  * Resolves a baseline reference. `window:K`: the last K finished runs before `candidate` of its suite, with
- * the same targets (or the target `target`), that are whole (no shard), asked something and whose verdict
- * passed (exit 0). Fewer than K is allowed and reported by the caller; none is a UsageError (exit 2).
+ * the same targets (or the target `target`), that are whole (no shard), asked something and whose night
+ * verdict passed (nightVerdict: its comparison's with its baseline, else its own). Fewer than K is allowed
+ * and reported by the caller; none is a UsageError (exit 2).
  */
 export function resolveBaseline(db: Database.Database, file: string, selector: string, candidate: { run: RunRecord; targets: string[]; sameDb: boolean }, target?: string): BaselineRuns {
   const text = selector.trim();
@@ -103,7 +104,8 @@ export function resolveBaseline(db: Database.Database, file: string, selector: s
   if (runs.length === 0) {
     const which = `suite ${candidate.run.suiteName}, ${target !== undefined ? `target ${target}` : `targets ${candidate.targets.join(', ')}`}`;
     throw new UsageError(
-      `${text}: no finished run whose verdict passed (${which}${candidate.sameDb ? `, before run ${candidate.run.id}` : ''}) in ${file}; bless one with --force, or name a run (dsbench runs --db ${file} lists them)`,
+      `${text}: no finished run whose verdict passed (${which}${candidate.sameDb ? `, before run ${candidate.run.id}` : ''}) in ${file}. A night passes when its comparison with its --baseline did (unchanged), or, run without one, when every check passed: ` +
+        `run the nights with --baseline blessed:NAME (dsbench baseline bless RUN --name NAME, --force for a run whose checks failed) or name a run (dsbench runs --db ${file} lists them)`,
     );
   }
   return { runs, window: k };

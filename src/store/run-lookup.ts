@@ -227,26 +227,3 @@ export function storedVerdict(db: Database.Database, runId: number): ExitCode {
   if (!row) throw new Error(`no run ${runId}`);
   return storedRunExitCode(row.status, runTally(db, runId), row.stopReason);
 }
-
-/**
- * The newest `limit` runs of a suite before run `beforeId` (any, without it) that could stand for a night:
- * completed, whole (no shard), asked something, whose verdict passed and whose targets `targetsFit`.
- * Newest first. For `window:K` baselines.
- */
-export function passedRunsBefore(db: Database.Database, suite: string, beforeId: number | undefined, limit: number, targetsFit: (targets: string[]) => boolean): RunRecord[] {
-  const ids = db
-    .prepare(
-      `SELECT id FROM runs WHERE suite_name = @suite AND (@before IS NULL OR id < @before) AND status = 'completed' AND shard_index IS NULL AND nothing_asked = 0
-      ORDER BY id DESC`,
-    )
-    .pluck()
-    .all({ suite, before: beforeId ?? null }) as number[];
-  const found: number[] = [];
-  for (const id of ids) {
-    if (!targetsFit(runTargets(db, id).map((t) => t.name))) continue;
-    if (storedVerdict(db, id) !== 0) continue;
-    found.push(id);
-    if (found.length === limit) break;
-  }
-  return found.map((id) => findRun(db, id)!);
-}
