@@ -2,9 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { confirmRun, parseConfirmBudget } from '../../src/cli/confirm-run.js';
-import { loadSuite } from '../../src/config/load-suite.js';
+import { comparisonExitCode } from '../../src/cli/run-baseline.js';
+import { type LoadedSuite, loadSuite } from '../../src/config/load-suite.js';
+import { compareRuns } from '../../src/report/compare/compare.js';
 import { DEFAULT_THRESHOLDS, parsePercent } from '../../src/report/compare/gates.js';
 import { DEFAULT_BOOTSTRAP } from '../../src/stats/bootstrap.js';
+import { recordComparedVerdict } from '../../src/store/queries.js';
+import { openStore } from '../../src/store/store.js';
 import { NEVER, RETRY, SCENARIOS, nightService, nightTarget, runNight, suiteText, wilson } from './nights-lib.js';
 
 // The second look before red, on the nights benchmark: each pair of nights (a baseline night of the
@@ -80,7 +84,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
         } finally {
           await service.stop();
           rmSync(path.join(dir, 'confirm'), { recursive: true, force: true });
-          for (const f of ['baseline.db', 'baseline.db-wal', 'baseline.db-shm']) rmSync(path.join(dir, f), { force: true });
+          for (const f of ['baseline.db', 'baseline.db-wal', 'baseline.db-shm', 'baseline-compare']) rmSync(path.join(dir, f), { recursive: true, force: true });
         }
         process.stderr.write(`\r${scenario}: ${i + 1}/${pairs}   `);
       }
@@ -113,24 +117,39 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
 }
 
 /**
- * A pair's baseline: one night of the unchanged service, or (`baselineWindow` K) K nights of it, each a new
- * seed, in a database of their own pooled as `window:K`, as a nightly `run --baseline window:K` pools the
- * last K passing nights; a database per pair keeps the pairs independent.
+ * A pair's baseline: one night of the unchanged service or, with `baselineWindow` K, the nightly flow's
+ * `window:K`: a first night (blessed), then K nights each run with `--baseline` that first night, their
+ * comparisons' verdicts recorded as `run --baseline` records them, so the window pools those judged
+ * unchanged (fewer than K when one was not). Each night is a new seed; a database per pair keeps the pairs
+ * independent.
  */
-async function baselineNights(o: ConfirmBenchOptions, suite: Awaited<ReturnType<typeof loadSuite>>, dir: string, seed: string, port: number): Promise<{ ref: { db: string; run: string }; port: number }> {
-  const nights = o.baselineWindow ?? 1;
-  const db = path.join(dir, o.baselineWindow === undefined ? 'nights.db' : 'baseline.db');
-  let run = 0;
-  for (let k = 0; k < nights; k++) {
-    const service = await nightService(k === 0 ? `${seed}/a` : `${seed}/a${k}`, null, port);
+async function baselineNights(o: ConfirmBenchOptions, suite: LoadedSuite, dir: string, seed: string, port: number): Promise<{ ref: { db: string; run: string }; port: number }> {
+  const at = async (db: string, nightSeed: string): Promise<number> => {
+    const service = await nightService(nightSeed, null, port);
     port = new URL(service.url).port === '' ? port : Number(new URL(service.url).port);
     try {
-      run = await runNight(suite, db, service, o.baselineRepeats);
+      return await runNight(suite, db, service, o.baselineRepeats);
     } finally {
       await service.stop();
     }
+  };
+  if (o.baselineWindow === undefined) {
+    const db = path.join(dir, 'nights.db');
+    return { ref: { db, run: String(await at(db, `${seed}/a`)) }, port };
   }
-  return { ref: { db, run: o.baselineWindow === undefined ? String(run) : `window:${o.baselineWindow}` }, port };
+  const db = path.join(dir, 'baseline.db');
+  const blessed = await at(db, `${seed}/a`);
+  for (let k = 1; k <= o.baselineWindow; k++) {
+    const night = await at(db, `${seed}/a${k}`);
+    const compared = await compareRuns({ baseline: { db, run: String(blessed) }, candidate: { db, run: String(night) }, out: path.join(dir, 'baseline-compare'), thresholds: DEFAULT_THRESHOLDS, bootstrap: DEFAULT_BOOTSTRAP });
+    const store = openStore(db);
+    try {
+      recordComparedVerdict(store.db, night, comparisonExitCode(compared));
+    } finally {
+      store.close();
+    }
+  }
+  return { ref: { db, run: `window:${o.baselineWindow}` }, port };
 }
 
 function baselineText(o: ConfirmBenchOptions): string {
