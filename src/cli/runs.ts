@@ -51,7 +51,7 @@ export function runsTable(runs: readonly RunSummary[]): string {
       r.startedAt,
       r.status,
       // A run still running (or killed) has no verdict yet; one that asked nothing is no night at all.
-      r.status === 'running' ? '' : `${r.nothingAsked ? 'NOTHING ASKED: ' : ''}${verdictWord(r.exitCode)} (exit ${r.exitCode})`,
+      r.status === 'running' ? '' : `${r.nothingAsked ? 'NOTHING ASKED: ' : ''}${verdictWord(r.exitCode)} (exit ${r.exitCode})${comparedText(r.comparedExit)}`,
       String(r.items),
       outcomeText(r.outcomes),
       r.checks.passed + r.checks.failed === 0 ? '' : `${r.checks.failed} of ${r.checks.passed + r.checks.failed} failed`,
@@ -96,3 +96,11 @@ export const runsCommand = (cli: CommandContext): CommandModule<GlobalArgs, Runs
     if (code !== ExitCode.ok) cli.exitCode = code;
   },
 });
+
+const COMPARED_WORDS = new Map<number, string>([[ExitCode.ok, 'unchanged'], [ExitCode.expectationsFailed, 'regressed'], [ExitCode.suspect, 'suspect'], [ExitCode.nothingCompared, 'undecided']]);
+
+/** The night's verdict against its baseline, beside its own, when it had one (what window:K and bless read). */
+function comparedText(code: number | null): string {
+  if (code === null) return '';
+  return `; against its baseline ${COMPARED_WORDS.get(code) ?? verdictWord(code as ExitCode)} (exit ${code})`;
+}

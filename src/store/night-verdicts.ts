@@ -20,9 +20,9 @@ export function recordComparedVerdict(db: Database.Database, runId: number, exit
 }
 
 export function nightVerdict(db: Database.Database, runId: number): NightVerdict {
-  const compared = db.prepare('SELECT compared_exit FROM runs WHERE id = ?').pluck().get(runId) as number | null | undefined;
-  if (compared === undefined) throw new Error(`no run ${runId}`);
-  return compared === null ? { exitCode: storedVerdict(db, runId), compared: false } : { exitCode: compared as ExitCode, compared: true };
+  const run = findRun(db, runId);
+  if (!run) throw new Error(`no run ${runId}`);
+  return run.comparedExit === null ? { exitCode: storedVerdict(db, runId), compared: false } : { exitCode: run.comparedExit as ExitCode, compared: true };
 }
 
 /**

@@ -136,6 +136,8 @@ export interface RunSummary {
   checks: { passed: number; failed: number };
   /** The exit code the run's items, status and checks call for (the one verdict function of src/model/verdict.ts). */
   exitCode: ExitCode;
+  /** The exit code its comparison with its `--baseline` decided (night-verdicts.ts); null when it had none. */
+  comparedExit: number | null;
   split: RunSplit | null;
   /** The run `run --rerun-failed` took this one's items from. */
   rerunOf: number | null;
@@ -147,7 +149,7 @@ export interface RunSummary {
   productVersions: TargetProductVersion[];
 }
 
-const RUN_LISTED = pick(RUNS, 'id', 'label', 'suiteName', 'startedAt', 'endedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'partial', 'rerunOf', 'confirmOf', 'nothingAsked', 'stopReason');
+const RUN_LISTED = pick(RUNS, 'id', 'label', 'suiteName', 'startedAt', 'endedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'partial', 'rerunOf', 'confirmOf', 'nothingAsked', 'stopReason', 'comparedExit');
 const readRunListed = decoder(RUN_LISTED);
 
 /** Newest first; optionally only the runs of one suite. */

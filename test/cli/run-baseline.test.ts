@@ -96,6 +96,10 @@ describe('dsbench run --baseline', () => {
     const refused = await dsbenchHere(['baseline', 'bless', '3', '--name', 'undecided', '--db', db]);
     expect(refused.code).toBe(ExitCode.usage);
     expect(refused.stderr).toContain('its comparison with its baseline did not pass (exit 8)');
+    // runs shows both verdicts: the run's own and the one it ended with against its baseline.
+    const runs = (await dsbenchHere(['runs', '--db', db])).stdout;
+    expect(runs).toContain('checks failed (exit 1); against its baseline unchanged (exit 0)');
+    expect(runs).toContain('passed (exit 0); against its baseline undecided (exit 8)');
   }, 60_000);
 
   it('refuses an unknown blessed: name, a window with no passing run and --shard before asking anything', async () => {
