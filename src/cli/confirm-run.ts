@@ -13,7 +13,7 @@ import type { RunTarget } from '../runner/item-context.js';
 import type { Reporter } from '../runner/reporters/reporter.js';
 import { executeRun } from '../runner/run.js';
 import type { BootstrapOptions } from '../stats/bootstrap.js';
-import { type ConfirmRecord, confirmationsOf, confirmationTotals, saveConfirmation } from '../store/confirmations.js';
+import { type ConfirmRecord, confirmationsOf, confirmationTotals, plannedRepeats, saveConfirmation } from '../store/confirmations.js';
 import { iterateQuestionExport, iterateSearchExport, runCounts, type RunRecord, runTargets } from '../store/queries.js';
 import { openStore } from '../store/store.js';
 
@@ -58,7 +58,8 @@ export interface ConfirmResult {
   looks: GateLook[];
   /** The confirmation run, when questions were re-asked (or had been by an interrupted confirmation). */
   confirmRunId: number | null;
-  reasked: { questions: string[]; repeats: number; items: number; credits: number | null; budget: number };
+  /** `repeats`: the most any question was re-asked; `questionRepeats`: each question's, in the order of `questions` (the worst first). */
+  reasked: { questions: string[]; repeats: number; questionRepeats: number[]; items: number; credits: number | null; budget: number };
   /** The confirmation run stopped before its end (a signal): no decision, resume with the same command. */
   interrupted: boolean;
 }
@@ -88,7 +89,7 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     });
     const asked = runCounts(store.db, candidate.id).items;
     const budget = 'items' in options.budget ? options.budget.items : Math.ceil(options.budget.share * asked);
-    const none = { questions: [], repeats: 0, items: 0, credits: null, budget };
+    const none = { questions: [], repeats: 0, questionRepeats: [], items: 0, credits: null, budget };
     const gates = statisticalGates(first.summary);
     const plain = (verdict: Verdict): ConfirmResult => ({ verdict, line: verdictLine(verdict, first.summary), first, flagged: [], levels: null, firstLooks: [], second: null, looks: [], confirmRunId: null, reasked: none, interrupted: false });
     if (gates.length === 0) return plain(verdictOf(first.summary));
@@ -112,7 +113,8 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     if (plan.questions.length > 0 && (existing === undefined || existing.status !== 'completed')) {
       const suite = await loadSuite(candidate.suitePath);
       if (suite.sha256 !== candidate.suiteHash) throw new UsageError(`the suite ${candidate.suitePath} changed since run ${candidate.id}: a confirmation re-asks that run's questions as they were; confirm a run of the suite as it is now`);
-      const chosen = new Set(plan.questions);
+      const each = plannedRepeats(plan);
+      const repeatsOf = new Map(plan.questions.map((q, i) => [q, each[i]!]));
       const result = await executeRun({
         suite,
         targets,
@@ -120,7 +122,10 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
         observers: [options.reporter],
         api: stored[0]?.api,
         repeats: plan.repeats,
-        subset: existing ? { keep: (item) => store.recorder.hasItem(existing.runId, item.key), confirmOf: candidate.id } : { keep: (item) => chosen.has(questionKey(item.target, item.kind, item.suiteItemId)), confirmOf: candidate.id },
+        // A resumed confirmation keeps the items it planned (whatever its record's shape); a new one each question's first repeats.
+        subset: existing
+          ? { keep: (item) => store.recorder.hasItem(existing.runId, item.key), confirmOf: candidate.id }
+          : { keep: (item) => item.repeat < (repeatsOf.get(questionKey(item.target, item.kind, item.suiteItemId)) ?? 0), confirmOf: candidate.id },
         resumeRunId: existing?.runId,
         onQuota: 'continue',
         maxQuotaWaitMs: 0,
@@ -141,7 +146,7 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     if (confirmRunId !== null) addReasked(store, confirmRunId, tally);
     const looks = secondLookOf(flagged, tally, rows, levels, options.thresholds, options.bootstrap);
     const totals = confirmRunId === null ? { items: 0, credits: null } : confirmationTotals(store.db, candidate.id, confirmRunId);
-    const result = decided(secondLookSummary([], looks), looks, confirmRunId, { questions: plan.questions.map(displayKey), repeats: plan.repeats, items: totals.items, credits: totals.credits, budget });
+    const result = decided(secondLookSummary([], looks), looks, confirmRunId, { questions: plan.questions.map(displayKey), repeats: plan.repeats, questionRepeats: plannedRepeats(plan), items: totals.items, credits: totals.credits, budget });
     if (confirmRunId !== null) saveConfirmation(store.db, confirmRunId, { ...plan, decision: { verdict: result.verdict, line: result.line, decidedAt: new Date().toISOString() } });
     return result;
   } finally {
@@ -196,8 +201,10 @@ const displayKey = (key: string): string => {
 };
 
 function planOf(drivers: readonly Driver[], budget: number, baseline: ConfirmRecord['baseline']): ConfirmRecord {
-  const { chosen, repeats } = allocate(drivers, budget);
-  return { baseline, questions: chosen.map((d) => questionKey(d.target, d.kind, d.itemId)), repeats, budget };
+  const chosen = allocate(drivers, budget);
+  const questionRepeats = chosen.map((c) => c.repeats);
+  const most = questionRepeats.reduce((a, n) => Math.max(a, n), 0);
+  return { baseline, questions: chosen.map(({ driver: d }) => questionKey(d.target, d.kind, d.itemId)), repeats: most, questionRepeats, budget };
 }
 
 function addReasked(store: ReturnType<typeof openStore>, confirmRunId: number, tally: ConfirmTally): void {

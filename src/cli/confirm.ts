@@ -29,6 +29,16 @@ export interface ConfirmArgs extends CompareArgs {
 
 const pct = (x: number, digits = 2): string => `${+(x * 100).toFixed(digits)}%`;
 
+/** How many times the questions were re-asked: `3 questions x 4 repeats`, or `2 questions x 4 repeats and 1 x 3 repeats` when the budget split unevenly. */
+export function repeatsText(repeats: readonly number[]): string {
+  const counts = new Map<number, number>();
+  for (const n of repeats) counts.set(n, (counts.get(n) ?? 0) + 1);
+  const groups = [...counts].sort((a, b) => b[0] - a[0]);
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (groups.length === 0) return '0 questions';
+  return groups.map(([n, questions], i) => `${i === 0 ? plural(questions, 'question') : questions} x ${plural(n, 'repeat')}`).join(' and ');
+}
+
 /** What `dsbench confirm` prints and writes (confirm.md, confirm.json): the verdict first, then each look. */
 export function confirmDocument(r: ConfirmResult): Block[] {
   const c = r.first.candidate.run;
@@ -61,7 +71,7 @@ export function confirmDocument(r: ConfirmResult): Block[] {
     blocks.push({
       kind: 'para',
       text: [
-        `Re-asked in confirmation run ${r.confirmRunId} (its own run, counted apart from run ${c.id}): ${r.reasked.questions.length} questions x ${r.reasked.repeats} repeats, ${r.reasked.items} items of a budget of ${r.reasked.budget}` +
+        `Re-asked in confirmation run ${r.confirmRunId} (its own run, counted apart from run ${c.id}): ${repeatsText(r.reasked.questionRepeats)}, ${r.reasked.items} items of a budget of ${r.reasked.budget}` +
           `${r.reasked.credits === null ? '' : `, ${r.reasked.credits} credits`}: ${r.reasked.questions.join(', ')}.`,
       ],
     });

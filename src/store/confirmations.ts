@@ -3,19 +3,29 @@ import { z } from 'zod';
 
 // A confirmation (`dsbench confirm`) is a run of its own whose `confirm_of` is the run it confirms: its items
 // are the re-asked questions. `confirm_json` keeps what it was asked for (the baseline, the questions and
-// repeats chosen), so that a confirmation interrupted and started again resumes it rather than asking anew,
+// each one's repeats), so that a confirmation interrupted and started again resumes it rather than asking anew,
 // and, once made, the decision.
 
-export const ConfirmRecord = z.object({
-  /** The baseline run; for a pooled baseline (`window:K`) the newest run pooled, and K. */
-  baseline: z.object({ db: z.string(), runId: z.number().int(), window: z.number().int().positive().optional() }),
-  /** `target\u0000kind\u0000id` of each re-asked question or search. */
-  questions: z.array(z.string()),
-  repeats: z.number().int().nonnegative(),
-  budget: z.number().int().nonnegative(),
-  decision: z.object({ verdict: z.string(), line: z.string(), decidedAt: z.string() }).optional(),
-});
+export const ConfirmRecord = z
+  .object({
+    /** The baseline run; for a pooled baseline (`window:K`) the newest run pooled, and K. */
+    baseline: z.object({ db: z.string(), runId: z.number().int(), window: z.number().int().positive().optional() }),
+    /** `target\u0000kind\u0000id` of each re-asked question or search, the worst first. */
+    questions: z.array(z.string()),
+    /** The most repeats of any re-asked question: the confirmation run's repeats. */
+    repeats: z.number().int().nonnegative(),
+    /** Each question's repeats, in the order of `questions`. Absent in a record written when every question was asked `repeats` times, which resumes as it was. */
+    questionRepeats: z.array(z.number().int().positive()).optional(),
+    budget: z.number().int().nonnegative(),
+    decision: z.object({ verdict: z.string(), line: z.string(), decidedAt: z.string() }).optional(),
+  })
+  .refine((r) => r.questionRepeats === undefined || (r.questionRepeats.length === r.questions.length && r.questionRepeats.every((n) => n <= r.repeats)), {
+    message: 'questionRepeats must give each question its repeats, none above repeats',
+  });
 export type ConfirmRecord = z.infer<typeof ConfirmRecord>;
+
+/** Each re-asked question's repeats, in the order of `questions`. */
+export const plannedRepeats = (r: ConfirmRecord): number[] => r.questionRepeats ?? r.questions.map(() => r.repeats);
 
 export interface Confirmation {
   runId: number;

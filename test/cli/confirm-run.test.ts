@@ -11,9 +11,13 @@ import { loadSuite } from '../../src/config/load-suite.js';
 import { DEFAULT_THRESHOLDS } from '../../src/report/compare/gates.js';
 import type { TargetInfo } from '../../src/model/run.js';
 import { DEFAULT_BOOTSTRAP } from '../../src/stats/bootstrap.js';
+import { confirmationsOf } from '../../src/store/confirmations.js';
+import { storedItems } from '../../src/store/queries.js';
 import type { Store } from '../../src/store/store.js';
 import { checkedNight, recordRun, useTempStore } from '../report/fixtures.js';
-import { cleanup, emulator, FAST } from '../runner/fixtures/harness.js';
+import { cleanup, emulator, FAST, op } from '../runner/fixtures/harness.js';
+import { confirmDocument } from '../../src/cli/confirm.js';
+import { renderText } from '../../src/report/document.js';
 
 afterAll(cleanup);
 
@@ -37,10 +41,10 @@ async function suiteInfo(): Promise<{ suitePath: string; suiteHash: string }> {
   return { suitePath: file, suiteHash: (await loadSuite(file)).sha256 };
 }
 
-function confirm(baseline: number, candidate: number, budget: ConfirmOptions['budget'], bind: ConfirmOptions['bind'] = () => []) {
+function confirm(baseline: number, candidate: number, budget: ConfirmOptions['budget'], bind: ConfirmOptions['bind'] = () => [], reporter: ConfirmOptions['reporter'] = { log: () => undefined, onEvent: () => undefined }, stop = NEVER) {
   return confirmRun({
     db, run: String(candidate), baseline: { db, run: String(baseline) }, budget, alpha: 0.01, thresholds: DEFAULT_THRESHOLDS, bootstrap: DEFAULT_BOOTSTRAP,
-    out: path.join(dir, 'confirm'), bind, reporter: { log: () => undefined, onEvent: () => undefined }, stop: NEVER, abort: NEVER, retry: { baseDelayMs: 1, maxDelayMs: 20 },
+    out: path.join(dir, 'confirm'), bind, reporter, stop, abort: NEVER, retry: { baseDelayMs: 1, maxDelayMs: 20 },
   });
 }
 
@@ -78,7 +82,7 @@ describe('confirm: which gates the first look tests', () => {
     expect(look.calls).toBe(true);
     expect(r.flagged).toEqual(['new-errors']);
     expect(r.confirmRunId).not.toBeNull();
-    expect(r.reasked).toMatchObject({ questions: ['prod/q00'], repeats: 4, items: 4 });
+    expect(r.reasked).toMatchObject({ questions: ['prod/q00'], repeats: 4, questionRepeats: [4], items: 4 });
     // The quiet instance answers all four: 2 errors among 12 items, both the night's, 15/66: settled unchanged.
     expect(r.looks.find((l) => l.gate === 'new-errors')!.p).toBeCloseTo(15 / 66, 10);
     expect(r.verdict).toBe('unchanged');
@@ -94,4 +98,64 @@ describe('confirm: which gates the first look tests', () => {
     expect(r.confirmRunId).toBeNull();
     expect(r.verdict).toBe('unchanged');
   });
+});
+
+describe('confirm: the budget spent whole, resumed as recorded', () => {
+  // Two questions went to errors on both repeats against a 6-repeat baseline: (1/28)^2 = 0.0013, above the
+  // first look's share of 1% once the budget is 9 items or more (t = 24/33), near enough for the second look.
+  async function interrupted(budget: number) {
+    const asked = await suiteInfo();
+    const b = recordRun(store, night(6), { targets: one, info: asked });
+    const c = recordRun(store, night(2, new Set([0, 1])), { targets: one, info: asked });
+    const instance = await emulator(FAST);
+    const bind: ConfirmOptions['bind'] = () => [{ name: 'prod', connection: connectionFor(instance.url, instance.adminToken, {}), emulated: false, timeScale: 1 }];
+    const stop = new AbortController();
+    // Stopped once the first re-asked item has ended: the others in flight end, the rest are left.
+    const first = await confirm(b, c, { items: budget }, bind, { log: () => undefined, onEvent: (e) => e.type === 'item-ended' && stop.abort() }, stop.signal);
+    expect(first.interrupted).toBe(true);
+    const confirmRunId = first.confirmRunId!;
+    const done = storedItems(store.db, confirmRunId).filter((i) => i.itemStatus === 'done').length;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(budget);
+    return { b, c, instance, bind, confirmRunId, creates: () => instance.counters()[op('legacy', 'create')] ?? 0 };
+  }
+
+  /** Each re-asked question's items in the confirmation run, by question id. */
+  const perQuestion = (confirmRunId: number): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const i of storedItems(store.db, confirmRunId)) out[i.suiteItemId] = (out[i.suiteItemId] ?? 0) + 1;
+    return out;
+  };
+
+  it('a budget of 9 over 2 questions asks 5 and 4, every item once across a stop and a resume', async () => {
+    const { b, c, bind, confirmRunId, creates } = await interrupted(9);
+    expect(confirmationsOf(store.db, c)[0]!.record).toMatchObject({ questions: ['prod\u0000question\u0000q00', 'prod\u0000question\u0000q01'], repeats: 5, questionRepeats: [5, 4], budget: 9 });
+    const r = await confirm(b, c, { items: 9 }, bind);
+    expect(r.interrupted).toBe(false);
+    expect(r.confirmRunId).toBe(confirmRunId);
+    expect(r.reasked).toMatchObject({ questions: ['prod/q00', 'prod/q01'], repeats: 5, questionRepeats: [5, 4], items: 9, budget: 9 });
+    expect(perQuestion(confirmRunId)).toEqual({ q00: 5, q01: 4 });
+    expect(storedItems(store.db, confirmRunId).every((i) => i.itemStatus === 'done')).toBe(true);
+    // Asked once each on the instance, across the stop.
+    expect(creates()).toBe(9);
+    expect(renderText(confirmDocument(r))).toContain('1 question x 5 repeats and 1 x 4 repeats, 9 items of a budget of 9');
+  }, 60_000);
+
+  it('a confirmation recorded before questions could differ (repeats only) resumes as it was planned', async () => {
+    const { b, c, bind, confirmRunId, creates } = await interrupted(10);
+    // What a confirmation of 2 questions x 5 repeats recorded then: no questionRepeats.
+    const { questionRepeats, ...old } = confirmationsOf(store.db, c)[0]!.record!;
+    expect(questionRepeats).toEqual([5, 5]);
+    store.db.prepare('UPDATE runs SET confirm_json = ? WHERE id = ?').run(JSON.stringify(old), confirmRunId);
+    expect(confirmationsOf(store.db, c)[0]!.record).toEqual(old);
+    const r = await confirm(b, c, { items: 10 }, bind);
+    expect(r.confirmRunId).toBe(confirmRunId);
+    expect(r.reasked).toMatchObject({ questions: ['prod/q00', 'prod/q01'], repeats: 5, questionRepeats: [5, 5], items: 10 });
+    expect(perQuestion(confirmRunId)).toEqual({ q00: 5, q01: 5 });
+    expect(creates()).toBe(10);
+    expect(renderText(confirmDocument(r))).toContain('2 questions x 5 repeats, 10 items of a budget of 10');
+    // Decided on the record as it was: still without questionRepeats.
+    expect(confirmationsOf(store.db, c)[0]!.record).toMatchObject({ ...old, decision: { verdict: r.verdict } });
+    expect(confirmationsOf(store.db, c)[0]!.record!.questionRepeats).toBeUndefined();
+  }, 60_000);
 });

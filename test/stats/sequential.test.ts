@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/random.js';
+import { allocate, type Driver } from '../../src/report/compare/confirm-tally.js';
 import { wilson } from '../../src/stats/cluster-rate.js';
 import { type ClusterCounts, clusterRateTest, conditionalRateTest, informationFraction, obrienFlemingSpent, twoLookLevels } from '../../src/stats/sequential.js';
 
@@ -45,16 +46,17 @@ function night(seed: number, kind: Kind, reask: 'drivers' | 'all', questions = 3
   const plain = screen === 'plain' || kind === 'scores' ? clusterRateTest(counts, options).pLower : 0;
   if (screen === 'plain' && plain >= 2 * ALPHA) return { naive: false, sequential: false };
   const p1 = kind === 'rates' ? conditionalRateTest(counts).pLower : plain;
-  const drivers = counts
-    .map((c, i) => ({ i, d: c.candidateSuccesses / c.candidateTrials - c.baselineSuccesses / c.baselineTrials }))
-    .filter((x) => reask === 'all' || x.d < 0)
-    .sort((a, b) => a.d - b.d)
-    .slice(0, reask === 'all' ? questions : budget);
-  const more = reask === 'all' ? Math.max(1, Math.floor(budget / questions)) : Math.max(1, Math.floor(budget / Math.max(1, drivers.length)));
+  // Re-asked as confirm spends its budget (allocate: the worst first, the whole budget, one repeat more for
+  // the worst where it does not divide), or every question alike.
+  const drivers: Driver[] = counts
+    .map((c, i) => ({ kind: 'question' as const, target: 't', itemId: String(i), badness: c.baselineSuccesses / c.baselineTrials - c.candidateSuccesses / c.candidateTrials }))
+    .sort((a, b) => b.badness - a.badness);
+  const more = Math.max(1, Math.floor(budget / questions));
+  const plan = reask === 'all' ? drivers.map((d) => ({ i: Number(d.itemId), repeats: more })) : allocate(drivers.filter((d) => d.badness > 0), budget).map((p) => ({ i: Number(p.driver.itemId), repeats: p.repeats }));
   const second = counts.map((c) => ({ ...c }));
-  for (const { i } of drivers) {
-    second[i]!.candidateTrials += more;
-    second[i]!.candidateSuccesses += draw(random, kind, means[i]!, more);
+  for (const { i, repeats: n } of plan) {
+    second[i]!.candidateTrials += n;
+    second[i]!.candidateSuccesses += draw(random, kind, means[i]!, n);
   }
   // The second look as dsbench confirm takes it: rates by the exact conditional test, scores by the sign flip.
   const p2 = kind === 'rates' ? conditionalRateTest(second).pLower : clusterRateTest(second, { ...options, seed: seed + 1 }).pLower;
@@ -97,5 +99,10 @@ describe('a second look at a gate', () => {
   it('keeps it when every night takes both looks (the bound of any rule for taking the second look), against baselines of 2 and 6 repeats', () => {
     expect(falseAlarms(2000, (seed) => night(seed, 'rates', 'drivers', 30, 2, 6, 2, 'always')).sequential).toBeLessThanOrEqual(ALPHA);
     expect(falseAlarms(2000, (seed) => night(seed, 'rates', 'drivers', 30, 2, 6, 6, 'always')).sequential).toBeLessThanOrEqual(ALPHA);
+  }, 60_000);
+
+  it('keeps it with a budget that the drivers share unevenly (20 items: the worst questions asked once more than the rest)', () => {
+    expect(falseAlarms(2000, (seed) => night(seed, 'rates', 'drivers', 30, 2, 20, 2, 'always')).sequential).toBeLessThanOrEqual(ALPHA);
+    expect(falseAlarms(2000, (seed) => night(seed, 'rates', 'drivers', 30, 2, 20, 6, 'always')).sequential).toBeLessThanOrEqual(ALPHA);
   }, 60_000);
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, latestVersion, migrate, schemaVersion } from '../../src/store/migrations.js';
-import { confirmationsOf, confirmationTotals, saveConfirmation } from '../../src/store/confirmations.js';
+import { ConfirmRecord, confirmationsOf, confirmationTotals, plannedRepeats, saveConfirmation } from '../../src/store/confirmations.js';
 import { findRun, listRuns } from '../../src/store/queries.js';
 
 const dirs: string[] = [];
@@ -49,5 +49,29 @@ describe('confirmations (schema version 15)', () => {
     expect(confirmationsOf(db, night)).toEqual([{ runId: confirmation, status: 'completed', record }]);
     expect(() => saveConfirmation(db, night, record)).toThrow(/not a confirmation/);
     expect(confirmationTotals(db, night)).toEqual({ runs: [confirmation], items: 0, credits: null });
+  });
+});
+
+describe('a confirmation\'s record', () => {
+  const baseline = { db: '/x.db', runId: 1 };
+  const questions = ['t\u0000question\u0000q1', 't\u0000question\u0000q2', 't\u0000question\u0000q3'];
+
+  it('keeps each question\'s repeats; one written with repeats alone gives every question that many', () => {
+    const db = database();
+    migrate(db);
+    const confirmation = run(db, null, run(db, 'nightly', null));
+    const record = { baseline, questions, repeats: 7, questionRepeats: [7, 7, 6], budget: 20 };
+    saveConfirmation(db, confirmation, record);
+    expect(plannedRepeats(confirmationsOf(db, 1)[0]!.record!)).toEqual([7, 7, 6]);
+    // As an earlier dsbench wrote it: the same JSON, no questionRepeats.
+    db.prepare('UPDATE runs SET confirm_json = ? WHERE id = ?').run(JSON.stringify({ baseline, questions, repeats: 6, budget: 20 }), confirmation);
+    const old = confirmationsOf(db, 1)[0]!.record!;
+    expect(old.questionRepeats).toBeUndefined();
+    expect(plannedRepeats(old)).toEqual([6, 6, 6]);
+  });
+
+  it('refuses repeats that do not match the questions', () => {
+    expect(() => ConfirmRecord.parse({ baseline, questions, repeats: 7, questionRepeats: [7, 6], budget: 20 })).toThrow(/questionRepeats/);
+    expect(() => ConfirmRecord.parse({ baseline, questions, repeats: 6, questionRepeats: [7, 7, 6], budget: 20 })).toThrow(/questionRepeats/);
   });
 });

@@ -121,11 +121,15 @@ function rate(gate: RateGate, items: Iterable<ItemSide>): [number, number] {
 }
 
 /**
- * How a budget of items is spent on the drivers: the worst first, each asked `repeats` more times, as many
- * drivers as the budget holds at one repeat each, and more repeats each when there are few of them.
+ * How a budget of items is spent on the drivers: as many drivers as it holds at one repeat each, the worst
+ * first, each asked an equal share of it, and what is left of it over the shares one more time by the worst
+ * of them, so the whole budget is asked.
  */
-export function allocate(drivers: readonly Driver[], budget: number): { chosen: Driver[]; repeats: number } {
-  const count = Math.min(drivers.length, Math.max(0, Math.floor(budget)));
-  if (count === 0) return { chosen: [], repeats: 0 };
-  return { chosen: drivers.slice(0, count), repeats: Math.max(1, Math.floor(budget / count)) };
+export function allocate(drivers: readonly Driver[], budget: number): Array<{ driver: Driver; repeats: number }> {
+  const items = Math.max(0, Math.floor(budget));
+  const count = Math.min(drivers.length, items);
+  if (count === 0) return [];
+  const each = Math.floor(items / count);
+  const left = items - each * count;
+  return drivers.slice(0, count).map((driver, i) => ({ driver, repeats: each + (i < left ? 1 : 0) }));
 }
