@@ -7,7 +7,7 @@ import { type LoadedSuite, loadSuite } from '../../src/config/load-suite.js';
 import { compareRuns } from '../../src/report/compare/compare.js';
 import { DEFAULT_THRESHOLDS, parsePercent } from '../../src/report/compare/gates.js';
 import { DEFAULT_BOOTSTRAP } from '../../src/stats/bootstrap.js';
-import { recordComparedVerdict } from '../../src/store/queries.js';
+import { passedRunsBefore, recordComparedVerdict } from '../../src/store/queries.js';
 import { openStore } from '../../src/store/store.js';
 import { NEVER, RETRY, SCENARIOS, nightService, nightTarget, runNight, suiteText, wilson } from './nights-lib.js';
 
@@ -44,6 +44,9 @@ interface Tally {
   confirmed: number;
   extra: number;
   items: number;
+  /** window:K: pairs whose window pooled fewer than K nights, and none (the nightly run would exit 2, judging nothing). */
+  short: number;
+  noWindow: number;
 }
 
 export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
@@ -60,12 +63,20 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
     let port = 0;
     for (const [scenario, regression] of Object.entries(SCENARIOS).filter(([name]) => o.only === undefined || name.includes(o.only))) {
       const pairs = regression === null ? o.nullPairs : o.regressedPairs;
-      const t: Tally = { pairs: 0, plainRed: 0, red: 0, suspect: 0, confirmed: 0, extra: 0, items: 0 };
+      const t: Tally = { pairs: 0, plainRed: 0, red: 0, suspect: 0, confirmed: 0, extra: 0, items: 0, short: 0, noWindow: 0 };
       tallies.set(scenario, t);
       for (let i = 0; i < pairs; i++) {
         const seed = `${o.seed}/${scenario}/${i}`;
         const baseline = await baselineNights(o, suite, dir, seed, port);
         port = baseline.port;
+        if (o.baselineWindow !== undefined && baseline.pooled < o.baselineWindow) t.short++;
+        if (baseline.pooled === 0) {
+          t.pairs++;
+          t.noWindow++;
+          t.items += o.questions * o.repeats;
+          cleanBaseline(dir);
+          continue;
+        }
         const service = await nightService(`${seed}/b`, regression, port);
         try {
           const c = await runNight(suite, db, service);
@@ -84,7 +95,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
         } finally {
           await service.stop();
           rmSync(path.join(dir, 'confirm'), { recursive: true, force: true });
-          for (const f of ['baseline.db', 'baseline.db-wal', 'baseline.db-shm', 'baseline-compare']) rmSync(path.join(dir, f), { recursive: true, force: true });
+          cleanBaseline(dir);
         }
         process.stderr.write(`\r${scenario}: ${i + 1}/${pairs}   `);
       }
@@ -102,6 +113,9 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
       ...[...tallies].map(([scenario, t]) => `| ${scenario} | ${t.plainRed}/${t.pairs} = ${wilson(t.plainRed, t.pairs)} | ${t.red}/${t.pairs} = ${wilson(t.red, t.pairs)} | ${t.suspect}/${t.pairs} | ${t.confirmed}/${t.pairs} | ${t.extra}/${t.items} = ${((100 * t.extra) / Math.max(1, t.items)).toFixed(2)}% |`),
       '',
       `Items re-asked over all nights: ${extra} of ${items} = ${((100 * extra) / Math.max(1, items)).toFixed(2)}%.`,
+      ...(o.baselineWindow === undefined
+        ? []
+        : ['', `window:${o.baselineWindow}: pairs whose window pooled fewer than ${o.baselineWindow} nights (a baseline night not judged unchanged against the blessed one), and none (the run exits 2 and judges nothing; counted as not red): ${[...tallies].map(([scenario, t]) => `${scenario} ${t.short} and ${t.noWindow} of ${t.pairs}`).join('; ')}.`]),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     if (o.write) {
@@ -123,7 +137,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
  * unchanged (fewer than K when one was not). Each night is a new seed; a database per pair keeps the pairs
  * independent.
  */
-async function baselineNights(o: ConfirmBenchOptions, suite: LoadedSuite, dir: string, seed: string, port: number): Promise<{ ref: { db: string; run: string }; port: number }> {
+async function baselineNights(o: ConfirmBenchOptions, suite: LoadedSuite, dir: string, seed: string, port: number): Promise<{ ref: { db: string; run: string }; port: number; pooled: number }> {
   const at = async (db: string, nightSeed: string): Promise<number> => {
     const service = await nightService(nightSeed, null, port);
     port = new URL(service.url).port === '' ? port : Number(new URL(service.url).port);
@@ -135,7 +149,7 @@ async function baselineNights(o: ConfirmBenchOptions, suite: LoadedSuite, dir: s
   };
   if (o.baselineWindow === undefined) {
     const db = path.join(dir, 'nights.db');
-    return { ref: { db, run: String(await at(db, `${seed}/a`)) }, port };
+    return { ref: { db, run: String(await at(db, `${seed}/a`)) }, port, pooled: 1 };
   }
   const db = path.join(dir, 'baseline.db');
   const blessed = await at(db, `${seed}/a`);
@@ -149,7 +163,17 @@ async function baselineNights(o: ConfirmBenchOptions, suite: LoadedSuite, dir: s
       store.close();
     }
   }
-  return { ref: { db, run: `window:${o.baselineWindow}` }, port };
+  const store = openStore(db);
+  try {
+    const pooled = passedRunsBefore(store.db, suite.suite.name, undefined, o.baselineWindow, () => true).length;
+    return { ref: { db, run: `window:${o.baselineWindow}` }, port, pooled };
+  } finally {
+    store.close();
+  }
+}
+
+function cleanBaseline(dir: string): void {
+  for (const f of ['baseline.db', 'baseline.db-wal', 'baseline.db-shm', 'baseline-compare']) rmSync(path.join(dir, f), { recursive: true, force: true });
 }
 
 function baselineText(o: ConfirmBenchOptions): string {
