@@ -26,7 +26,8 @@ for (const [flag, module] of [['--series', './series.js'], ['--detect-speed', '.
 // Usage: node --import tsx bench/nights/index.ts [--null N] [--regressed N] [--seed S] [--quick] [--default-only] [--write]
 // With --series: the change-point benchmark over 90 nights instead (series.ts).
 // With --confirm: the second look before red (bench/nights/confirm.ts), each candidate night confirmed;
-// --baseline-repeats R asks each baseline night R times a question.
+// --baseline-repeats R asks each baseline night R times a question; --baseline-window K pools K baseline
+// nights as `window:K` (the nightly flow's `run --baseline window:K --confirm`).
 
 const { values: args } = parseArgs({
   options: {
@@ -51,6 +52,8 @@ const { values: args } = parseArgs({
     'confirm-alpha': { type: 'string', default: '1%' },
     /** --confirm: each baseline night asked with this many repeats (a release run blessed once), the candidates with --repeats. */
     'baseline-repeats': { type: 'string' },
+    /** --confirm: each baseline K nights of the unchanged service pooled as `window:K`. */
+    'baseline-window': { type: 'string' },
   },
 });
 const CONFIGS: Record<string, Thresholds> = {
@@ -125,7 +128,14 @@ async function main(): Promise<void> {
   }
 }
 
+function optionalCount(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a whole number of at least 1, got ${text}`);
+  return n;
+}
+
 if (args.confirm) {
   const { confirmBench } = await import('./confirm.js');
-  await confirmBench({ nullPairs: NULL_PAIRS, regressedPairs: REGRESSED_PAIRS, questions: QUESTIONS, flaky: FLAKY, repeats: REPEATS, seed: args.seed, only: args.only, verbose: args.verbose, write: args.write && !args.quick, budget: args['confirm-budget'], alpha: args['confirm-alpha'], baselineRepeats: args['baseline-repeats'] === undefined ? undefined : Number(args['baseline-repeats']) });
+  await confirmBench({ nullPairs: NULL_PAIRS, regressedPairs: REGRESSED_PAIRS, questions: QUESTIONS, flaky: FLAKY, repeats: REPEATS, seed: args.seed, only: args.only, verbose: args.verbose, write: args.write && !args.quick, budget: args['confirm-budget'], alpha: args['confirm-alpha'], baselineRepeats: optionalCount(args['baseline-repeats']), baselineWindow: optionalCount(args['baseline-window']) });
 } else await main();

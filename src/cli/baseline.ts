@@ -5,7 +5,7 @@ import { verdictWord } from '../model/verdict.js';
 import { DEFAULT_DB, resolveRun } from '../report/open.js';
 import { safeJson, textTable } from '../report/tables.js';
 import { blessRun, dropBaseline, listBaselines } from '../store/baselines.js';
-import { type RunRecord, findRun, storedVerdict } from '../store/queries.js';
+import { type NightVerdict, type RunRecord, findRun, nightVerdict } from '../store/queries.js';
 import { openStore } from '../store/store.js';
 import { existsSync } from 'node:fs';
 import { commandUsage } from './command-usage.js';
@@ -37,10 +37,11 @@ function openExisting(db: string) {
 const runName = (run: RunRecord): string => `run ${run.id}${run.label ? ` (${run.label})` : ''} of suite ${run.suiteName}, started ${run.startedAt}`;
 
 /** Why a run makes a poor baseline (it is refused without --force), or undefined when it makes a good one. */
-function unfitBecause(run: RunRecord, verdict: ExitCode): string | undefined {
+function unfitBecause(run: RunRecord, verdict: NightVerdict): string | undefined {
   if (run.status === 'running') return `it is still running (or was killed before it ended: resume it first with dsbench run --resume ${run.id})`;
   if (run.nothingAsked) return 'it asked nothing (every item was skipped before it was sent)';
-  if (verdict !== ExitCode.ok) return `its verdict did not pass (${verdictWord(verdict)}, exit ${verdict})`;
+  if (verdict.compared && verdict.exitCode !== ExitCode.ok) return `its comparison with its baseline did not pass (exit ${verdict.exitCode})`;
+  if (verdict.exitCode !== ExitCode.ok) return `its verdict did not pass (${verdictWord(verdict.exitCode)}, exit ${verdict.exitCode})`;
   return undefined;
 }
 
@@ -51,7 +52,7 @@ export function runBless(args: BlessArgs, stdout: CliOutput): number {
   const store = openExisting(args.db);
   try {
     const run = resolveRun(store.db, args.db, args.run);
-    const why = unfitBecause(run, storedVerdict(store.db, run.id));
+    const why = unfitBecause(run, nightVerdict(store.db, run.id));
     if (why !== undefined && args.force !== true) {
       throw new UsageError(`${runName(run)} is not blessed as ${name}: ${why}. Bless a run that passed, or add --force to bless it anyway`);
     }

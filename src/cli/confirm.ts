@@ -9,6 +9,8 @@ import { DEFAULT_THRESHOLDS, FAIL_ON, parsePercent, VERDICT_EXIT_CODE } from '..
 import { type Block, renderMarkdown, renderText } from '../report/document.js';
 import { DEFAULT_DB, outputDir } from '../report/open.js';
 import { safeJson } from '../report/tables.js';
+import { recordComparedVerdict } from '../store/queries.js';
+import { openStore } from '../store/store.js';
 import { REPORTERS } from '../runner/reporters/index.js';
 import { DEFAULT_BOOTSTRAP } from '../stats/bootstrap.js';
 import { commandUsage } from './command-usage.js';
@@ -192,6 +194,17 @@ export const confirmCommand = (cli: CommandContext): CommandModule<GlobalArgs, C
     const format = argv.format ?? (argv.json ? 'json' : 'text');
     cli.stdout.write(format === 'json' ? safeJson(confirmJson(result)) : format === 'md' ? renderMarkdown(blocks) : renderText(blocks));
     const code = confirmExitCode(result);
+    if (!result.interrupted) recordVerdict(argv.db, result.first.candidate.run.id, code);
     if (code !== ExitCode.ok) cli.exitCode = code;
   },
 });
+
+/** The confirmed run's night verdict is now the confirmation's, for the pooled baselines of later nights. */
+function recordVerdict(db: string, runId: number, code: ExitCode): void {
+  const store = openStore(db);
+  try {
+    recordComparedVerdict(store.db, runId, code);
+  } finally {
+    store.close();
+  }
+}

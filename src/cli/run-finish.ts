@@ -8,7 +8,7 @@ import type { RunResult, RunTarget } from '../runner/run.js';
 import type { RunSettings } from '../runner/run-settings.js';
 import { formatGradingSummary, gradingSummary } from '../store/index.js';
 import { failingItems } from '../store/failing-items.js';
-import { findRun, runTargets } from '../store/queries.js';
+import { findRun, recordComparedVerdict, runTargets } from '../store/queries.js';
 import type { Store } from '../store/store.js';
 import type { transportSettings } from './global-options.js';
 import type { CommandContext } from './io.js';
@@ -56,6 +56,8 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
   const refused = look && 'refused' in look ? `\nNo second look (--confirm): ${look.refused}. The comparison's exit code stands.\n` : '';
   const judged = confirmed ? { ...comparison!, exitCode: confirmed.exitCode } : comparison;
   const exitCode = judged ? baselineExitCode(judged, thresholdsExitCode(thresholds)) : runCode;
+  // The night's verdict, for the pooled baselines and blessings of later nights.
+  if (judged) recordComparedVerdict(store.db, run.id, exitCode);
   const split = settings.shard && run.split;
   const shardNote = split
     ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`

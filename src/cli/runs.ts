@@ -3,7 +3,7 @@ import { UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { DEFAULT_DB, openResults } from '../report/open.js';
 import { fmtCredits, safeJson, textTable } from '../report/tables.js';
-import { verdictWord } from '../model/verdict.js';
+import { comparedVerdictWord, verdictWord } from '../model/verdict.js';
 import { type RunSummary, listRuns, runVersionsText } from '../store/queries.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
@@ -51,7 +51,7 @@ export function runsTable(runs: readonly RunSummary[]): string {
       r.startedAt,
       r.status,
       // A run still running (or killed) has no verdict yet; one that asked nothing is no night at all.
-      r.status === 'running' ? '' : `${r.nothingAsked ? 'NOTHING ASKED: ' : ''}${verdictWord(r.exitCode)} (exit ${r.exitCode})`,
+      r.status === 'running' ? '' : `${r.nothingAsked ? 'NOTHING ASKED: ' : ''}${verdictWord(r.exitCode)} (exit ${r.exitCode})${comparedText(r.comparedExit)}`,
       String(r.items),
       outcomeText(r.outcomes),
       r.checks.passed + r.checks.failed === 0 ? '' : `${r.checks.failed} of ${r.checks.passed + r.checks.failed} failed`,
@@ -96,3 +96,8 @@ export const runsCommand = (cli: CommandContext): CommandModule<GlobalArgs, Runs
     if (code !== ExitCode.ok) cli.exitCode = code;
   },
 });
+
+/** The night's verdict against its baseline, beside its own, when it had one (what window:K and bless read). */
+function comparedText(code: number | null): string {
+  return code === null ? '' : `; against its baseline ${comparedVerdictWord(code)} (exit ${code})`;
+}

@@ -97,6 +97,18 @@ export function runExitCode(input: VerdictInput): ExitCode {
   return mostSevere(codes);
 }
 
+const COMPARED_WORDS = new Map<number, string>([
+  [ExitCode.ok, 'unchanged'],
+  [ExitCode.expectationsFailed, 'regressed'],
+  [ExitCode.suspect, 'suspect'],
+  [ExitCode.nothingCompared, 'undecided'],
+]);
+
+/** The verdict of a comparison with a baseline in a word, from the exit code it decided (`run --baseline`, `confirm`). */
+export function comparedVerdictWord(code: number): string {
+  return COMPARED_WORDS.get(code) ?? verdictWord(code as ExitCode);
+}
+
 /** The verdict in a word, for `runs` and summaries. */
 export function verdictWord(code: ExitCode): string {
   switch (code) {

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import path from 'node:path';
 import { NothingToCompareError, UsageError } from '../errors/errors.js';
-import { verdictWord } from '../model/verdict.js';
+import { comparedVerdictWord, verdictWord } from '../model/verdict.js';
 import { type RunRecord, findBaseline, findRun, findRunOffset, finishedVerdictsBefore, listBaselines, parseRunSelector, passedRunsBefore } from '../store/queries.js';
 import { type Store, openStore } from '../store/store.js';
 
@@ -93,8 +93,9 @@ export interface BaselineRuns {
 
 /**
  * Resolves a baseline reference. `window:K`: the last K finished runs before `candidate` of its suite, with
- * the same targets (or the target `target`), that are whole (no shard), asked something and whose verdict
- * passed (exit 0). Fewer than K is allowed and reported by the caller; none is a UsageError (exit 2).
+ * the same targets (or the target `target`), that are whole (no shard), asked something and whose night
+ * verdict passed (nightVerdict: its comparison's with its baseline, else its own). Fewer than K is allowed
+ * and reported by the caller; none is a UsageError (exit 2).
  */
 export function resolveBaseline(db: Database.Database, file: string, selector: string, candidate: { run: RunRecord; targets: string[]; sameDb: boolean }, target?: string): BaselineRuns {
   const text = selector.trim();
@@ -113,20 +114,23 @@ export function resolveBaseline(db: Database.Database, file: string, selector: s
 const SEEN = 50;
 
 /**
- * Why `window:K` found nothing to pool, and what to do: window pools only runs whose verdict passed, so the
- * verdicts of the finished runs it passed over are named (a night with one failed check never joins).
+ * Why `window:K` found nothing to pool, and what to do: window pools only nights whose verdict passed, so the
+ * night verdicts of the finished runs it passed over are named.
  */
 export function noRunToPool(db: Database.Database, file: string, text: string, which: string, suite: string, beforeId: number | undefined, targetsFit: (targets: string[]) => boolean): string {
   const verdicts = finishedVerdictsBefore(db, suite, beforeId, SEEN, targetsFit);
   const counts = new Map<string, number>();
-  for (const v of verdicts) counts.set(verdictWord(v), (counts.get(verdictWord(v)) ?? 0) + 1);
+  for (const v of verdicts) {
+    const word = v.compared ? `against its baseline ${comparedVerdictWord(v.exitCode)}` : verdictWord(v.exitCode);
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
   const seen =
     verdicts.length === 0
       ? 'there is no finished run of it'
       : `of the ${verdicts.length === SEEN ? `newest ${SEEN}` : verdicts.length} finished run${verdicts.length === 1 ? '' : 's'} of it none passed (${[...counts].map(([w, n]) => `${w}: ${n}`).join(', ')})`;
   return (
-    `${text}: nothing to pool in ${file}. window pools finished runs whose verdict passed (exit 0; ${which}), and ${seen}. ` +
-    `Compare with one run instead: an id, a label with ~N, or blessed:NAME after dsbench baseline bless RUN --name NAME (--force for a run that did not pass); dsbench runs --db ${file} lists the runs`
+    `${text}: nothing to pool in ${file}. window pools finished nights whose verdict passed (${which}): judged unchanged against their own --baseline, or, run without one, every check passed; and ${seen}. ` +
+    `Run the nights with --baseline blessed:NAME (dsbench baseline bless RUN --name NAME; --force for a run that did not pass) until they pool, or compare with one run: an id or a label with ~N (dsbench runs --db ${file} lists the runs)`
   );
 }
 

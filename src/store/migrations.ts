@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { StepError } from '../errors/errors.js';
 import { SCHEMA_V1 } from './schema-v1.js';
-import { BASELINES, CITATION_KINDS, CONFIRMATIONS, EXPECTATION_OUTCOMES, GRADING, LOST_CREATES, NIGHTLY_OPERATIONS, PAIRING_INDEX, PRODUCT_VERSIONS, RUN_GROUPS, RUN_LEASES, SILENT_TAKEOVER, STAT_ANOMALIES, TARGET_EMULATOR, TRACES, UNOWNED_CONVERSATIONS } from './schema-steps.js';
+import { BASELINES, CITATION_KINDS, COMPARED_VERDICTS, CONFIRMATIONS, EXPECTATION_OUTCOMES, GRADING, LOST_CREATES, NIGHTLY_OPERATIONS, PAIRING_INDEX, PRODUCT_VERSIONS, RUN_GROUPS, RUN_LEASES, SILENT_TAKEOVER, STAT_ANOMALIES, TARGET_EMULATOR, TRACES, UNOWNED_CONVERSATIONS } from './schema-steps.js';
 
 /**
  * One schema step. `version` is the `PRAGMA user_version` the database has once the step is applied;
@@ -32,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 15, name: 'confirmations: re-asked questions as runs of their own', up: CONFIRMATIONS },
   { version: 16, name: 'traces of traced requests (run --trace)', up: TRACES },
   { version: 17, name: 'checks indexed with their outcome', up: EXPECTATION_OUTCOMES },
+  { version: 18, name: 'the verdict of a run\'s comparison with its baseline', up: COMPARED_VERDICTS },
 ];
 
 export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {

@@ -136,6 +136,8 @@ export interface RunSummary {
   checks: { passed: number; failed: number };
   /** The exit code the run's items, status and checks call for (the one verdict function of src/model/verdict.ts). */
   exitCode: ExitCode;
+  /** The exit code its comparison with its `--baseline` decided (night-verdicts.ts); null when it had none. */
+  comparedExit: number | null;
   split: RunSplit | null;
   /** The run `run --rerun-failed` took this one's items from. */
   rerunOf: number | null;
@@ -147,7 +149,7 @@ export interface RunSummary {
   productVersions: TargetProductVersion[];
 }
 
-const RUN_LISTED = pick(RUNS, 'id', 'label', 'suiteName', 'startedAt', 'endedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'partial', 'rerunOf', 'confirmOf', 'nothingAsked', 'stopReason');
+const RUN_LISTED = pick(RUNS, 'id', 'label', 'suiteName', 'startedAt', 'endedAt', 'status', 'groupId', 'groupLabel', 'shardIndex', 'shardCount', 'partial', 'rerunOf', 'confirmOf', 'nothingAsked', 'stopReason', 'comparedExit');
 const readRunListed = decoder(RUN_LISTED);
 
 /** Newest first; optionally only the runs of one suite. */
@@ -226,44 +228,4 @@ export function storedVerdict(db: Database.Database, runId: number): ExitCode {
   const row = runRow(db, runId);
   if (!row) throw new Error(`no run ${runId}`);
   return storedRunExitCode(row.status, runTally(db, runId), row.stopReason);
-}
-
-/**
- * The newest `limit` runs of a suite before run `beforeId` (any, without it) that could stand for a night:
- * completed, whole (no shard), asked something, whose verdict passed and whose targets `targetsFit`.
- * Newest first. For `window:K` baselines.
- */
-export function passedRunsBefore(db: Database.Database, suite: string, beforeId: number | undefined, limit: number, targetsFit: (targets: string[]) => boolean): RunRecord[] {
-  const found: number[] = [];
-  for (const id of finishedRunIdsBefore(db, suite, beforeId, targetsFit)) {
-    if (storedVerdict(db, id) !== 0) continue;
-    found.push(id);
-    if (found.length === limit) break;
-  }
-  return found.map((id) => findRun(db, id)!);
-}
-
-/**
- * The verdicts (exit codes) of the newest `limit` runs `passedRunsBefore` looks at, passed or not: when none
- * passed, they say why a `window:K` found nothing to pool.
- */
-export function finishedVerdictsBefore(db: Database.Database, suite: string, beforeId: number | undefined, limit: number, targetsFit: (targets: string[]) => boolean): ExitCode[] {
-  const verdicts: ExitCode[] = [];
-  for (const id of finishedRunIdsBefore(db, suite, beforeId, targetsFit)) {
-    verdicts.push(storedVerdict(db, id));
-    if (verdicts.length === limit) break;
-  }
-  return verdicts;
-}
-
-/** Completed, whole runs of a suite that asked something, before run `beforeId`, whose targets fit; newest first. */
-function* finishedRunIdsBefore(db: Database.Database, suite: string, beforeId: number | undefined, targetsFit: (targets: string[]) => boolean): Generator<number> {
-  const ids = db
-    .prepare(
-      `SELECT id FROM runs WHERE suite_name = @suite AND (@before IS NULL OR id < @before) AND status = 'completed' AND shard_index IS NULL AND nothing_asked = 0
-      ORDER BY id DESC`,
-    )
-    .pluck()
-    .all({ suite, before: beforeId ?? null }) as number[];
-  for (const id of ids) if (targetsFit(runTargets(db, id).map((t) => t.name))) yield id;
 }

@@ -256,3 +256,13 @@ CREATE TABLE traces (
 export const EXPECTATION_OUTCOMES = `
 CREATE INDEX expectations_outcome ON expectations (run_id, item_key, passed);
 `;
+
+/**
+ * The exit code a run's comparison with its `--baseline` decided (the second look's and the suite's
+ * thresholds included), written when the run ends or is confirmed: the verdict the night ended with, which
+ * a run's own items cannot give back (a night whose checks failed can be unchanged against its baseline,
+ * one whose checks all passed can be slower than it). Null for a run compared with nothing.
+ */
+export const COMPARED_VERDICTS = `
+ALTER TABLE runs ADD COLUMN compared_exit INTEGER;
+`;

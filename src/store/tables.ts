@@ -29,6 +29,7 @@ export const RUNS = [
   column('confirm_of', 'confirmOf', maybeInt),
   column('nothing_asked', 'nothingAsked', bool),
   column('stop_reason', 'stopReason', maybeText),
+  column('compared_exit', 'comparedExit', maybeInt),
 ] as const;
 export type RunColumns = RowOf<typeof RUNS>;
 

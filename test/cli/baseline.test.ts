@@ -142,10 +142,10 @@ describe('window:K baselines', () => {
     const candidate = night(2);
     const none = await here('compare', 'window:3', String(candidate));
     expect(none.code).toBe(ExitCode.usage);
-    // Says why (the run there failed its checks) and what to do (one run, or one blessed), not "--force".
+    // Says why (the run there failed its checks) and what to do (nights run against a blessed run, or one run).
     expect(none.stderr).toContain('window:3: nothing to pool in');
-    expect(none.stderr).toContain('window pools finished runs whose verdict passed (exit 0; suite smoke, targets prod, before run 2), and of the 1 finished run of it none passed (checks failed: 1)');
-    expect(none.stderr).toContain('Compare with one run instead: an id, a label with ~N, or blessed:NAME after dsbench baseline bless RUN --name NAME');
+    expect(none.stderr).toContain('window pools finished nights whose verdict passed (suite smoke, targets prod, before run 2): judged unchanged against their own --baseline, or, run without one, every check passed; and of the 1 finished run of it none passed (checks failed: 1)');
+    expect(none.stderr).toContain('Run the nights with --baseline blessed:NAME (dsbench baseline bless RUN --name NAME; --force for a run that did not pass) until they pool, or compare with one run');
     expect(await here('compare', 'window:0', 'latest')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('at least 1') });
     expect(await here('report', 'window:3')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('only a baseline takes it') });
   });

@@ -80,6 +80,28 @@ describe('dsbench run --baseline', () => {
     expect(strict.stdout).toMatch(/new-errors +no/);
   }, 60_000);
 
+  it("pools and blesses nights by the verdict they ended with: their comparison's when they had one, else their own", async () => {
+    const db = path.join(tempDir(), 'runs.db');
+    // Run 1: question a's check fails, as a benchmark's checks fail every night: its own verdict fails.
+    expect((await run(db, { check: true })).code).toBe(ExitCode.expectationsFailed);
+    // Run 2: the same, judged unchanged against run 1: a night that passed.
+    expect((await run(db, { check: true }, ['--baseline', '1'])).code).toBe(ExitCode.ok);
+    // Run 3: every check passes, but its comparison had nothing to judge (exit 8): no night that passed.
+    expect((await run(db, {}, ['--baseline', '1', '--fail-on', 'unpaired', '--min-pairs', '100'])).code).toBe(ExitCode.nothingCompared);
+    const pooled = await run(db, { check: true }, ['--baseline', 'window:3', '--json']);
+    expect(pooled.code).toBe(ExitCode.ok);
+    expect((JSON.parse(pooled.stdout) as { comparison: { baseline: { window: { runIds: number[] } } } }).comparison.baseline.window.runIds).toEqual([2]);
+
+    expect((await dsbenchHere(['baseline', 'bless', '2', '--name', 'unchanged', '--db', db])).code).toBe(ExitCode.ok);
+    const refused = await dsbenchHere(['baseline', 'bless', '3', '--name', 'undecided', '--db', db]);
+    expect(refused.code).toBe(ExitCode.usage);
+    expect(refused.stderr).toContain('its comparison with its baseline did not pass (exit 8)');
+    // runs shows both verdicts: the run's own and the one it ended with against its baseline.
+    const runs = (await dsbenchHere(['runs', '--db', db])).stdout;
+    expect(runs).toContain('checks failed (exit 1); against its baseline unchanged (exit 0)');
+    expect(runs).toContain('passed (exit 0); against its baseline undecided (exit 8)');
+  }, 60_000);
+
   it('refuses an unknown blessed: name, a window with no passing run and --shard before asking anything', async () => {
     const db = path.join(tempDir(), 'runs.db');
     expect((await run(db, { check: true })).code).toBe(ExitCode.expectationsFailed);
@@ -89,8 +111,8 @@ describe('dsbench run --baseline', () => {
     const window = await run(db, {}, ['--baseline', 'window:3']);
     expect(window.code).toBe(ExitCode.usage);
     expect(window.stderr).toContain('--baseline window:3: nothing to pool in');
-    expect(window.stderr).toContain('(exit 0; suite nightly-suite, targets default), and of the 1 finished run of it none passed (checks failed: 1)');
-    expect(window.stderr).toContain('Compare with one run instead');
+    expect(window.stderr).toContain('(suite nightly-suite, targets default): judged unchanged against their own --baseline, or, run without one, every check passed; and of the 1 finished run of it none passed (checks failed: 1)');
+    expect(window.stderr).toContain('Run the nights with --baseline blessed:NAME');
     expect(window.stderr).toContain('Nothing was asked');
     expect((await run(db, {}, ['--baseline', 'latest', '--shard', '1/2'])).code).toBe(ExitCode.usage);
     expect(runCount(db)).toBe(1);

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
-import { listRuns, storedItems } from '../../src/store/index.js';
+import { listRuns, nightVerdict, storedItems } from '../../src/store/index.js';
 import { dsbenchHere } from '../helpers/cli-here.js';
 import { INLINE_SEARCH, op } from '../helpers/emulator.js';
 import { peek, startCli, until } from '../runner/fixtures/cli.js';
@@ -132,6 +132,8 @@ describe('dsbench confirm: a second look', () => {
     const again = await dsbenchHere([...confirmArgs(), '--format', 'json'], env);
     expect(JSON.parse(again.stdout).verdict).toBe('regressed');
     expect((candidate.counters()[op('versioned', 'create')] ?? 0) - createsBefore).toBe(items);
+    // The run's night verdict is now the confirmation's: it joins no pooled baseline.
+    expect(peek(db, (d) => nightVerdict(d, 2))).toEqual({ exitCode: 1, compared: true });
 
     // Counted apart: the candidate run's items are its own; runs shows the confirmation; the baseline is as it was.
     expect(peek(db, (d) => storedItems(d, 2))).toEqual(candidateItems);

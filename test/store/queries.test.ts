@@ -88,6 +88,7 @@ describe('queries', () => {
       split: null,
       rerunOf: null,
       confirmOf: null,
+      comparedExit: null,
       nothingAsked: false,
       // Recorded without a product version: unknown, with no reason.
       productVersions: ['emu', 'prod'].map((target) => ({ target, version: null, error: null, onResume: null })),
