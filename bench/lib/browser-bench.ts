@@ -19,7 +19,9 @@ export function benchArgs(argv: readonly string[] = process.argv.slice(2)): Benc
     const at = argv.indexOf(`--${name}`);
     return at >= 0 ? argv[at + 1] : undefined;
   };
-  return { items: Number(argv.find((a) => /^\d+$/.test(a)) ?? 100_000), rounds: Number(option('rounds') ?? 5), option };
+  // The item count is a bare number that is not an option's value (`--rounds 9` is not 9 items).
+  const items = argv.find((a, i) => /^\d+$/.test(a) && !argv[i - 1]?.startsWith('--'));
+  return { items: Number(items ?? 100_000), rounds: Number(option('rounds') ?? 5), option };
 }
 
 export const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -1,6 +1,7 @@
 // How long a resume started right after a crash waits for the dead process's sends. A run under 5%
 // connection resets (creates whose outcome is unknown, each waiting out a landing window before it is asked
-// again) is killed with SIGKILL 1.5 s in; the emulator's faults are switched off and the run is resumed at
+// again) is killed with SIGKILL 1.5 s after its database first holds the run (counted from there, not from
+// the spawn, so that a slow start-up on a loaded machine cannot kill it before it recorded anything); the emulator's faults are switched off and the run is resumed at
 // once. A send of a process that is gone was given up by the time the resume took the run over, so the
 // resume should take about one request timeout, not two. Also counts items not completed and conversations
 // beyond one per item; the latter cannot show a send asked again too early here (the emulator's resets come
@@ -8,6 +9,7 @@
 // Usage: node --import tsx bench/runner/resume-wait.ts [--rounds N] [--questions N] [--request-timeout 10s]
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { transpile } from '../lib/transpile.js';
 import { benchDir, conversationsOn, faultsOff, measure, spread, startEmulator, writeSuite } from './processes.js';
 
@@ -23,6 +25,20 @@ const KILL_AFTER_MS = 1500;
 const [main] = transpile('dsbench-resume-wait-bench', ['src/cli/main.ts']) as [string];
 const suite = writeSuite(QUESTIONS, { concurrency: 50 });
 
+/** Whether the run is in its database yet, read as another process would. */
+function recorded(db: string): boolean {
+  try {
+    const reader = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      return (reader.prepare('SELECT count(*) FROM runs').pluck().get() as number) > 0;
+    } finally {
+      reader.close();
+    }
+  } catch {
+    return false; // not created yet
+  }
+}
+
 const load = [os.loadavg()[0]!];
 const rows: Array<{ resumeS: number; completed: number; extra: number }> = [];
 for (let round = 0; round < ROUNDS; round++) {
@@ -30,8 +46,12 @@ for (let round = 0; round < ROUNDS; round++) {
   try {
     const env = { SRC_ENDPOINT: emulator.url, SRC_ACCESS_TOKEN: emulator.token };
     const db = path.join(benchDir, `resume-wait-${round}.db`);
-    const started = performance.now();
-    const killed = await measure([main, 'run', suite, '--db', db, '--request-timeout', REQUEST_TIMEOUT], env, () => performance.now() - started > KILL_AFTER_MS);
+    let recordedAt: number | undefined;
+    const killWhen = () => {
+      recordedAt ??= recorded(db) ? performance.now() : undefined;
+      return recordedAt !== undefined && performance.now() - recordedAt > KILL_AFTER_MS;
+    };
+    const killed = await measure([main, 'run', suite, '--db', db, '--request-timeout', REQUEST_TIMEOUT], env, killWhen);
     if (Number.isFinite(killed.cpuMs)) throw new Error(`the run ended (exit ${killed.code}) before it was killed: use more --questions`);
     await faultsOff(emulator);
     const resumed = await measure([main, 'run', '--resume', '1', '--db', db, '--request-timeout', REQUEST_TIMEOUT, '--json'], env);
@@ -49,7 +69,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 process.stdout.write(`### A resume right after a crash (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)})
 
-${QUESTIONS.toLocaleString('en-US')} questions at concurrency 50, --request-timeout ${REQUEST_TIMEOUT}, 5% connection resets, killed (SIGKILL) ${KILL_AFTER_MS / 1000} s in and resumed at once without faults; ${ROUNDS} rounds; medians (min-max).
+${QUESTIONS.toLocaleString('en-US')} questions at concurrency 50, --request-timeout ${REQUEST_TIMEOUT}, 5% connection resets, killed (SIGKILL) ${KILL_AFTER_MS / 1000} s after the run was recorded and resumed at once without faults; ${ROUNDS} rounds; medians (min-max).
 
 | resume wall s | items completed | creates beyond one per item |
 |---:|---:|---:|
