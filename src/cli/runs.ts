@@ -99,5 +99,5 @@ export const runsCommand = (cli: CommandContext): CommandModule<GlobalArgs, Runs
 
 /** The night's verdict against its baseline, beside its own, when it had one (what window:K and bless read). */
 function comparedText(code: number | null): string {
-  return code === null ? '' : `; against its baseline ${comparedVerdictWord(code)} (exit ${code})`;
+  return code === null ? '' : `; vs baseline ${comparedVerdictWord(code)}`;
 }
