@@ -4,6 +4,7 @@ import { gateAlpha, type CompareSummary, CompareAccumulator } from './aggregate.
 import { type ConfirmTally, RATE_GATES, type RateGate } from './confirm-tally.js';
 import type { GateResult, SecondLook, Thresholds } from './gates.js';
 import type { CompareRow } from './pairs.js';
+import { plural } from '../tables.js';
 
 // The decision of a confirmation, apart from the asking: the levels of the two looks, every statistical
 // gate at the first look, which gates call for the second, and their results there (docs/statistics.md,
@@ -84,7 +85,7 @@ function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds
     crossed: beyond && p < level,
     flaggedStill: beyond && p < plain,
     calls: beyond && p < near,
-    how: `${test.informative} of ${test.questions} questions differ, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}; one-sided exact conditional p = ${p.toPrecision(2)} against ${level.toPrecision(2)}`,
+    how: `${test.informative} of ${plural(test.questions, 'question')} differ, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}; one-sided exact conditional p = ${p.toPrecision(2)} against ${level.toPrecision(2)}`,
   };
 }
 

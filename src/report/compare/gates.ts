@@ -94,6 +94,8 @@ export interface GateResult {
   /** A test gate that did not fail but came near: its p-value below twice its level, the change beyond its allowance. */
   near?: boolean | undefined;
   detail: string;
+  /** Why the gate had nothing to judge, as every output shows it in place of its result ("not judged: too few pairs", "not measured"); absent when it judged. */
+  notJudged?: string;
   /** For a test: its one-sided level (its share of the false-alarm rate) and p-value; passed with p below twice its level is near the limit. */
   level?: number;
   p?: number | null;
