@@ -64,7 +64,7 @@ export function confirmDocument(r: ConfirmResult): Block[] {
   // Lists, not tables: a gate's reasoning is longer than a terminal's table cell, and a cell cut mid-figure misleads.
   if (r.firstLooks.length > 0) {
     blocks.push({ kind: 'para', text: ["First look, each gate at its share of the first look's level:"] });
-    blocks.push({ kind: 'list', items: r.firstLooks.map((g) => [`${g.gate}: ${g.crossed ? 'REGRESSED' : g.calls ? 'near: a second look' : 'not crossed'}; ${g.how}`]) });
+    blocks.push({ kind: 'list', items: r.firstLooks.map((g) => [`${g.gate}: ${g.notJudged ?? (g.crossed ? 'REGRESSED' : g.calls ? 'near: a second look' : 'not crossed')}; ${g.how}`]) });
   }
   if (r.second === null && !r.interrupted) blocks.push({ kind: 'para', text: ['No gate crossed at the first look or came near enough to call for a second: nothing asked.'] });
   if (r.second && r.second.firstLookRegressed.length > 0) blocks.push({ kind: 'para', text: [`Regressed at the first look's spent level: ${r.second.firstLookRegressed.join(', ')}; nothing re-asked.`] });

@@ -69,12 +69,15 @@ export interface GateLook {
   calls: boolean;
   /** How the look judged it. */
   how: string;
+  /** Why the gate had nothing to judge (its words in the comparison's gates table); absent when it judged. */
+  notJudged?: string;
 }
 
 /** A rate gate's exact conditional test stratified by question on the tally's items at `level`; `near`: the p below which it calls for a second look. */
 function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds: Thresholds, plain: number, near = 0): GateLook {
   const test = conditionalRateTest(tally.counts(gate));
   const rise = gate === 'new-errors';
+  if (test.change === null) return { gate, p: null, level, crossed: false, flaggedStill: false, calls: false, how: 'no question ended on both sides', notJudged: 'not judged' };
   const p = rise ? test.pUpper : test.pLower;
   const allowed = rise ? thresholds.errorRateRise : thresholds.passRateDrop;
   const beyond = test.change !== null && (rise ? test.change : -test.change) > allowed + 1e-12;
@@ -108,6 +111,8 @@ export function firstLookOf(gates: readonly GateResult[], tally: ConfirmTally, r
     if (isRateGate(g.name)) return rateLook(g.name, tally, levels.first * shareOf(levels, g.name), thresholds, plain, 2 * (g.level ?? plain * shareOf(levels, g.name)));
     const m = metrics!.gates.find((x) => x.name === g.name);
     const level = m?.level ?? levels.first * shareOf(levels, g.name);
+    // No data, no level: a gate with too few pairs has no share of alpha, and its look says why, not "at 0.0".
+    if (m?.notJudged !== undefined) return { gate: g.name, p: null, level, crossed: false, flaggedStill: false, calls: false, how: m.detail, notJudged: m.notJudged };
     return { gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, calls: false, how: `its interval's bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` };
   });
 }
