@@ -77,7 +77,7 @@ export interface GateLook {
 function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds: Thresholds, plain: number, near = 0): GateLook {
   const test = conditionalRateTest(tally.counts(gate));
   const rise = gate === 'new-errors';
-  if (test.change === null) return { gate, p: null, level, crossed: false, flaggedStill: false, calls: false, how: 'no question ended on both sides', notJudged: 'not judged' };
+  if (test.change === null) return { gate, p: null, level, crossed: false, flaggedStill: false, calls: false, how: `no question ${rise ? 'ended' : 'checked'} on both sides`, notJudged: 'not judged' };
   const p = rise ? test.pUpper : test.pLower;
   const allowed = rise ? thresholds.errorRateRise : thresholds.passRateDrop;
   const beyond = test.change !== null && (rise ? test.change : -test.change) > allowed + 1e-12;
