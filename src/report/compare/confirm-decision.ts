@@ -112,7 +112,7 @@ export function firstLookOf(gates: readonly GateResult[], tally: ConfirmTally, r
     const m = metrics!.gates.find((x) => x.name === g.name);
     const level = m?.level ?? levels.first * shareOf(levels, g.name);
     // No data, no level: a gate with too few pairs has no share of alpha, and its look says why, not "at 0.0".
-    if (m?.notJudged !== undefined) return { gate: g.name, p: null, level, crossed: false, flaggedStill: false, calls: false, how: m.detail, notJudged: m.notJudged };
+    if (m?.notJudged !== undefined) return { gate: g.name, p: null, level, crossed: false, flaggedStill: false, calls: false, how: m.detail.replace(/: not judged$/, ''), notJudged: m.notJudged };
     return { gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, calls: false, how: `its interval's bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` };
   });
 }
