@@ -13,6 +13,7 @@ import type { Side } from '../report/compare/compare-result.js';
 import { gateAlpha, pValue } from '../report/compare/aggregate.js';
 import type { RateChange } from '../stats/cluster-rate.js';
 import { openStore, runTargets, SqliteGradeStore } from '../store/index.js';
+import { plural } from '../report/tables.js';
 
 export interface PairwiseGates {
   /**
@@ -110,18 +111,18 @@ export async function judgePairs(
     const loss = result.lossRate;
     if (gates.maxLossRate !== null && loss && loss.low > gates.maxLossRate) {
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-      failedGates.push(`pairwise loss rate ${pct(loss.value)} [${pct(loss.low)}, ${pct(loss.high)}] is above ${pct(gates.maxLossRate)} (its whole ${Math.round(bootstrap.confidence * 100)}% interval over ${result.questions} questions)`);
+      failedGates.push(`pairwise loss rate ${pct(loss.value)} [${pct(loss.low)}, ${pct(loss.high)}] is above ${pct(gates.maxLossRate)} (its whole ${Math.round(bootstrap.confidence * 100)}% interval over ${plural(result.questions, 'question')})`);
     }
     const alpha = gateAlpha(bootstrap.confidence);
     const dropped = (c: RateChange, limit: number | null): c is RateChange & { change: number } =>
       limit !== null && c.change !== null && c.test.pLower < alpha && -c.change > limit + 1e-12;
     const score = graded.judgeScore;
     if (dropped(score, gates.maxScoreDrop)) {
-      failedGates.push(`mean judge score dropped by ${(-score.change).toFixed(3)} (more than ${gates.maxScoreDrop}; p = ${pValue(score.test.pLower)} over ${score.clusters} questions)`);
+      failedGates.push(`mean judge score dropped by ${(-score.change).toFixed(3)} (more than ${gates.maxScoreDrop}; p = ${pValue(score.test.pLower)} over ${plural(score.clusters, 'question')})`);
     }
     const validity = graded.citationValidity;
     if (dropped(validity, gates.maxCitationValidityDrop)) {
-      failedGates.push(`citation validity dropped by ${(-validity.change * 100).toFixed(1)} points (more than ${(gates.maxCitationValidityDrop! * 100).toFixed(1)}; p = ${pValue(validity.test.pLower)} over ${validity.clusters} questions)`);
+      failedGates.push(`citation validity dropped by ${(-validity.change * 100).toFixed(1)} points (more than ${(gates.maxCitationValidityDrop! * 100).toFixed(1)}; p = ${pValue(validity.test.pLower)} over ${plural(validity.clusters, 'question')})`);
     }
     const problems = result.problems.slice(0, 5).map((p) => `  judge problem: ${p}\n`).join('');
     const note = guiding.note ? `  note: ${guiding.note}\n` : '';

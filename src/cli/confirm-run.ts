@@ -80,6 +80,8 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
       baseline: { db: options.baseline.db, run: baseline.window === null ? String(baseline.run.id) : `window:${baseline.window}` },
       candidate: { db: options.db, run: String(candidate.id) },
       out: path.join(out, 'first-look'),
+      // This is the first look of the confirmation: its verdict points to no other.
+      secondLookHint: 'none',
       thresholds: options.thresholds,
       bootstrap: options.bootstrap,
       onRow: (row) => {
@@ -91,7 +93,7 @@ export async function confirmRun(options: ConfirmOptions): Promise<ConfirmResult
     const budget = 'items' in options.budget ? options.budget.items : Math.ceil(options.budget.share * asked);
     const none = { questions: [], repeats: 0, questionRepeats: [], items: 0, credits: null, budget };
     const gates = statisticalGates(first.summary);
-    const plain = (verdict: Verdict): ConfirmResult => ({ verdict, line: verdictLine(verdict, first.summary), first, flagged: [], levels: null, firstLooks: [], second: null, looks: [], confirmRunId: null, reasked: none, interrupted: false });
+    const plain = (verdict: Verdict): ConfirmResult => ({ verdict, line: verdictLine(verdict, first.summary, undefined, undefined, 'none'), first, flagged: [], levels: null, firstLooks: [], second: null, looks: [], confirmRunId: null, reasked: none, interrupted: false });
     if (gates.length === 0) return plain(verdictOf(first.summary));
     // Every statistical gate at the first look, whatever the plain gates said; the second look for those that call for it.
     const levels = confirmLevels(options.alpha, asked, budget, first.summary);

@@ -8,7 +8,7 @@ import { pooledText } from '../report/compare/compare-document.js';
 import { DEFAULT_THRESHOLDS, FAIL_ON, parsePercent, VERDICT_EXIT_CODE } from '../report/compare/gates.js';
 import { type Block, renderMarkdown, renderText } from '../report/document.js';
 import { DEFAULT_DB, outputDir } from '../report/open.js';
-import { safeJson } from '../report/tables.js';
+import { plural, safeJson } from '../report/tables.js';
 import { recordComparedVerdict } from '../store/queries.js';
 import { openStore } from '../store/store.js';
 import { REPORTERS } from '../runner/reporters/index.js';
@@ -34,7 +34,6 @@ export function repeatsText(repeats: readonly number[]): string {
   const counts = new Map<number, number>();
   for (const n of repeats) counts.set(n, (counts.get(n) ?? 0) + 1);
   const groups = [...counts].sort((a, b) => b[0] - a[0]);
-  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   if (groups.length === 0) return '0 questions';
   return groups.map(([n, questions], i) => `${i === 0 ? plural(questions, 'question') : questions} x ${plural(n, 'repeat')}`).join(' and ');
 }
@@ -65,7 +64,7 @@ export function confirmDocument(r: ConfirmResult): Block[] {
   // Lists, not tables: a gate's reasoning is longer than a terminal's table cell, and a cell cut mid-figure misleads.
   if (r.firstLooks.length > 0) {
     blocks.push({ kind: 'para', text: ["First look, each gate at its share of the first look's level:"] });
-    blocks.push({ kind: 'list', items: r.firstLooks.map((g) => [`${g.gate}: ${g.crossed ? 'REGRESSED' : g.calls ? 'near: a second look' : 'not crossed'}; ${g.how}`]) });
+    blocks.push({ kind: 'list', items: r.firstLooks.map((g) => [`${g.gate}: ${g.notJudged ?? (g.crossed ? 'REGRESSED' : g.calls ? 'near: a second look' : 'not crossed')}; ${g.how}`]) });
   }
   if (r.second === null && !r.interrupted) blocks.push({ kind: 'para', text: ['No gate crossed at the first look or came near enough to call for a second: nothing asked.'] });
   if (r.second && r.second.firstLookRegressed.length > 0) blocks.push({ kind: 'para', text: [`Regressed at the first look's spent level: ${r.second.firstLookRegressed.join(', ')}; nothing re-asked.`] });

@@ -3,6 +3,7 @@ import { UsageError } from '../errors/errors.js';
 import { ExitCode } from '../errors/exit-codes.js';
 import { compareRuns } from '../report/compare/compare.js';
 import type { CompareResult } from '../report/compare/compare-result.js';
+import type { SecondLookHint } from '../report/compare/gates.js';
 import { noRunToPool, resolveRun } from '../report/open.js';
 import { passedRunsBefore, runTargets } from '../store/queries.js';
 import { parseConfirmBudget } from './confirm-run.js';
@@ -88,10 +89,11 @@ export interface RunComparison {
 /**
  * Compares run `runId` of `db` with `baseline` under compare's gates, writing compare's files into their
  * folder beside the database (compare-<baseline>-vs-<run>/). A second look (a confirmation) takes this
- * result and decides again.
+ * result and decides again; `secondLookHint` says how its verdict points to one.
  */
-export async function compareWithBaseline(db: string, runId: number, baseline: BaselineRef, gates: GateArgs, out?: string): Promise<RunComparison> {
+export async function compareWithBaseline(db: string, runId: number, baseline: BaselineRef, gates: GateArgs, secondLookHint: SecondLookHint = 'confirm', out?: string): Promise<RunComparison> {
   const result = await compareRuns({
+    secondLookHint,
     baseline: { db, run: baseline.run },
     candidate: { db, run: String(runId) },
     out,

@@ -50,7 +50,9 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
   const run = findRun(store.db, result.runId)!;
   const thresholds = runThresholdResults(store.db, run);
   const runCode = mostSevere([result.exitCode, thresholdsExitCode(thresholds)]);
-  const comparison = baseline && runEndedAsNight(result.exitCode) ? await compareWithBaseline(argv.db, run.id, baseline, argv) : undefined;
+  // With --confirm the second look is taken below; `dsbench confirm` cannot re-ask an embedded emulator once the run has ended.
+  const hint = argv.confirm ? 'none' : embedded ? 'rerun' : 'confirm';
+  const comparison = baseline && runEndedAsNight(result.exitCode) ? await compareWithBaseline(argv.db, run.id, baseline, argv, hint) : undefined;
   const look = argv.confirm && baseline && needsSecondLook(comparison) ? await secondLook(cli, argv, { id: run.id, targets: ended.targets, baseline }, ended.transport, ended.reporterName) : undefined;
   const confirmed: Confirmed | undefined = look && 'result' in look ? look : undefined;
   const refused = look && 'refused' in look ? `\nNo second look (--confirm): ${look.refused}. The comparison's exit code stands.\n` : '';

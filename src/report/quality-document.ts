@@ -1,6 +1,6 @@
 import type { Block, Inline } from './document.js';
 import { type RunQuality, formatEstimate } from './quality.js';
-import { capped, fmtInt, fmtPct } from './tables.js';
+import { capped, fmtInt, fmtPct, plural } from './tables.js';
 
 const MAX_FLAKY = 50;
 
@@ -44,7 +44,7 @@ export function qualityBlocks(q: RunQuality): Block[] {
       kind: 'list',
       items: listed.map((x): Inline[] => [
         { code: `${x.target}/${x.id}` },
-        ` ${x.label === 'flaky' ? 'flaky' : 'stable'}${x.quarantined ? ', quarantined (no gate judges it)' : ''}: ${x.passed} of ${x.repeats} repeats passed, flip rate ${fmtPct(x.flipRate)}`,
+        ` ${x.label === 'flaky' ? 'flaky' : 'stable'}${x.quarantined ? ', quarantined (no gate judges it)' : ''}: ${x.passed} of ${plural(x.repeats, 'repeat')} passed, flip rate ${fmtPct(x.flipRate)}`,
       ]),
     });
     if (more > 0) blocks.push({ kind: 'para', text: [`… and ${fmtInt(more)} more (quality in report.json).`] });

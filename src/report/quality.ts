@@ -4,6 +4,7 @@ import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from '../stats/bootstrap.js'
 import { QUARANTINE_TAG } from './compare/quarantine.js';
 import { NO_RATE, type RateEstimate, clusteredRate } from '../stats/cluster-rate.js';
 import { type QuestionConsistency, consistency, defaultK } from '../stats/pass-k.js';
+import { plural } from './tables.js';
 
 // A run's answer quality, per target, with intervals that resample questions (a question with all its
 // repeats is one cluster): the pass rate, pass@k and pass^k over questions, the judge's mean score, the
@@ -115,7 +116,7 @@ export function qualityLines(q: RunQuality): string[] {
   return q.targets
     .filter((t) => t.passRate.value !== null || t.judgeScore.value !== null)
     .map((t) => {
-      const parts = [`pass rate ${formatEstimate(t.passRate, q.confidence)} over ${t.passRate.clusters} questions`];
+      const parts = [`pass rate ${formatEstimate(t.passRate, q.confidence)} over ${plural(t.passRate.clusters, 'question')}`];
       if (t.k > 1 && t.passHatK.value !== null) parts.push(`pass^${t.k} ${formatEstimate(t.passHatK, q.confidence)}`, `pass@${t.k} ${formatEstimate(t.passAtK, q.confidence)}`);
       if (t.judgeScore.value !== null) parts.push(`judge score ${formatEstimate(t.judgeScore, q.confidence, false)}`);
       if (t.citationValidity.value !== null) parts.push(`citation validity ${formatEstimate(t.citationValidity, q.confidence)}`);

@@ -101,6 +101,11 @@ export function fmtInt(n: number | null | undefined): string {
   return n === null || n === undefined ? dash : Math.round(n).toLocaleString('en-US');
 }
 
+/** A count and its noun, plural unless 1: "1 question", "3 questions", `plural(2, 'search', 'searches')` "2 searches". */
+export function plural(n: number, word: string, words = `${word}s`): string {
+  return `${fmtInt(n)} ${n === 1 ? word : words}`;
+}
+
 /** A sum of credits; none recorded means the API reported none (the versioned API has no stats), not zero. */
 export function fmtCredits(n: number | null | undefined): string {
   return n === null || n === undefined ? 'not measured' : fmtNum(n, 2);

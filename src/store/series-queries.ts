@@ -63,7 +63,7 @@ export interface NightItemRow {
   kind: 'question' | 'search';
   suiteItemId: string;
   tagsJson: string;
-  /** 1 when it ended in an error (a failed state), else 0. */
+  /** 1 when it ended in an error (a failed state) the suite did not expect, else 0. */
   errored: 0 | 1;
   /** 1 when every check passed, 0 when one failed, null without checks. */
   passed: 0 | 1 | null;

@@ -58,6 +58,8 @@ describe('dsbench run --baseline', () => {
     expect(broken.code).toBe(ExitCode.expectationsFailed);
     expect(broken.stdout).toContain('Compared with --baseline blessed:good: FAILED (exit 1');
     expect(broken.stdout).toContain('Failed: new-errors');
+    // Without --confirm, on an instance that outlives the run: the next step is `dsbench confirm`.
+    expect(broken.stdout).toContain('Before acting on one night: dsbench confirm 3 --baseline 1');
 
     const json = await run(db, {}, ['--baseline', 'window:2', '--json']);
     expect(json.code).toBe(ExitCode.ok);

@@ -40,8 +40,11 @@ describe('dsbench run --baseline --confirm', () => {
     expect((await dsbenchHere(['baseline', 'bless', 'latest', '--name', 'good', '--db', db])).code).toBe(0);
     const night = await dsbenchHere(['run', suite, ...embedded, '--emulator-noise', 'realistic', '--baseline', 'blessed:good', '--confirm', '--json']);
     expect(night.code, night.stderr).toBe(ExitCode.expectationsFailed);
-    const parsed = JSON.parse(night.stdout) as { exitCode: number; confirmation: { verdict: string; exitCode: number; verdictLine: string } };
+    const parsed = JSON.parse(night.stdout) as { exitCode: number; comparison: { verdict: string; verdictLine: string }; confirmation: { verdict: string; exitCode: number; verdictLine: string } };
     expect(parsed.exitCode).toBe(ExitCode.expectationsFailed);
+    // The second look is being taken: the comparison points to no `dsbench confirm` (refused here anyway).
+    expect(parsed.comparison.verdict).toBe('regressed');
+    expect(parsed.comparison.verdictLine).toMatch(/^Verdict: REGRESSED \([^)]*\); exit 1$/);
     expect(parsed.confirmation.verdict).toBe('regressed');
     expect(parsed.confirmation.verdictLine).toContain('confirmed');
     const written = JSON.parse(readFileSync(path.join(dir, 'nights-confirm-2-vs-1', 'confirm.json'), 'utf8')) as { verdict: string; exitCode: number };
@@ -50,6 +53,12 @@ describe('dsbench run --baseline --confirm', () => {
     const later = await dsbenchHere(['confirm', '2', '--baseline', 'blessed:good', '--db', db]);
     expect(later.code).toBe(ExitCode.usage);
     expect(later.stderr).toContain('ran on the embedded emulator, which ended with its process');
+    expect(readFileSync(path.join(dir, 'nights-confirm-2-vs-1', 'confirm.md'), 'utf8')).not.toContain('dsbench confirm 2');
+    // Without --confirm on the embedded emulator, the next step is to run again with it, not `dsbench confirm`.
+    const plain = await dsbenchHere(['run', suite, ...embedded, '--emulator-noise', 'realistic', '--baseline', 'blessed:good']);
+    expect(plain.code, plain.stderr).toBe(ExitCode.expectationsFailed);
+    expect(plain.stdout).toMatch(/Verdict: REGRESSED \([^)]*\); exit 1\. Before acting on one night, run again with --confirm \(dsbench confirm re-asks the run's own instance/);
+    expect(plain.stdout).not.toContain('dsbench confirm 4');
   }, 120_000);
 
   it('against a pooled window (window:2): the second look compares with every run pooled, through run --confirm and dsbench confirm', async () => {
@@ -85,7 +94,9 @@ describe('dsbench run --baseline --confirm', () => {
     // Each gate's first look whole, on a line of its own: a table cell would cut it mid-figure ("could ha…").
     const second = night.stdout.slice(night.stdout.indexOf('Second look (--confirm)'));
     expect(second).toMatch(/^ {2}- latency regression: not crossed; its interval's bound above 0 at one-sided \S+: unchanged \(.*; could have detected \+[\d.]+% or more$/m);
-    expect(second).toMatch(/^ {2}- pass-rate: not crossed; \d+ of \d+ questions differ, .* against \S+$/m);
+    expect(second).toMatch(/^ {2}- new-errors: not crossed; \d+ of \d+ questions differ, .* against \S+$/m);
+    // The suite has no checks: the pass rate had nothing to test, and says so rather than a test of nothing at a level.
+    expect(second).toMatch(/^ {2}- pass-rate: not judged; no question checked on both sides$/m);
     expect(second).not.toContain('…');
     expect(runs(db).filter((r) => r.confirmOf !== null)).toEqual([]);
     expect(JSON.parse(readFileSync(path.join(dir, 'nights-confirm-2-vs-1', 'confirm.json'), 'utf8'))).toMatchObject({ verdict: 'unchanged', confirmRunId: null, secondLook: null });
@@ -152,8 +163,9 @@ describe('run --confirm re-asks on the instance it just asked', () => {
     await good.stop();
     const worse = await emulator({ ...FAST, port, agent: { internalErrorRate: 0.6 } });
     const night = await dsbenchHere(['run', suite, '--db', db, '--reporter', 'quiet', '--endpoint', worse.url, '--max-attempts', '1', '--baseline', '1', '--confirm', '--confirm-budget', '12', '--confirm-alpha', '0.0001%', '--json'], env);
-    const parsed = JSON.parse(night.stdout) as { exitCode: number; comparison: { verdict: string }; confirmation: { verdict: string; exitCode: number; confirmRunId: number | null; reasked: { items: number } } };
+    const parsed = JSON.parse(night.stdout) as { exitCode: number; comparison: { verdict: string; verdictLine: string }; confirmation: { verdict: string; exitCode: number; confirmRunId: number | null; reasked: { items: number } } };
     expect(['regressed', 'suspect'], JSON.stringify(parsed).slice(0, 3000)).toContain(parsed.comparison.verdict);
+    expect(parsed.comparison.verdictLine).not.toContain('dsbench confirm');
     expect(parsed.confirmation.confirmRunId, night.stderr).not.toBeNull();
     expect(parsed.confirmation.reasked.items).toBeGreaterThan(0);
     expect(parsed.confirmation.reasked.items).toBeLessThanOrEqual(12);

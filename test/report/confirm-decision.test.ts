@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/report/compare/compare.js';
-import { confirmLevels, firstLookOf, flaggedGates, gatesAtLevel } from '../../src/report/compare/confirm-decision.js';
+import { confirmLevels, firstLookOf, flaggedGates, gatesAtLevel, statisticalGates } from '../../src/report/compare/confirm-decision.js';
 import { ConfirmTally } from '../../src/report/compare/confirm-tally.js';
 import { DEFAULT_THRESHOLDS } from '../../src/report/compare/gates.js';
 import type { CompareRow } from '../../src/report/compare/pairs.js';
@@ -74,5 +74,15 @@ describe("confirm's first look", () => {
     const { flagged, crossed } = await firstLook(checkedNight(12, 2, new Set([3])), checkedNight(12, 2, new Set([3])));
     expect(flagged).toEqual([]);
     expect(crossed).toEqual([]);
+  });
+
+  it('a gate with too few pairs says it was not judged, not a level of 0.0', async () => {
+    // 2 questions x 2 repeats: 4 latency pairs, fewer than --min-pairs 5; every statistical gate looked at, as confirm does.
+    const { summary, rows, tally } = await firstLook(checkedNight(2, 2), checkedNight(2, 2));
+    const gates = statisticalGates(summary);
+    expect(gates.map((g) => g.name)).toContain('latency regression');
+    const looks = firstLookOf(gates, tally, rows, confirmLevels(0.01, 4, 1, summary), DEFAULT_THRESHOLDS, DEFAULT_BOOTSTRAP);
+    expect(looks.find((l) => l.gate === 'latency regression')).toMatchObject({ crossed: false, notJudged: 'not judged: too few pairs', how: '4 comparable pairs, fewer than 5' });
+    for (const l of looks) expect(l.how).not.toMatch(/one-sided 0\.0\b/);
   });
 });

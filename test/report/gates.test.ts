@@ -89,6 +89,18 @@ describe('the verdict tiers (verdictOf)', () => {
     expect(verdictLine('suspect', first, { ...none, unsettled: ['pass-rate'] })).toMatch(/^Verdict: SUSPECT \(pass-rate: .*; exit 11/);
     expect(verdictLine('regressed', first)).toContain('dsbench confirm');
   });
+
+  it("points to a second look as the comparison's place allows: dsbench confirm, run again with --confirm, or not at all", () => {
+    const red = { gates: [gate('pass-rate', { failed: true })] };
+    const near = { gates: [gate('new-errors', { near: true })] };
+    const runs = { baseline: 1, candidate: 2 };
+    expect(verdictLine('regressed', red, undefined, runs)).toBe('Verdict: REGRESSED (pass-rate); exit 1. Before acting on one night: dsbench confirm 2 --baseline 1');
+    expect(verdictLine('suspect', near, undefined, runs)).toBe('Verdict: SUSPECT (new-errors near its limit); exit 11. Settle it with: dsbench confirm 2 --baseline 1');
+    expect(verdictLine('regressed', red, undefined, runs, 'rerun')).toMatch(/^Verdict: REGRESSED \(pass-rate\); exit 1\. Before acting on one night, run again with --confirm \(/);
+    expect(verdictLine('suspect', near, undefined, runs, 'rerun')).toMatch(/^Verdict: SUSPECT \(new-errors near its limit\); exit 11\. To settle it, run again with --confirm \(/);
+    expect(verdictLine('regressed', red, undefined, runs, 'none')).toBe('Verdict: REGRESSED (pass-rate); exit 1');
+    expect(verdictLine('suspect', near, undefined, runs, 'none')).toBe('Verdict: SUSPECT (new-errors near its limit); exit 11');
+  });
 });
 
 describe('splitting one false-alarm rate over the gates', () => {

@@ -60,6 +60,31 @@ function recordFixedNights(store: Store): number[] {
 }
 
 describe('nightly series', () => {
+  it("counts in the error rate only the errors the suite did not expect, as every other view", () => {
+    const db = t.store.db;
+    const runs: number[] = [];
+    for (let n = 0; n < 2; n++) {
+      const runId = Number(db.prepare(`INSERT INTO runs (label, suite_name, suite_path, suite_hash, dsbench_version, options_json, started_at, ended_at, status)
+        VALUES ('nightly', 'x', 'x.yaml', '${'cd'.repeat(32)}', '0.1.0', '{}', ?, ?, 'completed')`).run(`2026-02-0${n + 1}T03:00:00.000Z`, `2026-02-0${n + 1}T04:00:00.000Z`).lastInsertRowid);
+      runs.push(runId);
+      db.prepare(`INSERT INTO targets (run_id, name, url, api, emulated) VALUES (?, 'prod', 'https://x.example.com', 'versioned', 0)`).run(runId);
+      // Night 1: q0 ends in the error its check expects (the check holds), q1 in an error nothing expected.
+      for (let q = 0; q < 4; q++) {
+        const key = `prod/question/q${q}/0`;
+        const outcome = n === 1 && q < 2 ? 'error' : 'completed';
+        db.prepare(`INSERT INTO items (run_id, key, position, kind, target, suite_item_id, repeat, tags_json, status, outcome) VALUES (?, ?, ?, 'question', 'prod', ?, 0, '[]', 'done', ?)`).run(runId, key, q, `q${q}`, outcome);
+        db.prepare(`INSERT INTO turns (run_id, item_key, turn, text, state, wall_ms, polls) VALUES (?, ?, 0, 'Q?', ?, 1000, 1)`).run(runId, key, outcome);
+        if (q === 0) db.prepare(`INSERT INTO expectations (run_id, item_key, position, name, passed, reason) VALUES (?, ?, 0, 'error', 1, 'checked')`).run(runId, key);
+      }
+    }
+    const nights = historyNights(db, runs.map((id, i) => ({ id, startedAt: `2026-02-0${i + 1}` })));
+    const series = collectSeries(db, nights, { questions: true });
+    const rate = (name: string | null) => series.find((s) => s.metric === 'error rate' && s.scope.name === name)!.values;
+    expect(rate(null)).toEqual([0, 0.25]);
+    expect(rate('q0')).toEqual([0, 0]);
+    expect(rate('q1')).toEqual([0, 1]);
+  });
+
   it('the same series and, for the same seed, the same change points as before the faster reader', () => {
     const runs = recordFixedNights(t.store);
     const nights = historyNights(t.store.db, runs.map((id, i) => ({ id, startedAt: `2026-02-${String(i + 1).padStart(2, '0')}` })));

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCompare } from '../../src/cli/compare.js';
@@ -65,5 +66,51 @@ describe('the verdict for people', () => {
     expect(await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'p'), format: 'text' }, out)).toBe(ExitCode.ok);
     expect(out.text).toContain('Next: nothing to do');
     expect(out.text).not.toContain('near the limit');
+  });
+
+  it('a gate that judged nothing says why, and one that is off says what it would do, never "passed", in every output', async () => {
+    // 3 pairs, fewer than --min-pairs 5, no checks: the metric gates (off, so nothing is starved) and the
+    // pass-rate gates have nothing to judge; the event gates judge and are off.
+    const few = () => recordRun(store, [0, 1, 2].map((q) => ({ item: question(`q${q}`), turns: [completed({ serverMs: 1000 + q * 10 })] })), { targets });
+    const b = few();
+    const c = few();
+    const out = sink();
+    const junit = path.join(dir, 'j.xml');
+    const args = { baseline: String(b), candidate: String(c), db, out: path.join(dir, 'u'), maxLatencyRegression: 'off', maxCreditsRegression: 'off', html: true, junit };
+    expect(await runCompare({ ...args, format: 'text' }, out)).toBe(ExitCode.ok);
+    const md = fs.readFileSync(path.join(dir, 'u', 'compare.md'), 'utf8');
+    for (const [gate, on, result] of [
+      ['latency regression', 'no', 'not judged: too few pairs'],
+      ['pass-rate', 'yes', 'not judged: no item checked on both sides'],
+      ['pass-k', 'no', 'not judged: no question has 1 repeat'],
+      ['count-changes', 'no', 'would pass'],
+    ]) {
+      expect(out.text).toMatch(new RegExp(`^ *${gate} +${on} +\\S+ +${result}$`, 'm'));
+      expect(md).toMatch(new RegExp(`^\\| ${gate} +\\| ${on} +\\| \\S+ +\\| ${result} +\\|$`, 'm'));
+    }
+    expect(out.text).toMatch(/^ *new-errors +yes +\S+ +passed$/m);
+    expect(out.text).not.toMatch(/^ *(latency regression|pass-rate|pass-k|count-changes) .*passed/m);
+    const html = fs.readFileSync(path.join(dir, 'u', 'compare.html'), 'utf8');
+    expect(html).toContain('"name":"pass-rate","enabled":true,"failed":false');
+    expect(html).toMatch(/"name":"pass-rate"[^}]*"outcome":"not judged: no item checked on both sides"/);
+    const xml = fs.readFileSync(junit, 'utf8');
+    expect(xml).toMatch(/name="latency regression" time="0.000">\s*<skipped message="not judged: too few pairs \(off\): 3 comparable pairs, fewer than 5: not judged"/);
+    expect(xml).toMatch(/name="pass-rate" time="0.000">\s*<skipped message="not judged: no item checked on both sides: /);
+    expect(xml).toMatch(/name="new-errors" time="0.000"\/>/);
+  });
+
+  it('counts read "1 question", and a metric no gate judges shows no detectable change', async () => {
+    // One question asked twice: pass^2 and the rate tests are over 1 question; tokens and tool calls have no threshold.
+    const one = () => recordRun(store, [0, 1].map((r) => ({ item: question('q0', 'prod', r), turns: [completed({ serverMs: 1000 })], expectations: check(true) })), { targets });
+    const b = one();
+    const c = one();
+    const out = sink();
+    await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'o'), minPairs: 1, format: 'text' }, out);
+    expect(out.text).toContain('over 1 question,');
+    expect(out.text).toContain('could not be red with 1 question (the smallest p-value 1 question can give is 0.50');
+    expect(out.text).not.toMatch(/\b1 questions\b/);
+    expect(out.text).toMatch(/^tokens .* off +– +unchanged$/m);
+    expect(out.text).toMatch(/^ *- tokens regression: unchanged \([^)]*\), threshold off$/m);
+    expect(out.text).not.toContain('could have detected +0.0%');
   });
 });

@@ -4,6 +4,7 @@ import { type FailOn, type GateResult, type Judgement, type Thresholds, TEST_GAT
 import { type OutcomeSummary, OutcomeTally } from './outcomes.js';
 import type { CompareRow } from './pairs.js';
 import { detectableRateDrop, type RateChange, worseThanAllowed } from '../../stats/cluster-rate.js';
+import { plural } from '../tables.js';
 
 // Everything compare.md and compare.json say, gathered while compare.csv streams: numbers per metric
 // (8 bytes a pair and side), counts, and short lists (capped) of the rows people need to look at.
@@ -20,7 +21,7 @@ export interface MetricResult extends PairedChange {
   gated: boolean;
   /** Comparable pairs with the metric on at least one side: 0 when neither run reports it (credits on the versioned API). */
   measured: number;
-  /** The smallest relative increase this comparison would call regressed 80% of the time; null when not judged. */
+  /** The smallest relative increase this comparison would call regressed 80% of the time; null when not judged, not measured or not gated (nothing it could detect would fail the comparison). */
   detectable: number | null;
 }
 
@@ -170,7 +171,7 @@ export class CompareAccumulator {
       const change = pairedMedianChange(b.values(), c.values(), bootstrap, starts.values(), level);
       const threshold = thresholdOf[metric];
       const judgement = judge(change, threshold, thresholds.minPairs);
-      return { metric, unit: UNITS[metric], ...change, threshold, judgement, gated: threshold !== null, measured, detectable: judgement === 'too few pairs' ? null : detectableIncrease(change, threshold ?? 0, level, bootstrap.confidence) };
+      return { metric, unit: UNITS[metric], ...change, threshold, judgement, gated: threshold !== null, measured, detectable: judgement === 'too few pairs' || threshold === null || measured === 0 ? null : detectableIncrease(change, threshold, level, bootstrap.confidence) };
     });
     const outcomes = this.outcomes.finish(bootstrap);
     const rate = (n: number): number | null => (this.pass.items === 0 ? null : n / this.pass.items);
@@ -264,6 +265,7 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
         : `${m.judgement}${m.relative !== null ? ` (median ${m.relative >= 0 ? '+' : ''}${pct(m.relative)}, CI ${pct(m.relativeLow ?? 0)} to ${pct(m.relativeHigh ?? 0)})` : ''}` +
           (m.threshold === null ? ', threshold off' : `, threshold ${pct(m.threshold)}`) +
           (m.judgement === 'unchanged' && m.detectable !== null ? `; could have detected +${pct(m.detectable)} or more` : ''),
+    ...(m.measured === 0 && m.n === 0 ? { notJudged: 'not measured' } : m.judgement === 'too few pairs' ? { notJudged: 'not judged: too few pairs' } : {}),
     ...(levels.has(`${m.metric} regression`) ? { level: levels.get(`${m.metric} regression`)! } : {}),
   }));
   const on = (name: FailOn): boolean => t.failOn.has(name);
@@ -290,6 +292,7 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
     p,
     near: !failed && beyondAllowed && p !== null && p < 2 * level(name),
   });
+  const unjudged = (none: boolean, words: string): Pick<GateResult, 'notJudged'> => (none ? { notJudged: words } : {});
   gates.push(
     {
       name: 'new-errors',
@@ -298,6 +301,7 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
       detail:
         rateDetail('error rate', o.errorRate, confidence, 'rise', t.errorRateRise, errorsRose, level('new-errors')) +
         `; ${s.newErrors.count} items newly erred, ${s.fixedErrors.count} fixed (listed below)`,
+      ...unjudged(o.errorRate.change === null, 'not judged: no item ended on both sides'),
       ...test('new-errors', errorsRose, o.errorRate.change === null ? null : o.errorRate.test.pUpper, (o.errorRate.change ?? 0) > t.errorRateRise + 1e-12),
     },
     {
@@ -305,6 +309,7 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
       enabled: on('pass-rate'),
       failed: passDropped,
       detail: `${rateDetail('pass rate', o.passRate, confidence, 'drop', t.passRateDrop, passDropped, level('pass-rate'))} over ${o.passRate.n} items answered in both runs`,
+      ...unjudged(o.passRate.change === null, 'not judged: no item checked on both sides'),
       ...test('pass-rate', passDropped, o.passRate.change === null ? null : o.passRate.test.pLower, -(o.passRate.change ?? 0) > t.passRateDrop + 1e-12),
     },
     {
@@ -313,9 +318,10 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
       failed: passKDropped,
       detail:
         k.change === null
-          ? `no question has ${k.k} repeats with checks on both sides`
-          : `pass^${k.k} ${pct(k.baseline!)} → ${pct(k.candidate!)} over ${k.questions} questions, ${signedPoints(k.change)}, p = ${pValue(k.test.pLower)}` +
+          ? `no question has ${plural(k.k, 'repeat')} with checks on both sides`
+          : `pass^${k.k} ${pct(k.baseline!)} → ${pct(k.candidate!)} over ${plural(k.questions, 'question')}, ${signedPoints(k.change)}, p = ${pValue(k.test.pLower)}` +
             (passKDropped ? '' : (couldNotBeRed(k.questions, level('pass-k')) ?? '').replace(/^(?=.)/, '; ')),
+      ...unjudged(k.change === null, `not judged: no question has ${plural(k.k, 'repeat')}`),
       ...test('pass-k', passKDropped, k.change === null ? null : k.test.pLower, -(k.change ?? 0) > t.passRateDrop + 1e-12),
     },
     { name: 'any-new-error', enabled: on('any-new-error'), failed: s.newErrors.count > 0, detail: `${s.newErrors.count} items ended well in the baseline and erred in the candidate` },
@@ -327,6 +333,7 @@ export function evaluateGates(s: Omit<CompareSummary, 'gates' | 'failed' | 'star
       enabled: on('truncated-no-answer'),
       failed: noAnswerRose,
       detail: rateDetail('truncated-no-answer rate', o.truncatedNoAnswerRate, confidence, 'rise', t.errorRateRise, noAnswerRose, level('truncated-no-answer')),
+      ...unjudged(o.truncatedNoAnswerRate.change === null, 'not judged: no item ended on both sides'),
       ...test('truncated-no-answer', noAnswerRose, o.truncatedNoAnswerRate.change === null ? null : o.truncatedNoAnswerRate.test.pUpper, (o.truncatedNoAnswerRate.change ?? 0) > t.errorRateRise + 1e-12),
     },
     {
@@ -357,7 +364,7 @@ const signedPoints = (x: number): string => `${signed(x)} points`;
  */
 export function couldNotBeRed(questions: number, level: number): string | null {
   const smallest = 0.5 ** questions;
-  return smallest >= level ? `could not be red with ${questions} questions (the smallest p-value ${questions} questions can give is ${pValue(smallest)}, not below its level ${level.toPrecision(2)})` : null;
+  return smallest >= level ? `could not be red with ${plural(questions, 'question')} (the smallest p-value ${plural(questions, 'question')} can give is ${pValue(smallest)}, not below its level ${level.toPrecision(2)})` : null;
 }
 
 /** p-values as people read them: two significant digits, "< 0.001" below that. */

@@ -1,5 +1,5 @@
 import type { Block, Inline } from '../document.js';
-import { fmtInt, fmtNum, fmtPct, fmtSigned, fmtSignedPct } from '../tables.js';
+import { fmtInt, fmtNum, fmtPct, fmtSigned, fmtSignedPct, plural } from '../tables.js';
 import { type MetricResult, pValue } from './aggregate.js';
 import { runVersionsText } from '../../store/queries.js';
 import type { CompareResult, Side } from './compare-result.js';
@@ -86,7 +86,7 @@ function outcomeBlocks(r: CompareResult): Block[] {
     },
   ];
   if (o.quarantined.clusters > 0) {
-    blocks.push({ kind: 'para', text: [`Quarantined (tag `, { code: 'quarantine' }, `; shown, judged by no gate): ${fmtInt(o.quarantined.clusters)} questions or searches, ${fmtInt(o.quarantined.items)} items: ${o.quarantined.ids.join(', ')}.`] });
+    blocks.push({ kind: 'para', text: [`Quarantined (tag `, { code: 'quarantine' }, `; shown, judged by no gate): ${o.quarantined.clusters === 1 ? '1 question or search' : `${fmtInt(o.quarantined.clusters)} questions or searches`}, ${plural(o.quarantined.items, 'item')}: ${o.quarantined.ids.join(', ')}.`] });
   }
   return blocks;
 }

@@ -2,6 +2,7 @@ import { type Case, Suites, writeJunitFile } from '../junit-xml.js';
 import type { ComparePair, CompareResult, CompareSink, CompareSinkOptions } from './compare-result.js';
 import type { Verdict } from './gates.js';
 import type { CompareRow } from './pairs.js';
+import { gateOutcome } from './verdict.js';
 
 /**
  * The comparison as JUnit: a test case per gate, and one per pair; a pair fails only when a gate that is on
@@ -35,7 +36,9 @@ export class CompareJunit implements CompareSink {
     const on = (name: string) => result.summary.gates.some((g) => g.name === name && g.enabled);
     const failed = (name: string) => result.summary.gates.some((g) => g.name === name && g.enabled && g.failed);
     for (const g of result.summary.gates) {
-      this.suites.add('gates', { classname: 'compare.gates', name: g.name, seconds: 0, failure: g.enabled && g.failed ? { type: 'gate', message: `${g.name}: ${g.detail}`, body: g.detail } : undefined });
+      // A gate that is off or judged nothing is skipped, with the words the other outputs give it: never a pass.
+      const skipped = g.notJudged !== undefined || !g.enabled ? `${gateOutcome(g)}${g.enabled ? '' : ' (off)'}: ${g.detail}` : undefined;
+      this.suites.add('gates', { classname: 'compare.gates', name: g.name, seconds: 0, failure: g.enabled && g.failed ? { type: 'gate', message: `${g.name}: ${g.detail}`, body: g.detail } : undefined, skipped });
     }
     this.suites.add('gates', verdictCase(result.verdict, result.verdictLine));
     if (result.nothingCompared) {

@@ -12,7 +12,7 @@ import { type BootstrapOptions, DEFAULT_BOOTSTRAP } from '../../stats/bootstrap.
 import { compareDocument } from './compare-document.js';
 import type { CompareResult, ExportRow, PairwiseView, Side } from './compare-result.js';
 import { COMPARE_SINKS, type CompareOutput } from './compare-sinks.js';
-import { DEFAULT_THRESHOLDS, type Thresholds, verdictLine, verdictOf } from './gates.js';
+import { DEFAULT_THRESHOLDS, type SecondLookHint, type Thresholds, verdictLine, verdictOf } from './gates.js';
 import { type KeyPart, type Paired, pairByKey } from './pairing.js';
 import { type CompareRow, questionRow, searchRow } from './pairs.js';
 import { type PooledPair, pairPooled } from './pooled.js';
@@ -44,6 +44,8 @@ export interface CompareOptions {
   includeEdited?: boolean | undefined;
   /** Told each row as it streams (a confirmation tallies the questions behind the gates from them). */
   onRow?: ((row: CompareRow) => void) | undefined;
+  /** How the verdict points to a second look (default: the `dsbench confirm` command). */
+  secondLookHint?: SecondLookHint | undefined;
 }
 
 /**
@@ -104,7 +106,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
           for (const s of sinks) s.pairwise?.(result, pairwise, text);
         };
         const verdict = verdictOf(summary);
-        result = { baseline, candidate, byTarget, summary, verdict, verdictLine: verdictLine(verdict, summary, undefined, { baseline: bRun.id, candidate: cRun.id }), nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
+        result = { baseline, candidate, byTarget, summary, verdict, verdictLine: verdictLine(verdict, summary, undefined, { baseline: bRun.id, candidate: cRun.id }, options.secondLookHint), nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
         const blocks = compareDocument(result);
         result.markdown = renderMarkdown(blocks);
         result.text = renderText(blocks);

@@ -4,6 +4,7 @@ import { gateAlpha, type CompareSummary, CompareAccumulator } from './aggregate.
 import { type ConfirmTally, RATE_GATES, type RateGate } from './confirm-tally.js';
 import type { GateResult, SecondLook, Thresholds } from './gates.js';
 import type { CompareRow } from './pairs.js';
+import { plural } from '../tables.js';
 
 // The decision of a confirmation, apart from the asking: the levels of the two looks, every statistical
 // gate at the first look, which gates call for the second, and their results there (docs/statistics.md,
@@ -68,12 +69,15 @@ export interface GateLook {
   calls: boolean;
   /** How the look judged it. */
   how: string;
+  /** Why the gate had nothing to judge (its words in the comparison's gates table); absent when it judged. */
+  notJudged?: string;
 }
 
 /** A rate gate's exact conditional test stratified by question on the tally's items at `level`; `near`: the p below which it calls for a second look. */
 function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds: Thresholds, plain: number, near = 0): GateLook {
   const test = conditionalRateTest(tally.counts(gate));
   const rise = gate === 'new-errors';
+  if (test.change === null) return { gate, p: null, level, crossed: false, flaggedStill: false, calls: false, how: `no question ${rise ? 'ended' : 'checked'} on both sides`, notJudged: 'not judged' };
   const p = rise ? test.pUpper : test.pLower;
   const allowed = rise ? thresholds.errorRateRise : thresholds.passRateDrop;
   const beyond = test.change !== null && (rise ? test.change : -test.change) > allowed + 1e-12;
@@ -84,7 +88,7 @@ function rateLook(gate: RateGate, tally: ConfirmTally, level: number, thresholds
     crossed: beyond && p < level,
     flaggedStill: beyond && p < plain,
     calls: beyond && p < near,
-    how: `${test.informative} of ${test.questions} questions differ, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}; one-sided exact conditional p = ${p.toPrecision(2)} against ${level.toPrecision(2)}`,
+    how: `${test.informative} of ${plural(test.questions, 'question')} differ, mean change ${test.change === null ? '–' : `${(test.change * 100).toFixed(1)} points`}; one-sided exact conditional p = ${p.toPrecision(2)} against ${level.toPrecision(2)}`,
   };
 }
 
@@ -107,6 +111,8 @@ export function firstLookOf(gates: readonly GateResult[], tally: ConfirmTally, r
     if (isRateGate(g.name)) return rateLook(g.name, tally, levels.first * shareOf(levels, g.name), thresholds, plain, 2 * (g.level ?? plain * shareOf(levels, g.name)));
     const m = metrics!.gates.find((x) => x.name === g.name);
     const level = m?.level ?? levels.first * shareOf(levels, g.name);
+    // No data, no level: a gate with too few pairs has no share of alpha, and its look says why, not "at 0.0".
+    if (m?.notJudged !== undefined) return { gate: g.name, p: null, level, crossed: false, flaggedStill: false, calls: false, how: m.detail.replace(/: not judged$/, ''), notJudged: m.notJudged };
     return { gate: g.name, p: null, level, crossed: m?.failed === true, flaggedStill: g.failed, calls: false, how: `its interval's bound above 0 at one-sided ${level.toPrecision(2)}: ${m?.detail ?? '–'}` };
   });
 }

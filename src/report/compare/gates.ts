@@ -94,6 +94,8 @@ export interface GateResult {
   /** A test gate that did not fail but came near: its p-value below twice its level, the change beyond its allowance. */
   near?: boolean | undefined;
   detail: string;
+  /** Why the gate had nothing to judge, as every output shows it in place of its result ("not judged: too few pairs", "not measured"); absent when it judged. */
+  notJudged?: string;
   /** For a test: its one-sided level (its share of the false-alarm rate) and p-value; passed with p below twice its level is near the limit. */
   level?: number;
   p?: number | null;
@@ -196,9 +198,18 @@ export function verdictOf(first: { gates: readonly GateResult[]; starved: readon
   return 'unchanged';
 }
 
+/**
+ * How a red or suspect verdict points to a second look: `confirm`, the `dsbench confirm` command; `rerun`,
+ * running again with --confirm (the run asked the embedded emulator, gone with the run, and confirm re-asks
+ * the run's own instance); `none`, no pointer (the comparison is the first look of a confirmation).
+ */
+export type SecondLookHint = 'confirm' | 'rerun' | 'none';
+
 /** One line for every output: the tier, why, and what to do next. */
-export function verdictLine(verdict: Verdict, first: { gates: readonly GateResult[] }, second?: SecondLook, runs?: { baseline: number; candidate: number }): string {
-  const confirm = `dsbench confirm ${runs?.candidate ?? '<candidate run>'} --baseline ${runs?.baseline ?? '<baseline run>'}`;
+export function verdictLine(verdict: Verdict, first: { gates: readonly GateResult[] }, second?: SecondLook, runs?: { baseline: number; candidate: number }, hint: SecondLookHint = 'confirm'): string {
+  const command = `dsbench confirm ${runs?.candidate ?? '<candidate run>'} --baseline ${runs?.baseline ?? '<baseline run>'}`;
+  const rerun = "run again with --confirm (dsbench confirm re-asks the run's own instance, and its embedded emulator ended with it)";
+  const next = (lead: string): string => (hint === 'none' ? '' : `. ${lead}${hint === 'rerun' ? ` ${rerun}` : `: ${command}`}`);
   const failed = first.gates.filter((g) => g.enabled && g.failed).map((g) => g.name);
   const near = first.gates.filter((g) => g.enabled && g.near).map((g) => g.name);
   const names = (xs: readonly string[]): string => xs.join(', ');
@@ -206,11 +217,11 @@ export function verdictLine(verdict: Verdict, first: { gates: readonly GateResul
     case 'regressed':
       return second
         ? `Verdict: REGRESSED (confirmed: ${names([...second.firstLookRegressed.map((g) => `${g} at the first look`), ...second.secondLookRegressed.map((g) => `${g} at the second look`)])}); exit ${VERDICT_EXIT_CODE.regressed}`
-        : `Verdict: REGRESSED (${names(failed)}); exit ${VERDICT_EXIT_CODE.regressed}. Before acting on one night: ${confirm}`;
+        : `Verdict: REGRESSED (${names(failed)}); exit ${VERDICT_EXIT_CODE.regressed}${next(hint === 'rerun' ? 'Before acting on one night,' : 'Before acting on one night')}`;
     case 'suspect':
       return second
         ? `Verdict: SUSPECT (${names(second.unsettled)}: a change the confirmation's budget could not settle); exit ${VERDICT_EXIT_CODE.suspect}. Confirm again with a larger --confirm-budget, or watch the next nights`
-        : `Verdict: SUSPECT (${names(near)} near its limit); exit ${VERDICT_EXIT_CODE.suspect}. Settle it with: ${confirm}`;
+        : `Verdict: SUSPECT (${names(near)} near its limit); exit ${VERDICT_EXIT_CODE.suspect}${next(hint === 'rerun' ? 'To settle it,' : 'Settle it with')}`;
     case 'undecided':
       return `Verdict: UNDECIDED (too little data to judge); exit ${VERDICT_EXIT_CODE.undecided}`;
     case 'unchanged':

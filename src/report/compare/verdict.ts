@@ -1,5 +1,5 @@
 import type { Block, Inline } from '../document.js';
-import { fmtInt } from '../tables.js';
+import { fmtInt, plural } from '../tables.js';
 import { type Listed, pValue } from './aggregate.js';
 import type { CompareResult } from './compare-result.js';
 import type { GateResult } from './gates.js';
@@ -9,9 +9,15 @@ import type { CompareRow } from './pairs.js';
 
 const SHOWN = 20;
 
-/** "passed", "passed, near the limit (p = 0.061)", "FAILED" or, for a gate that cannot fail, "would fail". */
+/**
+ * A gate's result in every output (md, text, html, JUnit): "passed", "passed, near the limit (p = 0.061)",
+ * "FAILED", for a gate that cannot fail "would fail" or "would pass", and for one with nothing to judge why
+ * ("not judged: too few pairs", "not measured"), never "passed".
+ */
 export function gateOutcome(g: GateResult): string {
+  if (g.notJudged !== undefined) return g.notJudged;
   if (g.failed) return g.enabled ? 'FAILED' : 'would fail';
+  if (!g.enabled) return 'would pass';
   if (g.enabled && g.near && g.p !== undefined && g.p !== null) return `passed, near the limit (p = ${pValue(g.p)})`;
   return 'passed';
 }
@@ -57,7 +63,7 @@ export function listByQuestion(title: string, listed: Listed, withTarget: boolea
   const shown = groups.slice(0, SHOWN);
   const more = listed.count - shown.reduce((a, g) => a + g.repeats.length, 0);
   return [
-    { kind: 'heading', level: 3, text: [`${title} (${fmtInt(listed.count)} items${listed.rows.length === listed.count ? `, ${fmtInt(groups.length)} questions` : ''})`] },
+    { kind: 'heading', level: 3, text: [`${title} (${fmtInt(listed.count)} items${listed.rows.length === listed.count ? `, ${plural(groups.length, 'question')}` : ''})`] },
     { kind: 'list', items: shown.map((g): Inline[] => [{ code: g.name }, ` ${g.repeats.join(', ')}: ${g.describe}`]) },
     ...(more > 0 ? ([{ kind: 'para', text: [`… and ${fmtInt(more)} more items in compare.csv.`] }] as Block[]) : []),
   ];

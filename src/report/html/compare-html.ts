@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ComparedQuestionRow } from '../../store/queries.js';
 import type { ComparePair, CompareResult, CompareSink, CompareSinkOptions, PairwiseView } from '../compare/compare-result.js';
 import { versionsLine } from '../compare/compare-document.js';
+import { gateOutcome } from '../compare/verdict.js';
 import { reasons } from '../expectations.js';
 import type { ComparePage, EmbeddedAnswers, Row, SideGrade } from './browser/data.js';
 import { htmlPage } from './page.js';
@@ -102,7 +103,7 @@ export class CompareHtml implements CompareSink {
       candidate: side(result.candidate),
       failed: result.summary.failed,
       verdictLine: result.verdictLine,
-      gates: result.summary.gates,
+      gates: result.summary.gates.map((g) => ({ ...g, outcome: gateOutcome(g) })),
       metrics: result.summary.metrics,
       outcomes: result.summary.outcomes,
       stateChanges: result.summary.stateChanges,

@@ -21,7 +21,7 @@ export function renderCompare(d: ComparePage): void {
     d.failed || (d.pairwise && d.pairwise.failedGates.length) ? ['fail', 'FAILED'] : ['pass', 'passed']);
   app.appendChild(el('p', { id: 'verdict', className: /REGRESSED|SUSPECT|UNDECIDED/.test(d.verdictLine) ? 'bad' : '', text: d.verdictLine }));
   heading('Gates');
-  app.appendChild(staticTable(['gate', 'on', 'result', 'detail'], d.gates.map((g) => [g.name, g.enabled ? 'on' : 'off', g.failed ? 'FAILED' : 'ok', g.detail])));
+  app.appendChild(staticTable(['gate', 'on', 'result', 'detail'], d.gates.map((g) => [g.name, g.enabled ? 'on' : 'off', g.outcome, g.detail])));
   if (d.edited.count) {
     const how = d.edited.inGates ? 'judged by the gates as any other item (--include-edited)' : 'judged by no gate (--include-edited judges them)';
     app.appendChild(el('p', { className: 'muted', text: 'Edited under the same id, ' + how + ': ' + d.edited.count + ' items: ' + d.edited.ids.join(', ') }));

@@ -140,7 +140,8 @@ export interface ComparePage {
   failed: boolean;
   /** The verdict's tier, its exit code and the next step, as every output says it. */
   verdictLine: string;
-  gates: Array<{ name: string; enabled: boolean; failed: boolean; detail: string }>;
+  /** `outcome`: the gate's result in the words of every output (compare/verdict.ts gateOutcome). */
+  gates: Array<{ name: string; enabled: boolean; failed: boolean; detail: string; outcome: string }>;
   metrics: ComparedMetric[];
   outcomes?: {
     errorRate: OutcomeChange;
