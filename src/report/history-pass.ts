@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ItemVerdictRow } from '../store/queries.js';
+import { itemFailure } from './summary.js';
 import { type ItemTraitsValues, PASS, iterateRunPass, runPassStatement, type RunPassValues } from '../store/series-queries.js';
 
 // One read of each run of a history, told to every reader that wants it (the runs' summaries, the question
@@ -47,6 +48,11 @@ export interface NightReader {
 
 /** Outcomes that count as an error in the grid and the series. */
 export const ERRORED_OUTCOMES: ReadonlySet<string> = new Set(['error', 'canceled', 'timeout', 'client_error', 'http_error', 'truncated']);
+
+/** An item the grid and the series count as an error: it ended in one that the suite did not expect (its checks held), as in compare and the runs table. */
+export function unexpectedError(item: Pick<ItemVerdictRow, 'status' | 'outcome' | 'expectPassed'>): boolean {
+  return item.outcome !== null && ERRORED_OUTCOMES.has(item.outcome) && itemFailure(item) !== 'expected';
+}
 /** Items the grid and the series leave out: not finished, or never sent. */
 export const UNFINISHED: ReadonlySet<string> = new Set(['pending', 'running', 'skipped']);
 

@@ -2,8 +2,7 @@ import type Database from 'better-sqlite3';
 import { selectPercentiles } from '../stats/percentiles.js';
 import { runProductVersions } from '../store/product-versions.js';
 import type { NightItemRow, NightItemValues } from '../store/series-queries.js';
-import { ERRORED_OUTCOMES, type NightReader, type RunSink, UNFINISHED, passOverRuns } from './history-pass.js';
-import { itemFailure } from './summary.js';
+import { type NightReader, type RunSink, UNFINISHED, passOverRuns, unexpectedError } from './history-pass.js';
 
 // Each metric's nightly series, for the suite, each tag and (on request) each question, per target: what
 // change-point detection reads. A night is a run; its value is the night's figure over the scope's items.
@@ -107,8 +106,7 @@ export class SeriesReader implements NightReader {
     return {
       item: ({ traits: t, firstMs, credits, tokens }) => {
         if (UNFINISHED.has(t.status)) return;
-        // An error the suite expected (its checks held) is no error here, as in compare, the runs table and the grid.
-        const errored = t.outcome !== null && ERRORED_OUTCOMES.has(t.outcome) && itemFailure(t) !== 'expected' ? 1 : 0;
+        const errored = unexpectedError(t) ? 1 : 0;
         this.add(night, [t.target, t.kind, t.suiteItemId, t.tagsJson, errored, t.expectPassed, firstMs, credits, tokens]);
       },
     };

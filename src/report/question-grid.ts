@@ -1,6 +1,5 @@
 import { QUARANTINE_TAG } from './compare/quarantine.js';
-import { ERRORED_OUTCOMES, type NightReader, type RunSink, UNFINISHED } from './history-pass.js';
-import { itemFailure } from './summary.js';
+import { type NightReader, type RunSink, UNFINISHED, unexpectedError } from './history-pass.js';
 
 // Each question's outcome night by night, and which questions are flaky or changed. The rule
 // (docs/statistics.md), over the items that did not end in an error (errors are counted apart, so that a
@@ -72,8 +71,7 @@ export class QuestionGridReader implements NightReader {
         const cell = (q.nights[night] ??= { checked: 0, passed: 0, errored: 0, tagsJson: item.tagsJson, definitionHash: null });
         if (item.expectPassed !== null) cell.checked++;
         cell.passed += item.expectPassed ?? 0;
-        // An error the suite expected (its checks held) is no error here, as in every other view.
-        if (item.outcome !== null && ERRORED_OUTCOMES.has(item.outcome) && itemFailure(item) !== 'expected') cell.errored++;
+        if (unexpectedError(item)) cell.errored++;
         cell.tagsJson = maxText(cell.tagsJson, item.tagsJson)!;
         cell.definitionHash = maxText(cell.definitionHash, item.definitionHash);
       },
