@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { ZodError } from 'zod';
-import { ADMIN_PREFIX, formatLogEntry, startEmulator, type EmulatorOptions, type RequestLogEntry, type RunningEmulator } from '../emulator/index.js';
+import { ADMIN_PREFIX, REALISTIC, formatLogEntry, startEmulator, type EmulatorOptions, type RequestLogEntry, type RunningEmulator } from '../emulator/index.js';
 import { UsageError } from '../errors/errors.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
@@ -9,6 +9,9 @@ import type { CommandContext } from './io.js';
 
 /** A demo's pace: a median 30 s answer in 3 s, so the suggested `ask` shows its progress and ends soon. */
 export const DEMO_TIME_SCALE = 0.1;
+
+/** The plain draws' flags and their defaults: a noise profile draws these itself (docs/emulator.md). */
+const PLAIN_DRAWS = { medianMs: 30_000, sigma: 0.8, tokenLimitRate: 0, internalErrorRate: 0, outputLimitRate: 0 } as const;
 
 /** The emulator's settings by their place in its options, named as the flags that set them. */
 const FLAGS: Record<string, string> = {
@@ -94,17 +97,17 @@ export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
       .option('seed', { type: 'string', default: '1', describe: 'Seed of every random choice (same seed, same answers and times)' })
       .option('time-scale', { type: 'number', default: DEMO_TIME_SCALE, describe: `Real time per emulated time: the default ${DEMO_TIME_SCALE} makes a 30 s answer take 3 s (a demo's pace); 1 is real time` })
-      .option('median-ms', { type: 'number', default: 30_000, describe: 'Median answer time (log-normal), emulated ms' })
-      .option('sigma', { type: 'number', default: 0.8, describe: 'Log-normal sigma of answer times' })
+      .option('median-ms', { type: 'number', default: PLAIN_DRAWS.medianMs, describe: 'Median answer time (log-normal), emulated ms' })
+      .option('sigma', { type: 'number', default: PLAIN_DRAWS.sigma, describe: 'Log-normal sigma of answer times' })
       .option('corpus', { ...pathOption(cli), type: 'string', describe: 'Folder of repositories laid out <host>/<owner>/<name> (default: dsbench\'s node_modules)' })
       .option('quota-limit', { type: 'number', default: -1, describe: 'Credits per user before quota errors (-1: unlimited)' })
       .option('sharing', { type: 'boolean', default: true, describe: 'Allow reading other users\' conversations by read token' })
       .option('llm-gated', { type: 'boolean', default: false, describe: 'Gate the LLM API (404 under /.api/llm), as releases from 6.8 do without the license feature; PATCH /-/emulator/llm switches it' })
       .option('product-version', { type: 'string', describe: 'What the GraphQL query site { productVersion } answers, the version a run records (default: dsbench\'s own version)' })
       .option('legacy-followup-reply', { choices: ['question', 'conversation'] as const, default: 'question' as const, describe: 'What a legacy follow-up returns: the new question alone (as published) or the whole conversation (as a newer client reads it)' })
-      .option('token-limit-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in a token-limit error' })
-      .option('internal-error-rate', { type: 'number', default: 0, describe: 'Fraction of questions ending in an internal error' })
-      .option('output-limit-rate', { type: 'number', default: 0, describe: 'Fraction of answers cut by the output limit (ERROR_INTERNAL with the partial answer)' })
+      .option('token-limit-rate', { type: 'number', default: PLAIN_DRAWS.tokenLimitRate, describe: 'Fraction of questions ending in a token-limit error' })
+      .option('internal-error-rate', { type: 'number', default: PLAIN_DRAWS.internalErrorRate, describe: 'Fraction of questions ending in an internal error' })
+      .option('output-limit-rate', { type: 'number', default: PLAIN_DRAWS.outputLimitRate, describe: 'Fraction of answers cut by the output limit (ERROR_INTERNAL with the partial answer)' })
       .option('fault-rate-429', { type: 'number', default: 0, describe: 'Fraction of requests answered 429 with Retry-After' })
       .option('fault-rate-500', { type: 'number', default: 0, describe: 'Fraction of requests answered 500' })
       .option('fault-rate-503', { type: 'number', default: 0, describe: 'Fraction of requests answered 503' })
@@ -128,6 +131,7 @@ export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
   handler: async (argv: ArgumentsCamelCase<EmulatorArgs>) => {
     const adminToken = cli.env[ADMIN_TOKEN_ENV] || undefined;
     const hooks = argv.log ? { onRequest: (entry: RequestLogEntry) => cli.stderr.write(`${formatLogEntry(entry)}\n`) } : {};
+    refuseIgnoredDraws(argv);
     let emulator;
     try {
       emulator = await startEmulator(emulatorOptions(argv, adminToken), hooks);
@@ -144,6 +148,17 @@ export const emulatorCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
     await emulator.stop();
   },
 });
+
+/** A noise profile draws answer times and errors itself: the plain draws' flags set beside it would be ignored, so they are refused. */
+function refuseIgnoredDraws(argv: ArgumentsCamelCase<EmulatorArgs>): void {
+  if (argv.noise === 'none') return;
+  const given = (Object.keys(PLAIN_DRAWS) as Array<keyof typeof PLAIN_DRAWS>).filter((k) => argv[k] !== PLAIN_DRAWS[k]).map((k) => FLAGS[k] ?? FLAGS[`agent.${k}`]!);
+  if (given.length === 0) return;
+  throw new UsageError(
+    `${given.join(', ')} with --noise ${argv.noise}: the noise profile draws answer times and errors itself (median 150 s, 4% token-limit and 1.5% output-limit errors; docs/emulator.md, "Noise profiles"), ` +
+      `so ${given.length === 1 ? 'it' : 'they'} would be ignored. Leave ${given.length === 1 ? 'it' : 'them'} out, or use --noise none to set answer times and errors yourself`,
+  );
+}
 
 /** The emulator's settings from the command's flags. */
 function emulatorOptions(argv: ArgumentsCamelCase<EmulatorArgs>, adminToken: string | undefined): EmulatorOptions {
@@ -198,7 +213,7 @@ function listening(emulator: RunningEmulator, argv: ArgumentsCamelCase<EmulatorA
   return (
     `dsbench emulator listening on ${emulator.url} (time scale ${argv.timeScale}, corpus ${emulator.corpus.root})\n` +
     emulator.tokens.map((t) => `  token ${t.token}  user ${t.username} (${t.userId})  scopes ${t.scopes.join(', ')}\n`).join('') +
-    `${speedNote(argv.timeScale, argv.medianMs)}\n` +
+    `${argv.noise === 'realistic' ? speedNote(argv.timeScale, REALISTIC.medianMs, true) : speedNote(argv.timeScale, argv.medianMs)}\n` +
     (admin === null
       ? `Admin interface off: set ${ADMIN_TOKEN_ENV} (16+ characters) to turn it on.\n`
       : `Admin interface at ${admin} (counters, log, faults) with Authorization: Bearer $${ADMIN_TOKEN_ENV}\n`) +
@@ -206,13 +221,13 @@ function listening(emulator: RunningEmulator, argv: ArgumentsCamelCase<EmulatorA
   );
 }
 
-/** How fast the emulator runs, and how to make it faster. */
-export function speedNote(timeScale: number, medianMs: number): string {
+/** How fast the emulator runs, and how to make it faster; `noise`: the median is a noise profile's, which --median-ms does not set. */
+export function speedNote(timeScale: number, medianMs: number, noise = false): string {
   const seconds = (ms: number) => (ms >= 1000 ? `${+(ms / 1000).toPrecision(3)} s` : `${+ms.toPrecision(3)} ms`);
   const faster = timeScale / 100;
   return (
     `Speed: an answer takes ${seconds(medianMs * timeScale)} of real time at the median (${seconds(medianMs)} emulated); ` +
     `stream keep-alives every ${seconds(5000 * timeScale)}. ` +
-    `Faster: --time-scale ${faster} (answers in ${seconds(medianMs * faster)}; the wire still reports emulated times) or a smaller --median-ms.`
+    `Faster: --time-scale ${faster} (answers in ${seconds(medianMs * faster)}; the wire still reports emulated times)${noise ? '' : ' or a smaller --median-ms'}.`
   );
 }

@@ -8,6 +8,7 @@ export type { Route, RouteContext, RouteHandler, ErrorWriter } from './routes.js
 export { FAULT_KINDS, type InjectFault, type AfterActionFault } from './faults.js';
 export { sendJson, sendText } from './http-io.js';
 export { VirtualClock } from './clock.js';
+export { REALISTIC } from './noise.js';
 export type { QuestionRecordView } from './service.js';
 export { NO_TOKEN_TEXT, BAD_TOKEN_TEXT } from './auth.js';
 export { LEGACY_BASE } from './legacy-api.js';

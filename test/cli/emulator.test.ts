@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { speedNote } from '../../src/cli/emulator.js';
+import { ExitCode } from '../../src/errors/exit-codes.js';
+import { dsbenchHere } from '../helpers/cli-here.js';
 import { builtCliMain, ROOT } from '../helpers/cli.js';
 
 const ADMIN_TOKEN = 'cli-admin-secret-0123456789';
@@ -57,6 +59,16 @@ describe('dsbench emulator (standalone)', () => {
       'Speed: an answer takes 30 s of real time at the median (30 s emulated); stream keep-alives every 5 s. ' +
         'Faster: --time-scale 0.01 (answers in 300 ms; the wire still reports emulated times) or a smaller --median-ms.',
     );
+  }, 60_000);
+
+  it('refuses answer-time and error flags beside --noise realistic, which draws them itself, and says the profile\'s pace', async () => {
+    const refused = await dsbenchHere(['emulator', '--port', '0', '--noise', 'realistic', '--median-ms', '5000', '--internal-error-rate', '0.2']);
+    expect(refused.code).toBe(ExitCode.usage);
+    expect(refused.stderr).toContain('--median-ms, --internal-error-rate with --noise realistic: the noise profile draws answer times and errors itself');
+    expect(refused.stderr).toContain('use --noise none to set answer times and errors yourself');
+    const { first } = await start(['--noise', 'realistic', '--time-scale', '0.01']);
+    expect(first).toContain(speedNote(0.01, 150_000, true));
+    expect(speedNote(0.01, 150_000, true)).not.toContain('--median-ms');
   }, 60_000);
 
   it('--legacy-followup-reply conversation answers a follow-up with the whole conversation', async () => {
