@@ -129,8 +129,8 @@ export function noRunToPool(db: Database.Database, file: string, text: string, w
       ? 'there is no finished run of it'
       : `of the ${verdicts.length === SEEN ? `newest ${SEEN}` : verdicts.length} finished run${verdicts.length === 1 ? '' : 's'} of it none passed (${[...counts].map(([w, n]) => `${w}: ${n}`).join(', ')})`;
   return (
-    `${text}: nothing to pool in ${file}. window pools finished nights whose verdict passed (${which}): judged unchanged against their own --baseline, or, run without one, every check passed; and ${seen}. ` +
-    `Run the nights with --baseline blessed:NAME (dsbench baseline bless RUN --name NAME; --force for a run that did not pass) until they pool, or compare with one run: an id or a label with ~N (dsbench runs --db ${file} lists the runs)`
+    `${text}: nothing to pool in ${file}. window pools blessed runs and finished nights whose verdict passed (${which}; judged unchanged against their own --baseline, or, run without one, every check passed), and ${seen}. ` +
+    `Bless a night to start from (dsbench baseline bless RUN --name NAME; --force for a run that did not pass) and it pools, or compare with one run: an id or a label with ~N (dsbench runs --db ${file} lists the runs)`
   );
 }
 

@@ -6,7 +6,7 @@ import { type RunRecord, findRun, runTargets, storedVerdict } from './run-lookup
 // comparison's (after the second look and the suite's thresholds), recorded as the run ends; without one,
 // the run's own (its items and checks). Pooled baselines (`window:K`) and blessing read it, so a night that
 // regressed against its baseline never joins one, and a night judged unchanged does although some of its
-// checks failed, as a benchmark's do every night.
+// checks failed, as a benchmark's do every night. A blessed run joins one whatever its verdict.
 
 export interface NightVerdict {
   exitCode: ExitCode;
@@ -27,12 +27,15 @@ export function nightVerdict(db: Database.Database, runId: number): NightVerdict
 
 /**
  * The newest `limit` runs of a suite before run `beforeId` (any, without it) that stand for a night that
- * passed (finishedRunIdsBefore's, whose night verdict passed), newest first. For `window:K` baselines.
+ * passed (finishedRunIdsBefore's, whose night verdict passed, or that a team blessed: a baseline it vouched
+ * for, with --force too, so that a first night whose checks failed can start a window), newest first. For
+ * `window:K` baselines.
  */
 export function passedRunsBefore(db: Database.Database, suite: string, beforeId: number | undefined, limit: number, targetsFit: (targets: string[]) => boolean): RunRecord[] {
+  const blessed = db.prepare('SELECT 1 FROM baselines WHERE run_id = ? LIMIT 1').pluck();
   const found: number[] = [];
   for (const id of finishedRunIdsBefore(db, suite, beforeId, targetsFit)) {
-    if (nightVerdict(db, id).exitCode !== 0) continue;
+    if (nightVerdict(db, id).exitCode !== 0 && blessed.get(id) === undefined) continue;
     found.push(id);
     if (found.length === limit) break;
   }

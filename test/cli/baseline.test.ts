@@ -144,8 +144,8 @@ describe('window:K baselines', () => {
     expect(none.code).toBe(ExitCode.usage);
     // Says why (the run there failed its checks) and what to do (nights run against a blessed run, or one run).
     expect(none.stderr).toContain('window:3: nothing to pool in');
-    expect(none.stderr).toContain('window pools finished nights whose verdict passed (suite smoke, targets prod, before run 2): judged unchanged against their own --baseline, or, run without one, every check passed; and of the 1 finished run of it none passed (checks failed: 1)');
-    expect(none.stderr).toContain('Run the nights with --baseline blessed:NAME (dsbench baseline bless RUN --name NAME; --force for a run that did not pass) until they pool, or compare with one run');
+    expect(none.stderr).toContain('window pools blessed runs and finished nights whose verdict passed (suite smoke, targets prod, before run 2; judged unchanged against their own --baseline, or, run without one, every check passed), and of the 1 finished run of it none passed (checks failed: 1)');
+    expect(none.stderr).toContain('Bless a night to start from (dsbench baseline bless RUN --name NAME; --force for a run that did not pass) and it pools, or compare with one run');
     expect(await here('compare', 'window:0', 'latest')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('at least 1') });
     expect(await here('report', 'window:3')).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining('only a baseline takes it') });
   });

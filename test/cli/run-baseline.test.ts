@@ -113,8 +113,8 @@ describe('dsbench run --baseline', () => {
     const window = await run(db, {}, ['--baseline', 'window:3']);
     expect(window.code).toBe(ExitCode.usage);
     expect(window.stderr).toContain('--baseline window:3: nothing to pool in');
-    expect(window.stderr).toContain('(suite nightly-suite, targets default): judged unchanged against their own --baseline, or, run without one, every check passed; and of the 1 finished run of it none passed (checks failed: 1)');
-    expect(window.stderr).toContain('Run the nights with --baseline blessed:NAME');
+    expect(window.stderr).toContain('(suite nightly-suite, targets default; judged unchanged against their own --baseline, or, run without one, every check passed), and of the 1 finished run of it none passed (checks failed: 1)');
+    expect(window.stderr).toContain('Bless a night to start from');
     expect(window.stderr).toContain('Nothing was asked');
     expect((await run(db, {}, ['--baseline', 'latest', '--shard', '1/2'])).code).toBe(ExitCode.usage);
     expect(runCount(db)).toBe(1);
