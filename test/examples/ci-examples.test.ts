@@ -42,12 +42,12 @@ const CronJob = z.object({
 /** Every dsbench command line of a text (continuation lines joined), as words. */
 function dsbenchCommands(text: string): string[][] {
   const joined = text.replace(/\\\n\s*/g, ' ').replace(/>-\n/g, '');
-  return [...joined.matchAll(/(?:npx )?\bdsbench ((?:run|report|compare|runs|merge)\b[^\n&|>;)"]*)/g)].map((m) => m[1]!.trim().split(/\s+/));
+  return [...joined.matchAll(/(?:npx )?\bdsbench ((?:run|report|compare|runs|merge|baseline)\b[^\n&|>;)"]*)/g)].map((m) => m[1]!.trim().split(/\s+/));
 }
 
 /** The flags of `words` missing from the help of the command they call. */
 async function unknownFlags(words: string[]): Promise<string[]> {
-  const command = words[0] === 'runs' && words[1] && !words[1].startsWith('-') ? words.slice(0, 2) : words.slice(0, 1);
+  const command = (words[0] === 'runs' || words[0] === 'baseline') && words[1] && !words[1].startsWith('-') ? words.slice(0, 2) : words.slice(0, 1);
   const help = (await dsbenchHere([...command, '--help'])).stdout;
   return words.filter((w) => w.startsWith('--')).map((w) => w.split('=')[0]!).filter((flag) => !help.includes(`${flag} `) && !help.includes(`${flag}\n`));
 }
@@ -70,7 +70,9 @@ describe('examples/ci/github-nightly.yml', () => {
 
   it('uses only flags dsbench has', async () => {
     const commands = dsbenchCommands(text);
-    expect(commands.map((c) => c[0])).toEqual(expect.arrayContaining(['run', 'report', 'compare', 'runs']));
+    expect(commands.map((c) => c[0])).toEqual(expect.arrayContaining(['run', 'report', 'baseline', 'runs']));
+    // Nights are judged against the nights that passed, a first one blessed to start from.
+    expect(commands.map((c) => c.join(' '))).toEqual(expect.arrayContaining(['run bench/nightly.yaml --label nightly --reporter lines --junit results/junit.xml $baseline', 'baseline bless nightly --name start --force']));
     for (const command of commands) expect(await unknownFlags(command), command.join(' ')).toEqual([]);
     // The check itself finds a flag a command lacks.
     expect(await unknownFlags(['runs', 'prune', '--keep-last', '3', '--keep-newest', '3'])).toEqual(['--keep-newest']);
