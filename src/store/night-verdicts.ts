@@ -35,7 +35,8 @@ export function passedRunsBefore(db: Database.Database, suite: string, beforeId:
   const blessed = db.prepare('SELECT 1 FROM baselines WHERE run_id = ? LIMIT 1').pluck();
   const found: number[] = [];
   for (const id of finishedRunIdsBefore(db, suite, beforeId, targetsFit)) {
-    if (nightVerdict(db, id).exitCode !== 0 && blessed.get(id) === undefined) continue;
+    // A blessed run pools as it is: its items need no tally.
+    if (blessed.get(id) === undefined && nightVerdict(db, id).exitCode !== 0) continue;
     found.push(id);
     if (found.length === limit) break;
   }
