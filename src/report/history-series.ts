@@ -56,7 +56,9 @@ export class ScopeTally {
     const [, kind, , , errored, passed, ms, credits, tokens] = row;
     this.done++;
     this.errored += errored;
-    if (passed !== null) {
+    // An item that erred counts once, in the error rate, as compare's pass rate has it: a surge of errors
+    // is no change of the answers' pass rate.
+    if (passed !== null && errored === 0) {
       this.checked++;
       this.passed += passed;
     }

@@ -121,7 +121,7 @@ function historyRows(run: RunHead, summary: readonly TargetFigures[]): Array<Omi
       inProgress: s.inProgress,
       errorRate: s.done === 0 ? null : s.itemErrors / s.done,
       expectItems: s.expectItems,
-      passRate: s.expectPassRate,
+      passRate: s.answeredItems === 0 ? null : s.answeredPassed / s.answeredItems,
       serverMsP50: s.serverMs.p50,
       serverMsP90: s.serverMs.p90,
       wallMsP50: s.wallMs.p50,

@@ -28,9 +28,12 @@ export interface ItemCounts {
   itemExpectedErrors: number;
   expectItems: number;
   expectPassed: number;
+  /** Of the items with checks, those that did not end in an error (which counts once, in itemErrors), and of them those that passed: compare's pass rate and the history's. */
+  answeredItems: number;
+  answeredPassed: number;
 }
 
-export const itemCounts = (): ItemCounts => ({ items: 0, done: 0, running: 0, pending: 0, skipped: 0, itemsCompleted: 0, itemErrors: 0, itemExpectedErrors: 0, expectItems: 0, expectPassed: 0 });
+export const itemCounts = (): ItemCounts => ({ items: 0, done: 0, running: 0, pending: 0, skipped: 0, itemsCompleted: 0, itemErrors: 0, itemExpectedErrors: 0, expectItems: 0, expectPassed: 0, answeredItems: 0, answeredPassed: 0 });
 
 /**
  * Whether an item is an error, an error the suite expected (all its checks held), or neither: failureClass,
@@ -58,6 +61,10 @@ export function countItem(c: ItemCounts, item: Pick<ItemVerdictRow, 'status' | '
   if (item.expectPassed !== null) {
     c.expectItems++;
     c.expectPassed += item.expectPassed;
+    if (failure !== 'error') {
+      c.answeredItems++;
+      c.answeredPassed += item.expectPassed;
+    }
   }
 }
 
