@@ -128,7 +128,7 @@ function historyDocument(suite: string, db: string, rows: readonly HistoryRow[],
     ...(detection ? ([{ kind: 'heading', level: 2, text: ['Runs'] }] as Block[]) : []),
     {
       kind: 'para',
-      text: [`The last ${runs} runs in `, { code: db }, ', oldest first, one row per run and target, with the instance\'s product version at each run\'s start ("changed" where it differs from the night before).'],
+      text: [`The last ${runs} runs in `, { code: db }, ', oldest first, one row per run and target, with the instance\'s product version at each run\'s start ("changed" where it differs from the night before). The pass rate is of the items that did not err (an error counts once, under errors), as compare\'s.'],
     },
     {
       kind: 'table',

@@ -99,6 +99,7 @@ describe('dsbench report', () => {
     expect(rows[1]).toMatchObject({ suite: 'smoke', target: 'prod', questions: '3', completed: '2', failed: '1', expect_items: '3', pass_rate: '1', server_ms_p50: '1120', server_ms_p90: '1220', credits_sum: '6', credits_mean: '2' });
     expect(rows[0]).toMatchObject({ label: 'adhoc', pass_rate: '1', server_ms_p50: '1110', credits_sum: '6', credits_mean: '2', error_rate: '0' });
     expect(out.text).toContain('dsbench history: suite smoke');
+    expect(out.text).toContain('The pass rate is of the items that did not err');
     // Without --suite: the suite of the newest run ("other").
     const latest = sink();
     await runReport({ db, history: 5, out: path.join(dir, 'h2'), format: 'json' }, latest);

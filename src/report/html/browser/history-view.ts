@@ -7,7 +7,7 @@ import { app, el, fmtCredits, fmtMs, fmtPct, header, heading } from './dom.js';
 import { staticTable } from './tables.js';
 
 export function renderHistory(d: HistoryPage): void {
-  header('dsbench history: suite ' + d.suite, ['The last ' + new Set(d.rows.map((r) => r.runId)).size + ' runs in ' + d.db + ', oldest first; generated ' + d.generatedAt]);
+  header('dsbench history: suite ' + d.suite, ['The last ' + new Set(d.rows.map((r) => r.runId)).size + ' runs in ' + d.db + ', oldest first; generated ' + d.generatedAt, 'The pass rate is of the items that did not err (an error counts once, under errors), as compare\'s.']);
   const runs: number[] = [];
   d.rows.forEach((h) => { if (runs.indexOf(h.runId) < 0) runs.push(h.runId); });
   const versions = versionMarks(d.rows, runs);
