@@ -7,6 +7,7 @@ import { type LoadedSuite, loadSuite } from '../../src/config/load-suite.js';
 import { compareRuns } from '../../src/report/compare/compare.js';
 import { DEFAULT_THRESHOLDS, parsePercent } from '../../src/report/compare/gates.js';
 import { DEFAULT_BOOTSTRAP } from '../../src/stats/bootstrap.js';
+import { blessRun } from '../../src/store/baselines.js';
 import { passedRunsBefore, recordComparedVerdict } from '../../src/store/queries.js';
 import { openStore } from '../../src/store/store.js';
 import { NEVER, RETRY, SCENARIOS, nightService, nightTarget, runNight, suiteText, wilson } from './nights-lib.js';
@@ -115,7 +116,7 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
       `Items re-asked over all nights: ${extra} of ${items} = ${((100 * extra) / Math.max(1, items)).toFixed(2)}%.`,
       ...(o.baselineWindow === undefined
         ? []
-        : ['', `window:${o.baselineWindow}: pairs whose window pooled fewer than ${o.baselineWindow} nights (a baseline night not judged unchanged against the blessed one), and none (the run exits 2 and judges nothing; counted as not red): ${[...tallies].map(([scenario, t]) => `${scenario} ${t.short} and ${t.noWindow} of ${t.pairs}`).join('; ')}.`]),
+        : ['', `window:${o.baselineWindow}: pairs whose window pooled fewer than ${o.baselineWindow} nights (a baseline night not judged unchanged against its window), and none (the run exits 2 and judges nothing; counted as not red): ${[...tallies].map(([scenario, t]) => `${scenario} ${t.short} and ${t.noWindow} of ${t.pairs}`).join('; ')}.`]),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     if (o.write) {
@@ -131,10 +132,11 @@ export async function confirmBench(o: ConfirmBenchOptions): Promise<void> {
 }
 
 /**
- * A pair's baseline: one night of the unchanged service or, with `baselineWindow` K, the nightly flow's
- * `window:K`: a first night (blessed), then K nights each run with `--baseline` that first night, their
- * comparisons' verdicts recorded as `run --baseline` records them, so the window pools those judged
- * unchanged (fewer than K when one was not). Each night is a new seed; a database per pair keeps the pairs
+ * A pair's baseline: one night of the unchanged service or, with `baselineWindow` K, the nightly flow as the
+ * CI examples run it: a first night blessed with --force, then K nights each run with `--baseline window:K`
+ * (the blessed night and those before it judged unchanged), their comparisons' verdicts recorded as `run
+ * --baseline` records them; the candidate's window pools the last K of them judged unchanged, the blessed
+ * night among them while fewer are. Each night is a new seed; a database per pair keeps the pairs
  * independent.
  */
 async function baselineNights(o: ConfirmBenchOptions, suite: LoadedSuite, dir: string, seed: string, port: number): Promise<{ ref: { db: string; run: string }; port: number; pooled: number }> {
@@ -152,10 +154,17 @@ async function baselineNights(o: ConfirmBenchOptions, suite: LoadedSuite, dir: s
     return { ref: { db, run: String(await at(db, `${seed}/a`)) }, port, pooled: 1 };
   }
   const db = path.join(dir, 'baseline.db');
-  const blessed = await at(db, `${seed}/a`);
+  const first = await at(db, `${seed}/a`);
+  const blessing = openStore(db);
+  try {
+    blessRun(blessing.db, { name: 'start', runId: first, blessedAt: new Date().toISOString(), forced: true });
+  } finally {
+    blessing.close();
+  }
+  const window = { db, run: `window:${o.baselineWindow}` };
   for (let k = 1; k <= o.baselineWindow; k++) {
     const night = await at(db, `${seed}/a${k}`);
-    const compared = await compareRuns({ baseline: { db, run: String(blessed) }, candidate: { db, run: String(night) }, out: path.join(dir, 'baseline-compare'), thresholds: DEFAULT_THRESHOLDS, bootstrap: DEFAULT_BOOTSTRAP });
+    const compared = await compareRuns({ baseline: window, candidate: { db, run: String(night) }, out: path.join(dir, 'baseline-compare'), thresholds: DEFAULT_THRESHOLDS, bootstrap: DEFAULT_BOOTSTRAP });
     const store = openStore(db);
     try {
       recordComparedVerdict(store.db, night, comparisonExitCode(compared));
