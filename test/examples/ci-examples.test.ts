@@ -1,4 +1,4 @@
-// The CI examples and Kubernetes manifests of examples/ (docs/ci.md), checked offline: each parses as YAML,
+// The CI examples and Kubernetes manifests of examples/ (docs/ci.md) and the README's nightly workflow, checked offline: each parses as YAML,
 // has the shape its engine reads for the fields dsbench relies on, pins what it installs, and every dsbench
 // command in it uses flags the command has (so a renamed flag fails here, not in a user's nightly).
 import { readFileSync } from 'node:fs';
@@ -76,6 +76,24 @@ describe('examples/ci/github-nightly.yml', () => {
     for (const command of commands) expect(await unknownFlags(command), command.join(' ')).toEqual([]);
     // The check itself finds a flag a command lacks.
     expect(await unknownFlags(['runs', 'prune', '--keep-last', '3', '--keep-newest', '3'])).toEqual(['--keep-newest']);
+  });
+});
+
+describe("the README's nightly workflow", () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Nightly use in CI\n'), readme.indexOf('\n## ', readme.indexOf('## Nightly use in CI\n') + 3));
+  const text = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+  const workflow = GitHubWorkflow.parse(parse(text));
+  const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+
+  it('judges each night against the nights that passed, with a second look, and saves the database whatever happened', async () => {
+    const commands = dsbenchCommands(text);
+    expect(commands.map((c) => c.join(' '))).toEqual(expect.arrayContaining(['run suites/nightly.yaml --label nightly --reporter lines $baseline', 'baseline bless nightly --name start --force']));
+    expect(text).toContain("baseline='--baseline window:3 --confirm'");
+    for (const command of commands) expect(await unknownFlags(command), command.join(' ')).toEqual([]);
+    const save = steps.find((s) => s.uses?.startsWith('actions/cache/save@'))!;
+    expect(save.with?.path).toBe(steps.find((s) => s.uses?.startsWith('actions/cache/restore@'))!.with?.path);
+    expect(save.if).toBe('always()');
   });
 });
 
