@@ -18,6 +18,16 @@ export function pooledText(w: NonNullable<Side['window']>): string {
   return `window:${w.requested}, ${w.runs.length} run${w.runs.length === 1 ? '' : 's'} pooled (${ids})${short}`;
 }
 
+/** `search latency (server)`: a latency names the clock its pairs were timed by, with counts when they mix. */
+export function metricName(m: Pick<MetricResult, 'metric' | 'clock'>): string {
+  const name = m.metric.replace('_', ' ');
+  const c = m.clock;
+  if (c === null || c.server + c.wall === 0) return name;
+  if (c.wall === 0) return `${name} (server)`;
+  if (c.server === 0) return `${name} (wall)`;
+  return `${name} (server ${fmtInt(c.server)}, wall ${fmtInt(c.wall)})`;
+}
+
 function metricValue(m: MetricResult, v: number | null): string {
   return m.unit === 'ms' ? (v === null ? '–' : `${(v / 1000).toFixed(2)} s`) : fmtNum(v, 2);
 }
@@ -142,7 +152,7 @@ function metricBlocks(r: CompareResult): Block[] {
   blocks.push({
     kind: 'para',
     text: [
-      `Median change (candidate − baseline; relative: the median ratio of a pair's values, or the ratio of the medians when a value is 0) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval that resamples questions with all their repeats and turns (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold and its bound at the gate's level above 0; "detectable" is the smallest increase it would call regressed 80% of the time.`,
+      `Median change (candidate − baseline; relative: the median ratio of a pair's values, or the ratio of the medians when a value is 0) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval that resamples questions with all their repeats and turns (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold and its bound at the gate's level above 0; "detectable" is the smallest increase it would call regressed 80% of the time. A latency names its clock: (server) is the server's own time (a question's server time, a search's durationMs), (wall) dsbench's from sending the request to seeing the end, used for a pair where a side lacks the server's.`,
     ],
   });
   blocks.push({
@@ -151,7 +161,7 @@ function metricBlocks(r: CompareResult): Block[] {
       headers: ['metric', 'pairs', 'questions', 'baseline median', 'candidate median', 'median Δ', 'Δ interval', 'relative Δ', 'relative interval', 'threshold', 'detectable', 'verdict'],
       align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
       rows: s.metrics.map((m) => [
-        m.metric.replace('_', ' '),
+        metricName(m),
         fmtInt(m.n),
         fmtInt(m.clusters),
         metricValue(m, m.baselineMedian),

@@ -114,6 +114,8 @@ export interface ComparedMetric {
   threshold: number | null;
   detectable: number | null;
   judgement: string;
+  /** Latencies: pairs timed by the server's clock and by dsbench's wall clock (absent in older pages). */
+  clock?: { server: number; wall: number } | null;
 }
 
 /** A rate's change between the sides, with its interval and one-sided tests. */
