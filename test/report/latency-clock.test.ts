@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/report/compare/compare.js';
+import { EMULATED_SEARCH_TIME } from '../../src/report/compare/compare-document.js';
 import { writeReport } from '../../src/report/report.js';
 import type { Store } from '../../src/store/store.js';
 import { type ItemScript, completed, question, recordRun, search, searchRecord, useTempStore } from './fixtures.js';
@@ -42,6 +43,18 @@ describe('latency clocks', () => {
     expect(md).toMatch(/\| search latency \(server\) \|/);
     expect(md).toMatch(/\| latency \(server\) \|/);
     expect(md).toContain('(wall) dsbench');
+    expect(md).not.toContain(EMULATED_SEARCH_TIME);
+  });
+
+  it("compare says when an emulator's searches were timed: their durations are its machine's", async () => {
+    const emulated = [{ name: 'prod', url: 'http://127.0.0.1:3080', api: 'versioned' as const, emulated: true }];
+    const b = recordRun(store, searches((i) => 100 + i), { targets: emulated });
+    const c = recordRun(store, searches((i) => 300 + i), { targets: emulated });
+    const result = await compareRuns({ baseline: { db, run: String(b) }, candidate: { db, run: String(c) }, out: path.join(dir, 'cmp') });
+    expect(result.candidate.servedByEmulator).toBe(true);
+    expect(fs.readFileSync(path.join(dir, 'cmp', 'compare.md'), 'utf8')).toContain(EMULATED_SEARCH_TIME);
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'cmp', 'compare.json'), 'utf8'));
+    expect(json.baseline.servedByEmulator).toBe(true);
   });
 
   it('compare counts the pairs timed by the wall clock where a side lacks the server duration', async () => {

@@ -18,6 +18,10 @@ export function pooledText(w: NonNullable<Side['window']>): string {
   return `window:${w.requested}, ${w.runs.length} run${w.runs.length === 1 ? '' : 's'} pooled (${ids})${short}`;
 }
 
+/** Said under the metrics when a dsbench emulator timed the searches compared. */
+export const EMULATED_SEARCH_TIME =
+  "A dsbench emulator answered these searches: it searches its corpus in real time on its own machine, so their durations follow that machine's load (other work, busy loops), not a service's speed (docs/emulator.md).";
+
 /** `search latency (server)`: a latency names the clock its pairs were timed by, with counts when they mix. */
 export function metricName(m: Pick<MetricResult, 'metric' | 'clock'>): string {
   const name = m.metric.replace('_', ' ');
@@ -176,6 +180,10 @@ function metricBlocks(r: CompareResult): Block[] {
       ]),
     },
   });
+  const searchPairs = s.metrics.find((m) => m.metric === 'search_latency')?.n ?? 0;
+  if (searchPairs > 0 && (r.baseline.servedByEmulator || r.candidate.servedByEmulator)) {
+    blocks.push({ kind: 'para', text: [EMULATED_SEARCH_TIME] });
+  }
   const pr = s.passRate;
   blocks.push(...outcomeBlocks(r));
   blocks.push({
