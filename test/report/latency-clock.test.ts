@@ -50,8 +50,10 @@ describe('latency clocks', () => {
     const emulated = [{ name: 'prod', url: 'http://127.0.0.1:3080', api: 'versioned' as const, emulated: true }];
     const b = recordRun(store, searches((i) => 100 + i), { targets: emulated });
     const c = recordRun(store, searches((i) => 300 + i), { targets: emulated });
-    const result = await compareRuns({ baseline: { db, run: String(b) }, candidate: { db, run: String(c) }, out: path.join(dir, 'cmp') });
+    const result = await compareRuns({ baseline: { db, run: String(b) }, candidate: { db, run: String(c) }, out: path.join(dir, 'cmp'), html: true });
     expect(result.candidate.servedByEmulator).toBe(true);
+    // The page embeds its data as JSON: the note is there for the viewer to show under the metrics.
+    expect(fs.readFileSync(path.join(dir, 'cmp', 'compare.html'), 'utf8')).toContain(`"metricsNote":${JSON.stringify(EMULATED_SEARCH_TIME)}`);
     expect(fs.readFileSync(path.join(dir, 'cmp', 'compare.md'), 'utf8')).toContain(EMULATED_SEARCH_TIME);
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'cmp', 'compare.json'), 'utf8'));
     expect(json.baseline.servedByEmulator).toBe(true);

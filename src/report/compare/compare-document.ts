@@ -22,6 +22,12 @@ export function pooledText(w: NonNullable<Side['window']>): string {
 export const EMULATED_SEARCH_TIME =
   "A dsbench emulator answered these searches: it searches its corpus in real time on its own machine, so their durations follow that machine's load (other work, busy loops), not a service's speed (docs/emulator.md).";
 
+/** The note under the metrics when searches were compared and an emulator answered a side's. */
+export function emulatedSearchNote(r: Pick<CompareResult, 'baseline' | 'candidate' | 'summary'>): string | undefined {
+  const pairs = r.summary.metrics.find((m) => m.metric === 'search_latency')?.n ?? 0;
+  return pairs > 0 && (r.baseline.servedByEmulator || r.candidate.servedByEmulator) ? EMULATED_SEARCH_TIME : undefined;
+}
+
 /** `search latency (server)`: a latency names the clock its pairs were timed by, with counts when they mix. */
 export function metricName(m: Pick<MetricResult, 'metric' | 'clock'>): string {
   const name = m.metric.replace('_', ' ');
@@ -180,10 +186,8 @@ function metricBlocks(r: CompareResult): Block[] {
       ]),
     },
   });
-  const searchPairs = s.metrics.find((m) => m.metric === 'search_latency')?.n ?? 0;
-  if (searchPairs > 0 && (r.baseline.servedByEmulator || r.candidate.servedByEmulator)) {
-    blocks.push({ kind: 'para', text: [EMULATED_SEARCH_TIME] });
-  }
+  const note = emulatedSearchNote(r);
+  if (note !== undefined) blocks.push({ kind: 'para', text: [note] });
   const pr = s.passRate;
   blocks.push(...outcomeBlocks(r));
   blocks.push({

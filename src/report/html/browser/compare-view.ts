@@ -37,6 +37,7 @@ export function renderCompare(d: ComparePage): void {
       return [metricLabel(m), m.n, m.clusters, f(m.baselineMedian), f(m.candidateMedian), fmtSigned(m.delta, m.unit), m.deltaLow == null ? '' : fmtNum(m.deltaLow) + ' … ' + fmtNum(m.deltaHigh), fmtPct(m.relative), m.relativeLow == null ? '' : fmtPct(m.relativeLow) + ' … ' + fmtPct(m.relativeHigh), m.threshold == null ? 'off' : fmtPct(m.threshold), m.detectable == null ? '' : '+' + fmtPct(m.detectable), m.judgement];
     }),
     [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]));
+  if (d.metricsNote) app.appendChild(el('p', { className: 'muted', text: d.metricsNote }));
   pairsSection(d, I);
 }
 

@@ -145,6 +145,8 @@ export interface ComparePage {
   /** `outcome`: the gate's result in the words of every output (compare/verdict.ts gateOutcome). */
   gates: Array<{ name: string; enabled: boolean; failed: boolean; detail: string; outcome: string }>;
   metrics: ComparedMetric[];
+  /** Said under the metrics table (an emulator timed the searches). */
+  metricsNote?: string;
   outcomes?: {
     errorRate: OutcomeChange;
     passRate: OutcomeChange;
