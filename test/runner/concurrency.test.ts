@@ -127,7 +127,8 @@ ${Array.from({ length: 4 }, (_, i) => `  - id: s${i}\n    query: retry${i}\n`).j
       for (const i of [1, 2]) {
         // Sent once the search before it had its answer, seen done before the next one was sent.
         expect(wall.get(`retry${i}`)!).toBeLessThanOrEqual(arrived.get(`retry${i + 1}`)! - answered.get(`retry${i - 1}`)!);
-        expect(wall.get(`retry${i}`)!).toBeGreaterThanOrEqual(150);
+        // Held 150 ms by the server (a timer may fire a millisecond early).
+        expect(wall.get(`retry${i}`)!).toBeGreaterThanOrEqual(145);
       }
     } finally {
       run.close();
