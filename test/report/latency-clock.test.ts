@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/report/compare/compare.js';
 import { EMULATED_SEARCH_TIME } from '../../src/report/compare/compare-document.js';
 import { writeReport } from '../../src/report/report.js';
+import { exposition } from '../../src/report/push-metrics.js';
+import { collectRunMetrics } from '../../src/report/run-metrics.js';
+import { evaluateThresholds } from '../../src/report/thresholds.js';
 import type { Store } from '../../src/store/store.js';
 import { type ItemScript, completed, question, recordRun, search, searchRecord, useTempStore } from './fixtures.js';
 
@@ -82,5 +85,29 @@ describe('latency clocks', () => {
     // Durations 1..6 s: nearest-rank p50 3 s, p90 6 s; wall 1 s more each.
     expect(at('server p50 / p90')).toBe('3.0 s / 6.0 s');
     expect(at('wall p50 / p90')).toBe('4.0 s / 7.0 s');
+  });
+
+  it('thresholds and pushed metrics keep the server duration apart from the wall time', () => {
+    // Durations 100..600 ms, wall times 1,100..1,600 ms.
+    const runId = recordRun(store, searches((i) => 100 * (i + 1)));
+    const scopes = collectRunMetrics(store.db, runId);
+    const results = evaluateThresholds(scopes, [
+      ['searchLatency', ['p90 < 1s']],
+      ['searchServerLatency', ['p90 < 1s']],
+    ]);
+    // The whole run's results (the run's targets are judged too).
+    expect(results.filter((r) => r.target === null).map((r) => [r.metric, r.value, r.passed])).toEqual([
+      ['searchLatency', 1600, false],
+      ['searchServerLatency', 600, true],
+    ]);
+    const text = exposition({ id: runId }, scopes, []);
+    expect(text).toContain(`dsbench_search_server_latency_seconds{target="all",run="${runId}",quantile="0.5"} 0.3\n`);
+    expect(text).toContain(`dsbench_search_latency_seconds{target="all",run="${runId}",quantile="0.5"} 1.3\n`);
+  });
+
+  it('a search with no server duration leaves searchServerLatency not measured', () => {
+    const runId = recordRun(store, searches(() => undefined));
+    const result = evaluateThresholds(collectRunMetrics(store.db, runId), [['searchServerLatency', ['p90 < 1s']]]).find((r) => r.target === null);
+    expect(result).toMatchObject({ metric: 'searchServerLatency', value: null, passed: false, note: 'not measured' });
   });
 });
