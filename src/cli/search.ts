@@ -91,7 +91,10 @@ export function textOf(result: SearchResult): { out: string; err: string } {
   for (const a of result.alerts) lines.push(`Alert: ${a.title}${a.description ? ` — ${a.description}` : ''}`);
   for (const e of result.errors) problems.push(`dsbench: search error: ${e}`);
   if (result.failure) problems.push(`dsbench: search failed: ${result.failure.message}`);
-  lines.push(`wall ${(result.wallMs / 1000).toFixed(2)}s, first match after ${result.timeToFirstMatchMs !== undefined ? `${Math.round(result.timeToFirstMatchMs)} ms` : '—'}`);
+  // Both clocks, named: the server's own duration, and dsbench's from sending the request to `done`.
+  const server = result.durationMs !== undefined ? `${(result.durationMs / 1000).toFixed(2)}s` : '—';
+  const firstMatch = result.timeToFirstMatchMs !== undefined ? `${Math.round(result.timeToFirstMatchMs)} ms` : '—';
+  lines.push(`server ${server}, wall ${(result.wallMs / 1000).toFixed(2)}s, first match after ${firstMatch}`);
   return { out: `${lines.join('\n')}\n`, err: problems.length > 0 ? `${problems.join('\n')}\n` : '' };
 }
 

@@ -24,7 +24,8 @@ const DISTRIBUTION = ['pNN', 'avg', 'med', 'min', 'max'] as const;
 export const THRESHOLD_METRICS = {
   latency: { unit: 'duration', aggregations: DISTRIBUTION, description: "Wall time of each question turn, as dsbench measured it (the summary's wall p50/p90/p99)." },
   serverLatency: { unit: 'duration', aggregations: DISTRIBUTION, description: 'Server-side time of each question turn, as the server reported it.' },
-  searchLatency: { unit: 'duration', aggregations: DISTRIBUTION, description: 'Wall time of each streaming search.' },
+  searchLatency: { unit: 'duration', aggregations: DISTRIBUTION, description: 'Wall time of each streaming search, from sending the request that was answered to its done event.' },
+  searchServerLatency: { unit: 'duration', aggregations: DISTRIBUTION, description: "The server's own time of each streaming search (durationMs of its last progress event), as the server reported it." },
   errorRate: {
     unit: 'share',
     aggregations: ['rate'],

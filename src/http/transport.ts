@@ -116,6 +116,11 @@ export interface StreamReply {
   status: number;
   headers: Record<string, string>;
   body: Readable;
+  /**
+   * `performance.now()` as the answered attempt went out: after the wait for the group commit and any
+   * retry's backoff, which are dsbench's waits, not the server's time.
+   */
+  sentAt: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -187,9 +192,10 @@ export class Transport {
       return {
         link,
         send: async (options) => {
+          const sentAt = performance.now();
           const res = await request(this.dispatcher, { ...options, signal: link.signal });
           const headers = flattenHeaders(res.headers);
-          if (res.statusCode >= 200 && res.statusCode < 300) return { ok: { status: res.statusCode, headers, body: res.body } };
+          if (res.statusCode >= 200 && res.statusCode < 300) return { ok: { status: res.statusCode, headers, body: res.body, sentAt } };
           return { status: res.statusCode, headers, text: await readPrefix(res, ERROR_BODY_BYTES) };
         },
       };

@@ -45,6 +45,7 @@ const GAUGES: readonly Gauge[] = [
   { name: 'dsbench_latency_seconds', help: 'Wall time of a question turn, by quantile (nearest rank).', samples: (s) => quantiles(s.turnWallMs, 1000) },
   { name: 'dsbench_server_latency_seconds', help: "The server's own time of a question turn, by quantile.", samples: (s) => quantiles(s.turnServerMs, 1000) },
   { name: 'dsbench_search_latency_seconds', help: 'Wall time of a streaming search, by quantile.', samples: (s) => quantiles(s.searchWallMs, 1000) },
+  { name: 'dsbench_search_server_latency_seconds', help: "The server's own time of a streaming search (its durationMs), by quantile.", samples: (s) => quantiles(s.searchServerMs, 1000) },
   { name: 'dsbench_items', help: 'Items planned (questions and searches, times repeats).', samples: (s) => one(s.items.items) },
   { name: 'dsbench_items_finished', help: 'Items that ran to their end.', samples: (s) => one(s.items.done) },
   { name: 'dsbench_item_errors', help: 'Finished items that ended in a failure the suite did not expect.', samples: (s) => one(s.items.itemErrors) },

@@ -244,8 +244,8 @@ function searchBlocks(data: ReportData): Block[] {
     blocks.push({
       kind: 'table',
       table: {
-        headers: ['target', 'items', 'complete', 'limit hit', 'truncated', 'error', 'HTTP error', 'exhaustive', 'matches mean', 'wall p50 / p90', 'first match p50', 'pass rate'],
-        align: ['left', ...Array<'right'>(11).fill('right')],
+        headers: ['target', 'items', 'complete', 'limit hit', 'truncated', 'error', 'HTTP error', 'exhaustive', 'matches mean', 'server p50 / p90', 'wall p50 / p90', 'first match p50', 'pass rate'],
+        align: ['left', ...Array<'right'>(12).fill('right')],
         rows: searches.map((s) => [
           s.target,
           `${fmtInt(s.done)}/${fmtInt(s.items)}`,
@@ -256,6 +256,7 @@ function searchBlocks(data: ReportData): Block[] {
           fmtInt(s.verdicts.http_error),
           fmtInt(s.exhaustive),
           fmtNum(s.matches.mean, 1),
+          triple([s.durationMs.p50, s.durationMs.p90], fmtSeconds),
           triple([s.wallMs.p50, s.wallMs.p90], fmtSeconds),
           fmtSeconds(s.firstMatchMs.p50),
           fmtPct(s.expectPassRate),

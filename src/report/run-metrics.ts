@@ -25,6 +25,8 @@ export interface ScopeMetrics {
   conversationTokens: number[];
   searches: number;
   searchWallMs: number[];
+  /** Per search that reported it: the server's durationMs. */
+  searchServerMs: number[];
   searchMatches: number;
   judgeScores: number[];
   citations: { valid: number; invalid: number };
@@ -48,6 +50,7 @@ function emptyScope(target: string | null): ScopeMetrics {
     conversationTokens: [],
     searches: 0,
     searchWallMs: [],
+    searchServerMs: [],
     searchMatches: 0,
     judgeScores: [],
     citations: { valid: 0, invalid: 0 },
@@ -115,6 +118,7 @@ export function collectRunMetrics(db: Database.Database, runId: number): ScopeMe
     for (const s of scopes(search.target)) {
       s.searches++;
       s.searchWallMs.push(search.wallMs);
+      if (search.durationMs !== null) s.searchServerMs.push(search.durationMs);
       s.searchMatches += searchCount(search);
     }
   }

@@ -31,6 +31,8 @@ function samples(scope: ScopeMetrics, metric: ThresholdMetric): Samples {
       return { values: scope.turnServerMs };
     case 'searchLatency':
       return { values: scope.searchWallMs };
+    case 'searchServerLatency':
+      return { values: scope.searchServerMs };
     case 'errorRate':
       return { numerator: scope.items.itemErrors, denominator: scope.items.done };
     case 'passRate':

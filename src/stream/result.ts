@@ -97,9 +97,12 @@ export const SearchResultSchema = z.object({
   /** Server `error` events, malformed events, an oversize event: in order of arrival. */
   errors: z.array(z.string()),
   failure: FailureSchema.optional(),
-  /** Server's duration from the last progress event. */
+  /** Server's duration from the last progress event: the server's own clock, the figure compare prefers. */
   durationMs: ms.optional(),
-  /** From sending the request to `done` or to the end of the exchange. */
+  /**
+   * dsbench's clock (monotonic), from sending the request that was answered (after any retry's wait and the
+   * group commit) to `done` or to the end of the exchange; from the first attempt when none was answered.
+   */
   wallMs: ms,
   timeToFirstEventMs: ms.optional(),
   timeToFirstMatchMs: ms.optional(),

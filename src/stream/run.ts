@@ -73,6 +73,7 @@ export async function runSearch(transport: Transport, params: SearchParamsInput,
       recordRequestFailure(tally, error, stop.signal.reason, opts);
       return finish(tally);
     }
+    tally.sent(reply.sentAt);
     tally.httpStatus = reply.status;
     tally.contentEncoding = reply.headers['content-encoding'];
     if (reply.headers[EMULATOR_HEADER] !== undefined) tally.servedByEmulator = true;

@@ -16,7 +16,8 @@ export interface TallyOptions {
  * matches are counted, never kept.
  */
 export class Tally {
-  readonly startedAt = performance.now();
+  /** When the request went out: the search's start until the answered attempt's own (`sent`). */
+  private startedAt = performance.now();
   httpStatus: number | undefined;
   contentEncoding: string | undefined;
   servedByEmulator: boolean | undefined;
@@ -48,6 +49,11 @@ export class Tally {
   constructor(options: TallyOptions) {
     this.repositories = new DistinctCounter(options.maxDistinct);
     this.files = new DistinctCounter(options.maxDistinct);
+  }
+
+  /** The answered attempt went out at `at` (performance.now()): earlier attempts and waits are not the search's time. */
+  sent(at: number): void {
+    this.startedAt = at;
   }
 
   countEvent(): void {

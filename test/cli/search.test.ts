@@ -36,6 +36,8 @@ describe.concurrent('dsbench search', () => {
     const run = await cli.run(['search', 'needle count:all'], env);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^5 results in [\d.]+s from 2 repositories \(verdict: complete\)/);
+    // The time above is the server's; the line below names both clocks.
+    expect(run.stdout).toMatch(/^server [\d.]+s, wall [\d.]+s, first match after \d+ ms$/m);
   });
 
   it('--json has the counts, the verdict and the timings', async () => {

@@ -136,7 +136,7 @@ describe('compare two runs', () => {
     const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'a'), format: 'text' }, out);
     expect(code).toBe(ExitCode.expectationsFailed);
     expect(out.text).toContain('dsbench compare: FAILED');
-    expect(out.text).toMatch(/latency\s+7\s.*REGRESSED/);
+    expect(out.text).toMatch(/latency \(server\)\s+7\s.*REGRESSED/);
     expect(out.text).toContain(`Verdict: REGRESSED (latency regression); exit 1. Before acting on one night: dsbench confirm ${c} --baseline ${b}`);
     const relaxed = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'b'), maxLatencyRegression: '60%' }, sink());
     expect(relaxed).toBe(ExitCode.ok);
@@ -177,7 +177,7 @@ describe('compare two runs', () => {
     expect(await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'a'), format: 'text' }, out)).toBe(ExitCode.ok);
     expect(out.text).toMatch(/^credits +0 +0 .* not measured$/m);
     expect(out.text).toContain('  - credits regression: not measured in either run (the API reports none): not judged');
-    expect(out.text).toMatch(/^latency +6 +6 .* unchanged$/m);
+    expect(out.text).toMatch(/^latency \(server\) +6 +6 .* unchanged$/m);
   });
 
   it('--fail-on chooses the event gates', async () => {

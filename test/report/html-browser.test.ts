@@ -195,7 +195,7 @@ describe.skipIf(!executable)('HTML reports in headless chromium', () => {
     expect(candidate).toContain('policy.ts and uses a fixed delay with jitter');
     expect(await page.textContent('#side-by-side .baseline del')).toBeTruthy();
     expect(await page.textContent('#side-by-side .candidate ins')).toBeTruthy();
-    expect(await page.innerText('main')).toMatch(/latency\t.*\tregressed/);
+    expect(await page.innerText('main')).toMatch(/latency \(server\)\t.*\tregressed/);
     // The outcome tests, each with its interval and one-sided p-value.
     expect(await page.innerText('#outcomes')).toMatch(/error rate\t\d+\t\d+\t[\d.]+%\t[\d.]+%\t.*\t\S+ \(rise\)/);
     expect(await page.innerText('#outcomes')).toMatch(/pass rate\t.*\(drop\)/);

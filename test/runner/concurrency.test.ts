@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
+import { iterateSearchExport } from '../../src/store/queries.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { START, cleanup, emulator, maxOverlap, runSuite, suite, target } from './fixtures/harness.js';
 
@@ -93,6 +94,42 @@ ${Array.from({ length: 7 }, (_, i) => `  - id: s${i}\n    query: retry${i}\n`).j
       expect(most).toBe(2);
       expect(run.reporter.maxRunning).toBe(2);
       expect(Object.values(run.result.targets.main?.counts ?? {}).reduce((a, b) => a + b, 0)).toBe(7);
+    } finally {
+      run.close();
+    }
+  });
+
+  it("a search's wall time leaves out its wait for a slot", async () => {
+    // One slot, four searches held 150 ms each by the server: each waits for the ones before it.
+    const arrived = new Map<string, number>();
+    const answered = new Map<string, number>();
+    const server = await startServer(async (req: IncomingMessage, res: ServerResponse) => {
+      if (!req.url?.startsWith('/.api/search/stream')) {
+        res.writeHead(404).end();
+        return;
+      }
+      const q = new URL(req.url, 'http://x').searchParams.get('q')!;
+      arrived.set(q, performance.now());
+      await sleep(150);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('event: progress\ndata: {"done":true,"matchCount":0,"durationMs":150,"skipped":[]}\n\nevent: done\ndata: {}\n\n');
+      answered.set(q, performance.now());
+    });
+    servers.push(server);
+    const loaded = await suite(`
+name: searches
+defaults: { searchConcurrency: 1 }
+searches:
+${Array.from({ length: 4 }, (_, i) => `  - id: s${i}\n    query: retry${i}\n`).join('')}`);
+    const run = await runSuite(loaded, [target({ name: 'main', emulator: server.url })]);
+    try {
+      const wall = new Map([...iterateSearchExport(run.db, run.result.runId)].map((s) => [s.query, s.wallMs]));
+      for (const i of [1, 2]) {
+        // Sent once the search before it had its answer, seen done before the next one was sent.
+        expect(wall.get(`retry${i}`)!).toBeLessThanOrEqual(arrived.get(`retry${i + 1}`)! - answered.get(`retry${i - 1}`)!);
+        // Held 150 ms by the server (a timer may fire a millisecond early).
+        expect(wall.get(`retry${i}`)!).toBeGreaterThanOrEqual(145);
+      }
     } finally {
       run.close();
     }

@@ -32,6 +32,6 @@ export interface StreamDeps {
   corpus: Corpus;
   /** Fault injection; none when absent. */
   faults?: StreamFaultInjector | undefined;
-  /** Clock of the durations a search reports (durationMs); default Date.now. */
+  /** Clock of the durations a search reports (durationMs); default performance.now (monotonic). */
   now?: (() => number) | undefined;
 }

@@ -31,8 +31,8 @@ export class StreamSession {
   private batch: string[] = [];
   private batchChars = 0;
   private flushedOnce = false;
-  private lastFlush = Date.now();
-  private lastProgress = Date.now();
+  private lastFlush = performance.now();
+  private lastProgress = performance.now();
   /** The progress last sent, without durationMs: an initial zero state counts as sent. */
   private lastProgressState = '';
   private displayLeft: number;
@@ -46,7 +46,8 @@ export class StreamSession {
     query: Query,
     private fault: StreamFaultKind | undefined,
   ) {
-    this.now = deps.now ?? Date.now;
+    // Monotonic, as a server's own timer is: a step of the wall clock must not change a duration.
+    this.now = deps.now ?? (() => performance.now());
     this.started = this.now();
     this.flushEveryMs = options.flushIntervalMs * options.timeScale;
     this.keepAliveMs = options.progressIntervalMs * options.timeScale;
@@ -75,7 +76,7 @@ export class StreamSession {
         if (!this.flushedOnce) {
           this.flushedOnce = true;
           await this.flush(false);
-        } else if (this.batchChars >= this.options.flushBytes || Date.now() - this.lastFlush >= this.flushEveryMs) await this.flush(true);
+        } else if (this.batchChars >= this.options.flushBytes || performance.now() - this.lastFlush >= this.flushEveryMs) await this.flush(true);
         if (this.sink.closed) return;
       }
     } catch (err) {
@@ -108,7 +109,7 @@ export class StreamSession {
   /** The first batch goes out at once without progress, as in the documentation's example. */
   private async flush(withProgress: boolean): Promise<void> {
     const text = this.changedFilters() + this.takeBatch() + (withProgress ? this.changedProgress() : '');
-    this.lastFlush = Date.now();
+    this.lastFlush = performance.now();
     if (text === '') return;
     await this.sink.write(text);
     await this.faultPoint();
@@ -117,7 +118,7 @@ export class StreamSession {
   /** Timer: a flush when its interval passed and something waits, else a keep-alive; skips while writes are queued. */
   private tick(): void {
     if (this.sink.busy || this.sink.closed) return;
-    const now = Date.now();
+    const now = performance.now();
     const waiting = this.batch.length > 0 || this.filters.dirty || this.progressState() !== this.lastProgressState;
     if (waiting && now - this.lastFlush >= this.flushEveryMs) {
       this.flush(true).catch(() => undefined);
@@ -167,7 +168,7 @@ export class StreamSession {
 
   /** Only the final progress carries repositoriesCount. */
   private progressEvent(done: boolean): string {
-    this.lastProgress = Date.now();
+    this.lastProgress = performance.now();
     this.lastProgressState = this.progressState();
     return frame(
       'progress',

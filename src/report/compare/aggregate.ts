@@ -2,6 +2,7 @@ import { NumberColumn, mean, sortedMedian } from '../../stats/percentiles.js';
 import { type BootstrapOptions, type PairedChange, detectableIncrease, pairedMedianChange } from '../../stats/bootstrap.js';
 import { type FailOn, type GateResult, type Judgement, type Thresholds, TEST_GATES, gateLevels, judge, passOn } from './gates.js';
 import { type OutcomeSummary, OutcomeTally } from './outcomes.js';
+import { ClockTally, type LatencyClocks } from './latency-clocks.js';
 import type { CompareRow } from './pairs.js';
 import { detectableRateDrop, type RateChange, worseThanAllowed } from '../../stats/cluster-rate.js';
 import { plural } from '../tables.js';
@@ -23,6 +24,8 @@ export interface MetricResult extends PairedChange {
   measured: number;
   /** The smallest relative increase this comparison would call regressed 80% of the time; null when not judged, not measured or not gated (nothing it could detect would fail the comparison). */
   detectable: number | null;
+  /** Latencies only: how many pairs each clock timed; null for the other metrics. */
+  clock: LatencyClocks | null;
 }
 
 export interface Listed {
@@ -77,6 +80,7 @@ class Capped {
 
 export class CompareAccumulator {
   private readonly pairs = new Map<MetricName, MetricPairs>(METRICS.map((m) => [m, { b: new NumberColumn(), c: new NumberColumn(), measured: 0, starts: new NumberColumn(), lastCluster: '' }]));
+  private readonly clocks = new ClockTally();
   private readonly outcomes = new OutcomeTally();
   private readonly questions = { paired: 0, baselineOnly: 0, candidateOnly: 0 };
   private readonly searches = { paired: 0, baselineOnly: 0, candidateOnly: 0 };
@@ -143,6 +147,7 @@ export class CompareAccumulator {
 
     if (!row.comparable || row.quarantined) return;
     const cluster = `${row.targetBaseline ?? ''}\u0000${row.itemId}`;
+    this.clocks.add(row);
     if (row.kind === 'question') {
       this.addPair('latency', cluster, row.latencyBaseline, row.latencyCandidate);
       this.addPair('tokens', cluster, row.tokensBaseline, row.tokensCandidate);
@@ -171,7 +176,8 @@ export class CompareAccumulator {
       const change = pairedMedianChange(b.values(), c.values(), bootstrap, starts.values(), level);
       const threshold = thresholdOf[metric];
       const judgement = judge(change, threshold, thresholds.minPairs);
-      return { metric, unit: UNITS[metric], ...change, threshold, judgement, gated: threshold !== null, measured, detectable: judgement === 'too few pairs' || threshold === null || measured === 0 ? null : detectableIncrease(change, threshold, level, bootstrap.confidence) };
+      const detectable = judgement === 'too few pairs' || threshold === null || measured === 0 ? null : detectableIncrease(change, threshold, level, bootstrap.confidence);
+      return { metric, unit: UNITS[metric], ...change, threshold, judgement, gated: threshold !== null, measured, detectable, clock: this.clocks.of(metric) };
     });
     const outcomes = this.outcomes.finish(bootstrap);
     const rate = (n: number): number | null => (this.pass.items === 0 ? null : n / this.pass.items);

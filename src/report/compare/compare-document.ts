@@ -18,6 +18,26 @@ export function pooledText(w: NonNullable<Side['window']>): string {
   return `window:${w.requested}, ${w.runs.length} run${w.runs.length === 1 ? '' : 's'} pooled (${ids})${short}`;
 }
 
+/** Said under the metrics when a dsbench emulator timed the searches compared. */
+export const EMULATED_SEARCH_TIME =
+  "A dsbench emulator answered these searches: it searches its corpus in real time on its own machine, so their durations follow that machine's load (other work, busy loops), not a service's speed (docs/emulator.md).";
+
+/** The note under the metrics when searches were compared and an emulator answered a side's. */
+export function emulatedSearchNote(r: Pick<CompareResult, 'baseline' | 'candidate' | 'summary'>): string | undefined {
+  const pairs = r.summary.metrics.find((m) => m.metric === 'search_latency')?.n ?? 0;
+  return pairs > 0 && (r.baseline.servedByEmulator || r.candidate.servedByEmulator) ? EMULATED_SEARCH_TIME : undefined;
+}
+
+/** `search latency (server)`: a latency names the clock its pairs were timed by, with counts when they mix. */
+export function metricName(m: Pick<MetricResult, 'metric' | 'clock'>): string {
+  const name = m.metric.replace('_', ' ');
+  const c = m.clock;
+  if (c === null || c.server + c.wall === 0) return name;
+  if (c.wall === 0) return `${name} (server)`;
+  if (c.server === 0) return `${name} (wall)`;
+  return `${name} (server ${fmtInt(c.server)}, wall ${fmtInt(c.wall)})`;
+}
+
 function metricValue(m: MetricResult, v: number | null): string {
   return m.unit === 'ms' ? (v === null ? '–' : `${(v / 1000).toFixed(2)} s`) : fmtNum(v, 2);
 }
@@ -142,7 +162,7 @@ function metricBlocks(r: CompareResult): Block[] {
   blocks.push({
     kind: 'para',
     text: [
-      `Median change (candidate − baseline; relative: the median ratio of a pair's values, or the ratio of the medians when a value is 0) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval that resamples questions with all their repeats and turns (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold and its bound at the gate's level above 0; "detectable" is the smallest increase it would call regressed 80% of the time.`,
+      `Median change (candidate − baseline; relative: the median ratio of a pair's values, or the ratio of the medians when a value is 0) over pairs where both ended well, with a ${Math.round(r.bootstrap.confidence * 100)}% bootstrap interval that resamples questions with all their repeats and turns (${fmtInt(r.bootstrap.resamples)} resamples, seed ${r.bootstrap.seed}). A metric regressed when the whole interval of its relative change is above the threshold and its bound at the gate's level above 0; "detectable" is the smallest increase it would call regressed 80% of the time. A latency names its clock: (server) is the server's own time (a question's server time, a search's durationMs), (wall) dsbench's from sending the request to seeing the end, used for a pair where a side lacks the server's.`,
     ],
   });
   blocks.push({
@@ -151,7 +171,7 @@ function metricBlocks(r: CompareResult): Block[] {
       headers: ['metric', 'pairs', 'questions', 'baseline median', 'candidate median', 'median Δ', 'Δ interval', 'relative Δ', 'relative interval', 'threshold', 'detectable', 'verdict'],
       align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
       rows: s.metrics.map((m) => [
-        m.metric.replace('_', ' '),
+        metricName(m),
         fmtInt(m.n),
         fmtInt(m.clusters),
         metricValue(m, m.baselineMedian),
@@ -166,6 +186,8 @@ function metricBlocks(r: CompareResult): Block[] {
       ]),
     },
   });
+  const note = emulatedSearchNote(r);
+  if (note !== undefined) blocks.push({ kind: 'para', text: [note] });
   const pr = s.passRate;
   blocks.push(...outcomeBlocks(r));
   blocks.push({

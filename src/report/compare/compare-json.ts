@@ -13,6 +13,7 @@ export function compareJson(r: CompareResult, pairwise?: PairwiseView): Record<s
     target: s.target,
     targets: s.targets,
     productVersions: s.productVersions,
+    servedByEmulator: s.servedByEmulator,
     ...(s.window && { window: { requested: s.window.requested, runIds: s.window.runs.map((r) => r.id) } }),
   });
   return {

@@ -18,6 +18,8 @@ export interface Side {
   targets: string[];
   /** The product version of each target compared (all targets when `target` is null), as recorded at the run's start. */
   productVersions: TargetProductVersion[];
+  /** A dsbench emulator (embedded or standalone) answered a compared target: its search durations are its machine's time. */
+  servedByEmulator: boolean;
   /** A pooled baseline (`window:K`): the runs pooled, newest first (`run` is the newest), and K. */
   window?: { runs: RunRecord[]; requested: number };
 }

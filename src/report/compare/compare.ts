@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import path from 'node:path';
 import { UsageError } from '../../errors/errors.js';
-import { type ComparedQuestionRow, type RunRecord, type SearchExportRow, iterateComparedQuestions, iterateSearchExport, runProductVersions, runTargets, type TargetProductVersion } from '../../store/queries.js';
+import { type ComparedQuestionRow, type RunRecord, type RunTargetRow, type SearchExportRow, iterateComparedQuestions, iterateSearchExport, runProductVersions, runTargets, type TargetProductVersion } from '../../store/queries.js';
 import type { Store } from '../../store/store.js';
 import { renderMarkdown, renderText } from '../document.js';
 import { type BaselineRuns, inSnapshot, openResults, outputDir, resolveBaseline, resolveRun } from '../open.js';
@@ -63,12 +63,15 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
     const cStore = candidateStore;
     const work = async (): Promise<CompareResult> => {
       const cRun = resolveRun(cStore.db, options.candidate.db, options.candidate.run);
-      const cTargets = runTargets(cStore.db, cRun.id).map((t) => t.name);
+      const cTargetRows = runTargets(cStore.db, cRun.id);
+      const cTargets = cTargetRows.map((t) => t.name);
       const bRuns = resolveBaseline(baselineStore.db, options.baseline.db, options.baseline.run, { run: cRun, targets: cTargets, sameDb }, options.baseline.target);
       const bRun = bRuns.runs[0]!;
+      // A pooled baseline's targets are its newest run's; an emulator serving any pooled run counts.
+      const bTargetRows = bRuns.runs.flatMap((r) => runTargets(baselineStore.db, r.id));
       const { baseline, candidate, byTarget } = chooseTargets(
-        { db: options.baseline.db, run: bRun, targets: runTargets(baselineStore.db, bRun.id).map((t) => t.name), requested: options.baseline.target, versions: runProductVersions(baselineStore.db, bRun.id) },
-        { db: options.candidate.db, run: cRun, targets: cTargets, requested: options.candidate.target, versions: runProductVersions(cStore.db, cRun.id) },
+        { db: options.baseline.db, run: bRun, targets: runTargets(baselineStore.db, bRun.id).map((t) => t.name), requested: options.baseline.target, versions: runProductVersions(baselineStore.db, bRun.id), emulated: emulatedNames(bTargetRows) },
+        { db: options.candidate.db, run: cRun, targets: cTargets, requested: options.candidate.target, versions: runProductVersions(cStore.db, cRun.id), emulated: emulatedNames(cTargetRows) },
       );
       if (bRuns.window !== null) baseline.window = { runs: bRuns.runs, requested: bRuns.window };
       if (sameDb && bRun.id === cRun.id && baseline.target === candidate.target) {
@@ -198,7 +201,11 @@ interface SideInput {
   targets: string[];
   requested: string | undefined;
   versions: TargetProductVersion[];
+  /** Targets a dsbench emulator answered. */
+  emulated: ReadonlySet<string>;
 }
+
+const emulatedNames = (rows: readonly RunTargetRow[]): ReadonlySet<string> => new Set(rows.filter((t) => t.servedByEmulator).map((t) => t.name));
 
 /**
  * Which targets are compared. Named targets (--targets a,b): exactly those. Otherwise two single-target
@@ -212,6 +219,7 @@ export function chooseTargets(b: SideInput, c: SideInput): { baseline: Side; can
     target,
     targets: s.targets,
     productVersions: target === null ? s.versions : s.versions.filter((v) => v.target === target),
+    servedByEmulator: target === null ? s.emulated.size > 0 : s.emulated.has(target),
   });
   for (const s of [b, c]) {
     if (s.requested !== undefined && !s.targets.includes(s.requested)) {

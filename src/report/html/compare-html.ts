@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ComparedQuestionRow } from '../../store/queries.js';
 import type { ComparePair, CompareResult, CompareSink, CompareSinkOptions, PairwiseView } from '../compare/compare-result.js';
-import { versionsLine } from '../compare/compare-document.js';
+import { emulatedSearchNote, versionsLine } from '../compare/compare-document.js';
 import { gateOutcome } from '../compare/verdict.js';
 import { reasons } from '../expectations.js';
 import type { ComparePage, EmbeddedAnswers, Row, SideGrade } from './browser/data.js';
@@ -105,6 +105,7 @@ export class CompareHtml implements CompareSink {
       verdictLine: result.verdictLine,
       gates: result.summary.gates.map((g) => ({ ...g, outcome: gateOutcome(g) })),
       metrics: result.summary.metrics,
+      ...(emulatedSearchNote(result) !== undefined && { metricsNote: emulatedSearchNote(result) }),
       outcomes: result.summary.outcomes,
       stateChanges: result.summary.stateChanges,
       newFailures: result.summary.newFailures.count,

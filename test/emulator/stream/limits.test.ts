@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Corpus } from '../../../src/emulator/corpus/index.js';
 import {
   countOf,
@@ -150,6 +150,25 @@ describe('timeout', () => {
       expect(progress.durationMs).toBeGreaterThanOrEqual(100);
     } finally {
       await starved.close();
+    }
+  });
+
+  it('times its duration on a monotonic clock: the wall clock stepping back an hour mid-search changes nothing', async () => {
+    const realNow = Date.now.bind(Date);
+    let stepped = false;
+    const steppedCorpus = await slowCorpusOf(dir, () => {
+      stepped = true;
+      return 30;
+    });
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - (stepped ? 3_600_000 : 0));
+    const server = await startServer({ corpus: steppedCorpus });
+    try {
+      const { events } = await stream(server.url, { q: 'repo:acme count:all retry' });
+      expect(stepped).toBe(true);
+      expect(finalProgress(events).durationMs).toBeGreaterThanOrEqual(30);
+    } finally {
+      clock.mockRestore();
+      await server.close();
     }
   });
 });

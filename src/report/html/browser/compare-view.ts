@@ -3,7 +3,7 @@
 import type { ChartDataset } from 'chart.js';
 import { answerNode, diff, listNode, sideGrade } from './answers.js';
 import { chart, chartBox, endCharts, histogram } from './charts.js';
-import type { ComparePage, OutcomeChange, Pairwise, Rate, Row } from './data.js';
+import type { ComparedMetric, ComparePage, OutcomeChange, Pairwise, Rate, Row } from './data.js';
 import { app, el, fmtMs, fmtNum, fmtP, fmtPct, fmtPts, fmtSigned, header, heading, runName } from './dom.js';
 import { num, pagedTable, staticTable, type Column } from './tables.js';
 
@@ -34,10 +34,20 @@ export function renderCompare(d: ComparePage): void {
   app.appendChild(staticTable(['metric', 'pairs', 'questions', 'baseline median', 'candidate median', 'median change', 'interval', 'relative', 'relative interval', 'threshold', 'detectable', 'verdict'],
     d.metrics.map((m) => {
       const f = m.unit === 'ms' ? fmtMs : (v: number | null) => fmtNum(v);
-      return [m.metric, m.n, m.clusters, f(m.baselineMedian), f(m.candidateMedian), fmtSigned(m.delta, m.unit), m.deltaLow == null ? '' : fmtNum(m.deltaLow) + ' … ' + fmtNum(m.deltaHigh), fmtPct(m.relative), m.relativeLow == null ? '' : fmtPct(m.relativeLow) + ' … ' + fmtPct(m.relativeHigh), m.threshold == null ? 'off' : fmtPct(m.threshold), m.detectable == null ? '' : '+' + fmtPct(m.detectable), m.judgement];
+      return [metricLabel(m), m.n, m.clusters, f(m.baselineMedian), f(m.candidateMedian), fmtSigned(m.delta, m.unit), m.deltaLow == null ? '' : fmtNum(m.deltaLow) + ' … ' + fmtNum(m.deltaHigh), fmtPct(m.relative), m.relativeLow == null ? '' : fmtPct(m.relativeLow) + ' … ' + fmtPct(m.relativeHigh), m.threshold == null ? 'off' : fmtPct(m.threshold), m.detectable == null ? '' : '+' + fmtPct(m.detectable), m.judgement];
     }),
     [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]));
+  if (d.metricsNote) app.appendChild(el('p', { className: 'muted', text: d.metricsNote }));
   pairsSection(d, I);
+}
+
+/** A latency with the clock its pairs were timed by: server, wall, or both with their counts. */
+function metricLabel(m: ComparedMetric): string {
+  const c = m.clock;
+  if (!c || c.server + c.wall === 0) return m.metric;
+  if (c.wall === 0) return m.metric + ' (server)';
+  if (c.server === 0) return m.metric + ' (wall)';
+  return m.metric + ' (server ' + c.server + ', wall ' + c.wall + ')';
 }
 
 /** The output-limit rates a page has (none in pages written before they were told apart). */

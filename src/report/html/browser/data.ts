@@ -114,6 +114,8 @@ export interface ComparedMetric {
   threshold: number | null;
   detectable: number | null;
   judgement: string;
+  /** Latencies: pairs timed by the server's clock and by dsbench's wall clock (absent in older pages). */
+  clock?: { server: number; wall: number } | null;
 }
 
 /** A rate's change between the sides, with its interval and one-sided tests. */
@@ -143,6 +145,8 @@ export interface ComparePage {
   /** `outcome`: the gate's result in the words of every output (compare/verdict.ts gateOutcome). */
   gates: Array<{ name: string; enabled: boolean; failed: boolean; detail: string; outcome: string }>;
   metrics: ComparedMetric[];
+  /** Said under the metrics table (an emulator timed the searches). */
+  metricsNote?: string;
   outcomes?: {
     errorRate: OutcomeChange;
     passRate: OutcomeChange;
