@@ -21,6 +21,7 @@ import { interruptionNotes } from './run-notes.js';
 import { notifyAfterRun } from './run-notify.js';
 import { fetchRunTraces } from './run-trace.js';
 import { renderText } from '../report/document.js';
+import { textWidthFor } from './text-width.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
 
 /** The slowest and the failed items `run --trace` lists with their links at the end of its summary. */
@@ -52,7 +53,7 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
   const runCode = mostSevere([result.exitCode, thresholdsExitCode(thresholds)]);
   // With --confirm the second look is taken below; `dsbench confirm` cannot re-ask an embedded emulator once the run has ended.
   const hint = argv.confirm ? 'none' : embedded ? 'rerun' : 'confirm';
-  const comparison = baseline && runEndedAsNight(result.exitCode) ? await compareWithBaseline(argv.db, run.id, baseline, argv, hint) : undefined;
+  const comparison = baseline && runEndedAsNight(result.exitCode) ? await compareWithBaseline(argv.db, run.id, baseline, argv, hint, undefined, textWidthFor(cli)) : undefined;
   const look = argv.confirm && baseline && needsSecondLook(comparison) ? await secondLook(cli, argv, { id: run.id, targets: ended.targets, baseline }, ended.transport, ended.reporterName) : undefined;
   const confirmed: Confirmed | undefined = look && 'result' in look ? look : undefined;
   const refused = look && 'refused' in look ? `\nNo second look (--confirm): ${look.refused}. The comparison's exit code stands.\n` : '';
