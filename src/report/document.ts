@@ -71,6 +71,8 @@ export function renderText(blocks: readonly Block[], width = DEFAULT_TEXT_WIDTH)
 
 /** Inline content as lines of at most `width` columns, the first after `first`, the others after `rest`. */
 function wrapInline(parts: Inline[], width: number, first = '', rest = first): string {
+  const whole = first + textInline(parts);
+  if (textWidth(whole) <= width) return whole;
   const lines = fillLines(inlineWords(parts, width - rest.length), Math.max(1, width - first.length), Math.max(1, width - rest.length));
   return lines.map((l, n) => (n === 0 ? first : rest) + l).join('\n');
 }

@@ -88,10 +88,13 @@ export function mdTable(table: Table): string {
   return [line(table.headers.map(mdCell)), line(sep), ...table.rows.map((r) => line(r.map(mdCell)))].join('\n') + '\n';
 }
 
+/** A terminal table's cell is cut past this many characters (a server's whole error page is no cell); shorter ones wrap. */
+const TEXT_CELL_MAX = 500;
+
 /** A table as aligned text at most `width` columns wide: wrapped, or one block per row, when it is wider (text-fit.ts). */
 export function textTable(table: Table, width = DEFAULT_TEXT_WIDTH): string {
   if (table.rows.length === 0) return '';
-  const all = [table.headers, ...table.rows].map((r) => r.map((c) => plainCell(c)));
+  const all = [table.headers, ...table.rows].map((r) => r.map((c) => plainCell(c, TEXT_CELL_MAX)));
   return fitTable(all, table.align ?? [], width);
 }
 

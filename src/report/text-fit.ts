@@ -68,36 +68,51 @@ export function wrapText(text: string, width: number, hang = 0): string {
 }
 
 /**
- * A table of one-line cells as text at most `width` columns wide: its natural layout when that fits; else the
- * widest columns narrowed (their cells wrapped at spaces, the header too) down to their longest word, with
- * two spaces between columns or, when that is too wide, one; else, for a table of a few rows, the table turned
- * so that each row is a column; else each row as `header: value` lines.
+ * A table of one-line cells as text at most `width` columns wide, the first layout that fits: natural; its
+ * widest columns narrowed (cells wrapped at spaces, headers too) down to their longest word, two spaces
+ * apart; for a table of a few rows, turned so each row is a column; narrowed, one space apart; turned and
+ * narrowed; else each row as `header: value` lines.
  */
 export function fitTable(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number): string {
-  const fitted = sideBySide(rows, align, width);
-  if (fitted !== undefined) return fitted;
-  const turned = rows.length - 1 <= MAX_TURNED ? sideBySide(turn(rows), [], width) : undefined;
-  return turned ?? stacked(rows, width);
+  const few = rows.length - 1 <= MAX_TURNED;
+  const turned = few ? turn(rows) : [];
+  const layouts = [
+    () => natural(rows, align, width),
+    () => wrapped(rows, align, width, GAP),
+    () => (few ? natural(turned, [], width) : undefined),
+    () => wrapped(rows, align, width, ' '),
+    () => (few ? wrapped(turned, [], width, GAP) : undefined),
+  ];
+  for (const layout of layouts) {
+    const text = layout();
+    if (text !== undefined) return text;
+  }
+  return stacked(rows, width);
 }
 
 /** Rows of at most this many (beside the header) may be turned into columns. */
 const MAX_TURNED = 6;
 
-/** The table side by side in at most `width` columns, if it fits: natural, else wrapped; undefined if not. */
-function sideBySide(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number): string | undefined {
-  const columns = rows[0]!.length;
-  const natural = Array.from({ length: columns }, (_, i) => rows.reduce((w, r) => Math.max(w, textWidth(r[i] ?? '')), 0));
-  if (sum(natural) + GAP.length * (columns - 1) <= width) return rows.map((r) => layoutRow(r.map((c) => [c]), natural, align, GAP)).join('\n') + '\n';
-  const least = Array.from({ length: columns }, (_, i) => rows.reduce((w, r) => Math.max(w, longestWord(r[i] ?? '')), 0));
-  for (const gap of [GAP, ' ']) {
-    const room = width - gap.length * (columns - 1);
-    if (sum(least) > room) continue;
-    const widths = narrowed(natural, least, room);
-    const [header, ...body] = rows.map((r) => layoutRow(r.map((c, i) => fillLines(wordsOf(c), widths[i]!)), widths, align, gap));
-    // A rule under the header, whose words may now take several lines, so none is read as a row.
-    return [header, widths.map((w) => '-'.repeat(w)).join(gap), ...body].join('\n') + '\n';
-  }
-  return undefined;
+function naturalWidths(rows: readonly (readonly string[])[]): number[] {
+  return rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, textWidth(r[i] ?? '')), 0));
+}
+
+/** The table as it is, if it fits. */
+function natural(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number): string | undefined {
+  const widths = naturalWidths(rows);
+  if (sum(widths) + GAP.length * (widths.length - 1) > width) return undefined;
+  return rows.map((r) => layoutRow(r.map((c) => [c]), widths, align, GAP)).join('\n') + '\n';
+}
+
+/** The table with its cells wrapped within narrowed columns, `gap` apart, if its longest words fit. */
+function wrapped(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number, gap: string): string | undefined {
+  const least = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, longestWord(r[i] ?? '')), 0));
+  const room = width - gap.length * (least.length - 1);
+  if (sum(least) > room) return undefined;
+  const widths = narrowed(naturalWidths(rows), least, room);
+  const [header, ...body] = rows.map((r) => layoutRow(r.map((c, i) => fillLines(wordsOf(c), widths[i]!)), widths, align, gap));
+  // A rule under the header, whose words may now take several lines, so none is read as a row.
+  return [header, widths.map((w) => '-'.repeat(w)).join(gap), ...body].join('\n') + '\n';
 }
 
 /** The table turned: its headers the first column, each row a column. */

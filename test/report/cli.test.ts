@@ -39,7 +39,7 @@ describe('dsbench runs', () => {
   it('lists runs newest first as text and JSON', async () => {
     const ids = seedRuns();
     const out = sink();
-    expect(await runRuns({ db, limit: 2 }, out)).toBe(ExitCode.ok);
+    expect(await runRuns({ db, limit: 2 }, out, 10_000)).toBe(ExitCode.ok);
     const lines = out.text.trim().split('\n');
     expect(lines[0]).toMatch(/^id\s+label\s+suite\s+targets\s+version\s+started\s+status\s+verdict\s+items\s+outcomes\s+checks\s+credits$/);
     expect(lines).toHaveLength(3);
@@ -58,7 +58,7 @@ describe('dsbench runs', () => {
     const emulated = [{ name: 'emulator', url: 'http://127.0.0.1:1', api: 'versioned' as const, emulated: true }];
     const id = recordRun(store, [{ item: question('q1', 'emulator'), turns: [completed({ stats: undefined })] }], { targets: emulated });
     const out = sink();
-    await runRuns({ db, limit: 1 }, out);
+    await runRuns({ db, limit: 1 }, out, 10_000);
     expect(out.text.trim().split('\n')[1]).toMatch(new RegExp(`^\\s*${id}\\s+nightly\\s+smoke\\s+emulator \\(emulated\\)\\s+.*\\snot measured$`));
     const json = sink();
     await runRuns({ db, limit: 1, json: true }, json);
