@@ -7,7 +7,8 @@ import { DEFAULT_DB } from '../report/open.js';
 import { writeReport } from '../report/report.js';
 import { reportJson } from '../report/report-json.js';
 import type { ReportFormat } from '../report/report-result.js';
-import { formatBytes, safeJson } from '../report/tables.js';
+import { DEFAULT_TEXT_WIDTH, formatBytes, safeJson } from '../report/tables.js';
+import { fillLines, wordsOf } from '../report/text-fit.js';
 import { databaseBytes } from '../store/prune.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
@@ -57,8 +58,9 @@ function stdoutKind(formats: ReadonlySet<ReportFormat>, json: boolean | undefine
 }
 
 /** The database's size, so a nightly log shows it growing, and what keeps it small. */
-function databaseLine(db: string): string {
-  return `\nDatabase ${db}: ${formatBytes(databaseBytes(db))}; \`dsbench runs prune --keep-last N\` removes older runs (docs/ci.md).\n`;
+function databaseLine(db: string, width = DEFAULT_TEXT_WIDTH): string {
+  const words = [...wordsOf(`Database ${db}: ${formatBytes(databaseBytes(db))};`), '`dsbench runs prune --keep-last N`', ...wordsOf('removes older runs (docs/ci.md).')];
+  return `\n${fillLines(words, width).join('\n')}\n`;
 }
 
 /** The whole `dsbench report` command without yargs: returns the exit code. */
@@ -83,7 +85,7 @@ export async function runReport(args: ReportArgs, stdout: CliOutput = process.st
   checkPushUrl(args.pushMetrics);
   const result = await writeReport({ db: args.db, run: String(args.run ?? 'latest'), out: args.out, formats, bom: args.bom, now: args.now, junit: args.junit, pushMetrics: args.pushMetrics, textWidth });
   stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(reportJson(result.data, result.files)) : result.text);
-  if (kind !== 'json') stdout.write(databaseLine(args.db));
+  if (kind !== 'json') stdout.write(databaseLine(args.db, textWidth));
   tellPush(result.pushed, stderr);
   return ExitCode.ok;
 }

@@ -1,5 +1,5 @@
 import { DEFAULT_TEXT_WIDTH, textTable, uncheckedLostCreates } from '../report/tables.js';
-import { wrapLine } from '../report/text-fit.js';
+import { fillLines, wordsOf, wrapLine } from '../report/text-fit.js';
 import type { KindTally } from '../model/tally.js';
 import type { RunResult, TargetResult } from '../runner/run.js';
 import { isFailure } from '../model/verdict.js';
@@ -94,6 +94,9 @@ export function formatFailingItems(failing: { items: readonly FailingItem[]; tot
   if (failing.total === 0) return '';
   const lines = failing.items.flatMap((f) => wrapLine(`  ${f.target}/${f.suiteItemId}#${f.repeat} (${f.outcome}): ${f.reason.length > 160 ? `${f.reason.slice(0, 159)}…` : f.reason}`, width, 2));
   const more = failing.total - failing.items.length;
-  const all = `npx dsbench report ${runId} --db ${/^[\w./-]+$/.test(db) ? db : JSON.stringify(db)} (questions.csv and searches.csv have every reason)`;
-  return `\nFailing items: ${failing.total}\n${lines.join('\n')}\n  ${more > 0 ? `… and ${more} more; all of them: ${all}` : `details: ${all}`}\n`;
+  const command = `npx dsbench report ${runId} --db ${/^[\w./-]+$/.test(db) ? db : JSON.stringify(db)}`;
+  // The command is one word: wrapped, it stays whole on a line, to copy.
+  const words = [...wordsOf(more > 0 ? `… and ${more} more; all of them:` : 'details:'), command, ...wordsOf('(questions.csv and searches.csv have every reason)')];
+  const all = fillLines(words, width - 2, width - 4).map((l, n) => `${n === 0 ? '  ' : '    '}${l}`);
+  return `\nFailing items: ${failing.total}\n${lines.join('\n')}\n${all.join('\n')}\n`;
 }

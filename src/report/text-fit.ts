@@ -11,6 +11,9 @@ export function textWidth(text: string): number {
   return n;
 }
 
+/** Words that stand between two values: "1.1 s / 2.0 s", "4 … 9", "6.4% → 17.0%". */
+const SEPARATORS = new Set(['/', '…', '→', '-', '–', '—', '|', 'x', '×']);
+
 /** Between two table columns. */
 const GAP = '  ';
 
@@ -24,6 +27,8 @@ export function wordsOf(text: string): string[] {
     if (word === '') continue;
     const last = words.length - 1;
     if (last >= 0 && /^[A-Za-z%]{1,2}[,;)]?$/.test(word) && /\d$/.test(words[last]!)) words[last] += ` ${word}`;
+    // A separator between two values ends the line before, so a line never starts with one.
+    else if (last >= 0 && SEPARATORS.has(word)) words[last] += ` ${word}`;
     else words.push(word);
   }
   return words;
@@ -68,18 +73,18 @@ export function wrapText(text: string, width: number, hang = 0): string {
 }
 
 /**
- * A table of one-line cells as text at most `width` columns wide, the first layout that fits: natural; its
- * widest columns narrowed (cells wrapped at spaces, headers too) down to their longest word, two spaces
- * apart; for a table of a few rows, turned so each row is a column; narrowed, one space apart; turned and
- * narrowed; else each row as `header: value` lines.
+ * A table of one-line cells as text at most `width` columns wide, the first layout that fits: natural; for a
+ * table of a few rows, turned so each row is a column; its widest columns narrowed (cells wrapped at spaces,
+ * headers too) down to their longest word, two spaces apart, then one; turned and narrowed; else each row as
+ * `header: value` lines.
  */
 export function fitTable(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number): string {
   const few = rows.length - 1 <= MAX_TURNED;
   const turned = few ? turn(rows) : [];
   const layouts = [
     () => natural(rows, align, width),
-    () => wrapped(rows, align, width, GAP),
     () => (few ? natural(turned, [], width) : undefined),
+    () => wrapped(rows, align, width, GAP),
     () => wrapped(rows, align, width, ' '),
     () => (few ? wrapped(turned, [], width, GAP) : undefined),
   ];
