@@ -76,7 +76,7 @@ export function wrapText(text: string, width: number, hang = 0): string {
  * A table of one-line cells as text at most `width` columns wide, the first layout that fits: natural; for a
  * table of a few rows, turned so each row is a column; its widest columns narrowed (cells wrapped at spaces,
  * headers too) down to their longest word, two spaces apart, then one; turned and narrowed; else each row as
- * `header: value` lines.
+ * `header: value` lines. A narrowed layout fits only while no cell takes more than MAX_ROW_LINES lines.
  */
 export function fitTable(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number): string {
   const few = rows.length - 1 <= MAX_TURNED;
@@ -98,6 +98,9 @@ export function fitTable(rows: readonly (readonly string[])[], align: readonly (
 /** Rows of at most this many (beside the header) may be turned into columns. */
 const MAX_TURNED = 6;
 
+/** The most lines a wrapped cell may take. */
+const MAX_ROW_LINES = 5;
+
 function naturalWidths(rows: readonly (readonly string[])[]): number[] {
   return rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, textWidth(r[i] ?? '')), 0));
 }
@@ -115,7 +118,10 @@ function wrapped(rows: readonly (readonly string[])[], align: readonly (Align | 
   const room = width - gap.length * (least.length - 1);
   if (sum(least) > room) return undefined;
   const widths = narrowed(naturalWidths(rows), least, room);
-  const [header, ...body] = rows.map((r) => layoutRow(r.map((c, i) => fillLines(wordsOf(c), widths[i]!)), widths, align, gap));
+  const cells = rows.map((r) => r.map((c, i) => fillLines(wordsOf(c), widths[i]!)));
+  // Rows taller than this read as columns of fragments: one block per row reads better.
+  if (cells.some((r) => r.some((c) => c.length > MAX_ROW_LINES))) return undefined;
+  const [header, ...body] = cells.map((r) => layoutRow(r, widths, align, gap));
   // A rule under the header, whose words may now take several lines, so none is read as a row.
   return [header, widths.map((w) => '-'.repeat(w)).join(gap), ...body].join('\n') + '\n';
 }

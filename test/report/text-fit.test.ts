@@ -35,10 +35,12 @@ const RUNS = {
 const ERRORS = {
   headers: ['target', 'kind', 'state', 'code', 'raw code', 'items', 'message'],
   align: ['left', 'left', 'left', 'left', 'left', 'right', 'left'] as ('left' | 'right')[],
-  rows: [
-    ['default', 'question', 'error', 'INTERNAL', 'ERROR_INTERNAL', '8', 'An internal error occurred while the agent was searching; the request took 150.0 s before it failed and it was not retried by the server'],
-    ['default', 'question', 'error', 'TOKEN_LIMIT_EXCEEDED', 'ERROR_TOKEN_LIMIT_EXCEEDED', '1', 'The search used more tokens than the limit of 200,000 allows for one conversation'],
-  ],
+  // More rows than a table is turned for.
+  rows: Array.from({ length: 7 }, (_, i) =>
+    i % 2 === 0
+      ? ['default', 'question', 'error', 'INTERNAL', 'ERROR_INTERNAL', String(8 + i), 'An internal error occurred while the agent was searching; the request took 150.0 s before it failed and it was not retried by the server']
+      : ['default', 'question', 'error', 'TOKEN_LIMIT_EXCEEDED', 'ERROR_TOKEN_LIMIT_EXCEEDED', String(i), 'The search used more tokens than the limit of 200,000 allows for one conversation'],
+  ),
 };
 
 /** Every word of every cell, as the table gave it. */
@@ -64,11 +66,11 @@ describe('tables fitted to a width', () => {
   });
 
   it('too wide, its cells wrap within their columns at spaces, a number stays with its unit, the header has a rule under it', () => {
-    const text = textTable(ERRORS, 100);
+    const text = textTable(ERRORS, 120);
     const lines = text.split('\n');
     expect(lines[0]).toMatch(/^target\s+kind\s+state\s+code\s+raw code\s+items\s+message$/);
     expect(lines[1]).toMatch(/^-+ +-+ +-+/);
-    for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(100);
+    for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(120);
     // The rows stay rows: each starts with its target, its message continues under the message column.
     expect(lines.filter((l) => l.startsWith('default '))).toHaveLength(ERRORS.rows.length);
     const column = lines[0]!.indexOf('message');
@@ -83,6 +85,12 @@ describe('tables fitted to a width', () => {
     expect(text.split('\n')[0]).toMatch(/^metric\s+latency\s+search latency\s+credits$/);
     expect(text).toMatch(/\nthreshold\s+\+20\.0%\s+\+20\.0%\s+\+10\.0%\n/);
     expect(text).toMatch(/\nΔ interval\s+\+79\.00 s … \+164\.50 s\s+-0\.63 s … \+0\.35 s\s+–\n/);
+  });
+
+  it('a table whose cells would wrap into more than 5 lines is one block per row instead', () => {
+    const text = textTable(ERRORS, 100);
+    expect(text.trimEnd().split('\n\n')).toHaveLength(ERRORS.rows.length);
+    expect(text).toMatch(/^target: +default\nkind: +question\n/);
   });
 
   it('a table of many rows that cannot fit side by side is one block of `header: value` lines per row', () => {
