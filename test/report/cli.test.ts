@@ -7,7 +7,7 @@ import { UsageError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { Store } from '../../src/store/store.js';
 import { prepareCli } from '../helpers/cli.js';
-import { dsbenchHere } from '../helpers/cli-here.js';
+import { dsbenchHere, WIDE } from '../helpers/cli-here.js';
 import { completed, csvObjects, failed, question, recordRun, useTempStore } from './fixtures.js';
 
 let dir: string;
@@ -112,7 +112,7 @@ describe('dsbench report', () => {
 describe('commands through runCli, in process', () => {
   it('runs report, runs and compare; compare sets exit code 1 when a gate fails', async () => {
     seedRuns();
-    const runs = await dsbenchHere(['runs', '--db', db, '--limit', '1']);
+    const runs = await dsbenchHere(['runs', '--db', db, '--limit', '1'], WIDE);
     expect(runs.stdout).toMatch(/^id\s+label/);
     const report = await dsbenchHere(['report', 'latest', '--db', db, '--out', path.join(dir, 'r'), '--format', 'md']);
     expect(report.stdout).toMatch(/^## dsbench report/);

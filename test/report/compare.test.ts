@@ -134,7 +134,7 @@ describe('compare two runs', () => {
     const slower = baselineItems().map((s) => (s.turns ? { ...s, turns: s.turns.map((t) => ({ ...t, serverMs: t.serverMs! * 1.5 })) } : s));
     const c = recordRun(store, slower, { targets: one('prod') });
     const out = sink();
-    const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'a'), format: 'text' }, out);
+    const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'a'), format: 'text' }, out, WIDE);
     expect(code).toBe(ExitCode.expectationsFailed);
     expect(out.text).toContain('dsbench compare: FAILED');
     expect(out.text).toMatch(/latency\s+7\s.*REGRESSED/);
