@@ -1,6 +1,7 @@
 // Text for a terminal fitted to its width: a long line is wrapped at spaces, never inside a word (a number,
-// a path, a command stays whole), and a table too wide for the width wraps its cells within their columns,
-// or, when even that cannot fit, is laid out as `header: value` lines, one block per row.
+// a path, a command stays whole), and a table too wide for the width is turned (a few rows), wraps its cells
+// within their columns, or, when even that cannot fit, is laid out as `header: value` lines, one block per row.
+// Markdown, CSV, JSON and HTML are never fitted: only text for a terminal or a log.
 
 export type Align = 'left' | 'right';
 
