@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { commandUsage } from './command-usage.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import type { CliOutput, CommandContext } from './io.js';
+import { textWidthFor } from './text-width.js';
 
 // `dsbench baseline bless|list|drop`: names for runs chosen as baselines, read back as `blessed:<name>`.
 // Only the names table is written: never the run a name points at.
@@ -67,7 +68,7 @@ export function runBless(args: BlessArgs, stdout: CliOutput): number {
 }
 
 /** `dsbench baseline list`. */
-export function runBaselineList(args: BaselineArgs, stdout: CliOutput): number {
+export function runBaselineList(args: BaselineArgs, stdout: CliOutput, width?: number): number {
   const store = openExisting(args.db);
   try {
     const rows = listBaselines(store.db).map((b) => ({ ...b, run: findRun(store.db, b.runId)! }));
@@ -80,7 +81,7 @@ export function runBaselineList(args: BaselineArgs, stdout: CliOutput): number {
         textTable({
           headers: ['name', 'run', 'label', 'suite', 'run started', 'blessed', 'forced'],
           rows: rows.map((b) => [b.name, String(b.runId), b.run.label ?? '', b.run.suiteName, b.run.startedAt, b.blessedAt, b.forced ? 'yes' : '']),
-        }),
+        }, width),
       );
     }
     return ExitCode.ok;
@@ -129,7 +130,7 @@ export const baselineCommand = (cli: CommandContext): CommandModule<GlobalArgs, 
         describe: 'List the baselines: name, run, suite, when blessed',
         builder: (b: Argv<GlobalArgs>) => b.option('db', dbOption(cli)) as unknown as Argv<BaselineArgs & GlobalArgs>,
         handler: (argv: ArgumentsCamelCase<BaselineArgs & GlobalArgs>) => {
-          cli.exitCode = runBaselineList(argv, cli.stdout);
+          cli.exitCode = runBaselineList(argv, cli.stdout, textWidthFor(cli));
         },
       })
       .command({

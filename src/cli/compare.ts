@@ -11,6 +11,7 @@ import { safeJson } from '../report/tables.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import type { CliOutput, CommandContext } from './io.js';
+import { textWidthFor } from './text-width.js';
 
 export interface CompareArgs {
   baseline: string;
@@ -106,6 +107,7 @@ export async function runCompare(args: CompareArgs, stdout: CliOutput = process.
     html: args.html,
     junit: args.junit,
     includeEdited: args.includeEdited,
+    textWidth: textWidthFor({ stdout, env }),
   });
   const judging = args.judge ? await import('./compare-judge.js') : undefined;
   const pairwise = judging

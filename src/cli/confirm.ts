@@ -18,6 +18,7 @@ import { bootstrapFrom, type CompareArgs, thresholdsFrom } from './compare.js';
 import { type ConfirmResult, confirmRun, parseConfirmBudget } from './confirm-run.js';
 import { type GlobalArgs, pathOption, transportSettings } from './global-options.js';
 import type { CommandContext } from './io.js';
+import { textWidthFor } from './text-width.js';
 import { onStopSignal } from './signals.js';
 
 export interface ConfirmArgs extends CompareArgs {
@@ -191,7 +192,7 @@ export const confirmCommand = (cli: CommandContext): CommandModule<GlobalArgs, C
     }
     const blocks = writeConfirmation(result, argv.db, argv.out);
     const format = argv.format ?? (argv.json ? 'json' : 'text');
-    cli.stdout.write(format === 'json' ? safeJson(confirmJson(result)) : format === 'md' ? renderMarkdown(blocks) : renderText(blocks));
+    cli.stdout.write(format === 'json' ? safeJson(confirmJson(result)) : format === 'md' ? renderMarkdown(blocks) : renderText(blocks, textWidthFor(cli)));
     const code = confirmExitCode(result);
     if (!result.interrupted) recordVerdict(argv.db, result.first.candidate.run.id, code);
     if (code !== ExitCode.ok) cli.exitCode = code;

@@ -9,6 +9,9 @@ import { itemQuality } from '../store/quality-queries.js';
 import { commandUsage } from './command-usage.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import type { CliOutput, CommandContext } from './io.js';
+import { DEFAULT_TEXT_WIDTH } from '../report/tables.js';
+import { wrapText } from '../report/text-fit.js';
+import { textWidthFor } from './text-width.js';
 
 export interface PlanArgs {
   baseline?: string | undefined;
@@ -24,7 +27,7 @@ export interface PlanArgs {
 const pct = (x: number | null): string => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
 
 /** `dsbench plan`: how many questions x repeats a suite needs to detect a change, from two earlier runs' noise. */
-export async function runPlan(args: PlanArgs, stdout: CliOutput = process.stdout): Promise<number> {
+export async function runPlan(args: PlanArgs, stdout: CliOutput = process.stdout, width = DEFAULT_TEXT_WIDTH): Promise<number> {
   const latency = parsePercent(args.detectLatency, '--detect-latency');
   const passRate = parsePercent(args.detectPassRate, '--detect-pass-rate');
   const threshold = parsePercent(args.maxLatencyRegression, '--max-latency-regression') ?? 0;
@@ -77,7 +80,7 @@ export async function runPlan(args: PlanArgs, stdout: CliOutput = process.stdout
         ...table.map((t) => `  ${String(t.repeats).padStart(7)}  ${String(t.latency ?? '–').padStart(7)}  ${String(t.passRate ?? '–').padStart(9)}  ${String(t.both ?? '–').padStart(4)}`),
         'Method and assumptions: docs/statistics.md, "Planning a suite".',
       ];
-      stdout.write(`${lines.join('\n')}\n`);
+      stdout.write(`${wrapText(lines.join('\n'), width)}\n`);
       return 0;
     });
   } finally {
@@ -98,6 +101,6 @@ export const planCommand = (cli: CommandContext): CommandModule<GlobalArgs, Plan
       .option('confidence', { type: 'number', default: DEFAULT_BOOTSTRAP.confidence * 100, describe: 'Confidence level of the comparison, in percent' })
       .option('json', { type: 'boolean', default: false, describe: 'Print JSON' }) as unknown as Argv<PlanArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<PlanArgs & GlobalArgs>) => {
-    await runPlan(argv, cli.stdout);
+    await runPlan(argv, cli.stdout, textWidthFor(cli));
   },
 });

@@ -7,12 +7,14 @@ import { DEFAULT_DB } from '../report/open.js';
 import { writeReport } from '../report/report.js';
 import { reportJson } from '../report/report-json.js';
 import type { ReportFormat } from '../report/report-result.js';
-import { formatBytes, safeJson } from '../report/tables.js';
+import { DEFAULT_TEXT_WIDTH, formatBytes, safeJson } from '../report/tables.js';
+import { fillLines, wordsOf } from '../report/text-fit.js';
 import { databaseBytes } from '../store/prune.js';
 import { type GlobalArgs, pathOption } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import { checkPushUrl, PUSH_METRICS_OPTION, tellPush } from './push-metrics.js';
 import type { CliOutput, CommandContext } from './io.js';
+import { textWidthFor } from './text-width.js';
 
 export interface ReportArgs {
   run?: string | undefined;
@@ -56,12 +58,13 @@ function stdoutKind(formats: ReadonlySet<ReportFormat>, json: boolean | undefine
 }
 
 /** The database's size, so a nightly log shows it growing, and what keeps it small. */
-function databaseLine(db: string): string {
-  return `\nDatabase ${db}: ${formatBytes(databaseBytes(db))}; \`dsbench runs prune --keep-last N\` removes older runs (docs/ci.md).\n`;
+function databaseLine(db: string, width = DEFAULT_TEXT_WIDTH): string {
+  const words = [...wordsOf(`Database ${db}: ${formatBytes(databaseBytes(db))};`), '`dsbench runs prune --keep-last N`', ...wordsOf('removes older runs (docs/ci.md).')];
+  return `\n${fillLines(words, width).join('\n')}\n`;
 }
 
 /** The whole `dsbench report` command without yargs: returns the exit code. */
-export async function runReport(args: ReportArgs, stdout: CliOutput = process.stdout, stderr: CliOutput = process.stderr): Promise<number> {
+export async function runReport(args: ReportArgs, stdout: CliOutput = process.stdout, stderr: CliOutput = process.stderr, textWidth?: number): Promise<number> {
   const formats = parseFormats(args.format);
   if (args.json) formats.add('json');
   if (args.html) formats.add('html');
@@ -72,7 +75,7 @@ export async function runReport(args: ReportArgs, stdout: CliOutput = process.st
     if (args.pushMetrics !== undefined) throw new UsageError('--push-metrics pushes one run; it does not go with --history');
     if (args.detectSeed !== undefined && !args.detect && !args.detectQuestions) throw new UsageError('--detect-seed seeds --detect: add --detect (or --detect-questions)');
     const detect = args.detect || args.detectQuestions ? { questions: args.detectQuestions === true, seed: args.detectSeed ?? 1 } : undefined;
-    const result = await writeHistory({ db: args.db, limit: args.history, suite: args.suite, out: args.out, formats, bom: args.bom, detect });
+    const result = await writeHistory({ db: args.db, limit: args.history, suite: args.suite, out: args.out, formats, bom: args.bom, detect, textWidth });
     const json = { schemaVersion: HISTORY_SCHEMA_VERSION, suite: result.suite, rows: result.rows, nothingAsked: result.nothingAsked, ...(result.detection && { changePoints: result.detection }), files: result.files };
     stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(json) : result.text);
     return ExitCode.ok;
@@ -80,9 +83,9 @@ export async function runReport(args: ReportArgs, stdout: CliOutput = process.st
   if (args.suite !== undefined) throw new UsageError('--suite goes with --history N');
   if (args.detect || args.detectQuestions || args.detectSeed !== undefined) throw new UsageError('--detect looks for change points over nights: it goes with --history N (e.g. --history 30 --detect)');
   checkPushUrl(args.pushMetrics);
-  const result = await writeReport({ db: args.db, run: String(args.run ?? 'latest'), out: args.out, formats, bom: args.bom, now: args.now, junit: args.junit, pushMetrics: args.pushMetrics });
+  const result = await writeReport({ db: args.db, run: String(args.run ?? 'latest'), out: args.out, formats, bom: args.bom, now: args.now, junit: args.junit, pushMetrics: args.pushMetrics, textWidth });
   stdout.write(kind === 'md' ? result.markdown : kind === 'json' ? safeJson(reportJson(result.data, result.files)) : result.text);
-  if (kind !== 'json') stdout.write(databaseLine(args.db));
+  if (kind !== 'json') stdout.write(databaseLine(args.db, textWidth));
   tellPush(result.pushed, stderr);
   return ExitCode.ok;
 }
@@ -115,7 +118,7 @@ export const reportCommand = (cli: CommandContext): CommandModule<GlobalArgs, Re
         return true;
       }) as unknown as Argv<ReportArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<ReportArgs & GlobalArgs>) => {
-    const code = await runReport(argv, cli.stdout, cli.stderr);
+    const code = await runReport(argv, cli.stdout, cli.stderr, textWidthFor(cli));
     if (code !== ExitCode.ok) cli.exitCode = code;
   },
 });

@@ -91,9 +91,18 @@ export interface RunComparison {
  * folder beside the database (compare-<baseline>-vs-<run>/). A second look (a confirmation) takes this
  * result and decides again; `secondLookHint` says how its verdict points to one.
  */
-export async function compareWithBaseline(db: string, runId: number, baseline: BaselineRef, gates: GateArgs, secondLookHint: SecondLookHint = 'confirm', out?: string): Promise<RunComparison> {
+export async function compareWithBaseline(
+  db: string,
+  runId: number,
+  baseline: BaselineRef,
+  gates: GateArgs,
+  secondLookHint: SecondLookHint = 'confirm',
+  out?: string,
+  textWidth?: number,
+): Promise<RunComparison> {
   const result = await compareRuns({
     secondLookHint,
+    textWidth,
     baseline: { db, run: baseline.run },
     candidate: { db, run: String(runId) },
     out,

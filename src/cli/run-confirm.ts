@@ -1,4 +1,5 @@
 import { renderText } from '../report/document.js';
+import { textWidthFor } from './text-width.js';
 import type { RunTarget } from '../runner/run.js';
 import { REPORTERS, type ReporterName } from '../runner/reporters/index.js';
 import { UsageError } from '../errors/errors.js';
@@ -76,7 +77,7 @@ export async function confirmAfterRun(
       requestTimeoutMs: transport.timeoutMs,
     });
     const blocks = writeConfirmation(result, argv.db, undefined);
-    return { result, exitCode: confirmExitCode(result), text: `\nSecond look (--confirm):\n${renderText(blocks)}` };
+    return { result, exitCode: confirmExitCode(result), text: `\nSecond look (--confirm):\n${renderText(blocks, textWidthFor(cli))}` };
   } finally {
     release();
   }

@@ -21,6 +21,8 @@ import { interruptionNotes } from './run-notes.js';
 import { notifyAfterRun } from './run-notify.js';
 import { fetchRunTraces } from './run-trace.js';
 import { renderText } from '../report/document.js';
+import { textWidthFor } from './text-width.js';
+import { wrapText } from '../report/text-fit.js';
 import { formatFailingItems, formatRunSummary, MAX_FAILING_LISTED } from './run-summary.js';
 
 /** The slowest and the failed items `run --trace` lists with their links at the end of its summary. */
@@ -52,7 +54,7 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
   const runCode = mostSevere([result.exitCode, thresholdsExitCode(thresholds)]);
   // With --confirm the second look is taken below; `dsbench confirm` cannot re-ask an embedded emulator once the run has ended.
   const hint = argv.confirm ? 'none' : embedded ? 'rerun' : 'confirm';
-  const comparison = baseline && runEndedAsNight(result.exitCode) ? await compareWithBaseline(argv.db, run.id, baseline, argv, hint) : undefined;
+  const comparison = baseline && runEndedAsNight(result.exitCode) ? await compareWithBaseline(argv.db, run.id, baseline, argv, hint, undefined, textWidthFor(cli)) : undefined;
   const look = argv.confirm && baseline && needsSecondLook(comparison) ? await secondLook(cli, argv, { id: run.id, targets: ended.targets, baseline }, ended.transport, ended.reporterName) : undefined;
   const confirmed: Confirmed | undefined = look && 'result' in look ? look : undefined;
   const refused = look && 'refused' in look ? `\nNo second look (--confirm): ${look.refused}. The comparison's exit code stands.\n` : '';
@@ -65,13 +67,13 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
     ? `Shard ${split.shardIndex}/${split.shardCount} of run group ${split.groupLabel || '(no --group)'} (${split.groupId}); once every shard is done: dsbench merge SHARD.db... --into DB\n`
     : '';
   const groupNote = settings.group ? groupShareText(settings.group, result) : '';
-  const traceNote = argv.trace !== undefined && !argv.json ? await traceOverview(store, argv.db, run.id) : '';
+  const traceNote = argv.trace !== undefined && !argv.json ? await traceOverview(store, argv.db, run.id, textWidthFor(cli)) : '';
   cli.stdout.write(
     argv.json
       ? `${JSON.stringify({ ...result, exitCode, ...(grades.length > 0 && { grades }), ...(thresholds.length > 0 && { thresholds }), ...(split && { split }), ...(settings.group && { group: settings.group }), quality, db: store.path, emulated, ...(comparison && { comparison: compareJson(comparison.result) }), ...(confirmed && { confirmation: { verdict: confirmed.result.verdict, verdictLine: confirmed.result.line, exitCode: confirmed.exitCode, confirmRunId: confirmed.result.confirmRunId, reasked: confirmed.result.reasked } }), ...(look && 'refused' in look && { confirmation: { refused: look.refused } }), ...(await notifyAfterRun(store.db, run, argv, 'json')) }, null, 2)}\n`
-      : formatRunSummary({ ...result, exitCode: runCode }, store.path, emulated) +
-          formatFailingItems(failingItems(store.db, run.id, MAX_FAILING_LISTED), run.id, store.path) +
-          formatQuality(quality) +
+      : formatRunSummary({ ...result, exitCode: runCode }, store.path, emulated, textWidthFor(cli)) +
+          formatFailingItems(failingItems(store.db, run.id, MAX_FAILING_LISTED), run.id, store.path, textWidthFor(cli)) +
+          wrapText(formatQuality(quality), textWidthFor(cli), 2) +
           formatGradingSummary(grades) +
           formatThresholds(thresholds) +
           shardNote +
@@ -89,7 +91,7 @@ export async function finishRun(cli: CommandContext, argv: RunArgs, store: Store
 }
 
 /** `run --trace`'s overview of the slowest and failed items; the report code it needs is loaded only then. */
-async function traceOverview(store: Store, db: string, runId: number): Promise<string> {
+async function traceOverview(store: Store, db: string, runId: number, width: number): Promise<string> {
   const [{ traceData }, { traceOverviewBlocks }] = await Promise.all([import('../report/report.js'), import('../report/trace-document.js')]);
-  return renderText(traceOverviewBlocks(traceData(store.db, db, runId, RUN_TRACES_LISTED).traces));
+  return renderText(traceOverviewBlocks(traceData(store.db, db, runId, RUN_TRACES_LISTED).traces), width);
 }

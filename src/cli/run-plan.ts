@@ -4,7 +4,8 @@ import type { LoadedSuite } from '../config/load-suite.js';
 import type { NamedConnection } from '../config/targets.js';
 import { UsageError } from '../errors/errors.js';
 import { openResults } from '../report/open.js';
-import { fmtNum, fmtSeconds, textTable } from '../report/tables.js';
+import { DEFAULT_TEXT_WIDTH, fmtNum, fmtSeconds, textTable } from '../report/tables.js';
+import { wrapText } from '../report/text-fit.js';
 import { median } from '../runner/budget.js';
 import { planItems, planPart, type Subset } from '../runner/plan.js';
 import { itemHistory, lastQuota, type ItemCosts, type LastQuota } from '../store/estimates.js';
@@ -29,7 +30,7 @@ export interface DryRunInputs {
 }
 
 /** `run --dry-run`: the plan and its estimate, from the database when there is one (never made by it). */
-export async function dryRun(argv: DryRunArgs, inputs: DryRunInputs, stdout: CliOutput): Promise<void> {
+export async function dryRun(argv: DryRunArgs, inputs: DryRunInputs, stdout: CliOutput, width = DEFAULT_TEXT_WIDTH): Promise<void> {
   const { givenSuite, named, onlyGiven } = inputs;
   const store = existsSync(argv.db) ? openResults(argv.db) : undefined;
   try {
@@ -51,6 +52,7 @@ export async function dryRun(argv: DryRunArgs, inputs: DryRunInputs, stdout: Cli
       subset,
       db: store?.db,
       dbPath: argv.db,
+      width,
     });
     stdout.write(argv.json ? `${JSON.stringify(plan.json, null, 2)}\n` : plan.text);
   } finally {
@@ -70,6 +72,8 @@ export interface DryRunInput {
   /** The results database, when there is one: where the history is read. */
   db: Database.Database | undefined;
   dbPath: string;
+  /** Columns the text is fitted to (default DEFAULT_TEXT_WIDTH). */
+  width?: number | undefined;
 }
 
 /** One suite item on one target: how many times it is planned, and what earlier runs recorded of it. */
@@ -165,7 +169,7 @@ function planText(input: DryRunInput, targets: readonly TargetPlan[], rows: read
       r.kind === 'search' ? '' : input.api === 'versioned' ? 'not measured' : cell(r.credits, credits),
       cell(r.wallMs, (ms) => fmtSeconds(ms)),
     ]),
-  });
+  }, input.width);
   const more = rows.length > shown.length ? `... and ${rows.length - shown.length} more (--json lists them all)\n` : '';
   const totals = targets
     .map((t) => {
@@ -175,7 +179,7 @@ function planText(input: DryRunInput, targets: readonly TargetPlan[], rows: read
     })
     .join('');
   return (
-    `${head}\nEstimate from the earlier runs of this suite on each target (${input.db ? `in ${input.dbPath}` : `no database at ${input.dbPath}`}; medians, per item):\n` +
+    `${wrapText(head, input.width ?? DEFAULT_TEXT_WIDTH, 2)}\nEstimate from the earlier runs of this suite on each target (${input.db ? `in ${input.dbPath}` : `no database at ${input.dbPath}`}; medians, per item):\n` +
     `${table}${more}\nTotals:\n${totals}\nNothing was asked (--dry-run).\n`
   );
 }

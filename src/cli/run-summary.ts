@@ -1,4 +1,5 @@
-import { uncheckedLostCreates } from '../report/tables.js';
+import { DEFAULT_TEXT_WIDTH, textTable, uncheckedLostCreates } from '../report/tables.js';
+import { fillLines, wordsOf, wrapLine } from '../report/text-fit.js';
 import type { KindTally } from '../model/tally.js';
 import type { RunResult, TargetResult } from '../runner/run.js';
 import { isFailure } from '../model/verdict.js';
@@ -12,7 +13,7 @@ const SEARCH_OUTCOMES = ['complete', 'limit_hit', 'error', 'truncated', 'http_er
  * counts by outcome (a failure the suite expected in a column of its own, as the progress line counts it),
  * credits ("not measured" where the API reports none), checks, stops and the totals.
  */
-export function formatRunSummary(result: RunResult, dbPath: string, emulated: boolean): string {
+export function formatRunSummary(result: RunResult, dbPath: string, emulated: boolean, width = DEFAULT_TEXT_WIDTH): string {
   const targets = Object.entries(result.targets);
   const stops = targets
     .filter(([, t]) => t.stopped)
@@ -28,8 +29,8 @@ export function formatRunSummary(result: RunResult, dbPath: string, emulated: bo
     .join('');
   return (
     `\nRun ${result.runId} ${result.status} in ${(result.wallMs / 1000).toFixed(1)} s${emulated ? ' (emulated instance)' : ''}; recorded in ${dbPath}\n` +
-    kindTable('Questions', targets, (t) => t.questions, QUESTION_OUTCOMES, true) +
-    kindTable('Searches', targets, (t) => t.searches, SEARCH_OUTCOMES, false) +
+    kindTable('Questions', targets, (t) => t.questions, QUESTION_OUTCOMES, true, width) +
+    kindTable('Searches', targets, (t) => t.searches, SEARCH_OUTCOMES, false, width) +
     (stops ? `\nStopped targets:\n${stops}` : '') +
     (unowned ? `\nConversations no item owns (a create given up reached the server after all; asked twice if its item asked again; docs/restarts.md):\n${unowned}` : '') +
     (unchecked ? `\nCreates given up and never looked for at the end (one that landed after all would go unseen; docs/restarts.md):\n${unchecked}` : '') +
@@ -63,6 +64,7 @@ function kindTable(
   kind: (t: TargetResult) => KindTally,
   outcomes: readonly string[],
   withCredits: boolean,
+  width: number,
 ): string {
   const present = targets.filter(([, t]) => sum(kind(t).counts) > 0);
   if (present.length === 0) return '';
@@ -77,9 +79,7 @@ function kindTable(
     const k = kind(t);
     return [name, ...used.map((c) => String(c.value(k))), ...(withCredits ? [t.credits === null ? 'not measured' : String(t.credits)] : []), String(k.passed), String(k.failed)];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-  return `\n${title}\n${line(header)}\n${rows.map(line).join('\n')}\n`;
+  return `\n${title}\n${textTable({ headers: header, rows, align: header.map((_, i) => (i === 0 ? 'left' : 'right')) }, width)}`;
 }
 
 
@@ -90,10 +90,13 @@ export const MAX_FAILING_LISTED = 10;
  * The failing items (a failed check, or a failure the suite did not expect), up to MAX_FAILING_LISTED, each
  * with its first reason, and how to see them all; empty when none failed.
  */
-export function formatFailingItems(failing: { items: readonly FailingItem[]; total: number }, runId: number, db: string): string {
+export function formatFailingItems(failing: { items: readonly FailingItem[]; total: number }, runId: number, db: string, width = DEFAULT_TEXT_WIDTH): string {
   if (failing.total === 0) return '';
-  const lines = failing.items.map((f) => `  ${f.target}/${f.suiteItemId}#${f.repeat} (${f.outcome}): ${f.reason.length > 160 ? `${f.reason.slice(0, 159)}…` : f.reason}`);
+  const lines = failing.items.flatMap((f) => wrapLine(`  ${f.target}/${f.suiteItemId}#${f.repeat} (${f.outcome}): ${f.reason.length > 160 ? `${f.reason.slice(0, 159)}…` : f.reason}`, width, 2));
   const more = failing.total - failing.items.length;
-  const all = `npx dsbench report ${runId} --db ${/^[\w./-]+$/.test(db) ? db : JSON.stringify(db)} (questions.csv and searches.csv have every reason)`;
-  return `\nFailing items: ${failing.total}\n${lines.join('\n')}\n  ${more > 0 ? `… and ${more} more; all of them: ${all}` : `details: ${all}`}\n`;
+  const command = `npx dsbench report ${runId} --db ${/^[\w./-]+$/.test(db) ? db : JSON.stringify(db)}`;
+  // The command is one word: wrapped, it stays whole on a line, to copy.
+  const words = [...wordsOf(more > 0 ? `… and ${more} more; all of them:` : 'details:'), command, ...wordsOf('(questions.csv and searches.csv have every reason)')];
+  const all = fillLines(words, width - 2, width - 4).map((l, n) => `${n === 0 ? '  ' : '    '}${l}`);
+  return `\nFailing items: ${failing.total}\n${lines.join('\n')}\n${all.join('\n')}\n`;
 }

@@ -7,6 +7,7 @@ import { verdictWord } from '../model/verdict.js';
 import type { GlobalArgs } from './global-options.js';
 import { commandUsage } from './command-usage.js';
 import type { CommandContext } from './io.js';
+import { textWidthFor } from './text-width.js';
 import { fixBaselineRef, refuseConfirmElsewhere } from './run-baseline.js';
 import { executeSuite, reporterNameOf, startTargets } from './run-execute.js';
 import { finishRun } from './run-finish.js';
@@ -36,7 +37,7 @@ async function runSuite(cli: CommandContext, given: RunArgs): Promise<void> {
   tuneHeap();
   // Flags and the suite are checked before the database is opened: a usage error leaves no file behind.
   const inputs = await readRunInputs(cli, argv);
-  if (argv.dryRun) return dryRun(argv, inputs, cli.stdout);
+  if (argv.dryRun) return dryRun(argv, inputs, cli.stdout, textWidthFor(cli));
   const store = openStore(argv.db, { pageCacheKiB: RUN_PAGE_CACHE_KIB });
   let emulator: RunningEmulator | undefined;
   try {

@@ -10,6 +10,7 @@ import { commandUsage } from './command-usage.js';
 import { runsDeleteCommand } from './runs-delete.js';
 import { runsPruneCommand } from './runs-prune.js';
 import type { CliOutput, CommandContext } from './io.js';
+import { textWidthFor } from './text-width.js';
 
 export interface RunsArgs {
   db: string;
@@ -33,7 +34,7 @@ export function splitText(split: RunSummary['split']): string {
   return `merged ${split.shards.length}/${split.shardCount}${split.partial ? ' PARTIAL' : ''}`;
 }
 
-export function runsTable(runs: readonly RunSummary[]): string {
+export function runsTable(runs: readonly RunSummary[], width?: number): string {
   // The shard column only where some run was split, so the usual listing keeps its width.
   const split = runs.some((r) => r.split);
   const reruns = runs.some((r) => r.rerunOf !== null);
@@ -60,18 +61,18 @@ export function runsTable(runs: readonly RunSummary[]): string {
       ...(reruns ? [r.rerunOf === null ? '' : String(r.rerunOf)] : []),
       ...(confirms ? [r.confirmOf === null ? '' : String(r.confirmOf)] : []),
     ]),
-  });
+  }, width);
 }
 
 /** The whole `dsbench runs` command without yargs: returns the exit code. */
-export async function runRuns(args: RunsArgs, stdout: CliOutput = process.stdout): Promise<number> {
+export async function runRuns(args: RunsArgs, stdout: CliOutput = process.stdout, width?: number): Promise<number> {
   if (!(Number.isInteger(args.limit) && args.limit > 0)) throw new UsageError('--limit must be a positive whole number');
   const store = openResults(args.db);
   try {
     const runs = listRuns(store.db, { limit: args.limit, suite: args.suite });
     if (args.json) stdout.write(safeJson(runs));
     else if (runs.length === 0) stdout.write(args.suite ? `No runs of suite ${args.suite} in ${args.db}.\n` : `No runs in ${args.db}.\n`);
-    else stdout.write(runsTable(runs));
+    else stdout.write(runsTable(runs, width));
     return ExitCode.ok;
   } finally {
     store.close();
@@ -92,7 +93,7 @@ export const runsCommand = (cli: CommandContext): CommandModule<GlobalArgs, Runs
         return true;
       }) as unknown as Argv<RunsArgs & GlobalArgs>,
   handler: async (argv: ArgumentsCamelCase<RunsArgs & GlobalArgs>) => {
-    const code = await runRuns(argv, cli.stdout);
+    const code = await runRuns(argv, cli.stdout, textWidthFor(cli));
     if (code !== ExitCode.ok) cli.exitCode = code;
   },
 });

@@ -1,6 +1,7 @@
 import { redact } from '../redact.js';
 import { terminalSafe } from '../terminal-text.js';
-import { type Table, mdCell, mdTable, mdText, plainCell, textTable } from './tables.js';
+import { DEFAULT_TEXT_WIDTH, type Table, mdCell, mdTable, mdText, plainCell, textTable } from './tables.js';
+import { fillLines, textWidth, wordsOf } from './text-fit.js';
 
 // A summary for people as a list of blocks, rendered as Markdown (for $GITHUB_STEP_SUMMARY and report.md)
 // or as plain text (for a terminal). Values inside text are marked so each renderer can escape them.
@@ -49,17 +50,56 @@ export function renderMarkdown(blocks: readonly Block[]): string {
   return out.join('\n');
 }
 
-export function renderText(blocks: readonly Block[]): string {
+/**
+ * The blocks as plain text, every line at most `width` columns: text wraps at spaces (a code span, such as a
+ * command, only when it is wider than a whole line), a list item's lines under its text, tables fitted.
+ */
+export function renderText(blocks: readonly Block[], width = DEFAULT_TEXT_WIDTH): string {
   const out: string[] = [];
   for (const b of blocks) {
     if (b.markdownOnly) continue;
     if (b.kind === 'heading') {
-      const t = textInline(b.text);
-      out.push(b.level === 1 ? `${t}\n${'='.repeat(Math.min(100, [...t].length))}\n` : `${t}\n`);
-    } else if (b.kind === 'para') out.push(`${textInline(b.text)}\n`);
-    else if (b.kind === 'callout') out.push(`!! ${textInline(b.text)}\n`);
-    else if (b.kind === 'list') out.push(b.items.map((i) => `  - ${textInline(i)}`).join('\n') + '\n');
-    else if (b.table.rows.length > 0) out.push(textTable(b.table));
+      const lines = wrapInline(b.text, width);
+      out.push(b.level === 1 ? `${lines}\n${'='.repeat(Math.min(100, width, [...textInline(b.text)].length))}\n` : `${lines}\n`);
+    } else if (b.kind === 'para') out.push(`${wrapInline(b.text, width)}\n`);
+    else if (b.kind === 'callout') out.push(`${wrapInline(b.text, width, '!! ', '   ')}\n`);
+    else if (b.kind === 'list') out.push(b.items.map((i) => wrapInline(i, width, '  - ', '    ')).join('\n') + '\n');
+    else if (b.table.rows.length > 0) out.push(textTable(b.table, width));
   }
   return out.join('\n');
+}
+
+/** Inline content as lines of at most `width` columns, the first after `first`, the others after `rest`. */
+function wrapInline(parts: Inline[], width: number, first = '', rest = first): string {
+  const whole = first + textInline(parts);
+  if (textWidth(whole) <= width) return whole;
+  const lines = fillLines(inlineWords(parts, width - rest.length), Math.max(1, width - first.length), Math.max(1, width - rest.length));
+  return lines.map((l, n) => (n === 0 ? first : rest) + l).join('\n');
+}
+
+/** The words of inline content: a code span is part of one word, unless it is wider than `width`. */
+function inlineWords(parts: Inline[], width: number): string[] {
+  const words: string[] = [];
+  let word = '';
+  const end = (): void => {
+    if (word !== '') words.push(word);
+    word = '';
+  };
+  for (const p of parts) {
+    const text = textInline([p]);
+    if (typeof p === 'object' && 'code' in p && textWidth(text) <= width) {
+      word += text;
+      continue;
+    }
+    // wordsOf drops the spaces at either end; they still end the word before, or the last word.
+    if (/^\s/.test(text)) end();
+    const inner = wordsOf(text);
+    inner.forEach((w, n) => {
+      if (n > 0) end();
+      word += w;
+    });
+    if (/\s$/.test(text)) end();
+  }
+  end();
+  return words;
 }

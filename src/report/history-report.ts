@@ -29,6 +29,8 @@ export interface HistoryOptions {
   bom?: boolean | undefined;
   /** Look for change points in each metric's nightly series (`--detect`); per question too with `questions`. */
   detect?: { questions: boolean; seed: number } | undefined;
+  /** Columns the terminal summary (`text`) is fitted to; default DEFAULT_TEXT_WIDTH. */
+  textWidth?: number | undefined;
 }
 
 export interface HistoryResult {
@@ -98,7 +100,7 @@ export async function writeHistory(options: HistoryOptions): Promise<HistoryResu
         return (markdown ??= renderMarkdown(blocks));
       },
       get text() {
-        return (text ??= renderText(blocks));
+        return (text ??= renderText(blocks, options.textWidth));
       },
     };
   } finally {

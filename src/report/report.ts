@@ -48,6 +48,8 @@ export interface ReportOptions {
   junit?: string | undefined;
   /** Also push the run's metrics to this Prometheus Pushgateway. */
   pushMetrics?: string | undefined;
+  /** Columns the terminal summary (`text`) is fitted to; default DEFAULT_TEXT_WIDTH. */
+  textWidth?: number | undefined;
 }
 
 export function defaultReportDir(db: string, runId: number): string {
@@ -73,7 +75,7 @@ export async function writeReport(options: ReportOptions): Promise<ReportResult>
         const data = reportData(db, options.db, run, options.now ?? new Date(), rowsTo(sinks), options.maxListed);
         const files = sinks.flatMap((s) => s.files);
         const blocks = reportDocument(data, files);
-        result = { data, out, files, markdown: renderMarkdown(blocks), text: renderText(blocks) };
+        result = { data, out, files, markdown: renderMarkdown(blocks), text: renderText(blocks, options.textWidth) };
       } catch (error) {
         abandonSinks(sinks);
         throw error;

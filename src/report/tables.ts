@@ -1,10 +1,17 @@
 import { redact } from '../redact.js';
 import { terminalJson, terminalSafe } from '../terminal-text.js';
+import { type Align, fitTable } from './text-fit.js';
 
 // Tables for people: Markdown (CI job summaries, GitHub renders it) and aligned plain text (terminals).
 // A section is rendered either way from the same cells.
 
-export type Align = 'left' | 'right';
+export type { Align };
+
+/**
+ * What text for a terminal is fitted to when the caller does not say: a CI log's width. The CLI gives the
+ * terminal's own (src/cli/text-width.ts).
+ */
+export const DEFAULT_TEXT_WIDTH = 120;
 
 export interface Table {
   headers: string[];
@@ -81,16 +88,14 @@ export function mdTable(table: Table): string {
   return [line(table.headers.map(mdCell)), line(sep), ...table.rows.map((r) => line(r.map(mdCell)))].join('\n') + '\n';
 }
 
-export function textTable(table: Table): string {
+/** A terminal table's cell is cut past this many characters (a server's whole error page is no cell); shorter ones wrap. */
+const TEXT_CELL_MAX = 500;
+
+/** A table as aligned text at most `width` columns wide: wrapped, or one block per row, when it is wider (text-fit.ts). */
+export function textTable(table: Table, width = DEFAULT_TEXT_WIDTH): string {
   if (table.rows.length === 0) return '';
-  const all = [table.headers, ...table.rows].map((r) => r.map((c) => plainCell(c)));
-  // A reduce, not Math.max(...rows): spreading a 130,000-row table overflows the stack.
-  const widths = table.headers.map((_, i) => all.reduce((w, r) => Math.max(w, [...(r[i] ?? '')].length), 0));
-  const pad = (c: string, i: number): string => {
-    const fill = ' '.repeat(Math.max(0, widths[i]! - [...c].length));
-    return table.align?.[i] === 'right' ? fill + c : c + fill;
-  };
-  return all.map((r) => r.map(pad).join('  ').trimEnd()).join('\n') + '\n';
+  const all = [table.headers, ...table.rows].map((r) => r.map((c) => plainCell(c, TEXT_CELL_MAX)));
+  return fitTable(all, table.align ?? [], width);
 }
 
 // ---- number formatting for people (CSV keeps full precision) ----

@@ -138,7 +138,7 @@ describe('confirm: the budget spent whole, resumed as recorded', () => {
     expect(storedItems(store.db, confirmRunId).every((i) => i.itemStatus === 'done')).toBe(true);
     // Asked once each on the instance, across the stop.
     expect(creates()).toBe(9);
-    expect(renderText(confirmDocument(r))).toContain('1 question x 5 repeats and 1 x 4 repeats, 9 items of a budget of 9');
+    expect(renderText(confirmDocument(r), 10_000)).toContain('1 question x 5 repeats and 1 x 4 repeats, 9 items of a budget of 9');
   }, 60_000);
 
   it('a confirmation recorded before questions could differ (repeats only) resumes as it was planned', async () => {
@@ -153,7 +153,7 @@ describe('confirm: the budget spent whole, resumed as recorded', () => {
     expect(r.reasked).toMatchObject({ questions: ['prod/q00', 'prod/q01'], repeats: 5, questionRepeats: [5, 5], items: 10 });
     expect(perQuestion(confirmRunId)).toEqual({ q00: 5, q01: 5 });
     expect(creates()).toBe(10);
-    expect(renderText(confirmDocument(r))).toContain('2 questions x 5 repeats, 10 items of a budget of 10');
+    expect(renderText(confirmDocument(r), 10_000)).toContain('2 questions x 5 repeats, 10 items of a budget of 10');
     // Decided on the record as it was: still without questionRepeats.
     expect(confirmationsOf(store.db, c)[0]!.record).toMatchObject({ ...old, decision: { verdict: r.verdict } });
     expect(confirmationsOf(store.db, c)[0]!.record!.questionRepeats).toBeUndefined();

@@ -7,7 +7,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { listRuns } from '../../src/store/queries.js';
 import { openStore } from '../../src/store/store.js';
-import { dsbenchHere } from '../helpers/cli-here.js';
+import { dsbenchHere, WIDE } from '../helpers/cli-here.js';
 import { FAST, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const TOKEN = 'sgp_baseline_token_0123456789abcdef';
@@ -99,7 +99,7 @@ describe('dsbench run --baseline', () => {
     expect(refused.code).toBe(ExitCode.usage);
     expect(refused.stderr).toContain('its comparison with its baseline did not pass (exit 8)');
     // runs shows both verdicts: the run's own and the one it ended with against its baseline.
-    const runs = (await dsbenchHere(['runs', '--db', db])).stdout;
+    const runs = (await dsbenchHere(['runs', '--db', db], WIDE)).stdout;
     expect(runs).toContain('checks failed (exit 1); vs baseline unchanged');
     expect(runs).toContain('passed (exit 0); vs baseline undecided');
   }, 60_000);

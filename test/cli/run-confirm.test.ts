@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import { listRuns } from '../../src/store/queries.js';
 import { openStore } from '../../src/store/store.js';
-import { dsbenchHere } from '../helpers/cli-here.js';
+import { dsbenchHere, WIDE } from '../helpers/cli-here.js';
 import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 afterAll(cleanup);
@@ -55,7 +55,7 @@ describe('dsbench run --baseline --confirm', () => {
     expect(later.stderr).toContain('ran on the embedded emulator, which ended with its process');
     expect(readFileSync(path.join(dir, 'nights-confirm-2-vs-1', 'confirm.md'), 'utf8')).not.toContain('dsbench confirm 2');
     // Without --confirm on the embedded emulator, the next step is to run again with it, not `dsbench confirm`.
-    const plain = await dsbenchHere(['run', suite, ...embedded, '--emulator-noise', 'realistic', '--baseline', 'blessed:good']);
+    const plain = await dsbenchHere(['run', suite, ...embedded, '--emulator-noise', 'realistic', '--baseline', 'blessed:good'], WIDE);
     expect(plain.code, plain.stderr).toBe(ExitCode.expectationsFailed);
     expect(plain.stdout).toMatch(/Verdict: REGRESSED \([^)]*\); exit 1\. Before acting on one night, run again with --confirm \(dsbench confirm re-asks the run's own instance/);
     expect(plain.stdout).not.toContain('dsbench confirm 4');
@@ -85,7 +85,7 @@ describe('dsbench run --baseline --confirm', () => {
     const suite = writeSuite(SUITE, 'suite.yaml', dir);
     const embedded = ['--db', db, '--reporter', 'quiet', '--emulator-time-scale', '0.004'];
     expect((await dsbenchHere(['run', suite, ...embedded])).code).toBe(0);
-    const night = await dsbenchHere(['run', suite, ...embedded, '--baseline', '1', '--confirm']);
+    const night = await dsbenchHere(['run', suite, ...embedded, '--baseline', '1', '--confirm'], WIDE);
     expect(night.code, night.stdout).toBe(ExitCode.ok);
     // The first look tests every gate by its own test whatever the plain comparison said; here nothing came near.
     expect(night.stdout).toContain('Compared with --baseline 1: passed (exit 0, the confirmation below decides)');

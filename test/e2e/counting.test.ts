@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReport } from '../../src/cli/report.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { dsbenchHere } from '../helpers/cli-here.js';
+import { dsbenchHere, WIDE } from '../helpers/cli-here.js';
 import { FAST, cleanup, emulator, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
 const TOKEN = 'sgp_counting_token_0123456789abcdef';
@@ -42,7 +42,7 @@ async function report(db: string, format: string, history?: number) {
 describe('every view counts alike', () => {
   it('items, errors (expected apart), turns and checks agree; the summary names the failing items with their first reason', async () => {
     const db = path.join(tempDir(), 'runs.db');
-    const exit = await dsbenchHere(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', db, '--reporter', 'lines'], { SRC_ACCESS_TOKEN: TOKEN });
+    const exit = await dsbenchHere(['run', writeSuite(SUITE), '--endpoint', e.url, '--db', db, '--reporter', 'lines'], { SRC_ACCESS_TOKEN: TOKEN, ...WIDE });
     expect(exit.code, exit.stderr).toBe(1);
     // The progress line and the summary: 1 error and 1 expected, 1 check failed of 2.
     expect(exit.stderr).toMatch(/4\/4 done, 0 running, 1 errors \(\+1 expected\), 1 checks failed/);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { leaseHolder } from '../../src/store/index.js';
 import { prepareCli } from '../helpers/cli.js';
+import { WIDE } from '../helpers/cli-here.js';
 import { peek, startCli, until } from '../runner/fixtures/cli.js';
 import { cleanup, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
@@ -46,7 +47,7 @@ describe.concurrent('run hygiene', () => {
       [2, true],
       [1, false],
     ]);
-    expect((await runChildCli(['runs', '--db', dbPath])).stdout).toMatch(/\n\s*2 +nightly .*NOTHING ASKED: unreachable \(exit 3\)/);
+    expect((await runChildCli(['runs', '--db', dbPath], WIDE)).stdout).toMatch(/\n\s*2 +nightly .*NOTHING ASKED: unreachable \(exit 3\)/);
     // `nightly` and `latest` name the night that asked; run 2 is still there by its id.
     for (const name of ['nightly', 'latest']) {
       const report = await runChildCli(['report', name, '--db', dbPath, '--format', 'json', '--out', path.join(tempDir(), 'r')]);
@@ -58,7 +59,7 @@ describe.concurrent('run hygiene', () => {
     const trend = JSON.parse(history.stdout) as { rows: Array<{ runId: number }>; nothingAsked: Array<{ id: number }> };
     expect(trend.rows.map((r) => r.runId)).toEqual([1]);
     expect(trend.nothingAsked.map((r) => r.id)).toEqual([2]);
-    const text = await runChildCli(['report', '--history', '5', '--db', dbPath, '--out', path.join(tempDir(), 'h2')]);
+    const text = await runChildCli(['report', '--history', '5', '--db', dbPath, '--out', path.join(tempDir(), 'h2')], WIDE);
     expect(text.stdout).toContain('Left out of the trend, 1 run that asked nothing (every item skipped before it was sent, e.g. a refused token): 2 (nightly)');
   }, 60_000);
 

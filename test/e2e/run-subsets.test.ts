@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { findRun, listRuns, storedItems } from '../../src/store/index.js';
 import { prepareCli } from '../helpers/cli.js';
+import { WIDE } from '../helpers/cli-here.js';
 import { peek } from '../runner/fixtures/cli.js';
 import { cleanup, corpusDir, emulator, FAST, tempDir, writeSuite } from '../runner/fixtures/harness.js';
 
@@ -84,7 +85,7 @@ describe.concurrent('subsets', () => {
     expect(keysOf(dbPath, 2)).toEqual(['default/question/wrong/0', 'default/question/broken/0']);
     expect(peek(dbPath, (db) => findRun(db, 2))).toMatchObject({ rerunOf: 1 });
 
-    const runs = await cli.run(['runs', '--db', dbPath]);
+    const runs = await cli.run(['runs', '--db', dbPath], WIDE);
     expect(runs.stdout).toMatch(/rerun of\n/);
     expect(runs.stdout).toMatch(/\n\s*2 .* 1\n/);
     expect(JSON.parse((await cli.run(['runs', '--db', dbPath, '--json'])).stdout)[0]).toMatchObject({ id: 2, rerunOf: 1 });

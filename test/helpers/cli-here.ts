@@ -22,3 +22,9 @@ export async function dsbenchHere(args: string[], env: Record<string, string> = 
   });
   return { code, stdout, stderr };
 }
+
+/**
+ * The environment of a terminal too wide to wrap anything (COLUMNS): for tests of what the text says on one
+ * line, not of how it is fitted to a terminal (test/report/text-fit.test.ts, test/cli/text-width.test.ts).
+ */
+export const WIDE = { COLUMNS: '10000' };

@@ -7,7 +7,7 @@ import { UsageError } from '../../src/errors/errors.js';
 import { ExitCode } from '../../src/errors/exit-codes.js';
 import type { Store } from '../../src/store/store.js';
 import { prepareCli } from '../helpers/cli.js';
-import { dsbenchHere } from '../helpers/cli-here.js';
+import { dsbenchHere, WIDE } from '../helpers/cli-here.js';
 import { completed, csvObjects, failed, question, recordRun, useTempStore } from './fixtures.js';
 
 let dir: string;
@@ -39,7 +39,7 @@ describe('dsbench runs', () => {
   it('lists runs newest first as text and JSON', async () => {
     const ids = seedRuns();
     const out = sink();
-    expect(await runRuns({ db, limit: 2 }, out)).toBe(ExitCode.ok);
+    expect(await runRuns({ db, limit: 2 }, out, 10_000)).toBe(ExitCode.ok);
     const lines = out.text.trim().split('\n');
     expect(lines[0]).toMatch(/^id\s+label\s+suite\s+targets\s+version\s+started\s+status\s+verdict\s+items\s+outcomes\s+checks\s+credits$/);
     expect(lines).toHaveLength(3);
@@ -58,7 +58,7 @@ describe('dsbench runs', () => {
     const emulated = [{ name: 'emulator', url: 'http://127.0.0.1:1', api: 'versioned' as const, emulated: true }];
     const id = recordRun(store, [{ item: question('q1', 'emulator'), turns: [completed({ stats: undefined })] }], { targets: emulated });
     const out = sink();
-    await runRuns({ db, limit: 1 }, out);
+    await runRuns({ db, limit: 1 }, out, 10_000);
     expect(out.text.trim().split('\n')[1]).toMatch(new RegExp(`^\\s*${id}\\s+nightly\\s+smoke\\s+emulator \\(emulated\\)\\s+.*\\snot measured$`));
     const json = sink();
     await runRuns({ db, limit: 1, json: true }, json);
@@ -114,7 +114,7 @@ describe('dsbench report', () => {
 describe('commands through runCli, in process', () => {
   it('runs report, runs and compare; compare sets exit code 1 when a gate fails', async () => {
     seedRuns();
-    const runs = await dsbenchHere(['runs', '--db', db, '--limit', '1']);
+    const runs = await dsbenchHere(['runs', '--db', db, '--limit', '1'], WIDE);
     expect(runs.stdout).toMatch(/^id\s+label/);
     const report = await dsbenchHere(['report', 'latest', '--db', db, '--out', path.join(dir, 'r'), '--format', 'md']);
     expect(report.stdout).toMatch(/^## dsbench report/);

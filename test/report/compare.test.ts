@@ -1,3 +1,4 @@
+import { WIDE } from '../helpers/cli-here.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -133,7 +134,7 @@ describe('compare two runs', () => {
     const slower = baselineItems().map((s) => (s.turns ? { ...s, turns: s.turns.map((t) => ({ ...t, serverMs: t.serverMs! * 1.5 })) } : s));
     const c = recordRun(store, slower, { targets: one('prod') });
     const out = sink();
-    const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'a'), format: 'text' }, out);
+    const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'a'), format: 'text' }, out, WIDE);
     expect(code).toBe(ExitCode.expectationsFailed);
     expect(out.text).toContain('dsbench compare: FAILED');
     expect(out.text).toMatch(/latency \(server\)\s+7\s.*REGRESSED/);
@@ -174,7 +175,7 @@ describe('compare two runs', () => {
     const b = recordRun(store, unmeasured(), { targets: one('prod') });
     const c = recordRun(store, unmeasured(), { targets: one('prod') });
     const out = sink();
-    expect(await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'a'), format: 'text' }, out)).toBe(ExitCode.ok);
+    expect(await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'a'), format: 'text' }, out, WIDE)).toBe(ExitCode.ok);
     expect(out.text).toMatch(/^credits +0 +0 .* not measured$/m);
     expect(out.text).toContain('  - credits regression: not measured in either run (the API reports none): not judged');
     expect(out.text).toMatch(/^latency \(server\) +6 +6 .* unchanged$/m);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/exit-codes.js';
-import { dsbenchHere } from '../helpers/cli-here.js';
+import { dsbenchHere, WIDE } from '../helpers/cli-here.js';
 import { recordNights, useTempStore, type TempStore } from './fixtures.js';
 
 // `dsbench report --history N --detect` end to end, on databases of nights recorded through the recorder.
@@ -67,7 +67,7 @@ describe('report --history N --detect', () => {
 
   it('in a terminal: the change points before their method, and the question grid of the newest 7 nights only', async () => {
     const runs = recordNights(t.store, { nights: 12, stepAt: 8, factor: 2 });
-    const r = await dsbenchHere(['report', '--db', t.db, '--history', '12', '--detect', '--out', path.join(t.dir, 'h')]);
+    const r = await dsbenchHere(['report', '--db', t.db, '--history', '12', '--detect', '--out', path.join(t.dir, 'h')], WIDE);
     expect(r.code).toBe(ExitCode.ok);
     const text = r.stdout;
     // A line per change (a terminal wraps a wide table out of its columns), each saying what, since when, how much, how sure, which version.
@@ -86,7 +86,7 @@ describe('report --history N --detect', () => {
 
   it('too few nights: says how many it has and how many it needs', async () => {
     recordNights(t.store, { nights: 5, stepAt: 3 });
-    const r = await dsbenchHere(['report', '--db', t.db, '--history', '30', '--detect', '--out', path.join(t.dir, 'h')]);
+    const r = await dsbenchHere(['report', '--db', t.db, '--history', '30', '--detect', '--out', path.join(t.dir, 'h')], WIDE);
     expect(r.code).toBe(ExitCode.ok);
     // It says what to do: record more nights (asking for --history 30 already asks for enough).
     expect(r.stdout).toContain('Change points need at least 8 nights; this history has 5. Nothing was looked for: record 3 more nights of the suite, then ask for --history 8 or more.');

@@ -76,7 +76,7 @@ describe('report --history N, whole', () => {
   it('the same history.json and text as before its runs were read in one pass', async () => {
     recordFixedNights(t.store);
     const out = path.join(t.dir, 'h');
-    const result = await writeHistory({ db: t.db, limit: 30, out, formats: new Set(['json', 'md', 'csv']), detect: { questions: true, seed: 11 } });
+    const result = await writeHistory({ db: t.db, limit: 30, out, formats: new Set(['json', 'md', 'csv']), detect: { questions: true, seed: 11 }, textWidth: 10_000 });
     const json = JSON.parse(fs.readFileSync(path.join(out, 'history.json'), 'utf8')) as Record<string, unknown>;
     const { db: _db, files: _files, ...whole } = json;
     const text = result.text.split(t.dir).join('<dir>');

@@ -1,3 +1,4 @@
+import { WIDE } from '../helpers/cli-here.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,7 +36,7 @@ describe('the verdict for people', () => {
     const b = night(2, []);
     const c = night(2, [0, 1, 2, 3, 4, 5]);
     const out = sink();
-    const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'f'), format: 'text' }, out);
+    const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'f'), format: 'text' }, out, WIDE);
     expect(code).toBe(ExitCode.expectationsFailed);
     // One line a question with its repeats, not one a repeat.
     expect(out.text).toContain('Expectations newly failing (12 items, 6 questions)');
@@ -51,7 +52,7 @@ describe('the verdict for people', () => {
     const b = night(1, []);
     const c = night(1, [0, 1, 2, 3, 4]);
     const out = sink();
-    const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'n'), format: 'text' }, out);
+    const code = await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'n'), format: 'text' }, out, WIDE);
     // Near the limit is the suspect tier: exit 11, not red.
     expect(code).toBe(ExitCode.suspect);
     expect(out.text).toMatch(/pass-rate\s+yes\s+[\d.]+%\s+passed, near the limit \(p = 0\.031\)/);
@@ -63,7 +64,7 @@ describe('the verdict for people', () => {
     const b = night(1, []);
     const c = night(1, []);
     const out = sink();
-    expect(await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'p'), format: 'text' }, out)).toBe(ExitCode.ok);
+    expect(await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'p'), format: 'text' }, out, WIDE)).toBe(ExitCode.ok);
     expect(out.text).toContain('Next: nothing to do');
     expect(out.text).not.toContain('near the limit');
   });
@@ -77,7 +78,7 @@ describe('the verdict for people', () => {
     const out = sink();
     const junit = path.join(dir, 'j.xml');
     const args = { baseline: String(b), candidate: String(c), db, out: path.join(dir, 'u'), maxLatencyRegression: 'off', maxCreditsRegression: 'off', html: true, junit };
-    expect(await runCompare({ ...args, format: 'text' }, out)).toBe(ExitCode.ok);
+    expect(await runCompare({ ...args, format: 'text' }, out, WIDE)).toBe(ExitCode.ok);
     const md = fs.readFileSync(path.join(dir, 'u', 'compare.md'), 'utf8');
     for (const [gate, on, result] of [
       ['latency regression', 'no', 'not judged: too few pairs'],
@@ -105,7 +106,7 @@ describe('the verdict for people', () => {
     const b = one();
     const c = one();
     const out = sink();
-    await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'o'), minPairs: 1, format: 'text' }, out);
+    await runCompare({ baseline: String(b), candidate: String(c), db, out: path.join(dir, 'o'), minPairs: 1, format: 'text' }, out, WIDE);
     expect(out.text).toContain('over 1 question,');
     expect(out.text).toContain('could not be red with 1 question (the smallest p-value 1 question can give is 0.50');
     expect(out.text).not.toMatch(/\b1 questions\b/);

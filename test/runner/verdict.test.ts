@@ -55,7 +55,7 @@ describe('the verdict of a resumed run', () => {
       expect(formatRunSummary(again.result, again.dbPath, true)).toContain('Checks: 0 passed, 1 failed. Exit code 1.');
       const [listed] = listRuns(again.db);
       expect(listed).toMatchObject({ id: again.result.runId, status: 'completed', checks: { passed: 0, failed: 1 }, exitCode: ExitCode.expectationsFailed });
-      expect(runsTable([listed!])).toContain('checks failed');
+      expect(runsTable([listed!], 10_000)).toContain('checks failed');
     } finally {
       again.close();
     }

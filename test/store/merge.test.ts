@@ -206,7 +206,7 @@ describe('dsbench merge', () => {
       expect(findRun(db, merged!.runId)?.split).toEqual(split);
       const runs = listRuns(db);
       expect(runs[0]?.split).toEqual(split);
-      expect(runsTable(runs)).toMatch(/shard\n.*merged 2\/4 PARTIAL/s);
+      expect(runsTable(runs, 10_000)).toMatch(/shard\n.*merged 2\/4 PARTIAL/s);
     });
   });
 

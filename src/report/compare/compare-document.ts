@@ -118,12 +118,17 @@ export function compareDocument(r: CompareResult): Block[] {
   return [...headBlocks(r), ...metricBlocks(r), ...gateBlocks(r), ...changeLists(r), { kind: 'heading', level: 3, text: ['Files'] }, { kind: 'list', items: r.files.map((f): Inline[] => [{ code: f }]) }];
 }
 
+/** The second look a red or suspect verdict names (gates.ts `verdictLine`). */
+const CONFIRM_COMMAND = /(dsbench confirm \S+ --baseline \S+)/;
+
 /** The verdict, the sides, what was paired and what to do next. */
 function headBlocks(r: CompareResult): Block[] {
   const s = r.summary;
   const blocks: Block[] = [];
   blocks.push({ kind: 'heading', level: 1, text: [`dsbench compare: ${s.failed ? 'FAILED' : r.nothingCompared ? 'NOTHING TO JUDGE' : r.verdict === 'suspect' ? 'SUSPECT' : 'passed'}`] });
-  blocks.push({ kind: 'para', text: [r.verdictLine] });
+  blocks.push({ kind: 'para', text: [r.verdictLine], markdownOnly: true });
+  // On a terminal the command to confirm is one word, so a narrow terminal does not wrap it in two.
+  blocks.push({ kind: 'para', text: r.verdictLine.split(CONFIRM_COMMAND).map((part, i): Inline => (i % 2 === 1 ? { code: part } : part)), textOnly: true });
   blocks.push({ kind: 'list', items: [['Baseline: ', ...sideName(r.baseline)], ['Candidate: ', ...sideName(r.candidate)], [`Product version: ${versionsLine(r)}`]] });
   if (r.baseline.run.suiteName !== r.candidate.run.suiteName) {
     blocks.push({ kind: 'callout', text: ['The runs are of different suites (', { code: r.baseline.run.suiteName }, ' and ', { code: r.candidate.run.suiteName }, '): only items with the same ids are paired.'] });

@@ -46,6 +46,8 @@ export interface CompareOptions {
   onRow?: ((row: CompareRow) => void) | undefined;
   /** How the verdict points to a second look (default: the `dsbench confirm` command). */
   secondLookHint?: SecondLookHint | undefined;
+  /** Columns the terminal summary (`text`) is fitted to; default DEFAULT_TEXT_WIDTH. */
+  textWidth?: number | undefined;
 }
 
 /**
@@ -112,7 +114,7 @@ export async function compareRuns(options: CompareOptions): Promise<CompareResul
         result = { baseline, candidate, byTarget, summary, verdict, verdictLine: verdictLine(verdict, summary, undefined, { baseline: bRun.id, candidate: cRun.id }, options.secondLookHint), nothingCompared, thresholds, bootstrap, out, files, markdown: '', text: '', addPairwise };
         const blocks = compareDocument(result);
         result.markdown = renderMarkdown(blocks);
-        result.text = renderText(blocks);
+        result.text = renderText(blocks, options.textWidth);
       } catch (error) {
         abandonSinks(sinks);
         throw error;
