@@ -34,6 +34,11 @@ export function splitText(split: RunSummary['split']): string {
   return `merged ${split.shards.length}/${split.shardCount}${split.partial ? ' PARTIAL' : ''}`;
 }
 
+/** `2026-11-29 19:36:47` for the ISO time a run started: to the second, with a space a narrow table can wrap at. */
+function startedText(iso: string): string {
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/.test(iso) ? iso.slice(0, 19).replace('T', ' ') : iso;
+}
+
 export function runsTable(runs: readonly RunSummary[], width?: number): string {
   // The shard column only where some run was split, so the usual listing keeps its width.
   const split = runs.some((r) => r.split);
@@ -41,7 +46,7 @@ export function runsTable(runs: readonly RunSummary[], width?: number): string {
   // A confirmation's items are its own kind of attempt: the run they confirm is named, never counted with it.
   const confirms = runs.some((r) => r.confirmOf !== null);
   return textTable({
-    headers: ['id', 'label', 'suite', 'targets', 'version', 'started', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits', ...(split ? ['shard'] : []), ...(reruns ? ['rerun of'] : []), ...(confirms ? ['confirm of'] : [])],
+    headers: ['id', 'label', 'suite', 'targets', 'version', 'started (UTC)', 'status', 'verdict', 'items', 'outcomes', 'checks', 'credits', ...(split ? ['shard'] : []), ...(reruns ? ['rerun of'] : []), ...(confirms ? ['confirm of'] : [])],
     align: ['right', 'left', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left', 'left', 'right', 'left', 'left', 'left'],
     rows: runs.map((r) => [
       String(r.id),
@@ -49,7 +54,7 @@ export function runsTable(runs: readonly RunSummary[], width?: number): string {
       r.suiteName,
       r.targets.join(',') + (r.emulated ? ' (emulated)' : ''),
       runVersionsText(r.productVersions),
-      r.startedAt,
+      startedText(r.startedAt),
       r.status,
       // A run still running (or killed) has no verdict yet; one that asked nothing is no night at all.
       r.status === 'running' ? '' : `${r.nothingAsked ? 'NOTHING ASKED: ' : ''}${verdictWord(r.exitCode)} (exit ${r.exitCode})${comparedText(r.comparedExit)}`,

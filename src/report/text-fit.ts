@@ -82,16 +82,16 @@ export function wrapText(text: string, width: number, hang = 0): string {
 export function fitTable(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number): string {
   const few = rows.length - 1 <= MAX_TURNED;
   const turned = few ? turn(rows) : [];
-  const layouts = [
-    () => natural(rows, align, width),
-    () => (few ? natural(turned, [], width) : undefined),
-    () => wrapped(rows, align, width, GAP),
-    () => wrapped(rows, align, width, ' '),
-    () => (few ? wrapped(turned, [], width, GAP) : undefined),
-  ];
-  for (const layout of layouts) {
-    const text = layout();
-    if (text !== undefined) return text;
+  const plain = natural(rows, align, width) ?? (few ? natural(turned, [], width) : undefined);
+  if (plain !== undefined) return plain;
+  // The fewest lines a row takes wins: rows of 3 lines with one space between columns read better than rows
+  // of 5 with two. A table turned comes after: its rows are the table's columns.
+  const tables = few ? [rows, turned] : [rows];
+  for (const [t, table] of tables.entries()) {
+    for (let lines = 2; lines <= MAX_ROW_LINES; lines++) {
+      const text = wrapped(table, t === 0 ? align : [], width, GAP, lines) ?? wrapped(table, t === 0 ? align : [], width, ' ', lines);
+      if (text !== undefined) return text;
+    }
   }
   return stacked(rows, width);
 }
@@ -113,18 +113,40 @@ function natural(rows: readonly (readonly string[])[], align: readonly (Align | 
   return rows.map((r) => layoutRow(r.map((c) => [c]), widths, align, GAP)).join('\n') + '\n';
 }
 
-/** The table with its cells wrapped within narrowed columns, `gap` apart, if its longest words fit. */
-function wrapped(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number, gap: string): string | undefined {
-  const least = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, longestWord(r[i] ?? '')), 0));
-  const room = width - gap.length * (least.length - 1);
-  if (sum(least) > room) return undefined;
-  const widths = narrowed(naturalWidths(rows), least, room);
+/**
+ * The table with its cells wrapped within narrowed columns, `gap` apart, each cell in at most `lines` lines,
+ * if that fits: each column as narrow as that lets it be.
+ */
+function wrapped(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number, gap: string, lines: number): string | undefined {
+  const natural = naturalWidths(rows);
+  const widths = natural.map((w, i) => narrowest(rows.map((r) => wordsOf(r[i] ?? '')), w, lines));
+  let room = width - sum(widths) - gap.length * (widths.length - 1);
+  if (room < 0) return undefined;
+  // The room left widens the columns furthest from their natural width, so fewer of their cells wrap.
+  for (; room > 0; room--) {
+    const i = widths.reduce((best, w, j) => (natural[j]! - w > natural[best]! - widths[best]! ? j : best), 0);
+    if (natural[i]! - widths[i]! <= 0) break;
+    widths[i]!++;
+  }
   const cells = rows.map((r) => r.map((c, i) => fillLines(wordsOf(c), widths[i]!)));
-  // Rows taller than this read as columns of fragments: one block per row reads better.
-  if (cells.some((r) => r.some((c) => c.length > MAX_ROW_LINES))) return undefined;
   const [header, ...body] = cells.map((r) => layoutRow(r, widths, align, gap));
   // A rule under the header, whose words may now take several lines, so none is read as a row.
   return [header, widths.map((w) => '-'.repeat(w)).join(gap), ...body].join('\n') + '\n';
+}
+
+/** The narrowest width, at most `natural`, at which every cell's words fill at most `lines` lines. */
+function narrowest(cells: readonly string[][], natural: number, lines: number): number {
+  const least = cells.reduce((w, words) => words.reduce((m, word) => Math.max(m, textWidth(word)), w), 0);
+  const fits = (w: number) => cells.every((words) => fillLines(words, w).length <= lines);
+  // Fewer lines at a wider column: the narrowest that fits, by bisection between the longest word and natural.
+  let lo = Math.min(least, natural);
+  let hi = natural;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (fits(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return hi;
 }
 
 /** The table turned: its headers the first column, each row a column. */
@@ -133,25 +155,6 @@ function turn(rows: readonly (readonly string[])[]): string[][] {
 }
 
 const sum = (ns: readonly number[]): number => ns.reduce((a, b) => a + b, 0);
-
-function longestWord(text: string): number {
-  return wordsOf(text).reduce((w, word) => Math.max(w, textWidth(word)), 0);
-}
-
-/** Column widths summing to `budget`: the widest column narrowed first, none below its longest word. */
-function narrowed(natural: readonly number[], least: readonly number[], budget: number): number[] {
-  const widths = [...natural];
-  let excess = sum(widths) - budget;
-  while (excess > 0) {
-    let widest = -1;
-    for (let i = 0; i < widths.length; i++) {
-      if (widths[i]! > least[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
-    }
-    widths[widest]!--;
-    excess--;
-  }
-  return widths;
-}
 
 /** One row of cells, each its lines, side by side: as many lines as its tallest cell. */
 function layoutRow(cells: readonly string[][], widths: readonly number[], align: readonly (Align | undefined)[], gap: string): string {
