@@ -87,6 +87,19 @@ describe('tables fitted to a width', () => {
     expect(text).toMatch(/\nΔ interval\s+\+79\.00 s … \+164\.50 s\s+-0\.63 s … \+0\.35 s\s+–\n/);
   });
 
+  it('a wrapped table takes the fewest lines a row can: the runs table at 120 columns, 3 lines a run', () => {
+    const runs = { headers: RUNS.headers, rows: RUNS.rows.map((r) => r.map((c, i) => (i === 3 ? 'production (emulated)' : i === 4 ? c.slice(0, 19).replace('T', ' ') : c))) };
+    const text = textTable(runs, 120);
+    const lines = text.trimEnd().split('\n');
+    for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(120);
+    const starts = lines.map((l, i) => (/^\s*\d+ /.test(l) ? i : -1)).filter((i) => i >= 0);
+    expect(starts).toHaveLength(runs.rows.length);
+    // Narrowing the widest column first gave these rows 5 lines each.
+    const heights = starts.map((s, i) => (starts[i + 1] ?? lines.length) - s);
+    expect(Math.max(...heights)).toBeLessThanOrEqual(3);
+    for (const word of wordsIn(runs)) expect(text, word).toContain(word);
+  });
+
   it('a table whose cells would wrap into more than 5 lines is one block per row instead', () => {
     const text = textTable(ERRORS, 100);
     expect(text.trimEnd().split('\n\n')).toHaveLength(ERRORS.rows.length);
