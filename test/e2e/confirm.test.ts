@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { listRuns, nightVerdict, storedItems } from '../../src/store/index.js';
-import { dsbenchHere } from '../helpers/cli-here.js';
+import { WIDE, dsbenchHere } from '../helpers/cli-here.js';
 import { INLINE_SEARCH, op } from '../helpers/emulator.js';
 import { peek, startCli, until } from '../runner/fixtures/cli.js';
 import { cleanup, tempDir, writeSuite } from '../runner/fixtures/harness.js';
@@ -138,7 +138,7 @@ describe('dsbench confirm: a second look', () => {
     // Counted apart: the candidate run's items are its own; runs shows the confirmation; the baseline is as it was.
     expect(peek(db, (d) => storedItems(d, 2))).toEqual(candidateItems);
     expect(peek(db, (d) => ({ run: listRuns(d).find((r) => r.id === 1), items: storedItems(d, 1) }))).toEqual(baselineBefore);
-    const runs = await dsbenchHere(['runs', '--db', db]);
+    const runs = await dsbenchHere(['runs', '--db', db], WIDE);
     expect(runs.stdout).toContain('confirm of');
     const report = await dsbenchHere(['report', '2', '--db', db, '--out', path.join(dir, 'report')]);
     expect(report.stdout).toContain(`Confirmed by run ${json.confirmRunId} (dsbench confirm): ${items} items re-asked`);
