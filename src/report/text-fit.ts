@@ -75,9 +75,9 @@ export function wrapText(text: string, width: number, hang = 0): string {
 
 /**
  * A table of one-line cells as text at most `width` columns wide, the first layout that fits: natural; for a
- * table of a few rows, turned so each row is a column; its widest columns narrowed (cells wrapped at spaces,
- * headers too) down to their longest word, two spaces apart, then one; turned and narrowed; else each row as
- * `header: value` lines. A narrowed layout fits only while no cell takes more than MAX_ROW_LINES lines.
+ * table of a few rows, turned so each row is a column; its cells wrapped at spaces (headers too) within
+ * narrowed columns, the fewest lines a row takes first (two spaces apart, then one), the table as it is
+ * before it turned; else each row as `header: value` lines. No wrapped cell takes more than MAX_ROW_LINES lines.
  */
 export function fitTable(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number): string {
   const few = rows.length - 1 <= MAX_TURNED;
@@ -86,10 +86,11 @@ export function fitTable(rows: readonly (readonly string[])[], align: readonly (
   if (plain !== undefined) return plain;
   // The fewest lines a row takes wins: rows of 3 lines with one space between columns read better than rows
   // of 5 with two. A table turned comes after: its rows are the table's columns.
-  const tables = few ? [rows, turned] : [rows];
-  for (const [t, table] of tables.entries()) {
+  for (const [table, its] of few ? ([[rows, align], [turned, []]] as const) : ([[rows, align]] as const)) {
+    const columns = columnsOf(table);
     for (let lines = 2; lines <= MAX_ROW_LINES; lines++) {
-      const text = wrapped(table, t === 0 ? align : [], width, GAP, lines) ?? wrapped(table, t === 0 ? align : [], width, ' ', lines);
+      const widths = columns.map((c) => narrowest(c, lines));
+      const text = wrapped(table, columns, widths, its, width, GAP) ?? wrapped(table, columns, widths, its, width, ' ');
       if (text !== undefined) return text;
     }
   }
@@ -113,34 +114,47 @@ function natural(rows: readonly (readonly string[])[], align: readonly (Align | 
   return rows.map((r) => layoutRow(r.map((c) => [c]), widths, align, GAP)).join('\n') + '\n';
 }
 
+/** A column's cells as words, its natural width and its longest word: read once for every layout tried. */
+interface Column {
+  cells: string[][];
+  natural: number;
+  least: number;
+}
+
+function columnsOf(rows: readonly (readonly string[])[]): Column[] {
+  return naturalWidths(rows).map((natural, i) => {
+    const cells = rows.map((r) => wordsOf(r[i] ?? ''));
+    const least = cells.reduce((w, words) => words.reduce((m, word) => Math.max(m, textWidth(word)), w), 0);
+    return { cells, natural, least: Math.min(least, natural) };
+  });
+}
+
 /**
- * The table with its cells wrapped within narrowed columns, `gap` apart, each cell in at most `lines` lines,
- * if that fits: each column as narrow as that lets it be.
+ * The table with its cells wrapped within columns of `narrow` widths, `gap` apart, if that fits; the room
+ * left widens the columns furthest from their natural width, so fewer of their cells wrap.
  */
-function wrapped(rows: readonly (readonly string[])[], align: readonly (Align | undefined)[], width: number, gap: string, lines: number): string | undefined {
-  const natural = naturalWidths(rows);
-  const widths = natural.map((w, i) => narrowest(rows.map((r) => wordsOf(r[i] ?? '')), w, lines));
+function wrapped(rows: readonly (readonly string[])[], columns: readonly Column[], narrow: readonly number[], align: readonly (Align | undefined)[], width: number, gap: string): string | undefined {
+  const widths = [...narrow];
   let room = width - sum(widths) - gap.length * (widths.length - 1);
   if (room < 0) return undefined;
-  // The room left widens the columns furthest from their natural width, so fewer of their cells wrap.
+  const short = (j: number) => columns[j]!.natural - widths[j]!;
   for (; room > 0; room--) {
-    const i = widths.reduce((best, w, j) => (natural[j]! - w > natural[best]! - widths[best]! ? j : best), 0);
-    if (natural[i]! - widths[i]! <= 0) break;
+    const i = widths.reduce((best, _, j) => (short(j) > short(best) ? j : best), 0);
+    if (short(i) <= 0) break;
     widths[i]!++;
   }
-  const cells = rows.map((r) => r.map((c, i) => fillLines(wordsOf(c), widths[i]!)));
+  const cells = rows.map((r, n) => r.map((_, i) => fillLines(columns[i]!.cells[n]!, widths[i]!)));
   const [header, ...body] = cells.map((r) => layoutRow(r, widths, align, gap));
   // A rule under the header, whose words may now take several lines, so none is read as a row.
   return [header, widths.map((w) => '-'.repeat(w)).join(gap), ...body].join('\n') + '\n';
 }
 
-/** The narrowest width, at most `natural`, at which every cell's words fill at most `lines` lines. */
-function narrowest(cells: readonly string[][], natural: number, lines: number): number {
-  const least = cells.reduce((w, words) => words.reduce((m, word) => Math.max(m, textWidth(word)), w), 0);
-  const fits = (w: number) => cells.every((words) => fillLines(words, w).length <= lines);
-  // Fewer lines at a wider column: the narrowest that fits, by bisection between the longest word and natural.
-  let lo = Math.min(least, natural);
-  let hi = natural;
+/** The narrowest width, at most its natural one, at which every cell of the column fills at most `lines` lines. */
+function narrowest(column: Column, lines: number): number {
+  const fits = (w: number) => column.cells.every((words) => fillLines(words, w).length <= lines);
+  // Fewer lines at a wider column: bisection between the longest word and the natural width.
+  let lo = column.least;
+  let hi = column.natural;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (fits(mid)) hi = mid;
